@@ -1,0 +1,28 @@
+import { parseDurationMs } from './duration.ts';
+import type { StateConfig } from './kinds/function.ts';
+
+/** RFC-0023 platform defaults for a zero-valued quota. */
+export const DEFAULT_STATE_MAX_VALUE_BYTES = 256 * 1024;
+export const DEFAULT_STATE_MAX_KEYS = 10_000;
+
+/** The keyspace a function reads and writes: explicit, else the function's name. */
+export function effectiveKeyspace(functionName: string, state: Pick<StateConfig, 'keyspace'> | undefined): string {
+  return state?.keyspace ? state.keyspace : functionName;
+}
+
+export function effectiveMaxValueBytes(state: Pick<StateConfig, 'maxValueBytes'> | undefined): number {
+  const v = state?.maxValueBytes ?? 0;
+  return v > 0 ? v : DEFAULT_STATE_MAX_VALUE_BYTES;
+}
+
+export function effectiveMaxKeys(state: Pick<StateConfig, 'maxKeys'> | undefined): number {
+  const v = state?.maxKeys ?? 0;
+  return v > 0 ? v : DEFAULT_STATE_MAX_KEYS;
+}
+
+/** Default TTL in milliseconds; 0 = keys do not expire unless a write asks. */
+export function effectiveDefaultTtlMs(state: Pick<StateConfig, 'defaultTTL'> | undefined): number {
+  if (!state?.defaultTTL) return 0;
+  const ms = parseDurationMs(state.defaultTTL);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, StatusBaseSchema } from '../meta.ts';
+
+export const EnvironmentSpecSchema = z.object({
+  /** Container image of the runtime (the local backend runs `orrery-runtime` directly). */
+  image: z.string().min(1).default('orrery/runtime-node:latest'),
+  /** Warm generic workers kept ready for the pool executor. */
+  poolSize: z.number().int().min(0).default(3),
+  resources: ResourceRequirementsSchema.optional(),
+  /** `infinite` lets one worker serve many functions; keyed state needs `single`. */
+  allowedFunctionsPerContainer: z.enum(['single', 'infinite']).default('single'),
+});
+export type EnvironmentSpec = z.infer<typeof EnvironmentSpecSchema>;
+
+export const EnvironmentStatusSchema = StatusBaseSchema.extend({
+  readyPoolWorkers: z.number().int().nonnegative().optional(),
+});
+
+export const EnvironmentSchema = z.object({
+  apiVersion: z.literal(GROUP_VERSION),
+  kind: z.literal('Environment'),
+  metadata: ObjectMetaSchema,
+  spec: EnvironmentSpecSchema,
+  status: EnvironmentStatusSchema.optional(),
+});
+export type Environment = z.infer<typeof EnvironmentSchema>;
+export type EnvironmentInput = z.input<typeof EnvironmentSchema>;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { DurationSchema } from '../duration.ts';
+import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+
+export const RegistryClusterSpecSchema = z.object({
+  /** Voting etcd members; odd so a majority is well defined. */
+  replicas: z.number().int().default(3),
+  /** etcd version (image tag on Kubernetes; informational locally). */
+  version: z.string().default('3.5.17'),
+  storage: z.object({ size: z.string().default('1Gi'), storageClassName: z.string().optional() }).default({ size: '1Gi' }),
+  resources: ResourceRequirementsSchema.optional(),
+  registry: z
+    .object({
+      replicas: z.number().int().min(1).default(2),
+      adminTokenSecretRef: SecretKeyRefSchema.optional(),
+      replicationTokenSecretRef: SecretKeyRefSchema.optional(),
+      prometheusSdTokenSecretRef: SecretKeyRefSchema.optional(),
+      cleanupInterval: DurationSchema.default('30s'),
+      cleanupDeleteLimit: z.number().int().min(1).default(1000),
+    })
+    .default({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 1000 }),
+  /** When set, a member unhealthy for this long is replaced (remove + add learner). */
+  replaceUnhealthyAfter: DurationSchema.optional(),
+});
+export type RegistryClusterSpec = z.infer<typeof RegistryClusterSpecSchema>;
+
+export const RegistryMemberSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(['voter', 'learner']),
+  isLeader: z.boolean(),
+  raftTerm: z.number().int().nonnegative().optional(),
+  raftIndex: z.number().int().nonnegative().optional(),
+  raftAppliedIndex: z.number().int().nonnegative().optional(),
+  dbSize: z.number().int().nonnegative().optional(),
+  health: z.enum(['healthy', 'unhealthy', 'unknown']),
+  peerURL: z.string().optional(),
+  clientURL: z.string().optional(),
+});
+export type RegistryMember = z.infer<typeof RegistryMemberSchema>;
+
+export const RegistryClusterStatusSchema = StatusBaseSchema.extend({
+  members: z.array(RegistryMemberSchema).optional(),
+  leader: z.string().optional(),
+  endpoint: z.string().optional(),
+  readyReplicas: z.number().int().nonnegative().optional(),
+});
+
+export const RegistryClusterSchema = z.object({
+  apiVersion: z.literal(GROUP_VERSION),
+  kind: z.literal('RegistryCluster'),
+  metadata: ObjectMetaSchema,
+  spec: RegistryClusterSpecSchema,
+  status: RegistryClusterStatusSchema.optional(),
+});
+export type RegistryCluster = z.infer<typeof RegistryClusterSchema>;
+export type RegistryClusterInput = z.input<typeof RegistryClusterSchema>;

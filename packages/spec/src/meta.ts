@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+export const API_GROUP = 'orrery.dev';
+export const API_VERSION = 'v1alpha1';
+export const GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+
+/** DNS-1123 label: what Kubernetes accepts for names of most objects. */
+export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** DNS-1035 label: like DNS-1123 but must start with a letter (Knative traffic tags). */
+export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+export const ObjectMetaSchema = z.object({
+  name: z.string().min(1).max(63).regex(DNS1123_LABEL, 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit'),
+  namespace: z.string().min(1).max(63).regex(DNS1123_LABEL).default('default'),
+  labels: z.record(z.string(), z.string()).optional(),
+  annotations: z.record(z.string(), z.string()).optional(),
+  uid: z.string().optional(),
+  resourceVersion: z.string().optional(),
+  generation: z.number().int().nonnegative().optional(),
+  creationTimestamp: z.string().optional(),
+  deletionTimestamp: z.string().optional(),
+  finalizers: z.array(z.string()).optional(),
+  ownerReferences: z
+    .array(z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string(), controller: z.boolean().optional() }))
+    .optional(),
+});
+export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
+
+/** Kubernetes-shaped status condition, so GitOps tools can read health. */
+export const ConditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(['True', 'False', 'Unknown']),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  lastTransitionTime: z.string().optional(),
+  observedGeneration: z.number().int().optional(),
+});
+export type Condition = z.infer<typeof ConditionSchema>;
+
+/** Every status carries conditions and observedGeneration. */
+export const StatusBaseSchema = z.object({
+  conditions: z.array(ConditionSchema).optional(),
+  observedGeneration: z.number().int().nonnegative().optional(),
+});
+
+export const ResourceRequirementsSchema = z.object({
+  requests: z.object({ cpu: z.string().optional(), memory: z.string().optional() }).optional(),
+  limits: z.object({ cpu: z.string().optional(), memory: z.string().optional() }).optional(),
+});
+export type ResourceRequirements = z.infer<typeof ResourceRequirementsSchema>;
+
+export const SecretKeyRefSchema = z.object({ name: z.string().min(1), key: z.string().min(1) });
+export type SecretKeyRef = z.infer<typeof SecretKeyRefSchema>;

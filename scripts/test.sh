@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `npm test`: install what is missing, start the services the tests need, run every test,
+# and finish with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "[test] installing npm dependencies"
+  npm install --no-audit --no-fund || { echo "npm install failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+bash scripts/services.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+mkdir -p .test-results
+rm -f .test-results/vitest.json
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json "$@"
+code=$?
+node scripts/test-summary.mjs .test-results/vitest.json
+summary=$?
+[ $code -eq 0 ] && [ $summary -eq 0 ] && exit 0
+exit 1
