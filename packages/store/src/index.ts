@@ -1,0 +1,6 @@
+export * from './types.ts';
+export { createLocalStore, type LocalStoreOptions } from './local-store.ts';
+export { nextGeneration } from './generation.ts';
+export { createStoreHandler, type ServeStoreOptions } from './http/serve-store.ts';
+export { createHttpStore, type HttpStoreOptions } from './http/store-client.ts';
+export { STORE_PREFIX } from './http/routes.ts';

@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { type Connection, migrate } from '@orrery/db';
+import {
+  type Environment,
+  KIND_SCHEMAS,
+  type Resource,
+  type ResourceKind,
+  isResourceKind,
+  parseResource,
+} from '@orrery/spec';
+import { nextGeneration } from './generation.ts';
+import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
+import {
+  type ApplyOptions,
+  type ListOptions,
+  type ListResult,
+  type ResourceStore,
+  StoreError,
+  type Watch,
+  type WatchEvent,
+  type WatchEventType,
+  type WatchOptions,
+} from './types.ts';
+
+// One lock for every write: commit order then equals resourceVersion order, so a watcher that
+// reads "events after N" can never miss a lower revision committed later. Control-plane writes
+// are rare enough for this to cost nothing.
+const WRITE_LOCK = 0x6f_72_72_79;
+const NOTIFY_CHANNEL = 'orrery_resources';
+const WATCH_BATCH = 500;
+
+export interface LocalStoreOptions {
+  /** Events kept for watch resumption beyond which `sinceResourceVersion` answers `expired`. */
+  retainEvents?: number;
+  /** Compact the event history every this many writes (default 500). */
+  compactEvery?: number;
+  /** Safety poll for watches (ms) in case a notification is lost. */
+  pollMs?: number;
+  /** Skip migrations (the caller ran them). */
+  skipMigrate?: boolean;
+}
+
+interface EventRow {
+  resource_version: string | number;
+  kind: string;
+  namespace: string;
+  name: string;
+  type: string;
+  object: Resource;
+}
+
+/**
+ * The resource store on the embedded database (PGlite) or Postgres. Watches are fed by an
+ * in-process signal after each write and, on Postgres, by LISTEN/NOTIFY so several processes
+ * can share one database (see docs/store.md).
+ */
+export async function createLocalStore(conn: Connection, opts: LocalStoreOptions = {}): Promise<ResourceStore> {
+  if (!opts.skipMigrate) await migrate(conn);
+  const retain = opts.retainEvents ?? 10_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const compactEvery = opts.compactEvery ?? 500;
+  const signal = new EventEmitter();
+  signal.setMaxListeners(0);
+  const db = conn.db;
+  let writes = 0;
+  let closed = false;
+
+  let listener: postgres.Sql | undefined;
+  if (conn.kind === 'postgres' && conn.url) {
+    listener = postgres(conn.url, { max: 1, onnotice: () => {} });
+    await listener.listen(NOTIFY_CHANNEL, (kind) => signal.emit('change', kind));
+  }
+
+  const rows = <T>(r: unknown) => conn.rows<T>(r);
+
+  async function getRow(kind: string, namespace: string, name: string, forUpdate = false, tx = db): Promise<ResourceRow | undefined> {
+    const r = await tx.execute(sql`
+      select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"
+      from orrery_resources where kind = ${kind} and namespace = ${namespace} and name = ${name}
+      ${forUpdate ? sql`for update` : sql``}`);
+    const row = rows<ResourceRow>(r)[0];
+    return row ? { ...row, resourceVersion: Number(row.resourceVersion) } : undefined;
+  }
+
+  /** Runs a write under the global lock; returns the result and the kind to signal. */
+  async function write<T>(kind: string, fn: (tx: typeof db, nextRv: () => Promise<number>) => Promise<T>): Promise<T> {
+    if (closed) throw new StoreError('unavailable', 'the store is closed');
+    const result = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${WRITE_LOCK})`);
+      const nextRv = async () => {
+        const r = await tx.execute(sql`select nextval(pg_get_serial_sequence('orrery_resource_events', 'resource_version')) as rv`);
+        return Number(rows<{ rv: string }>(r)[0]!.rv);
+      };
+      const out = await fn(tx, nextRv);
+      if (conn.kind === 'postgres') await tx.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${kind})`);
+      return out;
+    });
+    signal.emit('change', kind);
+    if (++writes % compactEvery === 0) void compact().catch(() => {});
+    return result;
+  }
+
+  async function recordEvent(tx: typeof db, rv: number, type: WatchEventType, object: Resource): Promise<void> {
+    const m = object.metadata;
+    await tx.execute(sql`
+      insert into orrery_resource_events (resource_version, kind, namespace, name, type, object)
+      values (${rv}, ${object.kind}, ${m.namespace}, ${m.name}, ${type}, ${JSON.stringify(object)}::jsonb)`);
+  }
+
+  async function compact(): Promise<void> {
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${WRITE_LOCK})`);
+      const r = await tx.execute(sql`select coalesce(max(resource_version), 0) as max from orrery_resource_events`);
+      const cut = Number(rows<{ max: string }>(r)[0]!.max) - retain;
+      if (cut <= 0) return;
+      await tx.execute(sql`delete from orrery_resource_events where resource_version <= ${cut}`);
+      await tx.execute(sql`
+        insert into orrery_store_state (key, value) values ('compacted_rv', ${cut})
+        on conflict (key) do update set value = greatest(orrery_store_state.value, excluded.value)`);
+    });
+  }
+
+  async function currentRv(): Promise<number> {
+    const r = await db.execute(sql`select coalesce(max(resource_version), 0) as max from orrery_resource_events`);
+    return Number(rows<{ max: string }>(r)[0]!.max);
+  }
+
+  async function environmentLookup(obj: unknown) {
+    const o = obj as { kind?: string; metadata?: { namespace?: string }; spec?: { template?: { environment?: string } } };
+    if (o?.kind !== 'Function') return undefined;
+    const ns = o.metadata?.namespace ?? 'default';
+    const envName = o.spec?.template?.environment ?? 'nodejs';
+    const row = await getRow('Environment', ns, envName);
+    const env = row ? (rowToResource(row) as Environment) : undefined;
+    return { environment: (n: string, name: string) => (n === ns && name === envName ? env : undefined) };
+  }
+
+  const store: ResourceStore = {
+    async list(kind: ResourceKind, o: ListOptions = {}): Promise<ListResult> {
+      assertKind(kind);
+      // Read the revision first: anything written after it shows up again in a watch from it.
+      const rv = await currentRv();
+      const r = await db.execute(sql`
+        select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"
+        from orrery_resources where kind = ${kind} ${o.namespace ? sql`and namespace = ${o.namespace}` : sql``}
+        order by namespace, name`);
+      let items = rows<ResourceRow>(r).map((row) => rowToResource({ ...row, resourceVersion: Number(row.resourceVersion) }));
+      if (o.labels) items = items.filter((it) => matchesLabels(it, o.labels!));
+      return { items, resourceVersion: rv };
+    },
+
+    async get(kind, namespace, name) {
+      assertKind(kind);
+      const row = await getRow(kind, namespace, name);
+      return row ? rowToResource(row) : undefined;
+    },
+
+    async apply(obj: unknown, o: ApplyOptions = {}) {
+      const lookup = await environmentLookup(obj);
+      const parsed = parseResource(obj, lookup);
+      if (!parsed.ok) {
+        const first = parsed.errors[0]!;
+        throw new StoreError('invalid', `invalid ${describe(obj)}: ${first.path}: ${first.message}${parsed.errors.length > 1 ? ` (and ${parsed.errors.length - 1} more)` : ''}`, parsed.errors);
+      }
+      const res = parsed.resource;
+      const { kind } = res;
+      const { name, namespace } = res.metadata;
+      const meta = clientMetadata(res.metadata);
+      return write(kind, async (tx, nextRv) => {
+        const prev = await getRow(kind, namespace, name, true, tx);
+        if (o.resourceVersion !== undefined && String(prev?.resourceVersion ?? '') !== o.resourceVersion) {
+          throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified (have resourceVersion ${o.resourceVersion}, stored ${prev?.resourceVersion ?? 'none'}): read it again and retry`);
+        }
+        if (prev && kind === 'Revision' && !isDeepStrictEqual(prev.spec, res.spec)) {
+          throw new StoreError('immutable', `Revision ${namespace}/${name} is immutable: change the Function's template to create a new revision`);
+        }
+        if (prev && isDeepStrictEqual(prev.spec, res.spec) && isDeepStrictEqual(prev.metadata, meta)) {
+          return rowToResource(prev); // nothing changed: no event, no new revision
+        }
+        const rv = await nextRv();
+        const row: ResourceRow = {
+          kind,
+          namespace,
+          name,
+          uid: prev?.uid ?? randomUUID(),
+          resourceVersion: rv,
+          generation: nextGeneration(prev, res.spec),
+          metadata: meta,
+          spec: res.spec,
+          status: prev?.status ?? null,
+          createdAt: prev?.createdAt ?? new Date(),
+        };
+        await tx.execute(sql`
+          insert into orrery_resources (kind, namespace, name, uid, resource_version, generation, metadata, spec, status, created_at)
+          values (${kind}, ${namespace}, ${name}, ${row.uid}, ${rv}, ${row.generation}, ${JSON.stringify(meta)}::jsonb,
+                  ${JSON.stringify(res.spec)}::jsonb, ${row.status === null ? null : JSON.stringify(row.status)}::jsonb, ${toIso(row.createdAt)})
+          on conflict (kind, namespace, name) do update set resource_version = excluded.resource_version,
+            generation = excluded.generation, metadata = excluded.metadata, spec = excluded.spec`);
+        const out = rowToResource(row);
+        await recordEvent(tx, rv, prev ? 'modified' : 'added', out);
+        return out;
+      });
+    },
+
+    async updateStatus(kind, namespace, name, status, o = {}) {
+      assertKind(kind);
+      return write(kind, async (tx, nextRv) => {
+        const prev = await getRow(kind, namespace, name, true, tx);
+        if (!prev) throw new StoreError('not_found', `${kind} ${namespace}/${name} not found`);
+        if (o.resourceVersion !== undefined && String(prev.resourceVersion) !== o.resourceVersion) {
+          throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified since resourceVersion ${o.resourceVersion}: read it again and retry`);
+        }
+        const candidate = { ...rowToResource(prev), status };
+        const check = KIND_SCHEMAS[kind].safeParse(candidate);
+        if (!check.success) {
+          const issue = check.error.issues[0]!;
+          throw new StoreError('invalid', `invalid status for ${kind} ${namespace}/${name}: ${issue.path.join('.')}: ${issue.message}`);
+        }
+        const parsedStatus = (check.data as { status?: unknown }).status ?? null;
+        if (isDeepStrictEqual(prev.status, parsedStatus)) return rowToResource(prev);
+        const rv = await nextRv();
+        await tx.execute(sql`
+          update orrery_resources set status = ${JSON.stringify(parsedStatus)}::jsonb, resource_version = ${rv}
+          where kind = ${kind} and namespace = ${namespace} and name = ${name}`);
+        const out = rowToResource({ ...prev, status: parsedStatus, resourceVersion: rv });
+        await recordEvent(tx, rv, 'modified', out);
+        return out;
+      });
+    },
+
+    async delete(kind, namespace, name, o = {}) {
+      assertKind(kind);
+      return write(kind, async (tx, nextRv) => {
+        const prev = await getRow(kind, namespace, name, true, tx);
+        if (!prev) return false;
+        if (o.resourceVersion !== undefined && String(prev.resourceVersion) !== o.resourceVersion) {
+          throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified since resourceVersion ${o.resourceVersion}`);
+        }
+        await tx.execute(sql`delete from orrery_resources where kind = ${kind} and namespace = ${namespace} and name = ${name}`);
+        const rv = await nextRv();
+        await recordEvent(tx, rv, 'deleted', rowToResource({ ...prev, resourceVersion: rv }));
+        return true;
+      });
+    },
+
+    watch(kind: ResourceKind, o: WatchOptions, onEvent: (e: WatchEvent) => void): Watch {
+      assertKind(kind);
+      let cursor: number | undefined = o.sinceResourceVersion;
+      let stopped = false;
+      let running = false;
+      let again = false;
+      let finish!: () => void;
+      let fail!: (e: unknown) => void;
+      const done = new Promise<void>((res, rej) => {
+        finish = res;
+        fail = rej;
+      });
+      done.catch(() => {}); // the caller may not await it
+
+      const stop = (err?: unknown) => {
+        if (stopped) return;
+        stopped = true;
+        signal.off('change', onChange);
+        clearInterval(timer);
+        if (err) fail(err);
+        else finish();
+      };
+
+      const pump = async () => {
+        if (running) {
+          again = true;
+          return;
+        }
+        running = true;
+        try {
+          do {
+            again = false;
+            if (cursor === undefined) cursor = await currentRv();
+            for (;;) {
+              const r: unknown = await db.execute(sql`
+                select resource_version, kind, namespace, name, type, object from orrery_resource_events
+                where kind = ${kind} and resource_version > ${cursor}
+                ${o.namespace ? sql`and namespace = ${o.namespace}` : sql``}
+                order by resource_version limit ${WATCH_BATCH}`);
+              const batch = rows<EventRow>(r);
+              for (const ev of batch) {
+                if (stopped) return;
+                const rv = Number(ev.resource_version);
+                cursor = rv;
+                onEvent({ type: ev.type as WatchEventType, object: ev.object, resourceVersion: rv });
+              }
+              if (batch.length < WATCH_BATCH) break;
+            }
+          } while (again && !stopped);
+        } catch (err) {
+          if (!closed) stop(err);
+        } finally {
+          running = false;
+        }
+      };
+      const onChange = (k: string) => {
+        if (k === kind && !stopped) void pump();
+      };
+
+      const timer = setInterval(() => void pump(), pollMs);
+      timer.unref();
+      signal.on('change', onChange);
+      void (async () => {
+        if (o.sinceResourceVersion !== undefined) {
+          const r = await db.execute(sql`select value from orrery_store_state where key = 'compacted_rv'`);
+          const compacted = Number(rows<{ value: string }>(r)[0]?.value ?? 0);
+          if (o.sinceResourceVersion < compacted) {
+            stop(new StoreError('expired', `resourceVersion ${o.sinceResourceVersion} is older than the retained history (${compacted}): list again and watch from the list's resourceVersion`));
+            return;
+          }
+        }
+        await pump();
+      })().catch((err) => stop(err));
+      return { close: () => stop(), done };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      signal.emit('close');
+      signal.removeAllListeners();
+      if (listener) await listener.end({ timeout: 2 });
+    },
+  };
+  return store;
+}
+
+function assertKind(kind: string): asserts kind is ResourceKind {
+  if (!isResourceKind(kind)) throw new StoreError('invalid', `unknown kind "${kind}": use one of Function, Revision, Environment, RegistryCluster, StateSync`);
+}
+
+function matchesLabels(obj: Resource, labels: Record<string, string>): boolean {
+  const have = obj.metadata.labels ?? {};
+  return Object.entries(labels).every(([k, v]) => have[k] === v);
+}
+
+function describe(obj: unknown): string {
+  const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
+  return `${typeof o?.kind === 'string' ? o.kind : 'resource'}${typeof o?.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''}`;
+}
+
+function toIso(d: Date | string): string {
+  return d instanceof Date ? d.toISOString() : d;
+}
