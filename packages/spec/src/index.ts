@@ -6,3 +6,5 @@ export * from './kinds/function.ts';
 export * from './kinds/revision.ts';
 export * from './kinds/registry-cluster.ts';
 export * from './kinds/state-sync.ts';
+export * from './resource.ts';
+export * from './validate/index.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { says } from './validate/reasons.ts';
 
 export const API_GROUP = 'orrery.dev';
 export const API_VERSION = 'v1alpha1';
@@ -10,8 +11,12 @@ export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
 export const ObjectMetaSchema = z.object({
-  name: z.string().min(1).max(63).regex(DNS1123_LABEL, 'must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit'),
-  namespace: z.string().min(1).max(63).regex(DNS1123_LABEL).default('default'),
+  name: z.string().max(63, says('name_too_long')).regex(DNS1123_LABEL, says('name_format')),
+  namespace: z
+    .string()
+    .max(63, says('name_too_long', 'metadata.namespace must be at most 63 characters'))
+    .regex(DNS1123_LABEL, says('name_format', 'metadata.namespace must be a DNS-1123 label'))
+    .default('default'),
   labels: z.record(z.string(), z.string()).optional(),
   annotations: z.record(z.string(), z.string()).optional(),
   uid: z.string().optional(),

@@ -40,7 +40,11 @@ export interface StalePolicy {
 export interface TombstoneSupport {
   makeTombstone(id: string): Uint8Array;
   isTombstone(bytes: Uint8Array): boolean;
-  deleteLocal(id: string): void | Promise<void>;
+  /**
+   * Remove the entity locally because a peer deleted it. The tombstone bytes are passed along so a
+   * table can refuse a deletion older than its own newer local write (refinement of the AIBrix API).
+   */
+  deleteLocal(id: string, tombstone?: Uint8Array): void | Promise<void>;
 }
 
 export function isDeltaSyncable(s: Syncable): s is DeltaSyncable {

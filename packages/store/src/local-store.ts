@@ -166,7 +166,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         const first = parsed.errors[0]!;
         throw new StoreError('invalid', `invalid ${describe(obj)}: ${first.path}: ${first.message}${parsed.errors.length > 1 ? ` (and ${parsed.errors.length - 1} more)` : ''}`, parsed.errors);
       }
-      const res = parsed.resource;
+      const res = asJson(parsed.resource);
       const { kind } = res;
       const { name, namespace } = res.metadata;
       const meta = clientMetadata(res.metadata);
@@ -220,7 +220,8 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
           const issue = check.error.issues[0]!;
           throw new StoreError('invalid', `invalid status for ${kind} ${namespace}/${name}: ${issue.path.join('.')}: ${issue.message}`);
         }
-        const parsedStatus = (check.data as { status?: unknown }).status ?? null;
+        // JSON form: what is stored, so `undefined` members never look like a change.
+        const parsedStatus = asJson((check.data as { status?: unknown }).status ?? null);
         if (isDeepStrictEqual(prev.status, parsedStatus)) return rowToResource(prev);
         const rv = await nextRv();
         await tx.execute(sql`
@@ -346,6 +347,11 @@ function matchesLabels(obj: Resource, labels: Record<string, string>): boolean {
 function describe(obj: unknown): string {
   const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
   return `${typeof o?.kind === 'string' ? o.kind : 'resource'}${typeof o?.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''}`;
+}
+
+/** The value as it will be stored (jsonb drops undefined members). */
+function asJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function toIso(d: Date | string): string {

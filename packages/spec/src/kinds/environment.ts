@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, StatusBaseSchema } from '../meta.ts';
+import { says } from '../validate/reasons.ts';
 
 export const EnvironmentSpecSchema = z.object({
   /** Container image of the runtime (the local backend runs `orrery-runtime` directly). */
   image: z.string().min(1).default('orrery/runtime-node:latest'),
   /** Warm generic workers kept ready for the pool executor. */
-  poolSize: z.number().int().min(0).default(3),
+  poolSize: z.number().int().min(0, says('pool_size')).default(3),
   resources: ResourceRequirementsSchema.optional(),
   /** `infinite` lets one worker serve many functions; keyed state needs `single`. */
   allowedFunctionsPerContainer: z.enum(['single', 'infinite']).default('single'),

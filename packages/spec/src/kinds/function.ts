@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { DurationSchema } from '../duration.ts';
-import { ConditionSchema, GROUP_VERSION, ObjectMetaSchema, StatusBaseSchema } from '../meta.ts';
+import { boundedDuration } from '../duration.ts';
+import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, GROUP_VERSION, ObjectMetaSchema, StatusBaseSchema } from '../meta.ts';
+import { says } from '../validate/reasons.ts';
+
+/** Fission RFC-0023 keyspace charset: no ':' (token info-string separator), no '#' (`<keyspace>#meta` row). */
+export const KEYSPACE_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+const HOUR_MS = 3_600_000;
 
 /** Where the function's code comes from: exactly one of the three. */
 export const SourceSchema = z.object({
@@ -15,25 +20,46 @@ export const AutoscalingSchema = z.object({
   class: z.enum(['kpa']).default('kpa'),
   metric: z.enum(['concurrency', 'rps']).default('concurrency'),
   /** Soft target per worker (concurrency or requests per second). */
-  target: z.number().optional(),
-  targetUtilizationPercentage: z.number().optional(),
-  minScale: z.number().int().optional(),
+  target: z.number().min(0.01, says('autoscaling_target')).optional(),
+  targetUtilizationPercentage: z
+    .number()
+    .min(1, says('autoscaling_utilization'))
+    .max(100, says('autoscaling_utilization'))
+    .optional(),
+  /** 0 = may scale to zero. */
+  minScale: z.number().int().min(0, says('autoscaling_min_scale')).optional(),
   /** 0 = unbounded. */
-  maxScale: z.number().int().optional(),
-  initialScale: z.number().int().optional(),
-  activationScale: z.number().int().optional(),
-  scaleDownDelay: DurationSchema.optional(),
+  maxScale: z.number().int().min(0, says('autoscaling_max_scale')).optional(),
+  initialScale: z.number().int().min(0, says('autoscaling_initial_scale')).optional(),
+  /** Workers started at least when waking from zero. */
+  activationScale: z.number().int().min(1, says('autoscaling_activation_scale')).optional(),
+  scaleDownDelay: boundedDuration({ reason: 'autoscaling_scale_down_delay', minMs: 0, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
   /** Stable window. */
-  window: DurationSchema.optional(),
-  panicWindowPercentage: z.number().optional(),
-  panicThresholdPercentage: z.number().optional(),
-  maxScaleUpRate: z.number().optional(),
-  maxScaleDownRate: z.number().optional(),
-  targetBurstCapacity: z.number().optional(),
+  window: boundedDuration({ reason: 'autoscaling_window', minMs: 6000, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
+  panicWindowPercentage: z
+    .number()
+    .min(1, says('autoscaling_panic_window'))
+    .max(100, says('autoscaling_panic_window'))
+    .optional(),
+  panicThresholdPercentage: z
+    .number()
+    .min(110, says('autoscaling_panic_threshold'))
+    .max(1000, says('autoscaling_panic_threshold'))
+    .optional(),
+  maxScaleUpRate: z.number().gt(1, says('autoscaling_scale_up_rate')).optional(),
+  maxScaleDownRate: z.number().gt(1, says('autoscaling_scale_down_rate')).optional(),
+  /** >= 0, or -1: the activator always stays in the request path. */
+  targetBurstCapacity: z
+    .number()
+    .refine((v) => v === -1 || v >= 0, { message: says('autoscaling_burst_capacity') })
+    .optional(),
 });
 export type Autoscaling = z.infer<typeof AutoscalingSchema>;
 
-export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string().default('') });
+export const EnvVarSchema = z.object({
+  name: z.string().regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, says('env_name')),
+  value: z.string().default(''),
+});
 
 export const FunctionTemplateSchema = z.object({
   source: SourceSchema,
@@ -43,36 +69,46 @@ export const FunctionTemplateSchema = z.object({
   entrypoint: z.string().min(1).default('default'),
   env: z.array(EnvVarSchema).default([]),
   /** Hard limit of in-flight requests per worker; 0 = unlimited. */
-  containerConcurrency: z.number().int().default(0),
-  timeoutSeconds: z.number().int().default(300),
+  containerConcurrency: z
+    .number()
+    .int()
+    .min(0, says('container_concurrency'))
+    .max(1000, says('container_concurrency'))
+    .default(0),
+  timeoutSeconds: z.number().int().min(1, says('timeout_seconds')).max(3600, says('timeout_seconds')).default(300),
   executor: z.enum(['pool', 'deploy', 'container']).default('deploy'),
   autoscaling: AutoscalingSchema.default({ class: 'kpa', metric: 'concurrency' }),
 });
 export type FunctionTemplate = z.infer<typeof FunctionTemplateSchema>;
 
 export const TrafficTargetSchema = z.object({
-  revisionName: z.string().optional(),
+  revisionName: z.string().max(63, says('traffic_revision_name')).regex(DNS1123_LABEL, says('traffic_revision_name')).optional(),
   latestRevision: z.boolean().optional(),
-  percent: z.number().int().default(0),
-  tag: z.string().optional(),
+  percent: z.number().int().min(0, says('traffic_percent')).max(100, says('traffic_percent')).default(0),
+  /** Reachable with header `Orrery-Tag: <tag>` whatever its percent. */
+  tag: z.string().max(63, says('tag_format')).regex(DNS1035_LABEL, says('tag_format')).optional(),
 });
 export type TrafficTarget = z.infer<typeof TrafficTargetSchema>;
 
 export const StickySchema = z.object({
-  source: z.enum(['header', 'queryparam']),
-  name: z.string(),
+  source: z.enum(['header', 'queryparam'], { error: says('sticky_source') }),
+  name: z
+    .string()
+    .min(1, says('sticky_name'))
+    .refine((v) => v.trim().length > 0, { message: says('sticky_name') }),
 });
 export type Sticky = z.infer<typeof StickySchema>;
 
 /** Presence of `spec.state` is the opt-in; shared by every revision of the function. */
 export const StateConfigSchema = z.object({
-  keyspace: z.string().optional(),
+  /** Default = the function's name; set it so renaming the function does not orphan data. */
+  keyspace: z.string().max(63, says('keyspace_too_long')).regex(KEYSPACE_PATTERN, says('keyspace_pattern')).optional(),
   /** Applied to writes without an explicit TTL; absent or "0s" = no expiry. */
-  defaultTTL: DurationSchema.optional(),
+  defaultTTL: boundedDuration({ reason: 'ttl_negative', minMs: 0 }).optional(),
   /** 0 = platform default (256 KiB). */
-  maxValueBytes: z.number().int().default(0),
+  maxValueBytes: z.number().int().min(0, says('quota_negative')).default(0),
   /** 0 = platform default (10000). */
-  maxKeys: z.number().int().default(0),
+  maxKeys: z.number().int().min(0, says('quota_negative')).default(0),
   backend: z.string().optional(),
   sticky: StickySchema.optional(),
 });

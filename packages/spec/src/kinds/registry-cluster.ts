@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { DurationSchema } from '../duration.ts';
+import { boundedDuration } from '../duration.ts';
 import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { says } from '../validate/reasons.ts';
 
 export const RegistryClusterSpecSchema = z.object({
   /** Voting etcd members; odd so a majority is well defined. */
-  replicas: z.number().int().default(3),
+  replicas: z
+    .number()
+    .int()
+    .min(1, says('replicas_min'))
+    .refine((n) => n < 1 || n % 2 === 1, { message: says('replicas_odd') })
+    .default(3),
   /** etcd version (image tag on Kubernetes; informational locally). */
   version: z.string().default('3.5.17'),
   storage: z.object({ size: z.string().default('1Gi'), storageClassName: z.string().optional() }).default({ size: '1Gi' }),
@@ -15,12 +21,12 @@ export const RegistryClusterSpecSchema = z.object({
       adminTokenSecretRef: SecretKeyRefSchema.optional(),
       replicationTokenSecretRef: SecretKeyRefSchema.optional(),
       prometheusSdTokenSecretRef: SecretKeyRefSchema.optional(),
-      cleanupInterval: DurationSchema.default('30s'),
+      cleanupInterval: boundedDuration({ reason: 'positive_duration', minMs: 0, exclusiveMin: true }).default('30s'),
       cleanupDeleteLimit: z.number().int().min(1).default(1000),
     })
     .default({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 1000 }),
   /** When set, a member unhealthy for this long is replaced (remove + add learner). */
-  replaceUnhealthyAfter: DurationSchema.optional(),
+  replaceUnhealthyAfter: boundedDuration({ reason: 'positive_duration', minMs: 0, exclusiveMin: true }).optional(),
 });
 export type RegistryClusterSpec = z.infer<typeof RegistryClusterSpecSchema>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { DurationSchema } from '../duration.ts';
+import { boundedDuration } from '../duration.ts';
 import { GROUP_VERSION, ObjectMetaSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { says } from '../validate/reasons.ts';
 
 export const StateSyncSpecSchema = z.object({
   target: z.object({
@@ -13,9 +14,14 @@ export const StateSyncSpecSchema = z.object({
     url: z.string().optional(),
     tls: z.object({ enabled: z.boolean().default(false), insecureSkipVerify: z.boolean().default(false) }).optional(),
   }),
-  keyPrefix: z.string().default('orrery'),
-  syncPeriod: DurationSchema.default('10s'),
-  recordTTL: DurationSchema.default('2m'),
+  /** Redis keys are `<keyPrefix>:{<syncable>}:e:<id>`; braces would break the hash tag. */
+  keyPrefix: z
+    .string()
+    .regex(/^[^\s{}]+$/, says('statesync_key_prefix'))
+    .default('orrery'),
+  syncPeriod: boundedDuration({ reason: 'statesync_sync_period', minMs: 0, exclusiveMin: true }).default('10s'),
+  /** Per-record SETEX TTL: a record not rewritten within it disappears from Redis. */
+  recordTTL: boundedDuration({ reason: 'statesync_record_ttl', minMs: 0, exclusiveMin: true }).default('2m'),
   /** Which tables to share, e.g. `endpoint-quarantine`, `sticky-owners`. */
   syncables: z.array(z.string().min(1)).default(['endpoint-quarantine', 'sticky-owners']),
 });

@@ -1,0 +1,83 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run } from '../commands/registry.ts';
+
+// A stand-in admin API on loopback: records what the CLI sends, answers in the registry's envelope.
+const seen: Array<{ method: string; url: string; auth: string; body: string }> = [];
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization ?? '', body });
+      const send = (code: string, data: unknown, status = 200, message = '') => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code, message, data, requestId: 'r' }));
+      };
+      if (req.url === '/admin/v1/status') {
+        return send('ok', { clusterId: 'c1', leader: { id: 'a1', name: 'm1' }, members: [{ id: 'a1', name: 'm1', isLearner: false, isLeader: true, reachable: true, raftTerm: 2 }] });
+      }
+      if (req.url === '/admin/v1/members/add-learner') return send('ok', { member: { id: 'b2' }, initialCluster: 'm1=http://x:1,m4=http://y:2' });
+      if (req.url === '/admin/v1/members/promote') return send('conf_change_failed', {}, 409, 'promote b2: the learner has not caught up');
+      return send('ok', { from: 'a1', leader: 'b2', changed: true });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+async function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  try {
+    const code = await run(argv);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    log.mockRestore();
+    error.mockRestore();
+  }
+}
+
+describe('orrery registry', () => {
+  it('prints the status table with the bearer token', async () => {
+    const r = await capture(['status', '--admin-url', url, '--token', 't0k']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('cluster c1  leader m1 (a1)');
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/admin/v1/status', auth: 'Bearer t0k' });
+  });
+
+  it('sends add-learner and explains how to start the member', async () => {
+    const r = await capture(['member', 'add-learner', 'm4', 'http://y:2', '--admin-url', url, '--token', 't']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ name: 'm4', peerURL: 'http://y:2' });
+    expect(r.out).toContain('--initial-cluster m1=http://x:1,m4=http://y:2 --initial-cluster-state existing');
+  });
+
+  it('exits 1 with the API message when etcd refuses, 2 on usage errors', async () => {
+    const r = await capture(['member', 'promote', 'b2', '--admin-url', url, '--token', 't']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('conf_change_failed: promote b2: the learner has not caught up');
+    expect((await capture(['member', 'promote', '--admin-url', url, '--token', 't'])).code).toBe(2);
+    vi.stubEnv('ORRERY_REGISTRY_ADMIN_TOKEN', '');
+    try {
+      expect((await capture(['status', '--admin-url', url])).code).toBe(2);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('transfers leadership', async () => {
+    const r = await capture(['leader', 'transfer', 'b2', '--admin-url', url, '--token', 't']);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('leadership moved from a1 to b2');
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({ targetId: 'b2' });
+  });
+});

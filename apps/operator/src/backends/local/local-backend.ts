@@ -1,0 +1,172 @@
+import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Revision } from '@orrery/spec';
+import { WorkerProcess } from './worker-process.ts';
+
+export interface StateCredentials {
+  url: string;
+  namespace: string;
+  keyspace: string;
+  token: string;
+}
+
+export interface LocalBackendOptions {
+  /** Node binary + script that starts one worker (the orrery-runtime bin). */
+  runtimeCommand: { command: string; args: string[] };
+  dataDir: string;
+  registryUrls: string[];
+  /** Also publish endpoints as a YAML file the router can watch (works without a registry). */
+  endpointsFile?: string;
+  drainTimeoutMs?: number;
+  onChange?: (revisionKey: string) => void;
+}
+
+export interface RevisionWorkers {
+  desired: number;
+  actual: number;
+  ready: number;
+  restarts: number;
+  /** Last stderr lines of a worker that keeps crashing. */
+  crashLoop?: string;
+}
+
+export const revisionKey = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/**
+ * The local runtime backend: each worker is an `orrery-runtime` child process on a free
+ * loopback port, supervised (restarted with backoff) and stopped with a drain.
+ */
+export class LocalBackend {
+  private readonly workers = new Map<string, WorkerProcess[]>();
+  private readonly desired = new Map<string, number>();
+  private seq = 0;
+  private endpointsTimer?: NodeJS.Timeout;
+
+  constructor(private readonly opts: LocalBackendOptions) {}
+
+  /** Starts or stops workers of one revision until `desired` run. */
+  async scale(rev: Revision, desired: number, credentials?: StateCredentials): Promise<void> {
+    const key = revisionKey(rev.metadata.namespace, rev.metadata.name);
+    this.desired.set(key, desired);
+    const list = this.workers.get(key) ?? [];
+    this.workers.set(key, list);
+    while (list.length < desired) {
+      const w = new WorkerProcess(this.workerSpec(rev, credentials), () => this.changed(key));
+      list.push(w);
+      w.start();
+    }
+    // Scale down newest first; each one drains before it goes.
+    const extra = list.splice(desired);
+    this.publishEndpoints();
+    await Promise.all(extra.map((w) => w.stop()));
+    if (desired === 0) {
+      this.workers.delete(key);
+      this.desired.delete(key);
+    }
+    this.publishEndpoints();
+  }
+
+  observe(namespace: string, name: string): RevisionWorkers {
+    const key = revisionKey(namespace, name);
+    const list = this.workers.get(key) ?? [];
+    const crashing = list.find((w) => w.restarts >= 3 && w.state !== 'ready');
+    return {
+      desired: this.desired.get(key) ?? 0,
+      actual: list.filter((w) => w.state !== 'stopped').length,
+      ready: list.filter((w) => w.state === 'ready').length,
+      restarts: list.reduce((n, w) => n + w.restarts, 0),
+      crashLoop: crashing ? crashing.recentErrors().slice(-3).join(' | ') || `exited with code ${crashing.lastExit?.code}` : undefined,
+    };
+  }
+
+  /** Every ready worker as `{namespace, function, revision, address, ready}`. */
+  endpoints(): Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }> {
+    const out = [];
+    for (const list of this.workers.values()) {
+      for (const w of list) {
+        if (w.address) out.push({ ...w.spec.labels, address: w.address, ready: w.state === 'ready' });
+      }
+    }
+    return out;
+  }
+
+  /** Every revision key with workers (running or wanted). */
+  revisionKeys(): string[] {
+    return [...this.workers.keys()];
+  }
+
+  workerPids(): number[] {
+    return [...this.workers.values()].flat().map((w) => w.pid).filter((p): p is number => p !== undefined);
+  }
+
+  async stopAll(): Promise<void> {
+    const all = [...this.workers.values()].flat();
+    this.workers.clear();
+    this.desired.clear();
+    await Promise.all(all.map((w) => w.stop()));
+    clearTimeout(this.endpointsTimer);
+    this.writeEndpointsFile();
+  }
+
+  private changed(key: string): void {
+    this.publishEndpoints();
+    this.opts.onChange?.(key);
+  }
+
+  private publishEndpoints(): void {
+    if (!this.opts.endpointsFile || this.endpointsTimer) return;
+    // Coalesce bursts (a scale-up of many workers) into one file write.
+    this.endpointsTimer = setTimeout(() => {
+      this.endpointsTimer = undefined;
+      this.writeEndpointsFile();
+    }, 20);
+  }
+
+  private writeEndpointsFile(): void {
+    const file = this.opts.endpointsFile;
+    if (!file) return;
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.tmp-${process.pid}`;
+    writeFileSync(tmp, stringify(this.endpoints()));
+    renameSync(tmp, file); // atomic: the router never reads half a file
+  }
+
+  private workerSpec(rev: Revision, credentials?: StateCredentials) {
+    const t = rev.spec.template;
+    const id = `${rev.metadata.name}-${++this.seq}`;
+    const workDir = join(this.opts.dataDir, 'workers', rev.metadata.namespace, id);
+    const args = [
+      ...this.opts.runtimeCommand.args,
+      '--port', '0',
+      '--namespace', rev.metadata.namespace,
+      '--function', rev.spec.function,
+      '--revision', rev.metadata.name,
+      '--entrypoint', t.entrypoint,
+      '--container-concurrency', String(t.containerConcurrency),
+      '--timeout-seconds', String(t.timeoutSeconds),
+      '--instance-id', `${id}-${process.pid}`,
+      '--work-dir', workDir,
+    ];
+    const env: Record<string, string> = {};
+    for (const e of t.env) env[e.name] = e.value;
+    // Code travels in the environment, not argv: argv is visible to every user in `ps`.
+    if (t.source.inline !== undefined) env.ORRERY_SOURCE_INLINE = t.source.inline;
+    else if (t.source.url) env.ORRERY_SOURCE_URL = t.source.url;
+    if (this.opts.registryUrls.length) args.push('--registry-url', this.opts.registryUrls.join(','));
+    if (credentials) {
+      args.push('--state-url', credentials.url, '--state-keyspace', credentials.keyspace);
+      env.ORRERY_STATE_TOKEN = credentials.token;
+    }
+    const spec = {
+      id,
+      command: this.opts.runtimeCommand.command,
+      args,
+      env,
+      logFile: join(this.opts.dataDir, 'logs', rev.metadata.namespace, rev.spec.function, `${id}.log`),
+      drainTimeoutMs: this.opts.drainTimeoutMs ?? (t.timeoutSeconds + 5) * 1000,
+      labels: { namespace: rev.metadata.namespace, function: rev.spec.function, revision: rev.metadata.name },
+    };
+    return spec;
+  }
+}

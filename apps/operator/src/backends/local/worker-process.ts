@@ -1,0 +1,134 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { type WriteStream, createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface WorkerProcessSpec {
+  id: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  logFile: string;
+  /** SIGTERM → this long to drain → SIGKILL. */
+  drainTimeoutMs: number;
+  /** Where the worker belongs, for endpoint listings. */
+  labels: { namespace: string; function: string; revision: string };
+}
+
+export type WorkerState = 'starting' | 'ready' | 'backoff' | 'stopping' | 'stopped';
+
+const LISTENING = /listening (https?:\/\/\S+)/;
+const MIN_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 30_000;
+/** A worker that stayed up this long is healthy again: its restart backoff resets. */
+const STABLE_AFTER_MS = 60_000;
+
+/**
+ * One supervised child process: started, watched for its `listening …` line, restarted with
+ * exponential backoff when it dies, stopped with SIGTERM → drain → SIGKILL. Output goes to a
+ * per-worker log file (never to the operator's own log: it may contain function output).
+ */
+export class WorkerProcess {
+  state: WorkerState = 'starting';
+  /** host:port once the child said it is listening. */
+  address?: string;
+  restarts = 0;
+  lastExit?: { code: number | null; signal: NodeJS.Signals | null; at: number };
+  private child?: ChildProcess;
+  private log?: WriteStream;
+  private backoffMs = MIN_BACKOFF_MS;
+  private restartTimer?: NodeJS.Timeout;
+  private readyAt = 0;
+  private tail: string[] = [];
+
+  constructor(
+    readonly spec: WorkerProcessSpec,
+    private readonly onChange: (w: WorkerProcess) => void,
+  ) {}
+
+  start(): void {
+    mkdirSync(dirname(this.spec.logFile), { recursive: true });
+    this.log ??= createWriteStream(this.spec.logFile, { flags: 'a' });
+    this.state = 'starting';
+    this.address = undefined;
+    const child = spawn(this.spec.command, this.spec.args, {
+      env: { ...process.env, ...this.spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.log?.write(chunk);
+      if (this.state !== 'starting') return;
+      buffer += chunk.toString('utf8');
+      const m = LISTENING.exec(buffer);
+      if (m) {
+        this.address = new URL(m[1]!).host;
+        this.state = 'ready';
+        this.readyAt = Date.now();
+        buffer = '';
+        this.onChange(this);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.log?.write(chunk);
+      this.tail.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (this.tail.length > 20) this.tail.splice(0, this.tail.length - 20);
+    });
+    child.on('exit', (code, signal) => {
+      this.lastExit = { code, signal, at: Date.now() };
+      this.log?.write(`\n[orrery-operator] worker ${this.spec.id} exited code=${code} signal=${signal}\n`);
+      if (this.child !== child) return;
+      this.child = undefined;
+      if (this.state === 'stopping' || this.state === 'stopped') {
+        this.state = 'stopped';
+        this.onChange(this);
+        return;
+      }
+      // Crashed: restart after a backoff that grows while the worker keeps dying young.
+      if (this.readyAt && Date.now() - this.readyAt > STABLE_AFTER_MS) this.backoffMs = MIN_BACKOFF_MS;
+      this.state = 'backoff';
+      this.address = undefined;
+      this.restarts++;
+      const delay = this.backoffMs;
+      this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+      this.restartTimer = setTimeout(() => this.start(), delay);
+      this.onChange(this);
+    });
+    child.on('error', (err) => {
+      this.tail.push(`spawn error: ${err.message}`);
+    });
+  }
+
+  /** Last stderr lines, for status messages when a worker crash-loops. */
+  recentErrors(): string[] {
+    return [...this.tail];
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** SIGTERM, wait for the drain, then SIGKILL. Resolves when the process is gone. */
+  async stop(): Promise<void> {
+    clearTimeout(this.restartTimer);
+    const child = this.child;
+    this.state = 'stopping';
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      this.state = 'stopped';
+      this.child = undefined;
+      this.closeLog();
+      return;
+    }
+    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), this.spec.drainTimeoutMs);
+    await gone;
+    clearTimeout(timer);
+    this.closeLog();
+  }
+
+  private closeLog(): void {
+    this.log?.end();
+    this.log = undefined;
+  }
+}

@@ -1,0 +1,165 @@
+import { isDeepStrictEqual } from 'node:util';
+import { deriveStateToken } from '@orrery/auth';
+import {
+  FUNCTION_LABEL,
+  type OrreryFunction,
+  type Revision,
+  type ResourceKind,
+  effectiveKeyspace,
+} from '@orrery/spec';
+import type { ResourceStore, Watch } from '@orrery/store';
+import { type LocalBackend, type StateCredentials, revisionKey } from './backends/local/local-backend.ts';
+import { WorkQueue } from './queue/work-queue.ts';
+import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
+import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
+import { revisionStatus } from './reconcile/revision-status.ts';
+
+export interface OperatorOptions {
+  store: ResourceStore;
+  backend: LocalBackend;
+  /** Master key for deriving per-keyspace state tokens (absent = stateful functions get none). */
+  masterKey?: Buffer;
+  stateUrl?: string;
+  routerUrl?: string;
+  resyncMs?: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+const split = (key: string): [string, string] => {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+};
+
+/**
+ * Level-triggered reconcilers for Functions and Revisions on the local backend. Every event only
+ * enqueues a key; each reconcile reads the current state and converges, so missed or repeated
+ * events are harmless.
+ */
+export class FunctionOperator {
+  readonly functions: WorkQueue;
+  readonly revisions: WorkQueue;
+  private watches: Watch[] = [];
+  private resyncTimer?: NodeJS.Timeout;
+  private readonly now: () => Date;
+  private readonly log: NonNullable<OperatorOptions['log']>;
+
+  constructor(private readonly o: OperatorOptions) {
+    this.now = o.now ?? (() => new Date());
+    this.log = o.log ?? (() => {});
+    const onError = (kind: string) => (key: string, err: unknown, attempt: number) =>
+      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
+    this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
+    this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
+  }
+
+  async start(): Promise<void> {
+    const watch = (kind: ResourceKind, on: (ns: string, name: string, obj: unknown) => void) =>
+      this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
+    this.watches.push(
+      watch('Function', (ns, name) => this.functions.add(`${ns}/${name}`)),
+      watch('Revision', (ns, name, obj) => {
+        this.revisions.add(`${ns}/${name}`);
+        this.functions.add(`${ns}/${(obj as Revision).spec.function}`);
+      }),
+    );
+    await this.resync();
+    this.resyncTimer = setInterval(() => void this.resync().catch(() => {}), this.o.resyncMs ?? 30_000);
+    this.resyncTimer.unref();
+  }
+
+  /** Enqueue everything: catches up after a restart and heals anything a missed event left. */
+  async resync(): Promise<void> {
+    for (const f of (await this.o.store.list('Function')).items) this.functions.add(`${f.metadata.namespace}/${f.metadata.name}`);
+    for (const r of (await this.o.store.list('Revision')).items) this.revisions.add(`${r.metadata.namespace}/${r.metadata.name}`);
+    for (const key of this.o.backend.revisionKeys()) this.revisions.add(key);
+  }
+
+  /** Called by the backend when a worker changes state. */
+  workerChanged(key: string): void {
+    this.revisions.add(key);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.resyncTimer);
+    for (const w of this.watches) w.close();
+    this.functions.stop();
+    this.revisions.stop();
+  }
+
+  private async revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
+    const { items } = await this.o.store.list('Revision', { namespace, labels: { [FUNCTION_LABEL]: fn } });
+    return items as Revision[];
+  }
+
+  async reconcileFunction(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const fn = (await this.o.store.get('Function', namespace, name)) as OrreryFunction | undefined;
+    if (!fn) {
+      // Revisions belong to their function: delete them with it.
+      for (const r of await this.revisionsOf(namespace, name)) await this.o.store.delete('Revision', namespace, r.metadata.name);
+      return;
+    }
+    let revisions = await this.revisionsOf(namespace, name);
+    const create = revisionToCreate(fn, revisions);
+    if (create) {
+      const created = (await this.o.store.apply(create, { allowCreateOnlyKinds: true })) as Revision;
+      this.log(`created revision ${namespace}/${created.metadata.name}`);
+      revisions = [...revisions, created];
+    }
+    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(fn.status))) {
+      await this.o.store.updateStatus('Function', namespace, name, status);
+    }
+    for (const r of revisions) this.revisions.add(`${namespace}/${r.metadata.name}`);
+  }
+
+  async reconcileRevision(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const rev = (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
+    if (!rev) {
+      await this.o.backend.scale({ metadata: { namespace, name } } as Revision, 0);
+      return;
+    }
+    const fn = (await this.o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined;
+    const template = rev.spec.template;
+    let desired = 0;
+    let unsupported: { reason: string; message: string } | undefined;
+    if (template.executor === 'container') {
+      unsupported = { reason: 'ExecutorUnsupported', message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally' };
+    } else if (fn) {
+      const routable = routableRevisions(fn.status);
+      const newest = sortRevisions(await this.revisionsOf(namespace, fn.metadata.name)).at(-1)?.metadata.name;
+      // The newest revision runs before traffic reaches it, so it can become ready.
+      if (routable.has(name) || newest === name) desired = Math.max(1, template.autoscaling.minScale ?? 1);
+    }
+    await this.o.backend.scale(rev, desired, fn ? this.credentials(fn) : undefined);
+    const status = revisionStatus(rev, this.o.backend.observe(namespace, name), this.now(), unsupported);
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
+      await this.o.store.updateStatus('Revision', namespace, name, status);
+    }
+  }
+
+  private credentials(fn: OrreryFunction): StateCredentials | undefined {
+    if (!fn.spec.state || !this.o.masterKey || !this.o.stateUrl) return undefined;
+    const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
+    return {
+      url: this.o.stateUrl,
+      namespace: fn.metadata.namespace,
+      keyspace,
+      token: deriveStateToken(this.o.masterKey, fn.metadata.namespace, keyspace),
+    };
+  }
+}
+
+/**
+ * Compare statuses as stored (JSON, so `undefined` members vanish) and without transition
+ * times, so an unchanged state writes nothing — otherwise every write would trigger another.
+ */
+function stripTimes(status: unknown): unknown {
+  if (!status || typeof status !== 'object') return status ?? null;
+  const s = JSON.parse(JSON.stringify(status)) as { conditions?: Array<Record<string, unknown>> };
+  return { ...s, conditions: s.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
+}
+
+export { revisionKey };

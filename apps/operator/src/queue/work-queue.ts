@@ -1,0 +1,116 @@
+/**
+ * A keyed work queue in the manner of client-go's: a key is processed by one worker at a time,
+ * adding a key that is already waiting is a no-op, adding one that is being processed runs it
+ * once more afterwards (so no change is lost), and failures retry with per-key exponential
+ * backoff. Reconcilers are level-triggered, so coalescing keys is always safe.
+ */
+export interface WorkQueueOptions {
+  concurrency?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  onError?: (key: string, err: unknown, attempt: number) => void;
+}
+
+export class WorkQueue {
+  private readonly waiting: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private active = 0;
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+  private readonly concurrency: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(
+    private readonly handler: (key: string) => Promise<void>,
+    private readonly opts: WorkQueueOptions = {},
+  ) {
+    this.concurrency = opts.concurrency ?? 2;
+    this.baseDelayMs = opts.baseDelayMs ?? 100;
+    this.maxDelayMs = opts.maxDelayMs ?? 30_000;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    if (this.processing.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    this.queued.add(key);
+    this.waiting.push(key);
+    this.pump();
+  }
+
+  /** Adds the key after a delay (a later call with a shorter delay wins). */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped) return;
+    const existing = this.timers.get(key);
+    if (existing) clearTimeout(existing);
+    const t = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    t.unref();
+    this.timers.set(key, t);
+  }
+
+  /** Delay before the next retry of a key that failed `attempt` times. */
+  backoffMs(attempt: number): number {
+    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  }
+
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves when nothing is waiting or running (timers excluded). */
+  idle(): Promise<void> {
+    if (this.active === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.waiting.length = 0;
+    this.queued.clear();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active < this.concurrency && this.waiting.length > 0) {
+      const key = this.waiting.shift()!;
+      this.queued.delete(key);
+      this.processing.add(key);
+      this.active++;
+      void this.run(key);
+    }
+    if (this.active === 0 && this.waiting.length === 0) {
+      const w = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const r of w) r();
+    }
+  }
+
+  private async run(key: string): Promise<void> {
+    try {
+      await this.handler(key);
+      this.failures.delete(key);
+    } catch (err) {
+      const attempt = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempt);
+      this.opts.onError?.(key, err, attempt);
+      this.addAfter(key, this.backoffMs(attempt));
+    } finally {
+      this.processing.delete(key);
+      this.active--;
+      if (this.dirty.delete(key)) this.add(key);
+      this.pump();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { type FunctionStatus, type OrreryFunction, type Revision, effectiveTraffic } from '@orrery/spec';
+import { conditionTrue, setCondition } from './conditions.ts';
+import { sortRevisions } from './function-revisions.ts';
+
+export interface FunctionStatusInput {
+  fn: OrreryFunction;
+  revisions: readonly Revision[];
+  /** Base URL under which the router serves functions, e.g. http://127.0.0.1:8080. */
+  routerUrl?: string;
+  now: Date;
+}
+
+/**
+ * Knative-style status for a Function: latest created / ready revision, traffic resolved to
+ * revision names (latestRevision → latest ready), per-revision scale, and the conditions
+ * ConfigurationsReady, RoutesReady and Ready.
+ */
+export function functionStatus({ fn, revisions, routerUrl, now }: FunctionStatusInput): FunctionStatus {
+  const sorted = sortRevisions(revisions);
+  const byName = new Map(sorted.map((r) => [r.metadata.name, r]));
+  const latestCreated = sorted.at(-1);
+  const latestReady = [...sorted].reverse().find((r) => conditionTrue(r.status?.conditions, 'Ready'));
+  const prev = fn.status;
+
+  const traffic: NonNullable<FunctionStatus['traffic']> = [];
+  const unresolved: string[] = [];
+  for (const t of effectiveTraffic(fn.spec)) {
+    const name = t.latestRevision ? latestReady?.metadata.name : t.revisionName;
+    if (!name) {
+      unresolved.push('latestRevision (no revision is ready yet)');
+      continue;
+    }
+    const rev = byName.get(name);
+    if (!rev) unresolved.push(`${name} (no such revision)`);
+    else if (!conditionTrue(rev.status?.conditions, 'Ready')) unresolved.push(`${name} (not ready)`);
+    traffic.push({ revisionName: name, percent: t.percent, ...(t.tag ? { tag: t.tag } : {}), ...(t.latestRevision ? { latestRevision: true } : {}) });
+  }
+
+  let conditions = prev?.conditions;
+  const latestOk = latestCreated && conditionTrue(latestCreated.status?.conditions, 'Ready');
+  const latestFailure = latestCreated?.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'False');
+  conditions = setCondition(
+    conditions,
+    latestOk
+      ? { type: 'ConfigurationsReady', status: 'True', reason: 'RevisionReady', message: `${latestCreated.metadata.name} is ready` }
+      : latestFailure
+        ? { type: 'ConfigurationsReady', status: 'False', reason: latestFailure.reason ?? 'RevisionFailed', message: `${latestCreated!.metadata.name}: ${latestFailure.message ?? ''}` }
+        : { type: 'ConfigurationsReady', status: 'Unknown', reason: 'RevisionPending', message: latestCreated ? `waiting for ${latestCreated.metadata.name} to become ready` : 'creating the first revision' },
+    now,
+  );
+  conditions = setCondition(
+    conditions,
+    unresolved.length === 0
+      ? { type: 'RoutesReady', status: 'True', reason: 'TrafficResolved', message: 'every traffic target is ready' }
+      : { type: 'RoutesReady', status: 'Unknown', reason: 'TrafficPending', message: `waiting for ${unresolved.join(', ')}` },
+    now,
+  );
+  const ready = conditionTrue(conditions, 'ConfigurationsReady') && conditionTrue(conditions, 'RoutesReady');
+  const failed = conditions.some((c) => c.type === 'ConfigurationsReady' && c.status === 'False');
+  conditions = setCondition(
+    conditions,
+    ready
+      ? { type: 'Ready', status: 'True', reason: 'Ready', message: '' }
+      : { type: 'Ready', status: failed ? 'False' : 'Unknown', reason: failed ? 'RevisionFailed' : 'Progressing', message: 'see ConfigurationsReady and RoutesReady' },
+    now,
+  );
+
+  return {
+    observedGeneration: fn.metadata.generation,
+    url: routerUrl ? `${routerUrl.replace(/\/$/, '')}/${fn.metadata.namespace}/${fn.metadata.name}` : prev?.url,
+    latestCreatedRevision: latestCreated?.metadata.name,
+    latestReadyRevision: latestReady?.metadata.name,
+    traffic,
+    revisions: sorted.map((r) => ({
+      revisionName: r.metadata.name,
+      ready: r.status?.readyWorkers ?? 0,
+      desired: r.status?.desiredScale ?? 0,
+      actual: r.status?.actualScale ?? 0,
+    })),
+    conditions,
+  };
+}
+
+/** Revision names that traffic can reach (any percent, or a tag): these keep their workers. */
+export function routableRevisions(status: FunctionStatus | undefined): Set<string> {
+  return new Set((status?.traffic ?? []).filter((t) => t.percent > 0 || t.tag).map((t) => t.revisionName));
+}

@@ -1,0 +1,38 @@
+import type { Revision, RevisionStatus } from '@orrery/spec';
+import type { RevisionWorkers } from '../backends/local/local-backend.ts';
+import { conditionTrue, setCondition } from './conditions.ts';
+
+/**
+ * Revision status from what the backend observes. A revision that was ready stays Ready when it
+ * is scaled to zero on purpose (Knative: readiness means "can serve", not "is serving").
+ */
+export function revisionStatus(
+  rev: Revision,
+  workers: RevisionWorkers,
+  now: Date,
+  unsupported?: { reason: string; message: string },
+): RevisionStatus {
+  const prev = rev.status;
+  let conditions = prev?.conditions;
+  if (unsupported) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'False', ...unsupported }, now);
+  } else if (workers.crashLoop) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: 'WorkerCrashing', message: `workers keep exiting (${workers.restarts} restarts): ${workers.crashLoop}` }, now);
+  } else if (workers.ready > 0) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'WorkersReady', message: `${workers.ready}/${workers.desired} workers ready` }, now);
+  } else if (workers.desired === 0 && conditionTrue(prev?.conditions, 'Ready')) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'ScaledToZero', message: 'no workers wanted; the next request starts one' }, now);
+  } else if (workers.desired === 0) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'Unknown', reason: 'Inactive', message: 'not routable: no traffic target references this revision' }, now);
+  } else {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'Unknown', reason: 'Deploying', message: `starting workers: ${workers.ready}/${workers.desired} ready` }, now);
+  }
+  return {
+    ...prev,
+    observedGeneration: rev.metadata.generation,
+    desiredScale: workers.desired,
+    actualScale: workers.actual,
+    readyWorkers: workers.ready,
+    conditions,
+  };
+}

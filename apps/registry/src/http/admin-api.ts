@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AdminError, parseMemberId, type ClusterAdmin } from '../admin/cluster-admin.ts';
+import { classifyEtcdError } from '../etcd/errors.ts';
+import { bearerMatches, hasBearer, isLoopback } from './auth.ts';
+import { BodyError, readJson } from './body.ts';
+import { newRequestId, sendEnvelope, sendOk } from './envelope.ts';
+
+export interface AdminApiDeps {
+  admin: ClusterAdmin;
+  adminToken: string;
+  /** The registry's own replication view (index revision, open watch streams). */
+  registryView: () => Record<string, unknown>;
+}
+
+const ROUTES: Record<string, 'GET' | 'POST'> = {
+  '/admin/v1/status': 'GET',
+  '/admin/v1/replication/status': 'GET',
+  '/admin/v1/members/add-learner': 'POST',
+  '/admin/v1/members/promote': 'POST',
+  '/admin/v1/members/remove': 'POST',
+  '/admin/v1/leader/transfer': 'POST',
+};
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
+}
+
+/** The admin listener: loopback callers with the admin bearer token only. */
+export function adminHandler(deps: AdminApiDeps) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = newRequestId();
+    const path = new URL(req.url ?? '/', 'http://admin.invalid').pathname;
+    if (!isLoopback(req.socket.remoteAddress)) {
+      sendEnvelope(res, requestId, 'forbidden', 'the admin API only accepts requests from 127.0.0.1 / ::1');
+      return;
+    }
+    if (!hasBearer(req)) {
+      sendEnvelope(res, requestId, 'unauthorized', 'the admin API needs Authorization: Bearer <admin_token>');
+      return;
+    }
+    if (!bearerMatches(req, deps.adminToken)) {
+      sendEnvelope(res, requestId, 'forbidden', 'the admin token is not valid');
+      return;
+    }
+    const method = ROUTES[path];
+    if (!method) {
+      sendEnvelope(res, requestId, 'not_found', `no admin route ${path}`);
+      return;
+    }
+    if (req.method !== method) {
+      res.setHeader('allow', method);
+      sendEnvelope(res, requestId, 'method_not_allowed', `${path} accepts ${method} only`);
+      return;
+    }
+    route(deps, path, req)
+      .then((data) => sendOk(res, requestId, data))
+      .catch((err: unknown) => {
+        if (err instanceof AdminError || err instanceof BodyError) return sendEnvelope(res, requestId, err.code, err.message);
+        const c = classifyEtcdError(err, 'read_failed');
+        sendEnvelope(res, requestId, c.code, c.message);
+      });
+  };
+}
+
+async function route(deps: AdminApiDeps, path: string, req: IncomingMessage): Promise<unknown> {
+  switch (path) {
+    case '/admin/v1/status':
+      return deps.admin.status();
+    case '/admin/v1/replication/status':
+      return { ...(await deps.admin.replicationStatus()), registry: deps.registryView() };
+    case '/admin/v1/members/add-learner': {
+      const body = await readJson(req);
+      const name = field(body, 'name');
+      const peerURL = field(body, 'peerURL');
+      if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) {
+        throw new AdminError('bad_request', 'name is required: the new member\'s etcd --name, e.g. "etcd-3"');
+      }
+      if (typeof peerURL !== 'string' || !/^https?:\/\/[^\s/]+$/.test(peerURL)) {
+        throw new AdminError('bad_request', 'peerURL is required: the new member\'s peer URL, e.g. "http://10.0.0.14:2380"');
+      }
+      return deps.admin.addLearner(name, peerURL);
+    }
+    case '/admin/v1/members/promote':
+      return deps.admin.promote(parseMemberId(field(await readJson(req), 'id'), 'id'));
+    case '/admin/v1/members/remove':
+      return deps.admin.remove(parseMemberId(field(await readJson(req), 'id'), 'id'));
+    case '/admin/v1/leader/transfer':
+      return deps.admin.transferLeader(parseMemberId(field(await readJson(req), 'targetId'), 'targetId'));
+  }
+  throw new AdminError('not_found', `no admin route ${path}`);
+}

@@ -1,0 +1,225 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Etcd3 } from 'etcd3';
+import { parseIdentity, parseLeaseTtl, parseRegistration } from '../model/instance.ts';
+import { parseFilter, parseWatchOptions } from '../query/filter.ts';
+import { IndexTimeoutError, type InstanceIndex } from '../etcd/instance-index.ts';
+import type { InstanceWriter } from '../etcd/instance-writer.ts';
+import type { KeyLayout } from '../etcd/keys.ts';
+import { classifyEtcdError } from '../etcd/errors.ts';
+import { serveWatch } from '../watch/watch-session.ts';
+import { targetGroups, type SdContext } from '../prometheus-sd.ts';
+import type { RegistryMetrics } from '../metrics.ts';
+import { bearerMatches, hasBearer } from './auth.ts';
+import { BodyError, readJson } from './body.ts';
+import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
+
+export interface PublicApiDeps {
+  client: Etcd3;
+  index: InstanceIndex;
+  writer: InstanceWriter;
+  keys: KeyLayout;
+  metrics: RegistryMetrics;
+  replicationToken: string;
+  prometheusSdToken: string;
+  requestTimeoutMs: number;
+  sd: () => SdContext;
+  /** Current etcd leader as seen by one member; cached briefly by the caller. */
+  leader: () => Promise<{ leaderId: string; leaderAddr: string } | undefined>;
+  keepAliveMs?: number;
+}
+
+class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function must<T>(parsed: { ok: true; value: T } | { ok: false; message: string }): T {
+  if (!parsed.ok) throw new ApiError('bad_request', parsed.message);
+  return parsed.value;
+}
+
+const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
+  '/api/v1/registry/register': { method: 'POST', name: 'register' },
+  '/api/v1/registry/deregister': { method: 'POST', name: 'deregister' },
+  '/api/v1/registry/heartbeat': { method: 'POST', name: 'heartbeat' },
+  '/api/v1/registry/instances': { method: 'GET', name: 'instances' },
+  '/api/v1/registry/watch': { method: 'GET', name: 'watch' },
+  '/internal/v1/replication/watch': { method: 'GET', name: 'replication_watch' },
+  '/internal/v1/prometheus/sd': { method: 'GET', name: 'prometheus_sd' },
+  '/healthz': { method: 'GET', name: 'healthz' },
+  '/readyz': { method: 'GET', name: 'readyz' },
+  '/metrics': { method: 'GET', name: 'metrics' },
+};
+
+/** The public listener: the StellMap data plane, the internal helpers, health and metrics. */
+export function publicHandler(deps: PublicApiDeps) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = newRequestId();
+    const url = new URL(req.url ?? '/', 'http://registry.invalid');
+    const route = ROUTES[url.pathname];
+    const started = process.hrtime.bigint();
+    let code: ErrorCode = 'ok';
+    const done = (): void => {
+      const name = route?.name ?? 'unknown';
+      deps.metrics.requests.inc({ route: name, code });
+      deps.metrics.duration.observe({ route: name }, Number(process.hrtime.bigint() - started) / 1e9);
+    };
+    const fail = (c: ErrorCode, message: string): void => {
+      code = c;
+      if (!res.headersSent) sendEnvelope(res, requestId, c, message);
+      else res.end();
+    };
+    if (!route) {
+      fail('not_found', `no route ${url.pathname}; see docs/registry.md for the API`);
+      done();
+      return;
+    }
+    if (req.method !== route.method) {
+      res.setHeader('allow', route.method);
+      fail('method_not_allowed', `${url.pathname} accepts ${route.method} only`);
+      done();
+      return;
+    }
+    handle(deps, route.name, req, res, url, requestId)
+      .catch((err: unknown) => {
+        if (err instanceof ApiError) return fail(err.code, err.message);
+        if (err instanceof BodyError) return fail(err.code, err.message);
+        if (err instanceof IndexTimeoutError) return fail('read_failed', err.message);
+        // Writes that etcd did not take are propose failures; everything else is a failed read.
+        const fallback: ErrorCode = route.method === 'POST' ? 'propose_failed' : 'read_failed';
+        const c = classifyEtcdError(err, fallback);
+        fail(c.code, c.message);
+      })
+      .finally(done);
+  };
+}
+
+async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+  switch (route) {
+    case 'register': {
+      const rec = must(parseRegistration(await readJson(req)));
+      const { revision, leaseId } = await deps.writer.register(rec);
+      sendOk(res, requestId, { revision, instance: { ...rec, revision, leaseId } });
+      return;
+    }
+    case 'deregister': {
+      const id = must(parseIdentity(await readJson(req)));
+      const out = await deps.writer.deregister(id);
+      if (!out) throw new ApiError('not_found', `instance ${id.namespace}/${id.service}/${id.instanceId} is not registered`);
+      sendOk(res, requestId, { revision: out.revision, instance: { namespace: id.namespace, service: id.service, instanceId: id.instanceId } });
+      return;
+    }
+    case 'heartbeat': {
+      const body = await readJson(req);
+      const id = must(parseIdentity(body));
+      const rawTtl = (body as Record<string, unknown>).leaseTtlSeconds;
+      const ttl = rawTtl === undefined || rawTtl === null ? undefined : must(parseLeaseTtl(rawTtl));
+      const out = await deps.writer.heartbeat(id, ttl);
+      if (!out.found) {
+        throw new ApiError('not_found', `instance ${id.namespace}/${id.service}/${id.instanceId} is not registered (or its lease expired); register it again`);
+      }
+      sendOk(res, requestId, {
+        revision: out.instance.revision,
+        leaseTtlSeconds: out.instance.leaseTtlSeconds,
+        remainingTtlSeconds: out.remainingTtlSeconds,
+        ttlChanged: out.ttlChanged,
+      });
+      return;
+    }
+    case 'instances': {
+      const filter = must(parseFilter(url.searchParams));
+      const revision = await deps.index.barrier();
+      const instances = deps.index.select(filter);
+      sendOk(res, requestId, { revision, instances });
+      return;
+    }
+    case 'replication_watch':
+      requireBearer(req, deps.replicationToken, 'replication');
+    // falls through
+    case 'watch': {
+      const filter = must(parseFilter(url.searchParams));
+      const params = new URLSearchParams(url.searchParams);
+      // EventSource clients resume with Last-Event-ID; it means the same as sinceRevision.
+      const lastEventId = req.headers['last-event-id'];
+      if (!params.has('sinceRevision') && typeof lastEventId === 'string' && /^\d+$/.test(lastEventId)) params.set('sinceRevision', lastEventId);
+      const opts = must(parseWatchOptions(params));
+      await serveWatch(
+        req,
+        res,
+        {
+          index: deps.index,
+          client: deps.client,
+          keys: deps.keys,
+          requestTimeoutMs: deps.requestTimeoutMs,
+          keepAliveMs: deps.keepAliveMs,
+          onOpen: () => deps.metrics.watchers.inc(),
+          onClose: () => deps.metrics.watchers.dec(),
+        },
+        filter,
+        opts,
+        (code, message) => {
+          throw new ApiError(code, message);
+        },
+      );
+      return;
+    }
+    case 'prometheus_sd': {
+      requireBearer(req, deps.prometheusSdToken, 'Prometheus SD');
+      const params = url.searchParams;
+      const scope = params.get('scope') ?? 'local';
+      if (scope !== 'local' && scope !== 'merged') throw new ApiError('bad_request', `scope must be local or merged, got "${scope}"`);
+      const includeSelf = params.get('includeSelf') === 'true';
+      const endpoint = params.get('endpoint') || 'metrics';
+      const filterParams = new URLSearchParams(params);
+      filterParams.delete('endpoint');
+      // Prometheus SD may span every namespace: namespace is optional here.
+      const namespace = params.get('namespace');
+      await deps.index.barrier();
+      let groups;
+      if (namespace) {
+        const filter = must(parseFilter(filterParams));
+        groups = targetGroups(deps.index.select(filter), filter, endpoint, deps.sd(), includeSelf);
+      } else {
+        const namespaces = new Set([...deps.index.all()].map(([, i]) => i.namespace));
+        groups = [];
+        for (const ns of [...namespaces].sort()) {
+          filterParams.set('namespace', ns);
+          const filter = must(parseFilter(filterParams));
+          groups.push(...targetGroups(deps.index.select(filter), filter, endpoint, deps.sd(), false));
+        }
+        if (includeSelf) groups.push(...targetGroups([], { namespace: '', services: [], prefixes: [], requirements: [] }, endpoint, deps.sd(), true));
+      }
+      const body = JSON.stringify(groups);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+    case 'healthz': {
+      const leader = await deps.leader().catch(() => undefined);
+      sendOk(res, requestId, { status: 'alive', leaderId: leader?.leaderId ?? '', leaderAddr: leader?.leaderAddr ?? '', indexRevision: deps.index.revision });
+      return;
+    }
+    case 'readyz': {
+      if (!deps.index.ready) throw new ApiError('not_ready', 'the registry index is still loading from etcd');
+      const leader = await deps.leader().catch(() => undefined);
+      if (!leader?.leaderId) throw new ApiError('not_ready', 'etcd has no leader (or no member answered); not serving linearizable reads');
+      sendOk(res, requestId, { status: 'ready', leaderId: leader.leaderId, indexRevision: deps.index.revision });
+      return;
+    }
+    case 'metrics': {
+      const text = await deps.metrics.registry.metrics();
+      res.writeHead(STATUS_BY_CODE.ok, { 'content-type': deps.metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+  }
+}
+
+function requireBearer(req: IncomingMessage, token: string, what: string): void {
+  if (!hasBearer(req)) throw new ApiError('unauthorized', `${what} endpoint needs Authorization: Bearer <token>`);
+  if (!bearerMatches(req, token)) throw new ApiError('forbidden', `the ${what} token is not valid`);
+}

@@ -1,0 +1,35 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface RegistryMetrics {
+  registry: Registry;
+  requests: Counter<'route' | 'code'>;
+  duration: Histogram<'route'>;
+  watchers: Gauge;
+  indexInstances: Gauge;
+  indexRevision: Gauge;
+  barrierReads: Gauge;
+  sweeperRemoved: Gauge;
+  indexResyncs: Counter;
+}
+
+export function createMetrics(sample: { instances: () => number; revision: () => number; barrierReads: () => number; swept: () => number }): RegistryMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'orrery_registry_process_' });
+  return {
+    registry,
+    requests: new Counter({ name: 'orrery_registry_requests_total', help: 'HTTP requests by route and response code', labelNames: ['route', 'code'], registers: [registry] }),
+    duration: new Histogram({
+      name: 'orrery_registry_request_duration_seconds',
+      help: 'HTTP request duration by route (watch streams: time to open)',
+      labelNames: ['route'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    watchers: new Gauge({ name: 'orrery_registry_watchers', help: 'Open watch streams (public and replication)', registers: [registry] }),
+    indexInstances: new Gauge({ name: 'orrery_registry_instances', help: 'Instances in the in-memory index', registers: [registry], collect() { this.set(sample.instances()); } }),
+    indexRevision: new Gauge({ name: 'orrery_registry_index_revision', help: 'etcd revision applied by the in-memory index', registers: [registry], collect() { this.set(sample.revision()); } }),
+    barrierReads: new Gauge({ name: 'orrery_registry_barrier_reads', help: 'Linearizable etcd reads issued for read barriers (shared between concurrent queries)', registers: [registry], collect() { this.set(sample.barrierReads()); } }),
+    sweeperRemoved: new Gauge({ name: 'orrery_registry_sweeper_removed', help: 'Records without a live lease removed by the cleanup sweep', registers: [registry], collect() { this.set(sample.swept()); } }),
+    indexResyncs: new Counter({ name: 'orrery_registry_index_resyncs_total', help: 'Times the index re-read etcd because its watch was cancelled (e.g. compaction)', registers: [registry] }),
+  };
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseIdentity, parseLeaseTtl, parseRegistration } from './instance.ts';
+
+const seedExample = {
+  namespace: 'prod',
+  organization: 'company',
+  businessDomain: 'trade',
+  capabilityDomain: 'order',
+  application: 'order-center',
+  role: 'api',
+  service: 'company.trade.order.order-center.api',
+  instanceId: 'order-center-api-10.0.1.23',
+  zone: 'az1',
+  labels: { color: 'gray', version: 'v2' },
+  metadata: { build_sha: 'abc123', owner: 'trade-team' },
+  endpoints: [
+    { name: 'http', protocol: 'http', host: '10.0.1.23', port: 8080, weight: 100 },
+    { name: 'metrics', protocol: 'http', host: '10.0.1.23', port: 8080, path: '/metrics', weight: 100 },
+    { name: 'grpc', protocol: 'grpc', host: '10.0.1.23', port: 9090, weight: 100 },
+  ],
+  leaseTtlSeconds: 30,
+};
+
+describe('registration model', () => {
+  it('accepts the seed example unchanged', () => {
+    const r = parseRegistration(seedExample);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.value.endpoints).toHaveLength(3);
+  });
+
+  it('derives service from segments, segments from service, and fills defaults', () => {
+    const { service: _s, ...noService } = seedExample;
+    const a = parseRegistration({ ...noService, endpoints: [{ protocol: 'http', host: 'h', port: 1 }], leaseTtlSeconds: 0 });
+    expect(a.ok && a.value.service).toBe('company.trade.order.order-center.api');
+    expect(a.ok && a.value.endpoints[0]).toEqual({ name: 'http', protocol: 'http', host: 'h', port: 1, weight: 100 });
+    expect(a.ok && a.value.leaseTtlSeconds).toBe(30);
+    const b = parseRegistration({ namespace: 'prod', service: 'company.trade.order.order-center.api', instanceId: 'x' });
+    expect(b.ok && b.value.application).toBe('order-center');
+  });
+
+  it('rejects disagreeing or skipped segments, missing fields and bad values', () => {
+    expect(parseRegistration({ ...seedExample, role: 'worker' })).toMatchObject({ ok: false });
+    const { service: _s, ...noService } = seedExample;
+    expect(parseRegistration({ ...noService, capabilityDomain: undefined })).toMatchObject({ ok: false });
+    expect(parseRegistration({ namespace: 'prod', organization: 'company', application: 'x', instanceId: 'i' })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...seedExample, namespace: '' })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...seedExample, instanceId: 'a/b' })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...seedExample, endpoints: [{ protocol: 'http', host: 'h', port: 70000 }] })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...seedExample, labels: { color: 1 } })).toMatchObject({ ok: false });
+    expect(parseRegistration([])).toMatchObject({ ok: false });
+  });
+
+  it('parses identities for heartbeat and deregister', () => {
+    expect(parseIdentity({ namespace: 'prod', service: 'company.trade.order.order-center.api', instanceId: 'i' }).ok).toBe(true);
+    expect(parseIdentity({ namespace: 'prod', instanceId: 'i' }).ok).toBe(false);
+    expect(parseLeaseTtl(-1).ok).toBe(false);
+    expect(parseLeaseTtl(1.5).ok).toBe(false);
+  });
+});

@@ -1,0 +1,177 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { noRetryClient } from '@orrery/etcdcluster';
+import type { RegistryConfig } from './config.ts';
+import { ClusterAdmin } from './admin/cluster-admin.ts';
+import { dataClient, readClient, watchClient } from './etcd/data-client.ts';
+import { ExpirySweeper } from './etcd/expiry-sweeper.ts';
+import { InstanceIndex } from './etcd/instance-index.ts';
+import { InstanceWriter } from './etcd/instance-writer.ts';
+import { KeepAliveChannel } from './etcd/keepalive-channel.ts';
+import { KeyLayout } from './etcd/keys.ts';
+import { adminHandler } from './http/admin-api.ts';
+import { publicHandler } from './http/public-api.ts';
+import { createMetrics } from './metrics.ts';
+
+export interface RunningRegistry {
+  httpUrl: string;
+  adminUrl: string;
+  index: InstanceIndex;
+  sweeper: ExpirySweeper;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** SSE keep-alive comment period (tests shorten it). */
+  keepAliveMs?: number;
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function urlOf(a: AddressInfo): string {
+  return a.family === 'IPv6' || a.address.includes(':') ? `http://[${a.address}]:${a.port}` : `http://${a.address}:${a.port}`;
+}
+
+/** Connects to etcd, loads the index, and opens the public and admin listeners. */
+export async function startRegistry(config: RegistryConfig, options: StartOptions = {}): Promise<RunningRegistry> {
+  const client = dataClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
+  const reads = readClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
+  const keys = new KeyLayout(config.prefix);
+  const index = new InstanceIndex(reads, keys, config.requestTimeoutMs, () => watchClient(config.etcdEndpoints, config.dialTimeoutMs));
+  const keepAlive = new KeepAliveChannel(client, config.requestTimeoutMs);
+  const writer = new InstanceWriter(client, keys, keepAlive, reads);
+  const sweeper = new ExpirySweeper(client, keys, index, config.cleanupIntervalMs, config.cleanupDeleteLimit);
+  const admin = new ClusterAdmin(() => config.etcdEndpoints, config.requestTimeoutMs);
+  const metrics = createMetrics({
+    instances: () => index.size(),
+    revision: () => index.revision,
+    barrierReads: () => index.revisions.reads,
+    swept: () => sweeper.removed,
+  });
+  index.onResync = () => metrics.indexResyncs.inc();
+
+  let etcdClusterId = config.clusterId ?? '';
+  // /healthz and /readyz ask one member for the leader; cached for a second so probes stay cheap.
+  let leaderCache: { at: number; value: Promise<{ leaderId: string; leaderAddr: string } | undefined> } | undefined;
+  const leader = (): Promise<{ leaderId: string; leaderAddr: string } | undefined> => {
+    if (leaderCache && Date.now() - leaderCache.at < 1000) return leaderCache.value;
+    const value = (async () => {
+      for (const endpoint of config.etcdEndpoints) {
+        const c = noRetryClient(endpoint, 1500);
+        try {
+          const s = await c.maintenance.status();
+          if (!etcdClusterId) etcdClusterId = BigInt(s.header.cluster_id).toString(16);
+          if (!s.leader || s.leader === '0') continue;
+          const leaderId = BigInt(s.leader).toString(16);
+          const list = await c.cluster.memberList({});
+          const m = list.members.find((x) => x.ID === s.leader);
+          return { leaderId, leaderAddr: m?.clientURLs[0] ?? '' };
+        } catch {
+          /* try the next endpoint */
+        } finally {
+          c.close();
+        }
+      }
+      return undefined;
+    })();
+    leaderCache = { at: Date.now(), value };
+    return value;
+  };
+
+  try {
+    await index.start();
+  } catch (err) {
+    client.close();
+    reads.close();
+    throw new Error(`cannot load the registry from etcd at ${config.etcdEndpoints.join(',')}: ${(err as Error).message}`);
+  }
+  sweeper.start();
+  await leader();
+
+  let httpAddress: AddressInfo | undefined;
+  let watchSessions = 0;
+  const publicServer = createServer(
+    publicHandler({
+      client,
+      index,
+      writer,
+      keys,
+      metrics,
+      replicationToken: config.replicationToken,
+      prometheusSdToken: config.prometheusSdToken,
+      requestTimeoutMs: config.requestTimeoutMs,
+      keepAliveMs: options.keepAliveMs,
+      leader,
+      sd: () => ({
+        region: config.region,
+        clusterId: etcdClusterId,
+        ...(httpAddress ? { self: { host: httpAddress.address, port: httpAddress.port } } : {}),
+      }),
+    }),
+  );
+  publicServer.on('request', (req) => {
+    if (req.url?.includes('/watch')) {
+      watchSessions++;
+      req.once('close', () => watchSessions--);
+    }
+  });
+  publicServer.keepAliveTimeout = 65_000;
+  const adminServer = createServer(
+    adminHandler({
+      admin,
+      adminToken: config.adminToken,
+      registryView: () => ({ indexRevision: index.revision, instances: index.size(), watchStreams: watchSessions, barrierReads: index.revisions.reads }),
+    }),
+  );
+
+  try {
+    httpAddress = await listen(publicServer, config.httpAddr.host, config.httpAddr.port);
+  } catch (err) {
+    await index.close();
+    client.close();
+    throw err;
+  }
+  let adminAddress: AddressInfo;
+  try {
+    adminAddress = await listen(adminServer, config.adminAddr.host, config.adminAddr.port);
+  } catch (err) {
+    publicServer.close();
+    await index.close();
+    client.close();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    httpUrl: urlOf(httpAddress),
+    adminUrl: urlOf(adminAddress),
+    index,
+    sweeper,
+    close: () => {
+      closing ??= (async () => {
+        const timeout = new Promise<void>((r) => setTimeout(r, config.shutdownTimeoutMs).unref());
+        const servers = Promise.all(
+          [publicServer, adminServer].map((s) => new Promise<void>((r) => s.close(() => r()))),
+        );
+        // Watch streams never end on their own: cut them so close() can finish.
+        publicServer.closeAllConnections();
+        adminServer.closeAllConnections();
+        await Promise.race([servers, timeout]);
+        await sweeper.close();
+        keepAlive.close();
+        await index.close();
+        client.close();
+        reads.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * Test-side plumbing for the integration tests and the benchmark: registries in-process or as
+ * child processes, JSON calls, and an SSE reader. Not used by the server itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { waitFor } from '@orrery/etcdcluster';
+import { loadConfig, type RegistryConfig } from '../config.ts';
+import { startRegistry, type RunningRegistry, type StartOptions } from '../server.ts';
+import type { Envelope } from '../http/envelope.ts';
+
+export const TOKENS = { admin: 'admin-token-for-tests', replication: 'replication-token-for-tests', sd: 'sd-token-for-tests' };
+
+export function registryArgs(endpoints: string[], extra: string[] = []): string[] {
+  return [
+    '--http-addr', '127.0.0.1:0',
+    '--admin-addr', '127.0.0.1:0',
+    '--etcd-endpoints', endpoints.join(','),
+    '--admin-token', TOKENS.admin,
+    '--replication-token', TOKENS.replication,
+    '--prometheus-sd-token', TOKENS.sd,
+    '--request-timeout', '4s',
+    ...extra,
+  ];
+}
+
+export function testConfig(endpoints: string[], extra: string[] = []): RegistryConfig {
+  const r = loadConfig(registryArgs(endpoints, extra), {});
+  if (r.ok !== true) throw new Error(r.ok === false ? r.message : 'help');
+  return r.config;
+}
+
+export function startTestRegistry(endpoints: string[], extra: string[] = [], opts: StartOptions = {}): Promise<RunningRegistry> {
+  return startRegistry(testConfig(endpoints, extra), opts);
+}
+
+/** The real binary as a child process (for restart and kill tests). */
+export interface RegistryProcess {
+  child: ChildProcess;
+  httpUrl: string;
+  adminUrl: string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/orrery-registry.mjs');
+
+export async function spawnRegistry(endpoints: string[], extra: string[] = []): Promise<RegistryProcess> {
+  const child = spawn(process.execPath, [BIN, ...registryArgs(endpoints, extra)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  process.once('exit', () => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`registry did not start in 60 s: ${stderr}`)), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening (\S+) admin (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`registry exited with ${code}: ${stderr}`));
+    });
+  });
+  const [, httpUrl, adminUrl] = /listening (\S+) admin (\S+)/.exec(line)!;
+  return {
+    child,
+    httpUrl: httpUrl!,
+    adminUrl: adminUrl!,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
+
+/** Response bodies in tests are checked by assertions, not by types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Loose = any;
+
+export interface CallResult<T = Loose> {
+  status: number;
+  body: Envelope<T>;
+}
+
+export async function call<T = Loose>(base: string, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<CallResult<T>> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let parsed: Envelope<T>;
+  try {
+    parsed = JSON.parse(text) as Envelope<T>;
+  } catch {
+    parsed = { code: 'ok', message: text, data: text as T, requestId: '' };
+  }
+  return { status: res.status, body: parsed };
+}
+
+export const admin = (r: { adminUrl: string }, method: 'GET' | 'POST', path: string, body?: unknown) =>
+  call(r.adminUrl, method, path, body, { authorization: `Bearer ${TOKENS.admin}` }, 30_000);
+
+export interface SseEvent {
+  event: string;
+  id?: string;
+  data: Loose;
+}
+
+/** A minimal SSE reader: collects events, lets tests wait for a condition. */
+export class SseClient {
+  readonly events: SseEvent[] = [];
+  comments = 0;
+  status = 0;
+  body = '';
+  private req?: ClientRequest;
+  private res?: IncomingMessage;
+  ended = false;
+
+  static open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const c = new SseClient();
+    return new Promise((resolve, reject) => {
+      const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+        c.res = res;
+        c.status = res.statusCode ?? 0;
+        res.setEncoding('utf8');
+        let buf = '';
+        res.on('data', (chunk: string) => {
+          if (c.status !== 200) {
+            c.body += chunk;
+            return;
+          }
+          buf += chunk;
+          let idx;
+          while ((idx = buf.indexOf('\n\n')) >= 0) {
+            const frame = buf.slice(0, idx);
+            buf = buf.slice(idx + 2);
+            c.parse(frame);
+          }
+        });
+        res.on('end', () => {
+          c.ended = true;
+        });
+        res.on('error', () => {
+          c.ended = true;
+        });
+        if (c.status === 200) resolve(c);
+        else res.on('end', () => resolve(c));
+      });
+      req.on('error', reject);
+      req.end();
+      c.req = req;
+    });
+  }
+
+  private parse(frame: string): void {
+    if (frame.startsWith(':')) {
+      this.comments++;
+      return;
+    }
+    const ev: SseEvent = { event: 'message', data: undefined };
+    for (const line of frame.split('\n')) {
+      const i = line.indexOf(':');
+      const k = line.slice(0, i);
+      const v = line.slice(i + 1).trimStart();
+      if (k === 'event') ev.event = v;
+      else if (k === 'id') ev.id = v;
+      else if (k === 'data') ev.data = JSON.parse(v);
+    }
+    this.events.push(ev);
+  }
+
+  waitFor(what: string, pred: (events: SseEvent[]) => boolean, timeoutMs = 20_000): Promise<true> {
+    return waitFor(what, timeoutMs, async () => (pred(this.events) ? true : undefined), () => JSON.stringify(this.events.slice(-5)), 25);
+  }
+
+  close(): void {
+    this.req?.destroy();
+    this.res?.destroy();
+  }
+}
+
+/** A registration body for tests: service company.test.<app>.svc.api unless given. */
+export function regBody(namespace: string, instanceId: string, over: Record<string, unknown> = {}) {
+  return {
+    namespace,
+    service: 'company.test.order.order-center.api',
+    instanceId,
+    zone: 'az1',
+    labels: { color: 'gray', version: 'v2' },
+    endpoints: [
+      { protocol: 'http', host: '10.0.0.1', port: 8080 },
+      { name: 'metrics', protocol: 'http', host: '10.0.0.1', port: 9090, path: '/metrics' },
+    ],
+    leaseTtlSeconds: 60,
+    ...over,
+  };
+}

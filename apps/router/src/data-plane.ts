@@ -1,0 +1,418 @@
+/**
+ * The request path: resolve function → pick revision (tag, sticky hash, weight) → Admit →
+ * proxy, or wait in the activator queue. One Exchange object per request carries everything
+ * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { admit, type Admission } from './admit/admit.ts';
+import type { Endpoint } from './admit/endpoint.ts';
+import type { EndpointIndex } from './admit/endpoint-index.ts';
+import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
+import { WaitingQueue } from './activator/waiting-queue.ts';
+import { teleportBucket } from './admit/teleport-buckets.ts';
+import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
+import type { UpstreamHandler } from './proxy/http1-upstream.ts';
+import type { UpstreamPools } from './proxy/upstream-pools.ts';
+import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
+import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
+import { parseIngressTarget } from './server/ingress-target.ts';
+import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
+import type { RouterMetrics } from './stats/metrics.ts';
+import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-stats.ts';
+
+export interface DataPlaneOptions {
+  index: EndpointIndex;
+  quarantine: QuarantineTable;
+  owners: StickyOwnerRecorder;
+  stats: RouterStats;
+  metrics: RouterMetrics;
+  pools: UpstreamPools;
+  /** Per-revision activator queue depth (503 queue_full beyond it). */
+  queueDepth: number;
+  /** ".example.com" for host-based routing, or undefined. */
+  domainSuffix: string | undefined;
+  quarantineMs: number;
+  /** Request body limit in bytes (0 = none): 413 body_too_large. */
+  maxBodyBytes: number;
+  /** Extra attempts after dial errors. */
+  dialRetries: number;
+  /** Called when a request starts waiting (the autoscaler poke). */
+  poke: (rev: RevisionRoute, queueLength: number) => void;
+  log: (message: string) => void;
+}
+
+const encoder = new TextEncoder();
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: message, code });
+  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))]);
+  res.end(body);
+}
+
+function isDialRefused(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
+}
+
+function isDialTimeout(err: unknown): boolean {
+  return (err as { code?: string }).code === 'ORRERY_CONNECT_TIMEOUT';
+}
+
+function isUpstreamTimeout(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'ORRERY_HEADERS_TIMEOUT' || code === 'ORRERY_BODY_TIMEOUT';
+}
+
+export class DataPlane {
+  routes: RouteTable;
+  readonly queues = new Map<string, WaitingQueue<Exchange>>();
+  readonly quarantineCheck: (address: string) => boolean;
+  dialErrors = 0;
+
+  constructor(
+    readonly opts: DataPlaneOptions,
+    routes: RouteTable,
+  ) {
+    this.routes = routes;
+    const q = opts.quarantine;
+    this.quarantineCheck = (address) => q.isQuarantined(address);
+  }
+
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const t0 = performance.now();
+    const domain = this.opts.domainSuffix;
+    const target = parseIngressTarget(req.url ?? '/', domain ? findHost(req.rawHeaders) : undefined, domain);
+    if (!target) {
+      sendError(res, 404, 'not_found', 'route requests as /{namespace}/{function}/... or by host <function>.<namespace>.<domain>');
+      return;
+    }
+    const fn = this.routes.get(target.namespace, target.name);
+    if (!fn) {
+      sendError(res, 404, 'function_not_found', `no function ${target.namespace}/${target.name}; check the name or apply the Function first`);
+      return;
+    }
+    const fnStats = this.opts.stats.fn(fn.key, fn.namespace, fn.name);
+    fnStats.requests++;
+    const head = scanRequestHead(req.rawHeaders, fn.sticky?.source === 'header' ? fn.sticky.name : undefined);
+    const limit = this.opts.maxBodyBytes;
+    if (limit > 0 && head.contentLength !== undefined && Number(head.contentLength) > limit) {
+      sendError(res, 413, 'body_too_large', `request bodies are limited to ${limit} bytes; send less or raise --max-body-bytes`);
+      return;
+    }
+
+    // Sticky key: hashed once; its FNV picks the revision and the teleport bucket, its `‖0x00` state feeds HRW.
+    let keyHash: Uint32Array | undefined;
+    let keyState: Uint32Array | undefined;
+    if (fn.sticky) {
+      const key = fn.sticky.source === 'header' ? head.sticky : this.stickyQueryKey(fn.sticky.name, target.upstreamPath);
+      if (key === undefined || key === '') {
+        fnStats.stickyKeyMissing++;
+      } else {
+        fnStats.stickyRequests++;
+        const bytes = encoder.encode(key);
+        keyHash = fnv64Update(fnv64Init(), bytes);
+        keyState = fnv64UpdateByte(new Uint32Array(keyHash), 0);
+      }
+    }
+
+    let rev: RevisionRoute | undefined;
+    const tag = head.tag;
+    if (tag !== undefined && tag !== '') {
+      rev = fn.tags.get(tag);
+      if (!rev) {
+        sendError(res, 404, 'unknown_tag', `function ${fn.key} has no traffic target tagged ${JSON.stringify(tag)}`);
+        return;
+      }
+    } else {
+      rev = keyHash ? pickSticky(fn, keyHash[0]!, keyHash[1]!) : pickWeighted(fn, Math.random());
+    }
+    if (!rev) {
+      sendError(res, 503, 'no_revision', `function ${fn.key} has no revision to route to yet`);
+      return;
+    }
+    const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0);
+    ex.start();
+  };
+
+  private stickyQueryKey(name: string, upstreamPath: string): string | undefined {
+    const q = upstreamPath.indexOf('?');
+    if (q < 0) return undefined;
+    return new URLSearchParams(upstreamPath.slice(q + 1)).get(name) ?? undefined;
+  }
+
+  queue(rev: RevisionRoute): WaitingQueue<Exchange> {
+    let q = this.queues.get(rev.key);
+    if (!q) this.queues.set(rev.key, (q = new WaitingQueue<Exchange>(this.opts.queueDepth)));
+    return q;
+  }
+
+  /** Offers free slots to the revision's waiting requests, in order. */
+  drain(revKey: string): void {
+    const q = this.queues.get(revKey);
+    if (!q || q.size === 0) return;
+    q.drain((ex) => ex.tryAdmit());
+  }
+
+  drainAll(): void {
+    for (const key of this.queues.keys()) this.drain(key);
+  }
+
+  queueDepths(): Array<{ namespace: string; function: string; revision: string; depth: number }> {
+    const out: Array<{ namespace: string; function: string; revision: string; depth: number }> = [];
+    for (const [key, q] of this.queues) {
+      const s = this.opts.stats.revisions.get(key);
+      if (s) out.push({ namespace: s.namespace, function: s.functionName, revision: s.revision, depth: q.size });
+    }
+    return out;
+  }
+}
+
+const kExchange = Symbol('orrery.exchange');
+type TaggedResponse = ServerResponse & { [kExchange]?: Exchange };
+
+/* Shared listeners: no per-request closures (each would also cost a keepNames call under tsx). */
+function onResponseClose(this: TaggedResponse): void {
+  this[kExchange]?.onClientClose();
+}
+function onResponseDrain(this: TaggedResponse): void {
+  this[kExchange]?.onDrain();
+}
+function onQueueTimeout(ex: Exchange): void {
+  ex.onQueueTimeout();
+}
+function onRetry(ex: Exchange): void {
+  ex.retry();
+}
+
+/** One request from arrival to the end of its response; also the upstream handler and the queue waiter. */
+class Exchange implements UpstreamHandler {
+  done = false;
+  private admission: Admission | undefined;
+  private avoid: Endpoint | undefined;
+  private attempts = 0;
+  private finished = false;
+  private queued = false;
+  private timer: NodeJS.Timeout | undefined;
+  private abortUpstream: ((err?: Error) => void) | undefined;
+  private resumeUpstream: (() => void) | undefined;
+  private tDispatch = 0;
+  private ownOverhead = 0;
+  private status = 0;
+
+  constructor(
+    private readonly plane: DataPlane,
+    private readonly req: IncomingMessage,
+    private readonly res: TaggedResponse,
+    private readonly head: RequestHead,
+    private readonly fn: FunctionRoute,
+    private readonly fnStats: FunctionStats,
+    private readonly rev: RevisionRoute,
+    private readonly revStats: RevisionStats,
+    private readonly keyHash: Uint32Array | undefined,
+    private readonly keyState: Uint32Array | undefined,
+    private readonly upstreamPath: string,
+    private readonly t0: number,
+  ) {}
+
+  start(): void {
+    const s = this.revStats;
+    s.requestsTotal++;
+    s.meter.requests++;
+    s.meter.change(1, this.t0);
+    this.res[kExchange] = this;
+    this.res.on('close', onResponseClose);
+    const q = this.plane.queues.get(this.rev.key);
+    // FIFO: while others wait for this revision, a newcomer queues behind them.
+    if (q && q.size > 0) this.enqueue(q);
+    else if (!this.tryAdmit()) this.enqueue(this.plane.queue(this.rev));
+  }
+
+  /** Admit now if possible (also the queue's grant callback). */
+  tryAdmit(): boolean {
+    const plane = this.plane;
+    const a = admit(plane.opts.index.ready(this.rev.key), this.rev.containerConcurrency, this.keyState, plane.quarantineCheck, this.avoid);
+    plane.opts.stats.admitResults[a.result]!++;
+    if (a.result !== 'admitted') return false;
+    this.admission = a;
+    if (this.queued) {
+      this.queued = false;
+      this.revStats.queued--;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.revStats.inflight++;
+    if (this.keyHash) {
+      if (a.hit) this.fnStats.stickyHits++;
+      const r = plane.opts.owners.record(this.fn.key, teleportBucket(this.keyHash[1]!), a.endpoint!.address, Date.now());
+      if (r.teleportedFrom !== undefined) this.fnStats.teleports++;
+    }
+    this.dispatch(a.endpoint!);
+    return true;
+  }
+
+  private enqueue(q: WaitingQueue<Exchange>): void {
+    if (!q.push(this)) {
+      this.finish(503, 'queue_full', `revision ${this.rev.revision} has ${q.size} requests waiting (the limit); retry later`);
+      return;
+    }
+    this.queued = true;
+    this.revStats.queued++;
+    this.timer = setTimeout(onQueueTimeout, this.rev.timeoutMs, this);
+    this.plane.opts.poke(this.rev, q.size);
+  }
+
+  onQueueTimeout(): void {
+    this.timer = undefined;
+    if (!this.queued) return;
+    this.leaveQueue();
+    this.finish(504, 'activation_timeout', `no endpoint of revision ${this.rev.revision} could take the request within ${this.rev.timeoutMs / 1000}s`);
+  }
+
+  private leaveQueue(): void {
+    if (!this.queued) return;
+    this.queued = false;
+    this.revStats.queued--;
+    this.plane.queues.get(this.rev.key)?.cancel(this);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  onClientClose(): void {
+    if (this.finished) return;
+    // The client went away: stop waiting, or abort the upstream exchange (which releases the slot).
+    if (this.queued) {
+      this.leaveQueue();
+      this.finish(499, undefined, undefined);
+    } else if (this.abortUpstream) {
+      this.abortUpstream(new Error('client closed the connection'));
+    }
+  }
+
+  private dispatch(endpoint: Endpoint): void {
+    const req = this.req;
+    const h = this.head;
+    // A retry reuses the list: X-Forwarded-* are appended once.
+    if (this.attempts === 0) {
+      const client = req.socket.remoteAddress ?? '';
+      h.forward.push('x-forwarded-for', h.forwardedFor ? `${h.forwardedFor}, ${client}` : client, 'x-forwarded-proto', h.forwardedProto ?? 'http', 'x-forwarded-host', h.host ?? '');
+    }
+    const hasLength = h.contentLength !== undefined;
+    const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
+    this.tDispatch = performance.now();
+    this.plane.opts.pools.get(endpoint.address).dispatch(
+      { method: req.method ?? 'GET', path: this.upstreamPath, headers: h.forward, body: hasBody ? req : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
+      this,
+    );
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortUpstream = abort;
+  }
+
+  onHeaders(statusCode: number, headers: string[], resume: () => void, statusText: string): boolean {
+    const tHeaders = performance.now();
+    this.admission!.endpoint!.dialTimeoutStrikes = 0;
+    this.resumeUpstream = resume;
+    this.status = statusCode;
+    if (statusText) this.res.writeHead(statusCode, statusText, headers);
+    else this.res.writeHead(statusCode, headers);
+    this.ownOverhead = this.tDispatch - this.t0 + (performance.now() - tHeaders);
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    const ok = this.res.write(chunk);
+    if (!ok) this.res.once('drain', onResponseDrain);
+    return ok;
+  }
+
+  onDrain(): void {
+    this.resumeUpstream?.();
+  }
+
+  onComplete(_trailers: string[] | null, lastChunk?: Buffer): void {
+    if (lastChunk) this.res.end(lastChunk);
+    else this.res.end();
+    this.finish(this.status, undefined, undefined);
+  }
+
+  onError(err: Error): void {
+    const endpoint = this.admission?.endpoint;
+    this.abortUpstream = undefined;
+    if (this.res.headersSent) {
+      this.res.destroy(err);
+      this.finish(this.status, undefined, undefined);
+      return;
+    }
+    const refused = isDialRefused(err);
+    const dialTimeout = isDialTimeout(err);
+    if ((refused || dialTimeout) && endpoint) {
+      const plane = this.plane;
+      plane.dialErrors++;
+      if (refused) {
+        plane.opts.quarantine.quarantine(endpoint.address, Date.now() + plane.opts.quarantineMs);
+      } else if (++endpoint.dialTimeoutStrikes >= 3) {
+        endpoint.dialTimeoutStrikes = 0;
+        plane.opts.quarantine.quarantine(endpoint.address, Date.now() + plane.opts.quarantineMs);
+      }
+      // Retry only dial errors, and only while the request body is still unread.
+      if (this.attempts < plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
+        this.attempts++;
+        this.releaseSlot();
+        this.avoid = endpoint;
+        const backoff = Math.min(5 * 2 ** this.attempts, 200) * (0.5 + Math.random());
+        setTimeout(onRetry, backoff, this);
+        return;
+      }
+      this.finish(502, 'upstream_unreachable', `could not connect to a worker of revision ${this.rev.revision}: ${(err as { code?: string }).code ?? err.message}`);
+      return;
+    }
+    if ((err as { code?: string }).code === 'ORRERY_BODY_TOO_LARGE') {
+      this.finish(413, 'body_too_large', `request bodies are limited to ${this.plane.opts.maxBodyBytes} bytes; send less or raise --max-body-bytes`);
+      return;
+    }
+    if (isUpstreamTimeout(err)) {
+      this.finish(504, 'upstream_timeout', `the worker did not answer within the revision's timeout of ${this.rev.timeoutMs / 1000}s`);
+      return;
+    }
+    this.finish(this.res.destroyed ? 499 : 502, 'upstream_error', `the worker failed: ${err.message}`);
+  }
+
+  retry(): void {
+    if (this.finished || this.res.destroyed) {
+      this.finish(499, undefined, undefined);
+      return;
+    }
+    this.admission = undefined;
+    if (!this.tryAdmit()) this.finish(502, 'upstream_unreachable', `no other worker of revision ${this.rev.revision} could be reached`);
+  }
+
+  private releaseSlot(): void {
+    const a = this.admission;
+    if (!a) return;
+    this.admission = undefined;
+    a.release();
+    this.revStats.inflight--;
+    // A slot freed: the first waiter of this revision may go now.
+    this.plane.drain(this.rev.key);
+  }
+
+  /** Ends the exchange exactly once: error body when `code` is set, slot release, stats. */
+  private finish(status: number, code: string | undefined, message: string | undefined): void {
+    if (this.finished) return;
+    this.finished = true;
+    if (code !== undefined) sendError(this.res, status, code, message ?? code);
+    this.res.removeListener('close', onResponseClose);
+    this.res[kExchange] = undefined;
+    const now = performance.now();
+    this.revStats.meter.change(-1, now);
+    this.revStats.countCode(status);
+    this.fnStats.duration.observe((now - this.t0) / 1000);
+    if (this.ownOverhead > 0) this.plane.opts.metrics.overhead.observe(this.ownOverhead / 1000);
+    this.releaseSlot();
+  }
+}

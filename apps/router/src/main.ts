@@ -1,0 +1,116 @@
+/**
+ * orrery-router: the data plane. Prints `listening http://HOST:PORT admin http://HOST:PORT`
+ * when ready; SIGTERM/SIGINT close listeners and let in-flight requests finish.
+ */
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { startRouter, type SharedTables } from './router-server.ts';
+import { connectSharedTables } from './shared-tables-redis.ts';
+
+const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090]
+  [--routes-file routes.yaml] [--endpoints-file endpoints.yaml]
+  [--registry-url http://registry:8500] [--registry-namespace ns ...] [--domain example.com]
+  [--queue-depth 10000] [--autoscaler-url http://operator:7070] [--redis-url redis://127.0.0.1:6379]
+  [--redis-key-prefix orrery] [--sync-period-ms 10000] [--router-id id]
+  [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
+  [--max-body-bytes 67108864 (0 = unlimited)]
+The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN.`;
+
+function fail(message: string): never {
+  console.error(`orrery-router: ${message}\n${USAGE}`);
+  process.exit(2);
+}
+
+function int(name: string, value: string | undefined, dflt: number, min = 0): number {
+  if (value === undefined) return dflt;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) fail(`--${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8080' },
+      'admin-port': { type: 'string', default: '9090' },
+      'routes-file': { type: 'string' },
+      'endpoints-file': { type: 'string' },
+      'registry-url': { type: 'string' },
+      'registry-namespace': { type: 'string', multiple: true },
+      domain: { type: 'string' },
+      'queue-depth': { type: 'string' },
+      'autoscaler-url': { type: 'string' },
+      'redis-url': { type: 'string' },
+      'redis-key-prefix': { type: 'string', default: 'orrery' },
+      'sync-period-ms': { type: 'string' },
+      'router-id': { type: 'string' },
+      'quarantine-ms': { type: 'string' },
+      'connect-timeout-ms': { type: 'string' },
+      'dial-retries': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  fail((err as Error).message);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!args['routes-file']) fail('--routes-file is required (the resource store source comes with the functions issue)');
+
+const log = (message: string): void => console.error(`[orrery-router] ${message}`);
+const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
+let shared: SharedTables | undefined;
+if (args['redis-url']) {
+  shared = await connectSharedTables({
+    redisUrl: args['redis-url'],
+    keyPrefix: args['redis-key-prefix'],
+    syncPeriodMs: args['sync-period-ms'] ? int('sync-period-ms', args['sync-period-ms'], 10_000, 1) : undefined,
+    log,
+  });
+}
+
+const router = await startRouter({
+  host: args.host,
+  port: int('port', args.port, 8080),
+  adminPort: int('admin-port', args['admin-port'], 9090),
+  routesFile: args['routes-file'],
+  endpointsFile: args['endpoints-file'],
+  registryUrl: args['registry-url']?.replace(/\/+$/, ''),
+  registryNamespaces: args['registry-namespace'],
+  registryToken: process.env.ORRERY_REGISTRY_TOKEN || undefined,
+  domain: args.domain,
+  queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
+  autoscalerUrl: args['autoscaler-url']?.replace(/\/+$/, ''),
+  quarantineMs: int('quarantine-ms', args['quarantine-ms'], 30_000, 1),
+  connectTimeoutMs: int('connect-timeout-ms', args['connect-timeout-ms'], 2_000, 1),
+  dialRetries: int('dial-retries', args['dial-retries'], 2),
+  maxBodyBytes: int('max-body-bytes', args['max-body-bytes'], 64 * 1024 * 1024),
+  routerId,
+  sharedTables: shared,
+  log,
+});
+console.log(`listening ${router.url} admin ${router.adminUrl}`);
+
+let closing = false;
+const shutdown = (signal: string): void => {
+  if (closing) return;
+  closing = true;
+  log(`${signal}: draining`);
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  router.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      log(`shutdown: ${String(err)}`);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,0 +1,172 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UpstreamPool, type UpstreamHandler, type UpstreamRequest } from './http1-upstream.ts';
+import { scanRequestHead } from './request-head.ts';
+
+interface Result {
+  status: number;
+  statusText: string;
+  headers: string[];
+  body: string;
+  error?: Error & { code?: string };
+}
+
+function run(pool: UpstreamPool, req: Partial<UpstreamRequest>): Promise<Result> {
+  return new Promise((resolve) => {
+    const r: Result = { status: 0, statusText: '', headers: [], body: '' };
+    const h: UpstreamHandler = {
+      onConnect() {},
+      onHeaders(status, headers, _resume, statusText) {
+        r.status = status;
+        r.headers = headers;
+        r.statusText = statusText;
+        return true;
+      },
+      onData(chunk) {
+        r.body += chunk.toString();
+        return true;
+      },
+      onComplete(_t, last) {
+        if (last) r.body += last.toString();
+        resolve(r);
+      },
+      onError(err) {
+        r.error = err;
+        resolve(r);
+      },
+    };
+    pool.dispatch({ method: 'GET', path: '/', headers: [], body: null, bodyHasLength: false, timeoutMs: 5_000, ...req }, h);
+  });
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    await new Promise((r) => s.close(r));
+  }
+});
+
+/** A raw TCP server: `reply(requestText, socket)` writes whatever bytes the test wants. */
+async function raw(reply: (request: string, socket: Socket) => void): Promise<string> {
+  const sockets = new Set<Socket>();
+  const s = createNetServer((sock) => {
+    sockets.add(sock);
+    let buf = '';
+    sock.on('data', (d) => {
+      buf += d.toString('latin1');
+      const end = buf.indexOf('\r\n\r\n');
+      if (end >= 0) {
+        const text = buf;
+        buf = '';
+        reply(text, sock);
+      }
+    });
+    sock.on('error', () => {});
+  });
+  const origClose = s.close.bind(s);
+  s.close = ((cb?: (err?: Error) => void) => {
+    for (const so of sockets) so.destroy();
+    return origClose(cb);
+  });
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+async function writeSlowly(sock: Socket, text: string): Promise<void> {
+  for (const ch of text) {
+    sock.write(ch);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+describe('http1 upstream client', () => {
+  it('decodes chunked bodies split at every byte, drops hop-by-hop headers and reuses the connection', async () => {
+    let connections = 0;
+    const address = await raw((_req, sock) => {
+      void writeSlowly(sock, 'HTTP/1.1 201 Created\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive, X-Drop\r\nX-Drop: 1\r\nKeep-Alive: timeout=5\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n');
+    });
+    const s = servers.at(-1)!;
+    s.on('connection', () => connections++);
+    const pool = new UpstreamPool(address, 1000, 4000);
+    const a = await run(pool, {});
+    expect(a.error).toBeUndefined();
+    expect(a.status).toBe(201);
+    expect(a.statusText).toBe('Created');
+    expect(a.body).toBe('hello, world');
+    expect(a.headers).toEqual(['Content-Type', 'text/plain']);
+    const b = await run(pool, {});
+    expect(b.body).toBe('hello, world');
+    expect(connections).toBe(1);
+    pool.close();
+  });
+
+  it('skips 100 Continue, handles 204/HEAD without bodies and reads until close without a length', async () => {
+    const address = await raw((req, sock) => {
+      if (req.startsWith('HEAD')) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n');
+      else if (req.includes('/nocontent')) sock.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n');
+      else sock.end('HTTP/1.0 200 OK\r\n\r\nuntil-close body');
+    });
+    const pool = new UpstreamPool(address, 1000, 4000);
+    expect(await run(pool, { method: 'HEAD' })).toMatchObject({ status: 200, body: '', headers: ['Content-Length', '99'] });
+    expect(await run(pool, { path: '/nocontent' })).toMatchObject({ status: 204, body: '' });
+    expect(await run(pool, { path: '/close' })).toMatchObject({ status: 200, body: 'until-close body' });
+    pool.close();
+  });
+
+  it('streams request bodies with a length and chunk-encodes those without', async () => {
+    const s = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => res.end(JSON.stringify({ body, te: req.headers['transfer-encoding'] ?? null, host: req.headers.host })));
+    });
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const address = `127.0.0.1:${(s.address() as AddressInfo).port}`;
+    const pool = new UpstreamPool(address, 1000, 4000);
+    const chunked = await run(pool, { method: 'POST', body: Readable.from([Buffer.from('ab'), Buffer.from('cd')]), bodyHasLength: false });
+    expect(JSON.parse(chunked.body)).toEqual({ body: 'abcd', te: 'chunked', host: address });
+    const sized = await run(pool, { method: 'PUT', headers: ['content-length', '3'], body: Readable.from([Buffer.from('xyz')]), bodyHasLength: true });
+    expect(JSON.parse(sized.body)).toEqual({ body: 'xyz', te: null, host: address });
+    pool.close();
+    s.closeAllConnections();
+  });
+
+  it('rejects conflicting Content-Length and lets chunked framing win over Content-Length', async () => {
+    const address = await raw((req, sock) => {
+      if (req.includes('/conflict')) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd');
+      else sock.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n');
+    });
+    const pool = new UpstreamPool(address, 1000, 4000);
+    expect((await run(pool, { path: '/conflict' })).error?.code).toBe('ORRERY_BAD_RESPONSE');
+    const both = await run(pool, { path: '/both' });
+    expect(both).toMatchObject({ status: 200, body: 'abc', headers: [] });
+    pool.close();
+  });
+
+  it('reports refused connections and header timeouts with stable codes', async () => {
+    const probe = createNetServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const dead = `127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise((r) => probe.close(r));
+    const refused = await run(new UpstreamPool(dead, 1000, 4000), {});
+    expect(refused.error?.code).toBe('ECONNREFUSED');
+    const silent = await raw(() => {});
+    const timedOut = await run(new UpstreamPool(silent, 1000, 4000), { timeoutMs: 300 });
+    expect(timedOut.error?.code).toBe('ORRERY_HEADERS_TIMEOUT');
+  });
+});
+
+describe('scanRequestHead', () => {
+  it('keeps end-to-end headers and takes out hop-by-hop ones, Host, Expect and X-Forwarded-*', () => {
+    const h = scanRequestHead(
+      ['Host', 'a.example', 'Orrery-Tag', 'blue', 'X-Session', 's1', 'Connection', 'keep-alive, X-Private', 'X-Private', 'p', 'Keep-Alive', '5', 'Expect', '100-continue', 'X-Forwarded-For', '1.1.1.1', 'X-Forwarded-For', '2.2.2.2', 'X-Forwarded-Proto', 'https', 'Content-Length', '3', 'Accept', '*/*'],
+      'x-session',
+    );
+    expect(h).toMatchObject({ host: 'a.example', tag: 'blue', sticky: 's1', forwardedFor: '1.1.1.1, 2.2.2.2', forwardedProto: 'https', contentLength: '3', chunked: false });
+    expect(h.forward).toEqual(['Orrery-Tag', 'blue', 'X-Session', 's1', 'Content-Length', '3', 'Accept', '*/*']);
+  });
+});

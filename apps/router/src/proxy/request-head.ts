@@ -1,0 +1,73 @@
+/**
+ * One pass over the client's raw header list: what routing needs (host, tag, sticky key) and
+ * the header list to forward (hop-by-hop, Host, Expect and X-Forwarded-* removed; the latter
+ * re-added by the caller). Avoids `req.headers`, which node builds lazily as a whole object.
+ */
+import { connectionTokens, isHopByHop } from './hop-by-hop.ts';
+
+export interface RequestHead {
+  host: string | undefined;
+  tag: string | undefined;
+  sticky: string | undefined;
+  forward: string[];
+  forwardedFor: string | undefined;
+  forwardedProto: string | undefined;
+  contentLength: string | undefined;
+  chunked: boolean;
+}
+
+export const TAG_HEADER = 'orrery-tag';
+
+/** @param stickyHeader lower-case header name carrying the sticky key, if the function has one */
+export function scanRequestHead(raw: readonly string[], stickyHeader: string | undefined): RequestHead {
+  const head: RequestHead = { host: undefined, tag: undefined, sticky: undefined, forward: [], forwardedFor: undefined, forwardedProto: undefined, contentLength: undefined, chunked: false };
+  let connection: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const value = raw[i + 1]!;
+    const lower = name.toLowerCase();
+    if (lower === stickyHeader && head.sticky === undefined) head.sticky = value;
+    switch (lower) {
+      case 'host':
+        head.host ??= value;
+        continue;
+      case TAG_HEADER:
+        head.tag ??= value;
+        break; // forwarded: the worker may want to know which tag it serves
+      case 'content-length':
+        head.contentLength = value;
+        break;
+      case 'transfer-encoding':
+        head.chunked = true;
+        continue;
+      case 'connection':
+        connection = connection === undefined ? value : `${connection}, ${value}`;
+        continue;
+      case 'expect':
+        continue; // node already answered 100-continue to the client
+      case 'x-forwarded-for':
+        head.forwardedFor = head.forwardedFor === undefined ? value : `${head.forwardedFor}, ${value}`;
+        continue;
+      case 'x-forwarded-proto':
+        head.forwardedProto ??= value;
+        continue;
+      case 'x-forwarded-host':
+        continue;
+      default:
+        if (isHopByHop(lower)) continue;
+    }
+    head.forward.push(name, value);
+  }
+  const extra = connectionTokens(connection);
+  if (extra) {
+    const f = head.forward;
+    for (let i = f.length - 2; i >= 0; i -= 2) if (extra.has(f[i]!.toLowerCase())) f.splice(i, 2);
+  }
+  return head;
+}
+
+/** Host only (host-based routing needs it before the function, and so the sticky header, is known). */
+export function findHost(raw: readonly string[]): string | undefined {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') return raw[i + 1];
+  return undefined;
+}

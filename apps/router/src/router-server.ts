@@ -1,0 +1,230 @@
+/**
+ * Assembles one router replica: route and endpoint sources, the data plane on `port`,
+ * the admin listener (`/metrics`, `/v1/stats`, `/healthz`, `/readyz`) on `adminPort`,
+ * the one-second stats loop (autoscaler push) and, with Redis, the shared tables.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { EndpointIndex, type EndpointRecord } from './admit/endpoint-index.ts';
+import { DataPlane } from './data-plane.ts';
+import type { EndpointSource } from './endpoints/endpoint-source.ts';
+import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
+import { RegistryWatch } from './endpoints/registry-watch.ts';
+import { UpstreamPools } from './proxy/upstream-pools.ts';
+import { RouteTable, type RevisionRoute } from './routing/route-table.ts';
+import { watchRoutesFile, type RouteSource } from './routing/routes-file.ts';
+import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
+import { EndpointQuarantineTable } from './tables/endpoint-quarantine-table.ts';
+import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
+import { createRouterMetrics } from './stats/metrics.ts';
+import { RouterStats } from './stats/router-stats.ts';
+
+export interface RouterOptions {
+  host: string;
+  port: number;
+  adminPort: number;
+  routesFile?: string;
+  endpointsFile?: string;
+  registryUrl?: string;
+  /** Namespaces to watch in the registry; default: those the routes mention. */
+  registryNamespaces?: string[];
+  registryToken?: string;
+  /** Host-based routing domain (`<function>.<namespace>.<domain>`). */
+  domain?: string;
+  queueDepth: number;
+  autoscalerUrl?: string;
+  quarantineMs: number;
+  maxBodyBytes: number;
+  connectTimeoutMs: number;
+  dialRetries: number;
+  routerId: string;
+  /** Shared tables (statesync); undefined = replica-local tables. */
+  sharedTables?: SharedTables;
+  log: (message: string) => void;
+}
+
+export interface SharedTables {
+  quarantine: QuarantineTable;
+  owners: StickyOwnerRecorder;
+  status(): unknown;
+  stop(): Promise<void>;
+}
+
+export interface RunningRouter {
+  url: string;
+  adminUrl: string;
+  plane: DataPlane;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
+  const index = new EndpointIndex();
+  const stats = new RouterStats();
+  // Without Redis the same tables serve this replica alone.
+  const quarantine = o.sharedTables?.quarantine ?? new EndpointQuarantineTable();
+  const owners = o.sharedTables?.owners ?? new StickyOwnerTable();
+  const pools = new UpstreamPools({ connectTimeoutMs: o.connectTimeoutMs, keepAliveTimeoutMs: 4_000 });
+  const planeRef: { current?: DataPlane } = {};
+  const metrics = createRouterMetrics(stats, () => planeRef.current?.queueDepths() ?? []);
+
+  const lastPoke = new Map<string, number>();
+  let pokeErrors = 0;
+  const poke = (rev: RevisionRoute, queueLength: number): void => {
+    if (!o.autoscalerUrl) return;
+    const now = Date.now();
+    // The first waiter always pokes at once; a growing queue pokes at most once a second.
+    if (queueLength > 1 && now - (lastPoke.get(rev.key) ?? 0) < 1000) return;
+    lastPoke.set(rev.key, now);
+    postJson(`${o.autoscalerUrl}/v1/autoscaler/poke`, { namespace: rev.namespace, function: rev.function, revision: rev.revision, queueLength, router: o.routerId }).catch((err: unknown) => {
+      if (pokeErrors++ % 60 === 0) o.log(`autoscaler poke failed: ${String(err)}`);
+    });
+  };
+
+  const dp = new DataPlane(
+    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, poke, log: o.log },
+    RouteTable.empty(),
+  );
+  planeRef.current = dp;
+
+  // Endpoints: the union of the file and the registry, each reporting its complete set.
+  let fileRecords: EndpointRecord[] = [];
+  let registryRecords: EndpointRecord[] = [];
+  const applyEndpoints = (): void => {
+    const change = index.replace([...fileRecords, ...registryRecords]);
+    // Only lift what is quarantined: a lift is a tombstone every replica hears.
+    for (const a of change.changedAddresses) if (quarantine.isQuarantined(a)) quarantine.lift(a);
+    for (const a of change.removedAddresses) pools.close(a);
+    for (const r of change.changedRevisions) dp.drain(r);
+  };
+
+  const sources: EndpointSource[] = [];
+  let registry: RegistryWatch | undefined;
+  let routeSource: RouteSource | undefined;
+  const onRoutes = (t: RouteTable): void => {
+    dp.routes = t;
+    registry?.setNamespaces(o.registryNamespaces ?? t.namespaces());
+    o.log(`routes loaded: ${t.list().length} functions, ${t.revisions.size} revisions`);
+  };
+  if (o.routesFile) routeSource = await watchRoutesFile(o.routesFile, onRoutes, (err) => o.log(`routes file: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`));
+  if (o.endpointsFile) {
+    sources.push(
+      await watchEndpointsFile(
+        o.endpointsFile,
+        (r) => {
+          fileRecords = r;
+          applyEndpoints();
+        },
+        (err) => o.log(`endpoints file: ${String(err instanceof Error ? err.message : err)} (keeping the last good endpoints)`),
+      ),
+    );
+  }
+  if (o.registryUrl) {
+    registry = new RegistryWatch({
+      url: o.registryUrl,
+      namespaces: o.registryNamespaces ?? dp.routes.namespaces(),
+      token: o.registryToken,
+      onRecords: (r) => {
+        registryRecords = r;
+        applyEndpoints();
+      },
+      onError: (err) => o.log(`registry watch: ${String(err instanceof Error ? err.message : err)}`),
+    });
+    sources.push(registry);
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, dp.handle);
+  server.headersTimeout = 60_000;
+  const admin = createServer((req, res) => {
+    void handleAdmin(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: String(err), code: 'internal' }));
+    });
+  });
+  const handleAdmin = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: 'admin endpoints are read-only: use GET', code: 'method_not_allowed' });
+    if (path === '/healthz' || path === '/readyz') return json(res, 200, { status: 'ok', routerId: o.routerId });
+    if (path === '/metrics') {
+      const body = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(body);
+      return;
+    }
+    if (path === '/v1/stats') {
+      return json(res, 200, {
+        routerId: o.routerId,
+        ...stats.view(),
+        endpoints: index.all(),
+        quarantined: quarantine.entries(),
+        dialErrors: dp.dialErrors,
+        registry: registry?.status(),
+        statesync: o.sharedTables?.status(),
+      });
+    }
+    json(res, 404, { error: 'admin paths: /healthz, /readyz, /metrics, /v1/stats', code: 'not_found' });
+  };
+
+  // Once a second: close the concurrency windows, push them, retry waiters (quarantines expire silently).
+  let pushErrors = 0;
+  const tick = setInterval(() => {
+    stats.roll();
+    dp.drainAll();
+    if (o.autoscalerUrl) {
+      const view = stats.view();
+      postJson(`${o.autoscalerUrl}/v1/autoscaler/stats`, { router: o.routerId, at: view.at, revisions: view.revisions }).catch((err: unknown) => {
+        if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`);
+      });
+    }
+  }, 1000);
+  tick.unref();
+
+  const a1 = await listen(server, o.port, o.host);
+  const a2 = await listen(admin, o.adminPort, o.host);
+  const h = hostForUrl(o.host);
+  return {
+    url: `http://${h}:${a1.port}`,
+    adminUrl: `http://${h}:${a2.port}`,
+    plane: dp,
+    async close() {
+      clearInterval(tick);
+      routeSource?.stop();
+      await Promise.allSettled(sources.map((s) => s.stop()));
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 5_000).unref();
+      });
+      await new Promise<void>((r) => admin.close(() => r()));
+      admin.closeAllConnections();
+      await o.sharedTables?.stop();
+      await pools.destroyAll();
+    },
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function postJson(url: string, body: unknown): Promise<void> {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: 2_000, bodyTimeout: 2_000 });
+  await res.body.dump();
+  if (res.statusCode >= 400) throw new Error(`HTTP ${res.statusCode} from ${url}`);
+}

@@ -1,0 +1,280 @@
+/**
+ * A real `orrery-router` process in front of real upstream processes (test-fixtures/upstream.mjs).
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { Pool, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsYaml, eventually, functionYaml, ProcessGroup, type FunctionStatsJson, type RouterStatsJson } from './testing/processes.ts';
+
+interface Echo {
+  name: string;
+  seq: number;
+  path: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const g = new ProcessGroup();
+let router: { url: string; admin: string; output: () => string };
+let pool: Pool;
+let autoscaler: Server;
+const pokes: Array<Record<string, unknown>> = [];
+const statsPushes: Array<Record<string, unknown>> = [];
+let up: Record<string, string> = {};
+let endpoints: Array<{ fn: string; rev: string; address: string }> = [];
+let endpointsPath = '';
+/** A loopback port with nothing listening (connection refused). */
+let deadAddress = '';
+
+async function call(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; json: Echo & { code?: string }; headers: Record<string, string | string[] | undefined> }> {
+  const res = await pool.request({ path, method, headers, body });
+  const text = await res.body.text();
+  return { status: res.statusCode, json: text ? JSON.parse(text) : {}, headers: res.headers };
+}
+
+async function stats(admin = router.admin): Promise<RouterStatsJson> {
+  const res = await request(`${admin}/v1/stats`);
+  return (await res.body.json()) as RouterStatsJson;
+}
+
+function setEndpoints(list: typeof endpoints): void {
+  endpoints = list;
+  g.write('endpoints.yaml', endpointsYaml(list));
+}
+
+async function waitEndpoints(admin: string, expected: number): Promise<void> {
+  await eventually(async () => ((await stats(admin)).endpoints.length === expected ? true : undefined), `${expected} endpoints loaded`);
+}
+
+async function freeDeadAddress(): Promise<string> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return `127.0.0.1:${port}`;
+}
+
+beforeAll(async () => {
+  autoscaler = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      if (req.url === '/v1/autoscaler/poke') pokes.push(parsed);
+      if (req.url === '/v1/autoscaler/stats') statsPushes.push(parsed);
+      res.end('{}');
+    });
+  });
+  await new Promise<void>((r) => autoscaler.listen(0, '127.0.0.1', r));
+  const [blue, green, ex1, ex2, s1, s2, live] = await Promise.all([
+    g.upstream('blue'),
+    g.upstream('green'),
+    g.upstream('ex1', { exclusive: true }),
+    g.upstream('ex2', { exclusive: true }),
+    g.upstream('s1'),
+    g.upstream('s2'),
+    g.upstream('live'),
+  ]);
+  up = { blue: blue.address, green: green.address, ex1: ex1.address, ex2: ex2.address, s1: s1.address, s2: s2.address, live: live.address };
+  deadAddress = await freeDeadAddress();
+  const routes = [
+    functionYaml({ name: 'web', revisions: ['web-00001', 'web-00002'], traffic: '[{revisionName: web-00001, percent: 50, tag: blue}, {revisionName: web-00002, percent: 50, tag: green}]' }),
+    functionYaml({ name: 'single', revisions: ['single-00001'], containerConcurrency: 1 }),
+    functionYaml({ name: 'cold', revisions: ['cold-00001'], containerConcurrency: 1 }),
+    functionYaml({ name: 'full', revisions: ['full-00001'] }),
+    functionYaml({ name: 'slow', revisions: ['slow-00001'], timeoutSeconds: 1 }),
+    functionYaml({ name: 'sticky', revisions: ['sticky-00001'], sticky: '{source: header, name: X-Session}' }),
+    functionYaml({ name: 'flaky', revisions: ['flaky-00001'] }),
+    functionYaml({ name: 'hosted', namespace: 'team', revisions: ['hosted-00001'] }),
+  ].join('');
+  const routesPath = g.write('routes.yaml', routes);
+  setEndpoints([
+    { fn: 'web', rev: 'web-00001', address: up.blue! },
+    { fn: 'web', rev: 'web-00002', address: up.green! },
+    { fn: 'single', rev: 'single-00001', address: up.ex1! },
+    { fn: 'single', rev: 'single-00001', address: up.ex2! },
+    { fn: 'sticky', rev: 'sticky-00001', address: up.s1! },
+    { fn: 'sticky', rev: 'sticky-00001', address: up.s2! },
+    { fn: 'flaky', rev: 'flaky-00001', address: deadAddress },
+    { fn: 'flaky', rev: 'flaky-00001', address: up.live! },
+  ]);
+  endpointsPath = g.write('endpoints.yaml', endpointsYaml(endpoints));
+  g.write('endpoints.yaml', endpointsYaml(endpoints) + endpointsYaml([{ fn: 'hosted', rev: 'hosted-00001', address: up.live!, namespace: 'team' }]));
+  router = await g.router([
+    '--routes-file', routesPath,
+    '--endpoints-file', endpointsPath,
+    '--queue-depth', '3',
+    '--max-body-bytes', '1000000',
+    '--domain', 'fn.test',
+    '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
+  ]);
+  pool = new Pool(router.url, { connections: 16 });
+  await waitEndpoints(router.admin, 9);
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.close();
+  await g.stopAll();
+  await new Promise((r) => autoscaler?.close(r));
+});
+
+describe('orrery-router (real process)', () => {
+  it('splits blue/green 50/50 within ±5 % and sends tagged requests to their revision every time', { timeout: 60_000 }, async () => {
+    const counts: Record<string, number> = {};
+    const results = await Promise.all(Array.from({ length: 1000 }, () => call('/default/web/hello?x=1')));
+    for (const r of results) {
+      expect(r.status).toBe(200);
+      counts[r.json.name] = (counts[r.json.name] ?? 0) + 1;
+    }
+    expect(Math.abs(counts.blue! / 1000 - 0.5)).toBeLessThanOrEqual(0.05);
+    expect(Math.abs(counts.green! / 1000 - 0.5)).toBeLessThanOrEqual(0.05);
+    for (const tag of ['blue', 'green']) {
+      const tagged = await Promise.all(Array.from({ length: 100 }, () => call('/default/web/', { 'orrery-tag': tag })));
+      expect(tagged.every((r) => r.status === 200 && r.json.name === tag)).toBe(true);
+    }
+    const unknown = await call('/default/web/', { 'orrery-tag': 'purple' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.code).toBe('unknown_tag');
+    const missing = await call('/default/nope/');
+    expect(missing.status).toBe(404);
+    expect(missing.json.code).toBe('function_not_found');
+  });
+
+  it('proxies paths, bodies and headers: hop-by-hop stripped, X-Forwarded-* set; host-based routing works', { timeout: 30_000 }, async () => {
+    // node:http, because undici refuses a Connection header that names other headers.
+    const r = await new Promise<{ status: number; json: Echo; headers: Record<string, unknown> }>((resolve, reject) => {
+      const req = httpRequest(`${router.url}/default/web/a/b?c=d`, { method: 'POST', headers: { 'orrery-tag': 'blue', 'x-custom': 'yes', connection: 'keep-alive, x-secret', 'x-secret': 'no', 'x-forwarded-for': '10.9.9.9' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) as Echo, headers: res.headers }));
+      });
+      req.on('error', reject);
+      req.end('payload-123');
+    });
+    expect(r.status).toBe(200);
+    expect(r.json.path).toBe('/a/b?c=d');
+    expect(r.json.method).toBe('POST');
+    expect(r.json.body).toBe('payload-123');
+    expect(r.json.headers['x-custom']).toBe('yes');
+    expect(r.json.headers['x-secret']).toBeUndefined();
+    expect(r.json.headers['x-forwarded-for']).toBe('10.9.9.9, 127.0.0.1');
+    expect(r.json.headers['x-forwarded-proto']).toBe('http');
+    expect(r.json.headers['x-forwarded-host']).toBe(new URL(router.url).host);
+    expect(r.headers['x-upstream']).toBe('blue');
+    const hosted = await call('/x', { host: 'hosted.team.fn.test' });
+    expect(hosted.status).toBe(200);
+    expect(hosted.json.name).toBe('live');
+    expect(hosted.json.path).toBe('/x');
+  });
+
+  it('streams large bodies both ways and answers 413 beyond --max-body-bytes', { timeout: 60_000 }, async () => {
+    const big = 'x'.repeat(500_000);
+    // A chunked (length-less) 500 kB request, echoed back inside a ~500 kB JSON response.
+    const ok = await pool.request({ path: '/default/web/', method: 'POST', headers: { 'orrery-tag': 'blue' }, body: Readable.from([Buffer.from(big.slice(0, 250_000)), Buffer.from(big.slice(250_000))]) });
+    const echoed = (await ok.body.json()) as Echo;
+    expect(ok.statusCode).toBe(200);
+    expect(echoed.body.length).toBe(500_000);
+    expect(echoed.headers['transfer-encoding']).toBe('chunked');
+    const sized = await call('/default/web/', { 'orrery-tag': 'blue', 'content-type': 'text/plain' }, 'POST', 'y'.repeat(2_000_000));
+    expect(sized.status).toBe(413);
+    expect(sized.json.code).toBe('body_too_large');
+    const chunked = await pool.request({ path: '/default/web/', method: 'POST', headers: { 'orrery-tag': 'blue' }, body: Readable.from(Array.from({ length: 20 }, () => Buffer.alloc(100_000, 122))) });
+    expect(chunked.statusCode).toBe(413);
+    expect(((await chunked.body.json()) as { code: string }).code).toBe('body_too_large');
+  });
+
+  it('never overlaps two requests on one upstream with requestsPerPod 1 (5 parallel clients)', { timeout: 60_000 }, async () => {
+    const clients = Array.from({ length: 5 }, async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await call('/default/single/?delay=5')).status);
+      return statuses;
+    });
+    const all = (await Promise.all(clients)).flat();
+    expect(all).toHaveLength(100);
+    expect(all.every((s) => s === 200)).toBe(true);
+    for (const a of [up.ex1!, up.ex2!]) {
+      const s = (await (await request(`http://${a}/__stats`)).body.json()) as { overlaps: number; served: number };
+      expect(s.overlaps).toBe(0);
+      expect(s.served).toBeGreaterThan(0);
+    }
+    const st = await stats();
+    // 5 clients on 2 slots: some had to wait in the queue.
+    expect(st.admitResults.all_busy).toBeGreaterThan(0);
+  });
+
+  it('activator: waits while no endpoint exists, pokes the autoscaler, releases in arrival order when one appears', { timeout: 60_000 }, async () => {
+    const waiting: Array<Promise<Awaited<ReturnType<typeof call>>>> = [];
+    for (let i = 1; i <= 3; i++) {
+      waiting.push(call(`/default/cold/?id=${i}`));
+      await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'cold-00001')?.queued === i ? true : undefined), `${i} queued`);
+    }
+    await eventually(() => (pokes.some((p) => p.revision === 'cold-00001' && p.namespace === 'default' && p.function === 'cold') ? true : undefined), 'autoscaler poke');
+    expect(pokes.find((p) => p.revision === 'cold-00001')!.queueLength).toBe(1);
+    // A fourth request beyond the queue depth (3) is refused at once.
+    const over = await call('/default/cold/?id=4');
+    expect(over.status).toBe(503);
+    expect(over.json.code).toBe('queue_full');
+    setEndpoints([...endpoints, { fn: 'cold', rev: 'cold-00001', address: up.live! }]);
+    const done = await Promise.all(waiting);
+    expect(done.map((r) => r.status)).toEqual([200, 200, 200]);
+    // containerConcurrency 1 releases one at a time, so the upstream saw them in arrival order.
+    const order = done.map((r) => [new URL(r.json.path, 'http://x').searchParams.get('id'), r.json.seq] as const);
+    expect([...order].sort((a, b) => a[1] - b[1]).map((o) => o[0])).toEqual(['1', '2', '3']);
+    // The per-second stats reached the autoscaler too.
+    await eventually(() => (statsPushes.some((s) => Array.isArray(s.revisions) && (s.revisions).some((r) => r.revision === 'cold-00001' && r.requests > 0)) ? true : undefined), 'stats push with cold requests');
+  });
+
+  it("activator: 504 when no endpoint appears within the revision's timeout", { timeout: 30_000 }, async () => {
+    const t0 = Date.now();
+    const r = await call('/default/slow/');
+    expect(r.status).toBe(504);
+    expect(r.json.code).toBe('activation_timeout');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
+  it('counts a teleport exactly when a key changes owner, and missing keys', { timeout: 60_000 }, async () => {
+    const before = await stats();
+    const zero = { teleports: 0, stickyRequests: 0, stickyKeyMissing: 0, stickyHitRatio: 0 } as FunctionStatsJson;
+    const fnStats = (s: RouterStatsJson): FunctionStatsJson => s.functions.find((f) => f.function === 'sticky') ?? zero;
+    const first = await call('/default/sticky/', { 'x-session': 'alice' });
+    const owner = first.json.name;
+    for (let i = 0; i < 5; i++) expect((await call('/default/sticky/', { 'x-session': 'alice' })).json.name).toBe(owner);
+    expect(fnStats(await stats()).teleports).toBe(0);
+    // Remove the owner: alice moves to the other worker (one teleport), and stays there.
+    const ownerAddress = owner === 's1' ? up.s1! : up.s2!;
+    const saved = endpoints;
+    setEndpoints(endpoints.filter((e) => e.address !== ownerAddress));
+    await waitEndpoints(router.admin, saved.length - 1);
+    for (let i = 0; i < 3; i++) expect((await call('/default/sticky/', { 'x-session': 'alice' })).json.name).not.toBe(owner);
+    expect(fnStats(await stats()).teleports).toBe(1);
+    // The owner returns: alice goes back (a second teleport).
+    setEndpoints(saved);
+    await waitEndpoints(router.admin, saved.length);
+    for (let i = 0; i < 3; i++) expect((await call('/default/sticky/', { 'x-session': 'alice' })).json.name).toBe(owner);
+    await call('/default/sticky/');
+    const after = fnStats(await stats());
+    expect(after.teleports).toBe(2);
+    expect(after.stickyRequests - fnStats(before).stickyRequests).toBe(12);
+    expect(after.stickyKeyMissing - fnStats(before).stickyKeyMissing).toBe(1);
+    expect(after.stickyHitRatio).toBe(1);
+    const metrics = await (await request(`${router.admin}/metrics`)).body.text();
+    expect(metrics).toMatch(/orrery_router_sticky_teleports_total\{namespace="default",function="sticky"\} 2/);
+    expect(metrics).toMatch(/orrery_router_sticky_requests_total\{namespace="default",function="sticky"\} 12/);
+    expect(metrics).toMatch(/orrery_router_sticky_key_missing_total\{namespace="default",function="sticky"\} 1/);
+    for (const name of ['orrery_router_requests_total', 'orrery_router_request_duration_seconds', 'orrery_router_overhead_seconds', 'orrery_router_queue_depth', 'orrery_router_admit_results_total']) expect(metrics).toContain(name);
+  });
+
+  it('quarantines a refusing endpoint at once and retries the request elsewhere', { timeout: 30_000 }, async () => {
+    const results = await Promise.all(Array.from({ length: 10 }, () => call('/default/flaky/')));
+    expect(results.every((r) => r.status === 200 && r.json.name === 'live')).toBe(true);
+    const s = await stats();
+    expect(s.quarantined.map((q) => q.address)).toContain(deadAddress);
+    const errorsAfter = s.dialErrors;
+    expect(errorsAfter).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 10; i++) expect((await call('/default/flaky/')).status).toBe(200);
+    expect((await stats()).dialErrors).toBe(errorsAfter);
+  });
+});

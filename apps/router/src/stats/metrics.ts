@@ -1,0 +1,71 @@
+/**
+ * /metrics: counters are read from RouterStats at scrape time (the request path only bumps
+ * plain numbers); the two histograms are observed directly through cached label children.
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { FastHistogram, registerHistogram } from './fast-histogram.ts';
+import type { RouterStats } from './router-stats.ts';
+
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+export const OVERHEAD_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00015, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
+
+export interface RouterMetrics {
+  registry: Registry;
+  overhead: FastHistogram;
+}
+
+export function createRouterMetrics(stats: RouterStats, queueDepths: () => Array<{ namespace: string; function: string; revision: string; depth: number }>): RouterMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'orrery_router_process_' });
+  new Counter({
+    name: 'orrery_router_requests_total',
+    help: 'Requests answered, by revision and status code.',
+    labelNames: ['namespace', 'function', 'revision', 'code'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of stats.revisions.values()) for (const [code, n] of s.codes) this.inc({ namespace: s.namespace, function: s.functionName, revision: s.revision, code: String(code) }, n);
+    },
+  });
+  const perFunction = (name: string, help: string, pick: (f: { stickyRequests: number; stickyKeyMissing: number; teleports: number }) => number): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: ['namespace', 'function'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const f of stats.functions.values()) this.inc({ namespace: f.namespace, function: f.name }, pick(f));
+      },
+    });
+  };
+  perFunction('orrery_router_sticky_requests_total', 'Requests of sticky functions that carried their sticky key.', (f) => f.stickyRequests);
+  perFunction('orrery_router_sticky_key_missing_total', 'Requests of sticky functions without their declared key (default pick).', (f) => f.stickyKeyMissing);
+  perFunction('orrery_router_sticky_teleports_total', 'Sticky admissions whose key bucket moved to a different endpoint.', (f) => f.teleports);
+  new Gauge({
+    name: 'orrery_router_queue_depth',
+    help: 'Requests waiting in the activator queue per revision.',
+    labelNames: ['namespace', 'function', 'revision'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const q of queueDepths()) this.set({ namespace: q.namespace, function: q.function, revision: q.revision }, q.depth);
+    },
+  });
+  new Counter({
+    name: 'orrery_router_admit_results_total',
+    help: 'Admit outcomes (a queued request that is admitted later counts twice).',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [result, n] of Object.entries(stats.admitResults)) this.inc({ result }, n);
+    },
+  });
+  registerHistogram(registry, 'orrery_router_request_duration_seconds', 'Time from request arrival to the end of the response, including queueing.', () =>
+    [...stats.functions.values()].map((f) => ({ labels: { namespace: f.namespace, function: f.name }, histogram: f.duration })),
+  );
+  const overhead = new FastHistogram(OVERHEAD_BUCKETS);
+  registerHistogram(registry, 'orrery_router_overhead_seconds', "The router's own time per request: arrival to upstream dispatch plus upstream headers to client headers (excludes queueing).", () => [{ labels: {}, histogram: overhead }]);
+  return { registry, overhead };
+}

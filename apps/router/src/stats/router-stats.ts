@@ -1,0 +1,122 @@
+/**
+ * Plain counters the request path bumps (no label hashing per request); /metrics and
+ * /v1/stats read them. Per revision: in flight, queued, time-weighted concurrency, requests.
+ * Per function: requests, sticky requests, missing keys, sticky hits, teleports.
+ */
+import { ConcurrencyMeter } from './concurrency-meter.ts';
+import { FastHistogram } from './fast-histogram.ts';
+import { DURATION_BUCKETS } from './metrics.ts';
+
+export class RevisionStats {
+  inflight = 0;
+  queued = 0;
+  requestsTotal = 0;
+  readonly meter: ConcurrencyMeter;
+  /** Last closed one-second window. */
+  lastWindow = { averageConcurrency: 0, requests: 0, windowMs: 0 };
+  /** Responses by status code. */
+  readonly codes = new Map<number, number>();
+
+  constructor(
+    readonly namespace: string,
+    readonly functionName: string,
+    readonly revision: string,
+    nowMs: number,
+  ) {
+    this.meter = new ConcurrencyMeter(nowMs);
+  }
+
+  countCode(code: number): void {
+    this.codes.set(code, (this.codes.get(code) ?? 0) + 1);
+  }
+}
+
+export class FunctionStats {
+  requests = 0;
+  stickyRequests = 0;
+  stickyKeyMissing = 0;
+  stickyHits = 0;
+  teleports = 0;
+  /** Request duration (seconds), exported as orrery_router_request_duration_seconds. */
+  readonly duration = new FastHistogram(DURATION_BUCKETS);
+
+  constructor(
+    readonly namespace: string,
+    readonly name: string,
+  ) {}
+
+  get stickyHitRatio(): number {
+    return this.stickyRequests > 0 ? this.stickyHits / this.stickyRequests : 0;
+  }
+}
+
+export interface RevisionStatsView {
+  namespace: string;
+  function: string;
+  revision: string;
+  averageConcurrency: number;
+  requests: number;
+  windowMs: number;
+  inflight: number;
+  queued: number;
+}
+
+export interface StatsView {
+  at: string;
+  revisions: RevisionStatsView[];
+  functions: Array<{ namespace: string; function: string; requests: number; stickyRequests: number; stickyKeyMissing: number; stickyHits: number; teleports: number; stickyHitRatio: number }>;
+  admitResults: Record<string, number>;
+}
+
+export class RouterStats {
+  readonly revisions = new Map<string, RevisionStats>();
+  readonly functions = new Map<string, FunctionStats>();
+  readonly admitResults: Record<string, number> = { admitted: 0, no_entry: 0, all_busy: 0, all_quarantined: 0 };
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  revision(key: string, namespace: string, fn: string, revision: string): RevisionStats {
+    let s = this.revisions.get(key);
+    if (!s) this.revisions.set(key, (s = new RevisionStats(namespace, fn, revision, this.now())));
+    return s;
+  }
+
+  fn(key: string, namespace: string, name: string): FunctionStats {
+    let s = this.functions.get(key);
+    if (!s) this.functions.set(key, (s = new FunctionStats(namespace, name)));
+    return s;
+  }
+
+  /** Closes every revision's window (called once a second). */
+  roll(): void {
+    const t = this.now();
+    for (const s of this.revisions.values()) s.lastWindow = s.meter.roll(t);
+  }
+
+  view(): StatsView {
+    return {
+      at: new Date().toISOString(),
+      revisions: [...this.revisions.values()].map((s) => ({
+        namespace: s.namespace,
+        function: s.functionName,
+        revision: s.revision,
+        averageConcurrency: s.lastWindow.averageConcurrency,
+        requests: s.lastWindow.requests,
+        windowMs: s.lastWindow.windowMs,
+        inflight: s.inflight,
+        queued: s.queued,
+      })),
+      functions: [...this.functions.values()].map((f) => ({
+        namespace: f.namespace,
+        function: f.name,
+        requests: f.requests,
+        stickyRequests: f.stickyRequests,
+        stickyKeyMissing: f.stickyKeyMissing,
+        stickyHits: f.stickyHits,
+        teleports: f.teleports,
+        stickyHitRatio: f.stickyHitRatio,
+      })),
+      admitResults: { ...this.admitResults },
+    };
+  }
+}

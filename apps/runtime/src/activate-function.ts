@@ -1,0 +1,63 @@
+import { createStateClient } from '@orrery/sdk';
+import { ConcurrencyBreaker } from './breaker.ts';
+import type { FunctionContext } from './function-context.ts';
+import type { FunctionSource } from './load/function-source.ts';
+import { loadFunction } from './load/load-function.ts';
+import type { Logger } from './logger.ts';
+import { writeStateTokenFile, type StateCredentials } from './state-token-file.ts';
+import type { ActiveFunction } from './worker-server.ts';
+
+/** What a worker needs to serve one revision; the same shape at start (deploy) and at specialize (pool). */
+export interface FunctionAssignment {
+  namespace: string;
+  function: string;
+  revision: string;
+  source: FunctionSource;
+  entrypoint?: string;
+  containerConcurrency: number;
+  timeoutSeconds: number;
+  /** For stateful functions: where statesvc is and the scoped credentials. */
+  state?: { url: string; credentials: StateCredentials };
+}
+
+export interface ActivateOptions {
+  workDir: string;
+  maxSourceBytes?: number;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Writes the state token file and exports the state variables (before the function's
+ * module runs, so top-level code sees them), loads the code, and builds the context and
+ * breaker. Throws LoadError when the code cannot be loaded.
+ */
+export async function activateFunction(a: FunctionAssignment, opts: ActivateOptions): Promise<ActiveFunction> {
+  const env = opts.env ?? process.env;
+  const log = opts.log.child({ namespace: a.namespace, function: a.function, revision: a.revision });
+  env.ORRERY_NAMESPACE = a.namespace;
+  env.ORRERY_FUNCTION = a.function;
+  env.ORRERY_REVISION = a.revision;
+  let state: FunctionContext['state'];
+  if (a.state) {
+    const tokenPath = await writeStateTokenFile(opts.workDir, a.state.credentials);
+    env.ORRERY_STATE_URL = a.state.url;
+    env.ORRERY_STATE_TOKEN_PATH = tokenPath;
+    // The file is the one way to the token; keep it out of the handler's environment.
+    delete env.ORRERY_STATE_TOKEN;
+    state = createStateClient({ url: a.state.url, tokenPath });
+    log.info('state token file written', { path: tokenPath, keyspace: a.state.credentials.keyspace });
+  }
+  const started = performance.now();
+  const loaded = await loadFunction({ source: a.source, entrypoint: a.entrypoint }, { workDir: opts.workDir, maxBytes: opts.maxSourceBytes });
+  log.info('function loaded', { module: loaded.modulePath, entrypoint: a.entrypoint ?? 'default', ms: Math.round(performance.now() - started) });
+  return {
+    namespace: a.namespace,
+    function: a.function,
+    revision: a.revision,
+    handler: loaded.handler,
+    ctx: { state, namespace: a.namespace, function: a.function, revision: a.revision, log: log.child({ source: 'function' }) },
+    breaker: new ConcurrencyBreaker({ limit: a.containerConcurrency }),
+    timeoutMs: a.timeoutSeconds * 1000,
+  };
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseRuntimeConfig } from './config.ts';
+
+const deploy = ['--function', 'counter', '--revision', 'counter-00001', '--source-file', '/tmp/f.mjs'];
+
+describe('parseRuntimeConfig', () => {
+  it('applies defaults for a deploy worker', () => {
+    const c = parseRuntimeConfig(deploy, {});
+    expect(c).toMatchObject({
+      mode: 'deploy', host: '127.0.0.1', port: 8080, namespace: 'default', function: 'counter', revision: 'counter-00001',
+      source: { file: '/tmp/f.mjs' }, entrypoint: 'default', containerConcurrency: 0, timeoutSeconds: 300,
+      drainTimeoutSeconds: 300, registryUrls: [], leaseTtlSeconds: 30,
+    });
+    expect(c.adminPort).toBeUndefined();
+    expect(c.stateToken).toBeUndefined();
+  });
+
+  it('reads ORRERY_* environment fallbacks, flags win', () => {
+    const c = parseRuntimeConfig(['--port', '0', '--timeout-seconds', '2'], {
+      ORRERY_FUNCTION: 'f', ORRERY_REVISION: 'f-00002', ORRERY_SOURCE_INLINE: 'export default 1', ORRERY_PORT: '9',
+      ORRERY_TIMEOUT_SECONDS: '7', ORRERY_CONTAINER_CONCURRENCY: '4', ORRERY_REGISTRY_URL: 'http://a:1, http://b:2',
+      ORRERY_STATE_URL: 'http://s', ORRERY_STATE_KEYSPACE: 'ks', ORRERY_STATE_TOKEN: 'secret',
+    });
+    expect(c).toMatchObject({ port: 0, timeoutSeconds: 2, drainTimeoutSeconds: 2, containerConcurrency: 4, source: { inline: 'export default 1' },
+      registryUrls: ['http://a:1', 'http://b:2'], stateKeyspace: 'ks', stateToken: 'secret' });
+  });
+
+  it('explains what is missing or wrong', () => {
+    expect(() => parseRuntimeConfig([], {})).toThrow(/deploy mode needs --function, --revision, a source/);
+    expect(() => parseRuntimeConfig([...deploy, '--source-inline', 'x'], {})).toThrow(/only one of --source-file, --source-inline/);
+    expect(() => parseRuntimeConfig([...deploy, '--container-concurrency=-1'], {})).toThrow(/integer ≥ 0/);
+    expect(() => parseRuntimeConfig([...deploy, '--timeout-seconds', '0'], {})).toThrow(/integer ≥ 1/);
+    expect(() => parseRuntimeConfig([...deploy, '--port', '70000'], {})).toThrow(/port number/);
+    expect(() => parseRuntimeConfig([...deploy, '--bogus', 'x'], {})).toThrow(ConfigError);
+    expect(() => parseRuntimeConfig([...deploy, '--mode', 'x'], {})).toThrow(/deploy or pool/);
+  });
+
+  it('insists the state token come with a keyspace and a URL, from the environment', () => {
+    expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'], {})).toThrow(/ORRERY_STATE_TOKEN/);
+    expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks'], { ORRERY_STATE_TOKEN: 't' })).toThrow(/--state-url/);
+    expect(() => parseRuntimeConfig(deploy, { ORRERY_STATE_TOKEN: 't' })).toThrow(/which keyspace/);
+  });
+
+  it('pool mode starts without a function', () => {
+    expect(parseRuntimeConfig(['--mode', 'pool'], {})).toMatchObject({ mode: 'pool', source: undefined });
+    expect(() => parseRuntimeConfig(['--mode', 'pool', ...deploy], {})).toThrow(/specialize/);
+  });
+});

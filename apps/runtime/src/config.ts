@@ -1,0 +1,134 @@
+import { parseArgs } from 'node:util';
+import type { FunctionSource } from './load/function-source.ts';
+
+/** Everything a worker needs at start, from flags with `ORRERY_*` environment fallbacks. */
+export interface RuntimeConfig {
+  mode: 'deploy' | 'pool';
+  host: string;
+  port: number;
+  /** Runtime routes (/healthz, /readyz, /v1/*) on their own port; undefined = on the main port. */
+  adminPort?: number;
+  /** Host written into the registry; default: the bind host, or this machine's address when binding a wildcard. */
+  advertiseHost?: string;
+  namespace: string;
+  function?: string;
+  revision?: string;
+  source?: FunctionSource;
+  entrypoint: string;
+  containerConcurrency: number;
+  timeoutSeconds: number;
+  drainTimeoutSeconds: number;
+  maxRequestBytes: number;
+  maxSourceBytes: number;
+  registryUrls: string[];
+  leaseTtlSeconds: number;
+  instanceId?: string;
+  stateUrl?: string;
+  stateKeyspace?: string;
+  /** From the environment only (never a flag: flags show in `ps`). Never log it. */
+  stateToken?: string;
+  workDir?: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--port P] [--admin-port P]
+  deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL)
+  [--namespace NS] [--entrypoint NAME] [--container-concurrency N] [--timeout-seconds S]
+  [--drain-timeout-seconds S] [--registry-url URL[,URL…]] [--lease-ttl-seconds S] [--instance-id ID]
+  [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN)] [--work-dir DIR]
+  [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
+Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
+
+const STRING_FLAGS = [
+  'mode', 'host', 'port', 'admin-port', 'advertise-host', 'namespace', 'function', 'revision',
+  'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
+  'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
+  'instance-id', 'state-url', 'state-keyspace', 'work-dir',
+] as const;
+type Flag = (typeof STRING_FLAGS)[number];
+
+const envName = (flag: string) => `ORRERY_${flag.toUpperCase().replaceAll('-', '_')}`;
+
+export function parseRuntimeConfig(argv: string[], env: Record<string, string | undefined> = process.env): RuntimeConfig {
+  let values: Partial<Record<Flag, string>>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }) as { values: Partial<Record<Flag, string>> });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const get = (f: Flag): string | undefined => {
+    const v = values[f] ?? env[envName(f)];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const int = (f: Flag, dflt: number, min = 0): number => {
+    const raw = get(f);
+    if (raw === undefined) return dflt;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new ConfigError(`--${f} must be an integer ≥ ${min}, got "${raw}"`);
+    return n;
+  };
+  const port = (f: Flag, dflt?: number): number | undefined => {
+    const n = get(f) === undefined ? dflt : int(f, 0);
+    if (n !== undefined && n > 65535) throw new ConfigError(`--${f} must be a port number (0 picks a free one), got ${n}`);
+    return n;
+  };
+
+  const mode = get('mode') ?? 'deploy';
+  if (mode !== 'deploy' && mode !== 'pool') throw new ConfigError(`--mode must be deploy or pool, got "${mode}"`);
+
+  const sources = (['source-file', 'source-inline', 'source-url'] as const).filter((f) => get(f) !== undefined);
+  if (sources.length > 1) throw new ConfigError(`give only one of --source-file, --source-inline, --source-url (got ${sources.map((s) => `--${s}`).join(', ')})`);
+  const source: FunctionSource | undefined = sources.length
+    ? { file: get('source-file'), inline: get('source-inline'), url: get('source-url') }
+    : undefined;
+  if (source) for (const k of Object.keys(source) as (keyof FunctionSource)[]) if (source[k] === undefined) delete source[k];
+
+  const timeoutSeconds = int('timeout-seconds', 300, 1);
+  const cfg: RuntimeConfig = {
+    mode,
+    host: get('host') ?? '127.0.0.1',
+    port: port('port', 8080)!,
+    adminPort: port('admin-port'),
+    advertiseHost: get('advertise-host'),
+    namespace: get('namespace') ?? 'default',
+    function: get('function'),
+    revision: get('revision'),
+    source,
+    entrypoint: get('entrypoint') ?? 'default',
+    containerConcurrency: int('container-concurrency', 0),
+    timeoutSeconds,
+    drainTimeoutSeconds: int('drain-timeout-seconds', timeoutSeconds, 0),
+    maxRequestBytes: int('max-request-bytes', 64 * 1024 * 1024, 1),
+    maxSourceBytes: int('max-source-bytes', 8 * 1024 * 1024, 1),
+    registryUrls: (get('registry-url') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    leaseTtlSeconds: int('lease-ttl-seconds', 30, 1),
+    instanceId: get('instance-id'),
+    stateUrl: get('state-url'),
+    stateKeyspace: get('state-keyspace'),
+    stateToken: env.ORRERY_STATE_TOKEN || undefined,
+    workDir: get('work-dir'),
+  };
+
+  if (mode === 'deploy') {
+    const missing = [!cfg.function && '--function', !cfg.revision && '--revision', !cfg.source && 'a source (--source-file, --source-inline or --source-url)'].filter(Boolean);
+    if (missing.length) throw new ConfigError(`deploy mode needs ${missing.join(', ')}`);
+  } else if (cfg.source || cfg.function || cfg.revision) {
+    throw new ConfigError('pool mode starts generic: the function, revision and source arrive with POST /v1/specialize');
+  }
+  if (cfg.stateKeyspace !== undefined) {
+    if (mode === 'pool') throw new ConfigError('pool mode receives state credentials at specialize, not at start');
+    if (!cfg.stateUrl) throw new ConfigError('--state-keyspace needs --state-url (or ORRERY_STATE_URL)');
+    if (!cfg.stateToken) throw new ConfigError('--state-keyspace needs the token in the environment variable ORRERY_STATE_TOKEN');
+  } else if (cfg.stateToken && mode === 'deploy') {
+    throw new ConfigError('ORRERY_STATE_TOKEN is set but no --state-keyspace (or ORRERY_STATE_KEYSPACE): say which keyspace the token is for');
+  }
+  return cfg;
+}

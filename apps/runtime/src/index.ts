@@ -1,0 +1,13 @@
+export { ConcurrencyBreaker, BreakerError, type Release } from './breaker.ts';
+export { ConcurrencyMeter, type WindowStats } from './concurrency-meter.ts';
+export { activateFunction, type FunctionAssignment } from './activate-function.ts';
+export { loadFunction, type LoadedFunction } from './load/load-function.ts';
+export { resolveEntrypoint } from './load/entrypoint.ts';
+export { materializeSource, type FunctionSource } from './load/function-source.ts';
+export { LoadError, type LoadErrorCode } from './load/load-error.ts';
+export { writeStateTokenFile, STATE_TOKEN_FILE, type StateCredentials } from './state-token-file.ts';
+export { registerBody, workerServiceName, type WorkerIdentity } from './registration/worker-instance.ts';
+export { Registrar } from './registration/registrar.ts';
+export { parseSpecializeRequest, type SpecializeRequest } from './specialize.ts';
+export { WorkerServer, isRuntimePath, type ActiveFunction } from './worker-server.ts';
+export type { FunctionContext, FunctionHandler } from './function-context.ts';

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { extname, isAbsolute, join, resolve } from 'node:path';
+import { LoadError } from './load-error.ts';
+
+/** Where code comes from: exactly one of inline text, a local file, or an http(s) URL. */
+export interface FunctionSource {
+  inline?: string;
+  file?: string;
+  url?: string;
+}
+
+export interface MaterializeOptions {
+  /** Directory for inline and downloaded code (the worker's work dir). */
+  workDir: string;
+  /** Cap for inline and downloaded code; default 8 MiB. */
+  maxBytes?: number;
+  fetch?: typeof fetch;
+  /** Download timeout; default 30 s. */
+  fetchTimeoutMs?: number;
+}
+
+export const DEFAULT_MAX_SOURCE_BYTES = 8 * 1024 * 1024;
+const MODULE_EXTENSIONS = new Set(['.mjs', '.js', '.cjs', '.ts', '.mts', '.cts']);
+
+/**
+ * Turns a source into a module file on disk that `import()` can load. Inline and
+ * downloaded code is written under a content-addressed name, so loading new code never
+ * hits the module cache of the old and the same code is written once.
+ */
+export async function materializeSource(source: FunctionSource, opts: MaterializeOptions): Promise<string> {
+  const given = (['inline', 'file', 'url'] as const).filter((k) => source[k] !== undefined);
+  if (given.length !== 1) {
+    throw new LoadError('source_invalid', `give exactly one of source inline, file or url (got ${given.length ? given.join(', ') : 'none'})`);
+  }
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+
+  if (source.file !== undefined) {
+    const path = isAbsolute(source.file) ? source.file : resolve(source.file);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) throw new LoadError('source_not_found', `source file ${path} does not exist or is not a file`);
+    return path;
+  }
+
+  if (source.inline !== undefined) {
+    const bytes = Buffer.from(source.inline, 'utf8');
+    if (bytes.length === 0) throw new LoadError('source_invalid', 'inline source is empty');
+    if (bytes.length > maxBytes) throw new LoadError('source_too_large', `inline source is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
+    return writeContentAddressed(opts.workDir, bytes, '.mjs');
+  }
+
+  const url = parseHttpUrl(source.url!);
+  const bytes = await download(url, maxBytes, opts.fetch ?? fetch, opts.fetchTimeoutMs ?? 30_000);
+  const ext = extname(url.pathname);
+  return writeContentAddressed(opts.workDir, bytes, MODULE_EXTENSIONS.has(ext) ? ext : '.mjs');
+}
+
+function parseHttpUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new LoadError('source_invalid', `source url "${text}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new LoadError('source_invalid', `source url must be http(s), got ${url.protocol}`);
+  }
+  return url;
+}
+
+async function download(url: URL, maxBytes: number, doFetch: typeof fetch, timeoutMs: number): Promise<Buffer> {
+  // Never echo query strings: presigned URLs carry credentials there.
+  const shown = `${url.origin}${url.pathname}`;
+  let res: Response;
+  try {
+    res = await doFetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+  } catch (err) {
+    throw new LoadError('source_fetch_failed', `cannot fetch source ${shown}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new LoadError('source_fetch_failed', `fetching source ${shown} answered HTTP ${res.status}`);
+  }
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > maxBytes) {
+    await res.body?.cancel();
+    throw new LoadError('source_too_large', `source ${shown} is ${declared} bytes, over the ${maxBytes}-byte limit`);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (res.body) {
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBytes) {
+          await reader.cancel();
+          throw new LoadError('source_too_large', `source ${shown} exceeds the ${maxBytes}-byte limit`);
+        }
+        chunks.push(value);
+      }
+    } catch (err) {
+      if (err instanceof LoadError) throw err;
+      throw new LoadError('source_fetch_failed', `reading source ${shown} failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  if (size === 0) throw new LoadError('source_invalid', `source ${shown} is empty`);
+  return Buffer.concat(chunks);
+}
+
+async function writeContentAddressed(dir: string, bytes: Buffer, ext: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const path = join(dir, `function-${digest}${ext}`);
+  // Written read-only; an existing file with this name already holds these bytes.
+  await writeFile(path, bytes, { mode: 0o444, flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+  return path;
+}

@@ -1,0 +1,29 @@
+import { pathToFileURL } from 'node:url';
+import { resolveEntrypoint, type Handler } from './entrypoint.ts';
+import { materializeSource, type FunctionSource, type MaterializeOptions } from './function-source.ts';
+import { LoadError } from './load-error.ts';
+
+export interface LoadedFunction {
+  handler: Handler;
+  /** The module file that was imported. */
+  modulePath: string;
+}
+
+/**
+ * Source → module file → import → handler. Shared by deploy mode (at start) and pool
+ * mode (`/v1/specialize`), so both load code the same way and fail with the same codes.
+ */
+export async function loadFunction(
+  spec: { source: FunctionSource; entrypoint?: string },
+  opts: MaterializeOptions,
+): Promise<LoadedFunction> {
+  const modulePath = await materializeSource(spec.source, opts);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
+  }
+  const where = spec.source.file ?? (spec.source.url ? 'the downloaded function module' : 'the inline function module');
+  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), modulePath };
+}

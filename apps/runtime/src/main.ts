@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { activateFunction, type FunctionAssignment } from './activate-function.ts';
+import { advertiseHost } from './advertise-host.ts';
+import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './config.ts';
+import { LoadError } from './load/load-error.ts';
+import { createLogger } from './logger.ts';
+import { Registrar } from './registration/registrar.ts';
+import { createSpecializer } from './specialize.ts';
+import { WorkerServer } from './worker-server.ts';
+
+let cfg: RuntimeConfig;
+try {
+  cfg = parseRuntimeConfig(process.argv.slice(2));
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  process.stderr.write(`orrery-runtime: ${err.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const log = createLogger({ component: 'orrery-runtime', pid: process.pid });
+const workDir = cfg.workDir ?? (await mkdtemp(join(tmpdir(), 'orrery-runtime-')));
+// A work dir we made ourselves (holding inline code and maybe the token file) goes with us.
+const removeWorkDir = () => (cfg.workDir ? Promise.resolve() : rm(workDir, { recursive: true, force: true }).catch(() => undefined));
+
+// A stray rejection in function code must not take down the requests of everyone else.
+process.on('unhandledRejection', (reason) => {
+  log.error('unhandled promise rejection in function code', { error: reason instanceof Error ? (reason.stack ?? reason.message) : String(reason) });
+});
+let registrar: Registrar | undefined;
+const self: { address?: { host: string; port: number; adminPort?: number } } = {};
+
+const server = new WorkerServer({
+  host: cfg.host,
+  port: cfg.port,
+  adminPort: cfg.adminPort,
+  maxRequestBytes: cfg.maxRequestBytes,
+  log,
+  readyWithoutFunction: cfg.mode === 'pool',
+  specialize:
+    cfg.mode === 'pool'
+      ? createSpecializer({
+          defaultStateUrl: cfg.stateUrl,
+          activate: async (a) => {
+            server.activate(await activateFunction(a, { workDir, maxSourceBytes: cfg.maxSourceBytes, log }));
+            startRegistration(a);
+            return { address: `${self.address!.host}:${self.address!.port}` };
+          },
+        })
+      : undefined,
+});
+
+function startRegistration(a: FunctionAssignment): void {
+  const address = self.address;
+  if (cfg.registryUrls.length === 0 || !address) return;
+  registrar = new Registrar({
+    urls: cfg.registryUrls,
+    leaseTtlSeconds: cfg.leaseTtlSeconds,
+    log: log.child({ namespace: a.namespace, function: a.function, revision: a.revision }),
+    worker: {
+      namespace: a.namespace,
+      function: a.function,
+      revision: a.revision,
+      executor: cfg.mode,
+      // Registry instance ids allow letters, digits and . _ : @ -; hostnames may hold anything else.
+      instanceId: cfg.instanceId ?? `${a.revision}-${hostname().replace(/[^A-Za-z0-9._:@-]/g, '-')}-${address.port}-${randomBytes(3).toString('hex')}`,
+      host: address.host,
+      port: address.port,
+      adminPort: address.adminPort,
+      containerConcurrency: a.containerConcurrency,
+    },
+  });
+  registrar.start();
+}
+
+// Deploy mode loads the code before listening: a worker that cannot load never looks ready.
+let deployed: FunctionAssignment | undefined;
+if (cfg.mode === 'deploy') {
+  deployed = {
+    namespace: cfg.namespace,
+    function: cfg.function!,
+    revision: cfg.revision!,
+    source: cfg.source!,
+    entrypoint: cfg.entrypoint,
+    containerConcurrency: cfg.containerConcurrency,
+    timeoutSeconds: cfg.timeoutSeconds,
+    state: cfg.stateKeyspace
+      ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: cfg.stateToken! } }
+      : undefined,
+  };
+  try {
+    server.activate(await activateFunction(deployed, { workDir, maxSourceBytes: cfg.maxSourceBytes, log }));
+  } catch (err) {
+    const what = err instanceof LoadError ? `${err.code}: ${err.message}` : String((err as Error).stack ?? err);
+    process.stderr.write(`orrery-runtime: cannot load function ${cfg.namespace}/${cfg.function} (${cfg.revision}): ${what}\n`);
+    await removeWorkDir();
+    process.exit(1);
+  }
+}
+
+const listening = await server.listen().catch((err: Error) => {
+  process.stderr.write(`orrery-runtime: cannot listen on ${cfg.host}:${cfg.port}: ${err.message}\n`);
+  process.exit(1);
+});
+self.address = { host: cfg.advertiseHost ?? advertiseHost(cfg.host), port: listening.port, adminPort: listening.adminPort };
+process.stdout.write(listening.adminUrl ? `listening ${listening.url} admin ${listening.adminUrl}\n` : `listening ${listening.url}\n`);
+log.info('worker ready', { mode: cfg.mode, url: listening.url, adminUrl: listening.adminUrl, workDir });
+if (deployed) startRegistration(deployed);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  const pending = server.stats().current;
+  log.info('draining', { signal, inFlight: pending.inFlight, queued: pending.queued, drainTimeoutSeconds: cfg.drainTimeoutSeconds });
+  // readyz turns 503 and new requests are refused at once; deregistration runs beside the drain.
+  const drained = server.drain(cfg.drainTimeoutSeconds * 1000);
+  await registrar?.stop();
+  const clean = await drained;
+  if (clean) log.info('drained; exiting');
+  else log.warn('drain timeout passed with requests still in flight; exiting anyway');
+  await removeWorkDir();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deriveStateToken } from '@orrery/auth';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
+
+// The real orrery-statesvc (apps/statesvc) with a master key, as a child process.
+const STATESVC_BIN = fileURLToPath(new URL('../../statesvc/bin/orrery-statesvc.mjs', import.meta.url));
+const MASTER = Buffer.alloc(32, 0x5a);
+
+let dir: string;
+let statesvc: ChildProcess | undefined;
+let stateUrl: string;
+const workers: RuntimeProcess[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(STATESVC_BIN)) return;
+  dir = await mkdtemp(join(tmpdir(), 'orrery-runtime-statesvc-'));
+  await writeFile(join(dir, 'master.key'), MASTER.toString('hex'));
+  await writeFile(join(dir, 'keyspaces.yaml'), '- {namespace: shop, keyspace: counts}\n- {namespace: shop, keyspace: other}\n');
+  const child = spawn(process.execPath, [STATESVC_BIN, '--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  statesvc = child;
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  stateUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`statesvc did not start: ${err}`)), 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`statesvc exited with ${code}: ${err}`));
+    });
+  });
+}, 90_000);
+afterAll(async () => {
+  await Promise.all(workers.map((w) => stopRuntime(w)));
+  if (statesvc && statesvc.exitCode === null) {
+    const gone = new Promise((r) => statesvc!.once('exit', r));
+    statesvc.kill('SIGTERM');
+    await gone;
+  }
+  if (dir) await rm(dir, { recursive: true, force: true });
+}, 60_000);
+
+const worker = async (revision: string, token: string) => {
+  const w = await startRuntime(
+    ['--function', 'counter', '--revision', revision, '--namespace', 'shop', '--source-file', PROBE_FIXTURE,
+      '--work-dir', join(dir, revision), '--state-url', stateUrl, '--state-keyspace', 'counts'],
+    { ORRERY_STATE_TOKEN: token },
+  );
+  workers.push(w);
+  return w;
+};
+const count = async (w: RuntimeProcess, key = 'visits') => {
+  const res = await fetch(`${w.url}/count?key=${key}`);
+  return `${res.status} ${res.status === 200 ? (await res.json()).count : (await res.json()).code}`;
+};
+
+describe.skipIf(!existsSync(STATESVC_BIN))('stateful workers against the real orrery-statesvc', () => {
+  it('writes the token file 0444, exports its path and URL (not the token), and never logs the token', { timeout: 60_000 }, async () => {
+    const token = deriveStateToken(MASTER, 'shop', 'counts');
+    const w = await worker('counter-00007', token);
+    const tokenPath = join(dir, 'counter-00007', '.orrery-state-token');
+    expect((await stat(tokenPath)).mode & 0o777).toBe(0o444);
+    expect(JSON.parse(await readFile(tokenPath, 'utf8'))).toEqual({ namespace: 'shop', keyspace: 'counts', token });
+    const env = await (await fetch(`${w.url}/env`)).json();
+    expect(env.env).toEqual({ ORRERY_STATE_URL: stateUrl, ORRERY_STATE_TOKEN_PATH: tokenPath, ORRERY_STATE_TOKEN: null, ORRERY_REVISION: 'counter-00007' });
+    expect(env.ctx).toEqual({ namespace: 'shop', function: 'counter', revision: 'counter-00007', hasState: true });
+    expect(await count(w, 'other-key')).toBe('200 1');
+    await stopRuntime(w);
+    expect(w.stderr()).toContain('state token file written');
+    expect(w.stderr()).toContain('counted');
+    expect(w.stderr() + w.stdout()).not.toContain(token);
+  });
+
+  it('the count survives a new revision and a worker restart; a token for another keyspace is refused', { timeout: 90_000 }, async () => {
+    const token = deriveStateToken(MASTER, 'shop', 'counts');
+    const r1 = await worker('counter-00001', token);
+    expect(await count(r1)).toBe('200 1');
+    expect(await count(r1)).toBe('200 2');
+    const r2 = await worker('counter-00002', token);
+    expect(await count(r2)).toBe('200 3');
+    await stopRuntime(r1);
+    const r1again = await worker('counter-00001', token);
+    expect(await count(r1again)).toBe('200 4');
+
+    // A token derived for another keyspace does not open this one (the SDK's StateError surfaces as handler_error).
+    const wrong = await worker('counter-00003', deriveStateToken(MASTER, 'shop', 'other'));
+    expect(await count(wrong)).toBe('500 handler_error');
+    expect(wrong.stderr()).toMatch(/StateError|unauthorized|forbidden/);
+  });
+});

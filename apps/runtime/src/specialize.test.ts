@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { FunctionAssignment } from './activate-function.ts';
+import { LoadError } from './load/load-error.ts';
+import { createSpecializer, parseSpecializeRequest } from './specialize.ts';
+
+const body = { namespace: 'shop', function: 'counter', revision: 'counter-00001', source: { inline: 'export default () => new Response("x")' } };
+
+describe('parseSpecializeRequest', () => {
+  it('fills defaults', () => {
+    expect(parseSpecializeRequest(body)).toEqual({
+      ok: true,
+      assignment: { ...body, entrypoint: undefined, containerConcurrency: 0, timeoutSeconds: 300, state: undefined },
+    });
+  });
+
+  it('takes state credentials with the worker default state URL', () => {
+    const p = parseSpecializeRequest({ ...body, stateCredentials: { namespace: 'shop', keyspace: 'c', token: 't' } }, 'http://statesvc');
+    expect(p).toMatchObject({ ok: true, assignment: { state: { url: 'http://statesvc', credentials: { namespace: 'shop', keyspace: 'c', token: 't' } } } });
+  });
+
+  it('lists every problem', () => {
+    const p = parseSpecializeRequest({ source: { inline: 'a', url: 'b' }, containerConcurrency: -1, stateCredentials: { token: 't' } });
+    expect(p.ok).toBe(false);
+    const error = (p as { error: string }).error;
+    for (const part of ['function', 'revision', 'exactly one of inline', 'containerConcurrency', 'stateCredentials must be', 'stateUrl']) expect(error).toContain(part);
+    expect(parseSpecializeRequest([])).toEqual({ ok: false, error: 'body must be a JSON object' });
+  });
+});
+
+describe('createSpecializer', () => {
+  it('activates once: concurrent calls for one revision share it, another revision is refused', async () => {
+    const activations: FunctionAssignment[] = [];
+    let finish!: () => void;
+    const specialize = createSpecializer({
+      activate: (a) => {
+        activations.push(a);
+        return new Promise((r) => (finish = () => r({ address: '127.0.0.1:9' })));
+      },
+    });
+    const a = specialize(body);
+    const b = specialize(body);
+    await new Promise((r) => setImmediate(r));
+    finish();
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(activations).toHaveLength(1);
+    expect(ra).toEqual(rb);
+    expect(ra).toMatchObject({ status: 200, body: { specialized: true, revision: 'counter-00001', address: '127.0.0.1:9' } });
+    expect(await specialize({ ...body, revision: 'counter-00002' })).toMatchObject({ status: 409, body: { code: 'already_specialized' } });
+    expect(await specialize({ nope: 1 })).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+  });
+
+  it('a load failure answers 422 with the load code and leaves the worker generic', async () => {
+    let fail = true;
+    const specialize = createSpecializer({
+      activate: async () => {
+        if (fail) throw new LoadError('entrypoint_not_found', 'no export named "x"');
+        return { address: 'h:1' };
+      },
+    });
+    expect(await specialize(body)).toMatchObject({ status: 422, body: { code: 'entrypoint_not_found' } });
+    fail = false;
+    expect(await specialize({ ...body, revision: 'counter-00009' })).toMatchObject({ status: 200 });
+  });
+});

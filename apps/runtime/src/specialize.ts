@@ -1,0 +1,104 @@
+import type { FunctionAssignment } from './activate-function.ts';
+import { LoadError } from './load/load-error.ts';
+import type { AdminAnswer } from './worker-server.ts';
+
+/**
+ * Pool mode (Fission's poolmgr): a generic warm worker receives its function with
+ * `POST /v1/specialize`. The body carries the same assignment deploy mode reads from flags;
+ * the per-function state token arrives here because a running process cannot get new env.
+ */
+export interface SpecializeRequest {
+  namespace?: string;
+  function: string;
+  revision: string;
+  source: { inline?: string; url?: string; file?: string };
+  entrypoint?: string;
+  containerConcurrency?: number;
+  timeoutSeconds?: number;
+  stateCredentials?: { namespace: string; keyspace: string; token: string };
+  /** Defaults to the worker's ORRERY_STATE_URL (function-agnostic, set when the pool was created). */
+  stateUrl?: string;
+}
+
+export type Parsed = { ok: true; assignment: FunctionAssignment } | { ok: false; error: string };
+
+const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string): Parsed {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, error: 'body must be a JSON object' };
+  const b = body as Record<string, unknown>;
+  const problems: string[] = [];
+  if (!str(b.function)) problems.push('function (non-empty string) is required');
+  if (!str(b.revision)) problems.push('revision (non-empty string) is required');
+  if (b.namespace !== undefined && !str(b.namespace)) problems.push('namespace must be a non-empty string');
+  if (b.entrypoint !== undefined && !str(b.entrypoint)) problems.push('entrypoint must be a non-empty string');
+  const src = b.source as Record<string, unknown> | undefined;
+  const kinds = src && typeof src === 'object' ? (['inline', 'url', 'file'] as const).filter((k) => src[k] !== undefined) : [];
+  if (kinds.length !== 1 || !str(src![kinds[0]!])) problems.push('source must hold exactly one of inline, url or file, as a non-empty string');
+  const cc = b.containerConcurrency ?? 0;
+  if (!Number.isInteger(cc) || (cc as number) < 0) problems.push('containerConcurrency must be an integer ≥ 0');
+  const timeout = b.timeoutSeconds ?? 300;
+  if (!Number.isInteger(timeout) || (timeout as number) < 1) problems.push('timeoutSeconds must be an integer ≥ 1');
+  const creds = b.stateCredentials as Record<string, unknown> | undefined;
+  const stateUrl = (b.stateUrl as string | undefined) ?? defaultStateUrl;
+  if (creds !== undefined) {
+    if (typeof creds !== 'object' || creds === null || !str(creds.namespace) || !str(creds.keyspace) || !str(creds.token)) {
+      problems.push('stateCredentials must be {namespace, keyspace, token}, all non-empty strings');
+    }
+    if (!str(stateUrl)) problems.push('stateCredentials need stateUrl (or ORRERY_STATE_URL on the worker)');
+  }
+  if (problems.length) return { ok: false, error: `invalid specialize request: ${problems.join('; ')}` };
+  return {
+    ok: true,
+    assignment: {
+      namespace: (b.namespace as string | undefined) ?? 'default',
+      function: b.function as string,
+      revision: b.revision as string,
+      source: { [kinds[0]!]: src![kinds[0]!] as string },
+      entrypoint: b.entrypoint as string | undefined,
+      containerConcurrency: cc as number,
+      timeoutSeconds: timeout as number,
+      state: creds
+        ? { url: stateUrl!, credentials: { namespace: creds.namespace as string, keyspace: creds.keyspace as string, token: creds.token as string } }
+        : undefined,
+    },
+  };
+}
+
+/**
+ * Turns specialize calls into at most one activation: a repeat for the same revision
+ * (a retry, or a concurrent cold request) shares the first one's outcome; another
+ * revision is refused, since a worker serves one function for its whole life.
+ */
+export function createSpecializer(opts: {
+  defaultStateUrl?: string;
+  activate: (a: FunctionAssignment) => Promise<{ address: string }>;
+}): (body: unknown) => Promise<AdminAnswer> {
+  let current: { key: string; outcome: Promise<AdminAnswer> } | undefined;
+  return async (body) => {
+    const parsed = parseSpecializeRequest(body, opts.defaultStateUrl);
+    if (!parsed.ok) return { status: 400, body: { error: parsed.error, code: 'bad_request' } };
+    const a = parsed.assignment;
+    const key = `${a.namespace}/${a.function}/${a.revision}`;
+    if (current && current.key !== key) {
+      return { status: 409, body: { error: `worker is already specialized for ${current.key}; use another pool worker`, code: 'already_specialized' } };
+    }
+    if (!current) {
+      const started = performance.now();
+      const outcome = opts.activate(a).then(
+        ({ address }): AdminAnswer => ({
+          status: 200,
+          body: { specialized: true, namespace: a.namespace, function: a.function, revision: a.revision, address, loadMs: Math.round(performance.now() - started) },
+        }),
+        (err: unknown): AdminAnswer => {
+          current = undefined; // a failed load leaves the worker generic, so it may be retried
+          return err instanceof LoadError
+            ? { status: 422, body: { error: err.message, code: err.code } }
+            : { status: 500, body: { error: `specialize failed: ${(err as Error).message}`, code: 'internal' } };
+        },
+      );
+      current = { key, outcome };
+    }
+    return current.outcome;
+  };
+}

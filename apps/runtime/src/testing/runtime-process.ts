@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const RUNTIME_BIN = fileURLToPath(new URL('../../bin/orrery-runtime.mjs', import.meta.url));
+export const PROBE_FIXTURE = fileURLToPath(new URL('../../fixtures/probe.mjs', import.meta.url));
+
+/** A real `orrery-runtime` child process, for integration tests. */
+export interface RuntimeProcess {
+  url: string;
+  adminUrl?: string;
+  proc: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) once the process is gone. */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export async function startRuntime(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RuntimeProcess> {
+  const proc = spawn(process.execPath, [RUNTIME_BIN, '--port', '0', ...args], {
+    env: { ...process.env, ORRERY_LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | string>((resolve) => proc.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')));
+  const line = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`orrery-runtime did not print listening within ${timeoutMs} ms; stderr:\n${err}`)), timeoutMs);
+    const check = () => {
+      const m = /^listening (\S+)(?: admin (\S+))?$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    };
+    proc.stdout.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`orrery-runtime exited (${code}) before listening; stderr:\n${err}`));
+    });
+  });
+  const m = /^listening (\S+)(?: admin (\S+))?$/.exec(line)!;
+  return {
+    url: m[1]!,
+    adminUrl: m[2],
+    proc,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    kill: (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+    },
+  };
+}
+
+/** Stops a runtime for good (SIGKILL after a grace period) and waits for it. */
+export async function stopRuntime(rt: RuntimeProcess | undefined, graceMs = 5000): Promise<void> {
+  if (!rt) return;
+  rt.kill('SIGTERM');
+  const timer = setTimeout(() => rt.kill('SIGKILL'), graceMs);
+  await rt.exited;
+  clearTimeout(timer);
+}
+
+/** Polls until `check` returns a truthy value (generous by default: the machine is shared). */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 20_000, everyMs = 50): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Error | undefined;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (err) {
+      last = err as Error;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

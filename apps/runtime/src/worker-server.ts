@@ -1,0 +1,326 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
+import { ConcurrencyMeter } from './concurrency-meter.ts';
+import type { FunctionContext, FunctionHandler } from './function-context.ts';
+import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
+import { writeWebResponse } from './http/write-web-response.ts';
+import type { Logger } from './logger.ts';
+
+/** A loaded function together with its queue-proxy settings. */
+export interface ActiveFunction {
+  namespace: string;
+  function: string;
+  revision: string;
+  handler: FunctionHandler;
+  ctx: FunctionContext;
+  breaker: ConcurrencyBreaker;
+  /** Time to the response head, counted from arrival (queueing included); 0 = none. */
+  timeoutMs: number;
+}
+
+/** Answer of the specialize hook (pool mode), sent as JSON. */
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface WorkerServerOptions {
+  host: string;
+  port: number;
+  /** Serve runtime routes on their own listener; undefined = reserved paths on the main port. */
+  adminPort?: number;
+  maxRequestBytes: number;
+  log: Logger;
+  /** Pool mode: a generic worker is ready before it has a function (ready to be specialized). */
+  readyWithoutFunction?: boolean;
+  /** Handles `POST /v1/specialize` with the parsed JSON body. */
+  specialize?: (body: unknown) => Promise<AdminAnswer>;
+  now?: () => number;
+}
+
+const MAX_ADMIN_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Paths the runtime keeps for itself when it shares the port with the function. */
+export function isRuntimePath(path: string): boolean {
+  return path === '/healthz' || path === '/readyz' || path.startsWith('/v1/');
+}
+
+/**
+ * The worker's HTTP face, in the role of Knative's queue-proxy: concurrency breaker with a
+ * local FIFO, time-to-first-byte timeout, streamed bodies, per-second stats, health, drain.
+ */
+export class WorkerServer {
+  private active: ActiveFunction | undefined;
+  private draining = false;
+  private pending = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly main: Server;
+  private readonly admin: Server | undefined;
+  /** In-flight plus queued, as Knative's queue-proxy reports concurrency. */
+  private readonly meter: ConcurrencyMeter;
+  private readonly inFlightMeter: ConcurrencyMeter;
+
+  constructor(private readonly opts: WorkerServerOptions) {
+    this.meter = new ConcurrencyMeter(opts.now);
+    this.inFlightMeter = new ConcurrencyMeter(opts.now);
+    const sharedPort = opts.adminPort === undefined;
+    this.main = createServer((req, res) => {
+      const path = pathOf(req);
+      if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req, res, path);
+      else void this.serveFunction(req, res);
+    });
+    // The function's timeout and the breaker govern requests; Node's whole-request timer would cut long streams.
+    this.main.requestTimeout = 0;
+    this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res, pathOf(req)));
+  }
+
+  get function(): ActiveFunction | undefined {
+    return this.active;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  get isReady(): boolean {
+    return !this.draining && (this.active !== undefined || this.opts.readyWithoutFunction === true);
+  }
+
+  /** Installs the function that requests go to (at start in deploy mode, at specialize in pool mode). */
+  activate(fn: ActiveFunction): void {
+    this.active = fn;
+  }
+
+  async listen(): Promise<{ url: string; adminUrl?: string; port: number; adminPort?: number }> {
+    const listenOn = (server: Server, port: number) =>
+      new Promise<number>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, this.opts.host, () => {
+          server.off('error', reject);
+          resolve((server.address() as AddressInfo).port);
+        });
+      });
+    const port = await listenOn(this.main, this.opts.port);
+    const adminPort = this.admin ? await listenOn(this.admin, this.opts.adminPort!) : undefined;
+    const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
+    return {
+      url: `http://${host}:${port}`,
+      adminUrl: adminPort === undefined ? undefined : `http://${host}:${adminPort}`,
+      port,
+      adminPort,
+    };
+  }
+
+  /**
+   * Stops accepting (readyz answers 503, new requests 503 `draining`), waits for in-flight
+   * and queued requests to finish for at most `timeoutMs`, then closes every connection.
+   * Resolves true when everything finished in time.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    this.draining = true;
+    this.main.close();
+    this.main.closeIdleConnections();
+    const drained =
+      this.pending === 0 ||
+      (await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), timeoutMs);
+        this.idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      }));
+    this.main.closeAllConnections();
+    if (this.admin) {
+      this.admin.close();
+      this.admin.closeAllConnections();
+    }
+    return drained;
+  }
+
+  stats() {
+    const fn = this.active;
+    const w = this.meter.lastWindow();
+    const f = this.inFlightMeter.lastWindow();
+    return {
+      namespace: fn?.namespace ?? null,
+      function: fn?.function ?? null,
+      revision: fn?.revision ?? null,
+      containerConcurrency: fn?.breaker.limit ?? null,
+      windowSeconds: this.meter.windowMs / 1000,
+      window: {
+        start: new Date(w.start).toISOString(),
+        end: new Date(w.end).toISOString(),
+        averageConcurrency: w.averageConcurrency,
+        averageInFlight: f.averageConcurrency,
+        requestCount: w.requestCount,
+      },
+      current: { inFlight: fn?.breaker.inFlight ?? 0, queued: fn?.breaker.queued ?? 0 },
+      totalRequests: this.meter.totalRequests,
+      ready: this.isReady,
+      draining: this.draining,
+    };
+  }
+
+  private async serveFunction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.draining) {
+      return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, { connection: 'close' });
+    }
+    const fn = this.active;
+    if (!fn) {
+      return sendJson(res, 503, { error: 'no function loaded yet: this pool worker is waiting for POST /v1/specialize', code: 'not_specialized' });
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > this.opts.maxRequestBytes) {
+      return sendJson(res, 413, { error: `request body of ${declared} bytes exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' }, { connection: 'close' });
+    }
+
+    this.pending++;
+    this.meter.arrive();
+    const ac = new AbortController();
+    let headSent = false;
+    let timedOut = false;
+    const onClose = () => {
+      if (!res.writableFinished) ac.abort(new Error('client closed the connection'));
+    };
+    res.on('close', onClose);
+    const timer =
+      fn.timeoutMs > 0
+        ? setTimeout(() => {
+            if (headSent) return;
+            timedOut = true;
+            ac.abort(new Error('timeout'));
+            // Closing the connection: the handler may still be reading this request's body.
+            sendJson(res, 504, { error: `no response within the function's timeout (${fn.timeoutMs / 1000} s)`, code: 'timeout' }, { connection: 'close' });
+          }, fn.timeoutMs)
+        : undefined;
+    let release: Release | undefined;
+    try {
+      try {
+        release = await fn.breaker.acquire(ac.signal);
+      } catch (err) {
+        if (err instanceof BreakerError && err.code === 'queue_full') sendJson(res, 503, { error: err.message, code: 'queue_full' });
+        return;
+      }
+      if (ac.signal.aborted) return;
+      this.inFlightMeter.arrive();
+      try {
+        await this.invoke(fn, req, res, ac.signal, () => timedOut, () => {
+          headSent = true;
+          clearTimeout(timer);
+        });
+      } finally {
+        this.inFlightMeter.depart();
+      }
+    } finally {
+      clearTimeout(timer);
+      // The slot is held until the handler has settled, even after a 504: it protects the process.
+      release?.();
+      discardRestOfBody(req, this.opts.maxRequestBytes);
+      res.off('close', onClose);
+      this.meter.depart();
+      if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    }
+  }
+
+  private async invoke(
+    fn: ActiveFunction,
+    req: IncomingMessage,
+    res: ServerResponse,
+    signal: AbortSignal,
+    timedOut: () => boolean,
+    onHead: () => void,
+  ): Promise<void> {
+    const log = fn.ctx.log;
+    let response: unknown;
+    try {
+      response = await fn.handler(toWebRequest(req, { signal, maxBytes: this.opts.maxRequestBytes }), fn.ctx);
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof BodyTooLargeError || (err as { cause?: unknown })?.cause instanceof BodyTooLargeError) {
+        discardRestOfBody(req, this.opts.maxRequestBytes);
+        return sendJson(res, 413, { error: `request body exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' });
+      }
+      log.error('handler threw', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      return sendJson(res, 500, { error: 'the function threw an error; see the worker log', code: 'handler_error' });
+    }
+    if (!(response instanceof Response)) {
+      if (timedOut() || signal.aborted) return;
+      log.error('handler did not return a Response', { got: response === null ? 'null' : typeof response });
+      return sendJson(res, 500, { error: 'the function returned something other than a Response', code: 'invalid_response' });
+    }
+    if (timedOut() || signal.aborted || res.headersSent) {
+      await response.body?.cancel().catch(() => undefined);
+      return;
+    }
+    onHead();
+    try {
+      await writeWebResponse(res, response, { head: req.method === 'HEAD', extraHeaders: this.draining ? { connection: 'close' } : undefined });
+    } catch (err) {
+      log.warn('response body failed after the head was sent; connection cut', { error: (err as Error).message });
+    }
+  }
+
+  private async serveAdmin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const method = req.method ?? 'GET';
+    const route = `${method} ${path}`;
+    try {
+      switch (route) {
+        case 'GET /healthz':
+          return sendJson(res, 200, { status: 'ok' });
+        case 'GET /readyz':
+          return this.isReady
+            ? sendJson(res, 200, { status: 'ready', specialized: this.active !== undefined })
+            : sendJson(res, 503, { status: this.draining ? 'draining' : 'loading' });
+        case 'GET /v1/stats':
+          return sendJson(res, 200, this.stats());
+        case 'POST /v1/specialize': {
+          if (!this.opts.specialize) return sendJson(res, 409, { error: 'this worker runs in deploy mode; only pool workers can be specialized', code: 'not_pool_worker' });
+          if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
+          const body = await readJson(req, MAX_ADMIN_BODY_BYTES);
+          if (!body.ok) return sendJson(res, body.status, { error: body.error, code: body.code });
+          const answer = await this.opts.specialize(body.value);
+          return sendJson(res, answer.status, answer.body);
+        }
+      }
+      const known = ['/healthz', '/readyz', '/v1/stats', '/v1/specialize'].includes(path);
+      return known
+        ? sendJson(res, 405, { error: `${method} is not allowed on ${path}`, code: 'method_not_allowed' })
+        : sendJson(res, 404, { error: `no runtime route ${path} (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)`, code: 'not_found' });
+    } catch (err) {
+      this.opts.log.error('runtime route failed', { route, error: (err as Error).message });
+      return sendJson(res, 500, { error: 'internal error', code: 'internal' });
+    }
+  }
+}
+
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+async function readJson(
+  req: IncomingMessage,
+  maxBytes: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; error: string; code: string; status: number }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return { ok: false, error: `body exceeds ${maxBytes} bytes`, code: 'payload_too_large', status: 413 };
+    chunks.push(chunk);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch {
+    return { ok: false, error: 'body must be JSON', code: 'bad_request', status: 400 };
+  }
+}

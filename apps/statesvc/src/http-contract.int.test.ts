@@ -1,0 +1,283 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response JSON is inspected loosely */
+/**
+ * The statesvc HTTP contract against the real `orrery-statesvc` process, on both drivers:
+ * every route, header and error code of RFC-0023 §3.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveStateToken, signAdminUrl } from '@orrery/auth';
+import { createTestDatabase } from '@orrery/db';
+import { spawnStatesvc, type StatesvcProcess } from './spawn-statesvc.ts';
+
+const MASTER = Buffer.alloc(32, 0x5a);
+const KEYSPACES = `
+- {namespace: default, keyspace: cart, maxKeys: 5, maxValueBytes: 1000}
+- {namespace: default, keyspace: other}
+- {namespace: team-b, keyspace: cart}
+- {namespace: budget, keyspace: a, maxValueBytes: 1000}
+- {namespace: budget, keyspace: b, defaultTTL: 1h}
+`;
+
+interface Call {
+  ns?: string;
+  ks?: string;
+  token?: string | null;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+for (const driver of ['memory', 'postgres'] as const) {
+  describe(`statesvc HTTP contract (${driver} driver)`, () => {
+    let dir: string;
+    let svc: StatesvcProcess;
+    let dropDb = async () => {};
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'orrery-statesvc-'));
+      writeFileSync(join(dir, 'master.key'), MASTER.toString('hex'));
+      writeFileSync(join(dir, 'keyspaces.yaml'), KEYSPACES);
+      const args = ['--driver', driver, '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--namespace-byte-budget', '4500'];
+      if (driver === 'postgres') {
+        const tdb = await createTestDatabase();
+        dropDb = () => tdb.drop();
+        args.push('--database-url', tdb.url);
+      }
+      svc = await spawnStatesvc(args);
+    }, 90_000);
+
+    afterAll(async () => {
+      await svc?.stop();
+      await dropDb();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    async function call(method: string, path: string, c: Call = {}) {
+      const ns = c.ns ?? 'default';
+      const ks = c.ks ?? 'cart';
+      const headers: Record<string, string> = { ...c.headers };
+      if (c.token !== null && !('authorization' in headers)) headers.authorization = `Bearer ${c.token ?? deriveStateToken(MASTER, ns, ks)}`;
+      if (c.ns !== '' && !('x-orrery-state-namespace' in headers)) headers['x-orrery-state-namespace'] = ns;
+      if (c.ks !== '' && !('x-orrery-state-keyspace' in headers)) headers['x-orrery-state-keyspace'] = ks;
+      const res = await fetch(svc.url + path, { method, headers, body: c.body });
+      const text = await res.text();
+      let json: any = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        /* metrics are text */
+      }
+      return { status: res.status, headers: res.headers, json, text };
+    }
+
+    const expectError = (r: { status: number; json: any }, status: number, code: string) => {
+      expect({ status: r.status, code: r.json?.code }).toEqual({ status, code });
+      expect(typeof r.json.error).toBe('string');
+    };
+
+    it('PUT, GET, versions and TTL header', async () => {
+      const put = await call('PUT', '/v1/state/user%2F1', { body: '{"items":[1,2]}' });
+      expect(put.status).toBe(200);
+      const v = put.json.version as number;
+      expect(put.headers.get('x-orrery-state-version')).toBe(String(v));
+      const get = await call('GET', '/v1/state/user%2F1');
+      expect(get.status).toBe(200);
+      expect(get.json).toEqual({ value: { items: [1, 2] } });
+      expect(get.headers.get('x-orrery-state-version')).toBe(String(v));
+      expect(get.headers.get('x-orrery-state-ttl')).toBeNull();
+      const put2 = await call('PUT', '/v1/state/user%2F1', { body: '"x"', headers: { 'x-orrery-state-ttl': '120' } });
+      expect(put2.json.version).toBeGreaterThan(v);
+      const get2 = await call('GET', '/v1/state/user%2F1');
+      expect(Number(get2.headers.get('x-orrery-state-ttl'))).toBeGreaterThan(100);
+      expectError(await call('GET', '/v1/state/missing'), 404, 'not_found');
+    });
+
+    it('If-Match on PUT and DELETE; 412 version_conflict', async () => {
+      const { json } = await call('PUT', '/v1/state/im', { body: '1' });
+      expectError(await call('PUT', '/v1/state/im', { body: '2', headers: { 'if-match': String(json.version + 1) } }), 412, 'version_conflict');
+      const ok = await call('PUT', '/v1/state/im', { body: '2', headers: { 'if-match': `"${json.version}"` } });
+      expect(ok.status).toBe(200);
+      expectError(await call('PUT', '/v1/state/im', { body: '3', headers: { 'if-match': '0' } }), 412, 'version_conflict');
+      expectError(await call('DELETE', '/v1/state/im', { headers: { 'if-match': String(json.version) } }), 412, 'version_conflict');
+      expect((await call('DELETE', '/v1/state/im', { headers: { 'if-match': String(ok.json.version) } })).json).toEqual({ deleted: true });
+      expectError(await call('DELETE', '/v1/state/im'), 404, 'not_found');
+      expectError(await call('PUT', '/v1/state/im', { body: '1', headers: { 'if-match': 'abc' } }), 400, 'bad_request');
+    });
+
+    it('POST /cas: create-only, swap, conflict, malformed bodies', async () => {
+      const c = await call('POST', '/v1/state/counter/cas', { body: JSON.stringify({ expectVersion: 0, value: 1 }) });
+      expect(c.status).toBe(200);
+      expectError(await call('POST', '/v1/state/counter/cas', { body: JSON.stringify({ expectVersion: 0, value: 1 }) }), 412, 'version_conflict');
+      const s = await call('POST', '/v1/state/counter/cas', { body: JSON.stringify({ expectVersion: c.json.version, value: 2 }) });
+      expect(s.json.version).toBeGreaterThan(c.json.version);
+      expectError(await call('POST', '/v1/state/counter/cas', { body: JSON.stringify({ expectVersion: c.json.version, value: 3 }) }), 412, 'version_conflict');
+      expect((await call('GET', '/v1/state/counter')).json).toEqual({ value: 2 });
+      for (const body of ['{"value":1}', '{"expectVersion":-1,"value":1}', '{"expectVersion":1.5,"value":1}', '{"expectVersion":1}', '[1]', 'nope', '']) {
+        expectError(await call('POST', '/v1/state/counter/cas', { body }), 400, 'bad_request');
+      }
+      // PUT to a key literally ending in /cas is a normal write.
+      expect((await call('PUT', '/v1/state/counter/cas', { body: '5' })).status).toBe(200);
+      expect((await call('GET', '/v1/state/counter%2Fcas')).json).toEqual({ value: 5 });
+      await call('DELETE', '/v1/state/counter%2Fcas');
+      await call('DELETE', '/v1/state/counter');
+    });
+
+    it('list pages with prefix, cursor and limit', async () => {
+      for (const k of ['p/a', 'p/b', 'p/c']) await call('PUT', `/v1/state/${encodeURIComponent(k)}`, { body: '0', ks: 'other' });
+      const p1 = await call('GET', '/v1/state?prefix=p%2F&limit=2', { ks: 'other' });
+      expect(p1.json.keys).toEqual(['p/a', 'p/b']);
+      expect(p1.json.cursor).not.toBe('');
+      const p2 = await call('GET', `/v1/state?prefix=p%2F&limit=2&cursor=${p1.json.cursor}`, { ks: 'other' });
+      expect(p2.json).toEqual({ keys: ['p/c'], cursor: '' });
+      expectError(await call('GET', '/v1/state?limit=0', { ks: 'other' }), 400, 'bad_request');
+      expectError(await call('GET', '/v1/state?limit=x', { ks: 'other' }), 400, 'bad_request');
+      expectError(await call('GET', '/v1/state?cursor=%21%21', { ks: 'other' }), 400, 'bad_request');
+      expectError(await call('POST', '/v1/state', { ks: 'other' }), 400, 'bad_request');
+    });
+
+    it('authentication: 401 without credentials, 403 for wrong or tampered scope', async () => {
+      expectError(await call('GET', '/v1/state/a', { token: null }), 401, 'unauthorized');
+      expectError(await call('GET', '/v1/state/a', { headers: { authorization: 'Basic abc' } }), 401, 'unauthorized');
+      expectError(await call('GET', '/v1/state/a', { ns: '' }), 401, 'unauthorized');
+      expectError(await call('GET', '/v1/state/a', { ks: '' }), 401, 'unauthorized');
+      expectError(await call('GET', '/v1/state/a', { token: 'f'.repeat(64) }), 403, 'forbidden');
+      const cartToken = deriveStateToken(MASTER, 'default', 'cart');
+      expectError(await call('GET', '/v1/state/a', { token: cartToken, ks: 'other' }), 403, 'forbidden');
+      expectError(await call('GET', '/v1/state/a', { token: cartToken, ns: 'team-b' }), 403, 'forbidden');
+      expectError(await call('GET', '/v1/state/a', { ks: 'Not_Valid' }), 403, 'forbidden');
+      // A correctly derived token for an undeclared keyspace is still refused.
+      expectError(await call('GET', '/v1/state/a', { ks: 'undeclared' }), 403, 'forbidden');
+    });
+
+    it('key rules: 1–512 bytes, no control characters, no leading #', async () => {
+      for (const key of ['%23meta', '%00', 'a%0Ab', '%7F', '%C2%85', 'x'.repeat(513), '%E2%82', '%ZZ']) {
+        expectError(await call('PUT', `/v1/state/${key}`, { body: '1' }), 400, 'bad_request');
+      }
+      expect((await call('PUT', `/v1/state/${'é'.repeat(256)}`, { body: '1' })).status).toBe(200);
+      expectError(await call('PUT', `/v1/state/${'é'.repeat(256)}x`, { body: '1' }), 400, 'bad_request');
+      expect((await call('DELETE', `/v1/state/${'é'.repeat(256)}`)).status).toBe(200);
+      expectError(await call('PATCH', '/v1/state/a', { body: '1' }), 400, 'bad_request');
+      expectError(await call('GET', '/v2/nothing'), 404, 'not_found');
+    });
+
+    it('bodies: JSON only; TTL header validated', async () => {
+      expectError(await call('PUT', '/v1/state/b', { body: '' }), 400, 'bad_request');
+      expectError(await call('PUT', '/v1/state/b', { body: '{"a":' }), 400, 'bad_request');
+      expectError(await call('PUT', '/v1/state/b', { body: '1', headers: { 'x-orrery-state-ttl': '-1' } }), 400, 'bad_request');
+      expectError(await call('PUT', '/v1/state/b', { body: '1', headers: { 'x-orrery-state-ttl': '1.5' } }), 400, 'bad_request');
+    });
+
+    it('413 quota_value_bytes by Content-Length and while streaming a chunked body', { timeout: 30_000 }, async () => {
+      expectError(await call('PUT', '/v1/state/big', { body: JSON.stringify('x'.repeat(1000)) }), 413, 'quota_value_bytes');
+      expect((await call('PUT', '/v1/state/big', { body: JSON.stringify('x'.repeat(998)) })).status).toBe(200);
+      await call('DELETE', '/v1/state/big');
+      // Chunked upload of ~5 MB: the answer arrives after the limit, long before the body ends.
+      const u = new URL(svc.url);
+      const result = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+        const r = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            method: 'PUT',
+            path: '/v1/state/stream',
+            headers: {
+              authorization: `Bearer ${deriveStateToken(MASTER, 'default', 'cart')}`,
+              'x-orrery-state-namespace': 'default',
+              'x-orrery-state-keyspace': 'cart',
+              'transfer-encoding': 'chunked',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body, sent }));
+            res.on('error', reject);
+          },
+        );
+        r.on('error', () => {
+          /* the server may close while we still write; the response already arrived */
+        });
+        let sent = 0;
+        r.write('"');
+        const chunk = 'y'.repeat(64 * 1024);
+        const pump = () => {
+          while (sent < 5_000_000) {
+            sent += chunk.length;
+            if (!r.write(chunk)) return void r.once('drain', pump);
+          }
+          r.end('"');
+        };
+        pump();
+      });
+      expect(result.status).toBe(413);
+      expect(JSON.parse(result.body).code).toBe('quota_value_bytes');
+      expectError(await call('GET', '/v1/state/stream'), 404, 'not_found');
+    });
+
+    it('429 quota_keys at maxKeys, and for the namespace byte budget', async () => {
+      const keys = (await call('GET', '/v1/state')).json.keys as string[];
+      for (const k of keys) await call('DELETE', `/v1/state/${encodeURIComponent(k)}`);
+      for (let i = 0; i < 5; i++) expect((await call('PUT', `/v1/state/q${i}`, { body: '1' })).status).toBe(200);
+      expectError(await call('PUT', '/v1/state/q5', { body: '1' }), 429, 'quota_keys');
+      expectError(await call('POST', '/v1/state/q5/cas', { body: '{"expectVersion":0,"value":1}' }), 429, 'quota_keys');
+      expect((await call('PUT', '/v1/state/q0', { body: '2' })).status).toBe(200);
+      await call('DELETE', '/v1/state/q0');
+      expect((await call('PUT', '/v1/state/q5', { body: '1' })).status).toBe(200);
+      // Namespace "budget" shares 4500 bytes across keyspaces a and b.
+      const v = JSON.stringify('z'.repeat(998));
+      for (let i = 0; i < 4; i++) expect((await call('PUT', `/v1/state/n${i}`, { ns: 'budget', ks: i % 2 ? 'a' : 'b', body: v })).status).toBe(200);
+      const over = await call('PUT', '/v1/state/n9', { ns: 'budget', ks: 'a', body: v });
+      expectError(over, 429, 'quota_keys');
+      expect(over.json.error).toMatch(/namespace byte budget/);
+    });
+
+    it('admin reads: signed query only, expiry, no header scope', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const usagePath = signAdminUrl(MASTER, 'GET', '/v1/admin/usage?scope-namespace=budget&scope-keyspace=b', now + 60);
+      const usage = await fetch(svc.url + usagePath).then((r) => r.json());
+      expect(usage).toEqual({ namespace: 'budget', keyspace: 'b', keys: 2, bytes: 2000, maxKeys: 10000, maxValueBytes: 262144, defaultTTL: '1h' });
+      const nsPath = signAdminUrl(MASTER, 'GET', '/v1/admin/namespaces', now + 60);
+      const all = await fetch(svc.url + nsPath).then((r) => r.json());
+      const budget = all.namespaces.find((n: any) => n.namespace === 'budget');
+      expect(budget).toMatchObject({ keys: 4, bytes: 4000, byteBudget: 4500 });
+      expect(budget.keyspaces.map((k: any) => k.keyspace)).toEqual(['a', 'b']);
+      expect(all.namespaces.map((n: any) => n.namespace)).toEqual(['budget', 'default', 'team-b']);
+      const r401 = await fetch(`${svc.url}/v1/admin/namespaces`);
+      expect(r401.status).toBe(401);
+      expect((await r401.json()).code).toBe('unauthorized');
+      const expired = signAdminUrl(MASTER, 'GET', '/v1/admin/namespaces', now - 1);
+      expect((await fetch(svc.url + expired)).status).toBe(401);
+      const tampered = usagePath.replace('scope-keyspace=b', 'scope-keyspace=a');
+      expect((await fetch(svc.url + tampered)).status).toBe(401);
+      const withHeader = await fetch(svc.url + usagePath, { headers: { 'x-orrery-state-keyspace': 'a' } });
+      expect(withHeader.status).toBe(400);
+      const undeclared = signAdminUrl(MASTER, 'GET', '/v1/admin/usage?scope-namespace=x&scope-keyspace=y', now + 60);
+      expect((await fetch(svc.url + undeclared)).status).toBe(404);
+    });
+
+    it('TTL expiry is visible over HTTP', { timeout: 30_000 }, async () => {
+      await call('PUT', '/v1/state/short', { body: '1', headers: { 'x-orrery-state-ttl': '1' } });
+      const deadline = Date.now() + 20_000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        status = (await call('GET', '/v1/state/short')).status;
+      }
+      expect(status).toBe(404);
+    });
+
+    it('healthz, readyz and metrics bypass auth', async () => {
+      expect((await fetch(`${svc.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${svc.url}/readyz`)).status).toBe(200);
+      const m = await fetch(`${svc.url}/metrics`).then((r) => r.text());
+      expect(m).toMatch(/orrery_statestore_ops_total\{op="get",result="ok"\} \d+/);
+      expect(m).toMatch(/orrery_statestore_ops_total\{op="set",result="quota_keys"\} \d+/);
+      expect(m).toMatch(/orrery_statestore_quota_rejections_total\{kind="keys"\} \d+/);
+      expect(m).toMatch(/orrery_statestore_quota_rejections_total\{kind="namespace_bytes"\} \d+/);
+      expect(m).toMatch(/orrery_statestore_quota_rejections_total\{kind="value_bytes"\} \d+/);
+      expect(m).toMatch(/orrery_statesvc_request_duration_seconds_bucket/);
+    });
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * orrery-statesvc: the scoped state HTTP API for functions (RFC-0023).
+ * Prints `listening http://HOST:PORT` once ready.
+ */
+import { unwatchFile, watchFile } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { readMasterKeyFile } from '@orrery/auth';
+import { parseDurationMs } from '@orrery/spec';
+import { openDriver, type StateDriver } from '@orrery/statestore';
+import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
+import { StateMetrics } from './metrics.ts';
+import { startStateServer } from './server.ts';
+
+const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver memory|postgres] [--database-url URL] [--data-dir DIR]
+  (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
+  [--keyspaces-file FILE] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10]`;
+
+const log = (msg: string) => console.error(`[statesvc] ${msg}`);
+
+function fail(msg: string): never {
+  console.error(`orrery-statesvc: ${msg}\n${USAGE}`);
+  process.exit(2);
+}
+
+function nonNegativeInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) fail(`--${name} must be a non-negative integer`);
+  return Number(value);
+}
+
+let args;
+try {
+  args = parseArgs({
+    options: {
+      port: { type: 'string', default: '8080' },
+      host: { type: 'string', default: '127.0.0.1' },
+      driver: { type: 'string', default: 'memory' },
+      'database-url': { type: 'string' },
+      'data-dir': { type: 'string' },
+      'master-key-file': { type: 'string' },
+      'previous-master-key-file': { type: 'string' },
+      'keyspaces-file': { type: 'string' },
+      'namespace-byte-budget': { type: 'string' },
+      'max-body-bytes': { type: 'string' },
+      'sweep-interval': { type: 'string', default: '30s' },
+      'pool-size': { type: 'string' },
+      'insecure-pass-through': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  fail((err as Error).message);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const driverName = args.driver;
+if (driverName !== 'memory' && driverName !== 'postgres') fail('--driver must be memory or postgres');
+const port = nonNegativeInt('port', args.port, 8080);
+const sweepMs = parseDurationMs(args['sweep-interval']);
+if (!Number.isFinite(sweepMs) || sweepMs < 100) fail('--sweep-interval must be a duration of at least 100ms, e.g. 30s');
+
+const masterKeys: Buffer[] = [];
+try {
+  if (args['master-key-file']) masterKeys.push(readMasterKeyFile(args['master-key-file']));
+  if (args['previous-master-key-file']) {
+    if (!args['master-key-file']) fail('--previous-master-key-file needs --master-key-file (the new key)');
+    masterKeys.push(readMasterKeyFile(args['previous-master-key-file']));
+  }
+} catch (err) {
+  fail((err as Error).message);
+}
+const passThrough = args['insecure-pass-through'];
+if (passThrough && masterKeys.length > 0) fail('--insecure-pass-through cannot be combined with a master key');
+if (!passThrough && masterKeys.length === 0) fail('give --master-key-file (production) or --insecure-pass-through (local development only)');
+if (passThrough) log('WARNING: --insecure-pass-through: any bearer token is accepted for any declared keyspace. Never use this outside local development.');
+
+let keyspaces: KeyspaceTable = new Map();
+const keyspacesFile = args['keyspaces-file'];
+const reloadKeyspaces = (initial: boolean) => {
+  if (!keyspacesFile) return;
+  try {
+    keyspaces = loadKeyspacesFile(keyspacesFile);
+    if (!initial) log(`reloaded ${keyspaces.size} keyspace declaration(s) from ${keyspacesFile}`);
+  } catch (err) {
+    if (initial) fail((err as Error).message);
+    log(`keeping the previous keyspace declarations: ${(err as Error).message}`);
+  }
+};
+reloadKeyspaces(true);
+if (!keyspacesFile) log('no --keyspaces-file: every keyspace is undeclared, state requests will be refused with 403');
+
+let driver: StateDriver;
+try {
+  driver = await openDriver({
+    driver: driverName,
+    databaseUrl: args['database-url'],
+    dataDir: args['data-dir'],
+    poolSize: args['pool-size'] === undefined ? undefined : nonNegativeInt('pool-size', args['pool-size'], 10),
+  });
+} catch (err) {
+  console.error(`orrery-statesvc: cannot open the ${driverName} driver: ${(err as Error).message}`);
+  process.exit(1);
+}
+
+const server = await startStateServer({
+  driver,
+  keyspaces: () => keyspaces,
+  masterKeys,
+  passThrough,
+  namespaceByteBudget: nonNegativeInt('namespace-byte-budget', args['namespace-byte-budget'], 0),
+  maxBodyBytes: nonNegativeInt('max-body-bytes', args['max-body-bytes'], 1024 * 1024),
+  metrics: new StateMetrics({ defaultMetrics: true }),
+  host: args.host,
+  port,
+  log,
+});
+
+if (keyspacesFile) watchFile(keyspacesFile, { interval: 1000 }, () => reloadKeyspaces(false));
+process.on('SIGHUP', () => reloadKeyspaces(false));
+
+let sweeping = false;
+const sweeper = setInterval(() => {
+  if (sweeping) return;
+  sweeping = true;
+  driver
+    .sweepExpired()
+    .catch((err: unknown) => log(`sweep failed: ${(err as Error).message}`))
+    .finally(() => {
+      sweeping = false;
+    });
+}, sweepMs);
+sweeper.unref();
+
+console.log(`listening ${server.url}`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log(`${signal}: shutting down`);
+  clearInterval(sweeper);
+  if (keyspacesFile) unwatchFile(keyspacesFile);
+  const force = setTimeout(() => process.exit(1), 10_000);
+  force.unref();
+  await server.close();
+  await driver.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

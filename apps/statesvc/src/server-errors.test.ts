@@ -1,0 +1,54 @@
+/** 503 and 500 paths, which a healthy real driver cannot produce on demand. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { deriveStateToken } from '@orrery/auth';
+import { MemoryDriver, StateStoreError } from '@orrery/statestore';
+import { parseKeyspaces } from './keyspaces.ts';
+import { startStateServer, type RunningStateServer } from './server.ts';
+
+const MASTER = Buffer.alloc(32, 9);
+const keyspaces = parseKeyspaces('- {namespace: default, keyspace: cart}');
+const headers = { authorization: `Bearer ${deriveStateToken(MASTER, 'default', 'cart')}`, 'x-orrery-state-namespace': 'default', 'x-orrery-state-keyspace': 'cart' };
+
+class UnavailableDriver extends MemoryDriver {
+  override async get(): Promise<never> {
+    throw new StateStoreError('capability_unavailable', 'state database unavailable: connection refused');
+  }
+  override async ping(): Promise<void> {
+    throw new Error('connection refused');
+  }
+  override async list(): Promise<never> {
+    throw new TypeError('a bug');
+  }
+}
+
+describe('statesvc error paths', () => {
+  let srv: RunningStateServer | undefined;
+  afterEach(async () => {
+    await srv?.close();
+  });
+
+  it('driver down → 503 capability_unavailable (readyz too); a bug → 500 internal without details', async () => {
+    const logs: string[] = [];
+    srv = await startStateServer({ driver: new UnavailableDriver(), keyspaces: () => keyspaces, masterKeys: [MASTER], passThrough: false, log: (m) => logs.push(m) });
+    const get = await fetch(`${srv.url}/v1/state/a`, { headers });
+    expect(get.status).toBe(503);
+    expect(await get.json()).toMatchObject({ code: 'capability_unavailable' });
+    const ready = await fetch(`${srv.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ code: 'capability_unavailable' });
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+    const list = await fetch(`${srv.url}/v1/state`, { headers });
+    expect(list.status).toBe(500);
+    const body = await list.json();
+    expect(body).toEqual({ error: 'internal error; see the statesvc log', code: 'internal' });
+    expect(logs.join('\n')).toMatch(/a bug/);
+    expect(logs.join('\n')).not.toContain(headers.authorization.slice(7));
+  });
+
+  it('the global body cap wins over a larger keyspace limit', async () => {
+    srv = await startStateServer({ driver: new MemoryDriver(), keyspaces: () => keyspaces, masterKeys: [MASTER], passThrough: false, maxBodyBytes: 10 });
+    const r = await fetch(`${srv.url}/v1/state/a`, { method: 'PUT', headers, body: '"0123456789"' });
+    expect(r.status).toBe(413);
+    expect((await r.json()).code).toBe('quota_value_bytes');
+  });
+});

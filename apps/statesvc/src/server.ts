@@ -1,0 +1,274 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { verifyAdminUrl } from '@orrery/auth';
+import { ScopedStore, StateStoreError, type Scope, type StateDriver } from '@orrery/statestore';
+import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
+import { HttpError, sendError } from './http-error.ts';
+import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
+import { StateMetrics, type Op } from './metrics.ts';
+import { readBoundedBody } from './read-body.ts';
+import { parseIfMatch, parseKey, parseTtlSeconds } from './state-key.ts';
+
+export interface StateServerOptions {
+  driver: StateDriver;
+  /** Declared keyspaces; a function (re-read per request) so a reload swaps the table. */
+  keyspaces: () => KeyspaceTable;
+  /** Current master key first, then the previous one during a rotation. */
+  masterKeys: Buffer[];
+  passThrough: boolean;
+  namespaceByteBudget?: number;
+  /** Hard cap on any request body, whatever a keyspace declares (default 1 MiB). */
+  maxBodyBytes?: number;
+  metrics?: StateMetrics;
+  log?: (msg: string) => void;
+}
+
+const CAS_ENVELOPE_BYTES = 1024;
+
+/** JSON response; headers as a flat list (cheaper than spreading objects on the hot path). */
+function sendJson(res: ServerResponse, status: number, body: string, version?: number, ttlSeconds?: number): void {
+  const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))];
+  if (version !== undefined) headers.push('x-orrery-state-version', String(version));
+  if (ttlSeconds !== undefined) headers.push('x-orrery-state-ttl', String(ttlSeconds));
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/**
+ * A refused body is never read further: the socket stops reading, the answer goes out with
+ * `Connection: close`, and the socket half-closes. It is destroyed only after a short linger,
+ * because destroying a socket with unread input sends a RST that can overtake the answer.
+ */
+function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  res.setHeader('connection', 'close');
+  socket.pause();
+  socket.destroySoon = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), 2000).unref();
+  };
+}
+
+/** The statesvc HTTP handler (RFC-0023 §3): routes, scope from the token, errors as {error, code}. */
+export function createStateHandler(opts: StateServerOptions) {
+  const log = opts.log ?? ((m: string) => console.error(`[statesvc] ${m}`));
+  const metrics = opts.metrics ?? new StateMetrics();
+  const auth = new Authenticator(opts.masterKeys, opts.passThrough);
+  const hardCap = opts.maxBodyBytes ?? 1024 * 1024;
+  const store = new ScopedStore(opts.driver, (s) => opts.keyspaces().get(keyspaceId(s.namespace, s.keyspace)), {
+    namespaceByteBudget: opts.namespaceByteBudget,
+  });
+
+  const declaration = (s: Scope) => {
+    const d = opts.keyspaces().get(keyspaceId(s.namespace, s.keyspace));
+    if (!d) throw new HttpError('forbidden', `keyspace ${s.namespace}/${s.keyspace} is not declared by any function (spec.state)`);
+    return d;
+  };
+
+  const valueTooLarge = (limit: number) => () =>
+    new StateStoreError('quota_value_bytes', `request body is larger than ${limit} bytes (the keyspace's maxValueBytes or the service's body cap)`, 'value_bytes');
+
+  async function readJson(req: IncomingMessage, limit: number): Promise<{ text: string; value: unknown }> {
+    const raw = await readBoundedBody(req, limit, valueTooLarge(limit));
+    const text = raw.toString('utf8').trim();
+    if (!text) throw new HttpError('bad_request', 'body must be a JSON value (e.g. {"n":1}, "text", 42, null)');
+    try {
+      return { text, value: JSON.parse(text) };
+    } catch {
+      throw new HttpError('bad_request', 'body is not valid JSON; send the value JSON-encoded with Content-Type: application/json');
+    }
+  }
+
+  async function stateKeyRoute(req: IncomingMessage, res: ServerResponse, rest: string): Promise<void> {
+    const method = req.method;
+    const isCas = rest.endsWith('/cas') && method === 'POST';
+    const op: Op = isCas ? 'cas' : method === 'GET' ? 'get' : method === 'PUT' ? 'set' : method === 'DELETE' ? 'delete' : 'get';
+    if (!isCas && method !== 'GET' && method !== 'PUT' && method !== 'DELETE') {
+      throw new HttpError('bad_request', `${method} is not allowed here: use GET, PUT or DELETE /v1/state/{key}, or POST /v1/state/{key}/cas`);
+    }
+    const key = parseKey(isCas ? rest.slice(0, -4) : rest);
+    const scope = auth.scope(req.headers);
+    const decl = declaration(scope);
+    if (op === 'get') {
+      const entry = await store.get(scope, key);
+      if (!entry) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
+      const ttl = entry.expiresAt === null ? undefined : Math.max(0, Math.ceil((entry.expiresAt - Date.now()) / 1000));
+      sendJson(res, 200, `{"value":${entry.value}}`, entry.version, ttl);
+    } else if (op === 'set') {
+      const ifVersion = parseIfMatch(req.headers['if-match']);
+      const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
+      const { text } = await readJson(req, Math.min(decl.maxValueBytes, hardCap));
+      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
+      sendJson(res, 200, `{"version":${version}}`, version);
+    } else if (op === 'delete') {
+      const ifVersion = parseIfMatch(req.headers['if-match']);
+      if (!(await store.delete(scope, key, { ifVersion }))) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist`);
+      sendJson(res, 200, '{"deleted":true}');
+    } else {
+      const { value } = await readJson(req, Math.min(decl.maxValueBytes + CAS_ENVELOPE_BYTES, hardCap));
+      const body = value as { expectVersion?: unknown; value?: unknown } | null;
+      if (typeof body !== 'object' || body === null || Array.isArray(body) || !('value' in body)) {
+        throw new HttpError('bad_request', 'body must be {"expectVersion": <version or 0 for create-only>, "value": <JSON value>}');
+      }
+      const ev = body.expectVersion;
+      if (typeof ev !== 'number' || !Number.isSafeInteger(ev) || ev < 0) throw new HttpError('bad_request', 'expectVersion must be a non-negative integer (0 = create-only)');
+      const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
+      const { version } = await store.set(scope, key, JSON.stringify(body.value), { ifVersion: ev, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
+      sendJson(res, 200, `{"version":${version}}`, version);
+    }
+  }
+
+  async function listRoute(req: IncomingMessage, res: ServerResponse, query: string): Promise<Op> {
+    if (req.method !== 'GET') throw new HttpError('bad_request', 'use GET /v1/state?prefix=&cursor=&limit= to list keys');
+    const scope = auth.scope(req.headers);
+    const params = new URLSearchParams(query);
+    const limitText = params.get('limit');
+    let limit: number | undefined;
+    if (limitText !== null && limitText !== '') {
+      if (!/^\d{1,6}$/.test(limitText)) throw new HttpError('bad_request', 'limit must be an integer from 1 to 1000');
+      limit = Number(limitText);
+    }
+    const result = await store.list(scope, { prefix: params.get('prefix') ?? undefined, cursor: params.get('cursor') ?? undefined, limit });
+    sendJson(res, 200, JSON.stringify(result));
+    return 'list';
+  }
+
+  async function adminRoute(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<Op> {
+    if (req.method !== 'GET') throw new HttpError('bad_request', 'admin reads are GET requests');
+    // HMAC covers the URI, not headers: a header-borne admin scope could be swapped by a replayer.
+    if (req.headers[NAMESPACE_HEADER] !== undefined || req.headers[KEYSPACE_HEADER] !== undefined) {
+      throw new HttpError('bad_request', 'admin scope is read only from the signed scope-namespace / scope-keyspace query parameters, never from headers');
+    }
+    if (opts.masterKeys.length > 0) {
+      const check = verifyAdminUrl(opts.masterKeys, 'GET', req.url!);
+      if (!check.ok) throw new HttpError('unauthorized', check.reason);
+    } else if (!opts.passThrough) {
+      throw new HttpError('unauthorized', 'admin reads need a signed URL and this statesvc has no master key');
+    }
+    const params = new URLSearchParams(query);
+    const table = opts.keyspaces();
+    if (path === '/v1/admin/usage') {
+      const namespace = params.get('scope-namespace');
+      const keyspace = params.get('scope-keyspace');
+      if (!namespace || !keyspace) throw new HttpError('bad_request', 'usage needs scope-namespace and scope-keyspace query parameters');
+      const decl = table.get(keyspaceId(namespace, keyspace));
+      if (!decl) throw new HttpError('not_found', `keyspace ${namespace}/${keyspace} is not declared`);
+      const usage = await opts.driver.usage({ namespace, keyspace });
+      sendJson(res, 200, JSON.stringify({ namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL }));
+      return 'admin';
+    }
+    if (path === '/v1/admin/namespaces') {
+      const only = params.get('scope-namespace');
+      const names = new Set<string>([...table.values()].map((d) => d.namespace));
+      for (const n of await opts.driver.namespaces()) names.add(n);
+      const namespaces = [];
+      for (const namespace of [...names].sort()) {
+        if (only && namespace !== only) continue;
+        const usage = await opts.driver.namespaceUsage(namespace);
+        const used = new Map(usage.keyspaces.map((k) => [k.keyspace, k]));
+        const declared = [...table.values()].filter((d) => d.namespace === namespace);
+        const keyspaceNames = new Set([...declared.map((d) => d.keyspace), ...used.keys()]);
+        namespaces.push({
+          namespace,
+          keys: usage.keys,
+          bytes: usage.bytes,
+          byteBudget: opts.namespaceByteBudget ?? 0,
+          keyspaces: [...keyspaceNames].sort().map((keyspace) => {
+            const d = table.get(keyspaceId(namespace, keyspace));
+            const u = used.get(keyspace);
+            return { keyspace, keys: u?.keys ?? 0, bytes: u?.bytes ?? 0, declared: !!d, maxKeys: d?.maxKeys ?? null, maxValueBytes: d?.maxValueBytes ?? null, defaultTTL: d?.defaultTTL ?? null };
+          }),
+        });
+      }
+      sendJson(res, 200, JSON.stringify({ namespaces }));
+      return 'admin';
+    }
+    throw new HttpError('not_found', `no admin route ${path}; use /v1/admin/usage or /v1/admin/namespaces`);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    const qi = url.indexOf('?');
+    const path = qi < 0 ? url : url.slice(0, qi);
+    const query = qi < 0 ? '' : url.slice(qi + 1);
+    let op: Op | null = null;
+    try {
+      if (path.startsWith('/v1/state/')) {
+        const rest = path.slice(10);
+        const m = req.method;
+        op = m === 'POST' && rest.endsWith('/cas') ? 'cas' : m === 'PUT' ? 'set' : m === 'DELETE' ? 'delete' : 'get';
+        await stateKeyRoute(req, res, rest);
+      } else if (path === '/v1/state') {
+        op = 'list';
+        await listRoute(req, res, query);
+      } else if (path.startsWith('/v1/admin/')) {
+        op = 'admin';
+        await adminRoute(req, res, path, query);
+      } else if (path === '/healthz') {
+        sendJson(res, 200, '{"status":"ok"}');
+        return;
+      } else if (path === '/readyz') {
+        await opts.driver.ping();
+        sendJson(res, 200, '{"status":"ready"}');
+        return;
+      } else if (path === '/metrics') {
+        const text = await metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+        return;
+      } else {
+        throw new HttpError('not_found', `no route ${path}; the state API is under /v1/state`);
+      }
+      if (op) metrics.observe(op, 'ok', (performance.now() - started) / 1000);
+    } catch (err) {
+      if (!req.complete) refuseRestOfBody(req, res);
+      if (path === '/readyz' && !(err instanceof HttpError)) err = new HttpError('capability_unavailable', `state driver not ready: ${(err as Error).message}`);
+      const { code } = sendError(res, err, log);
+      if (err instanceof StateStoreError && err.quotaKind) metrics.quotaRejected(err.quotaKind);
+      if (op) metrics.observe(op, code, (performance.now() - started) / 1000);
+    }
+  }
+
+  return { handle, metrics };
+}
+
+export interface RunningStateServer {
+  server: Server;
+  url: string;
+  metrics: StateMetrics;
+  close(): Promise<void>;
+}
+
+/** Listens on host:port (0 = any free port). Closing stops the listener; the driver is the caller's. */
+export async function startStateServer(opts: StateServerOptions & { host?: string; port?: number }): Promise<RunningStateServer> {
+  const { handle, metrics } = createStateHandler(opts);
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
+    void handle(req, res);
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-type: application/json\r\n\r\n{"error":"malformed HTTP request","code":"bad_request"}');
+    else socket.destroy();
+  });
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    url: `http://${shownHost}:${port}`,
+    metrics,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * Registry benchmark against a 3-member local etcd, with the raw etcd3 baseline in the same run.
+ *
+ *   npx tsx bench/registry/index.ts
+ *
+ * ORRERY_BENCH_REGISTRY_SECONDS (default 5) sets each throughput phase's length,
+ * ORRERY_BENCH_REGISTRY_INSTANCES (default 10000) the query population,
+ * ORRERY_BENCH_REGISTRY_WATCHERS (default 500) the fan-out width.
+ */
+import { request as httpRequest, Agent } from 'node:http';
+import { Pool } from 'undici';
+import { EtcdCluster } from '@orrery/etcdcluster';
+import { Etcd3 } from 'etcd3';
+import { spawnRegistry } from '../../apps/registry/src/testkit/fixture.ts';
+
+const SECONDS = Number(process.env.ORRERY_BENCH_REGISTRY_SECONDS ?? 5);
+const INSTANCES = Number(process.env.ORRERY_BENCH_REGISTRY_INSTANCES ?? 10_000);
+const WATCHERS = Number(process.env.ORRERY_BENCH_REGISTRY_WATCHERS ?? 500);
+const CONCURRENCY = 64;
+const NS = 'bench';
+const SERVICE = 'company.bench.order.order-center.api';
+
+function pct(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+/** Runs `op` from `workers` loops for `seconds`; returns completed ops per second. */
+async function throughput(workers: number, seconds: number, op: (worker: number, i: number) => Promise<void>): Promise<{ perSec: number; errors: number }> {
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  let errors = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      for (let i = 0; performance.now() < until; i++) {
+        try {
+          await op(w, i);
+          done++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { perSec: done / seconds, errors };
+}
+
+async function latencies(n: number, op: () => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op();
+    out.push(performance.now() - t);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+const cluster = await EtcdCluster.start({ size: 3 });
+const registry = await spawnRegistry(cluster.endpoints());
+const pool = new Pool(registry.httpUrl, { connections: CONCURRENCY, pipelining: 1 });
+const raw = new Etcd3({ hosts: cluster.endpoints(), grpcOptions: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
+
+async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await pool.request({ method: 'POST', path, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const json = (await res.body.json()) as { code: string; message: string; data: Record<string, unknown> };
+  if (json.code !== 'ok') throw new Error(`${json.code}: ${json.message}`);
+  return json.data;
+}
+async function get(path: string): Promise<Record<string, unknown>> {
+  const res = await pool.request({ method: 'GET', path });
+  const json = (await res.body.json()) as { code: string; message: string; data: Record<string, unknown> };
+  if (json.code !== 'ok') throw new Error(`${json.code}: ${json.message}`);
+  return json.data;
+}
+
+const body = (n: number, service = SERVICE, ns = NS) => ({
+  namespace: ns,
+  service,
+  instanceId: `inst-${n}`,
+  zone: `az${n % 3}`,
+  labels: { tier: n % 100 === 0 ? 'gold' : 'std', version: 'v2' },
+  endpoints: [
+    { name: 'http', protocol: 'http', host: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, port: 8080 },
+    { name: 'metrics', protocol: 'http', host: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, port: 9090, path: '/metrics' },
+  ],
+  leaseTtlSeconds: 600,
+});
+
+const rows: Array<[string, string, string]> = [];
+const results: Record<string, number> = {};
+try {
+  // Baseline: raw etcd3 from this process, same concurrency.
+  const value = Buffer.from(JSON.stringify(body(1)));
+  const rawLeasePut = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
+    const g = await raw.leaseClient.leaseGrant({ TTL: 600 });
+    await raw.kv.put({ key: Buffer.from(`/bench-raw/lp/${w}/${i}`), value, lease: g.ID });
+  });
+  results.rawLeasePut = rawLeasePut.perSec;
+  rows.push(['raw etcd3 lease-grant + put (64 concurrent)', `${fmt(rawLeasePut.perSec, 0)} /s`, 'baseline']);
+  const rawPut = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
+    await raw.kv.put({ key: Buffer.from(`/bench-raw/p/${w}/${i % 50}`), value });
+  });
+  results.rawPut = rawPut.perSec;
+  rows.push(['raw etcd3 put (64 concurrent)', `${fmt(rawPut.perSec, 0)} /s`, 'reference']);
+  await raw.kv.deleteRange({ key: Buffer.from('/bench-raw/'), range_end: Buffer.from('/bench-raw0') });
+
+  // Registry: register, then heartbeat, 64 concurrent HTTP clients.
+  let next = 0;
+  const reg = await throughput(CONCURRENCY, SECONDS, async () => {
+    const n = next++;
+    if (n >= INSTANCES) {
+      await post('/api/v1/registry/register', body(n % INSTANCES));
+      return;
+    }
+    await post('/api/v1/registry/register', body(n));
+  });
+  results.register = reg.perSec;
+  rows.push(['registry register (64 concurrent)', `${fmt(reg.perSec, 0)} /s`, `${fmt(reg.perSec / rawLeasePut.perSec, 2)}× raw lease+put (target ≥ 0.5×); errors ${reg.errors}`]);
+  const registered = Math.min(next, INSTANCES);
+  const hb = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
+    await post('/api/v1/registry/heartbeat', { namespace: NS, service: SERVICE, instanceId: `inst-${(w * 997 + i) % registered}` });
+  });
+  results.heartbeat = hb.perSec;
+  rows.push(['registry heartbeat (64 concurrent)', `${fmt(hb.perSec, 0)} /s`, `${fmt(hb.perSec / rawLeasePut.perSec, 2)}× raw lease+put; errors ${hb.errors}`]);
+
+  // Fill up to INSTANCES for the query phase.
+  const fillStart = performance.now();
+  let fill = next;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let n = fill++; n < INSTANCES; n = fill++) await post('/api/v1/registry/register', body(n));
+    }),
+  );
+  console.error(`filled to ${INSTANCES} instances in ${fmt((performance.now() - fillStart) / 1000)} s`);
+
+  const qs = `/api/v1/registry/instances?namespace=${NS}&service=${SERVICE}&selector=tier=gold`;
+  const check = (await get(qs)) as { instances: unknown[] };
+  if (check.instances.length !== Math.ceil(INSTANCES / 100)) throw new Error(`selector matched ${check.instances.length}, expected ${INSTANCES / 100}`);
+  for (let i = 0; i < 50; i++) await get(qs);
+  const q = await latencies(1000, async () => {
+    await get(qs);
+  });
+  results.queryP50 = pct(q, 50);
+  results.queryP99 = pct(q, 99);
+  rows.push([`registry instances query, ${INSTANCES} registered, selector → ${INSTANCES / 100} (1 client)`, `p50 ${fmt(pct(q, 50), 2)} ms, p99 ${fmt(pct(q, 99), 2)} ms`, 'target p99 < 10 ms']);
+  // Server-side view of the same queries (the registry's own histogram): separates the
+  // registry's work from scheduling noise on a loaded machine.
+  const metricsText = await (await fetch(`${registry.httpUrl}/metrics`)).text();
+  const buckets = [...metricsText.matchAll(/orrery_registry_request_duration_seconds_bucket\{le="([^"]+)",route="instances"\} (\d+)/g)].map((m) => ({ le: m[1]!, n: Number(m[2]) }));
+  const total = buckets.at(-1)?.n ?? 0;
+  const within = (q: number) => buckets.find((b) => b.n >= q * total)?.le ?? '?';
+  rows.push(['  server-side (registry histogram, same queries)', `p50 ≤ ${Number(within(0.5)) * 1000} ms, p99 ≤ ${Number(within(0.99)) * 1000} ms`, 'bucket upper bounds']);
+  const qConc = await throughput(16, SECONDS, async () => {
+    await get(qs);
+  });
+  rows.push(['registry instances query (16 concurrent)', `${fmt(qConc.perSec, 0)} /s`, 'shared read barriers']);
+
+  // Raw etcd reads: the single-key linearizable read the barrier costs, and the full range a
+  // scan-per-query design would pay.
+  const prefix = '/orrery/registry/i/';
+  const rawGet = await latencies(500, async () => {
+    await raw.kv.range({ key: Buffer.from('/orrery/registry/barrier'), count_only: true });
+  });
+  rows.push(['raw etcd3 linearizable 1-key read (the barrier)', `p50 ${fmt(pct(rawGet, 50), 2)} ms, p99 ${fmt(pct(rawGet, 99), 2)} ms`, 'reference']);
+  const rawRange = await latencies(30, async () => {
+    const res = await raw.kv.range({ key: Buffer.from(prefix), range_end: Buffer.from('/orrery/registry/i0') });
+    let gold = 0;
+    for (const kv of res.kvs) if ((JSON.parse(kv.value.toString()) as { labels: { tier: string } }).labels.tier === 'gold') gold++;
+    if (gold === 0) throw new Error('raw range found nothing');
+  });
+  results.rawRangeP99 = pct(rawRange, 99);
+  rows.push([
+    `raw etcd3 range of all ${INSTANCES} + JSON filter (scan per query)`,
+    `p50 ${fmt(pct(rawRange, 50), 1)} ms, p99 ${fmt(pct(rawRange, 99), 1)} ms`,
+    `registry p50 is ${fmt(pct(rawRange, 50) / pct(q, 50), 0)}× faster`,
+  ]);
+
+  // Fan-out: WATCHERS SSE streams on one service; time until every one has the upsert.
+  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const watchService = 'company.bench.watch.fanout.api';
+  const arrivals: Array<Map<string, number>> = [];
+  const streams: Array<() => void> = [];
+  const url = new URL(`${registry.httpUrl}/api/v1/registry/watch?namespace=fan&service=${watchService}`);
+  await Promise.all(
+    Array.from({ length: WATCHERS }, (_, w) =>
+      new Promise<void>((resolve, reject) => {
+        const seen = new Map<string, number>();
+        arrivals[w] = seen;
+        const req = httpRequest(url, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
+          res.setEncoding('utf8');
+          let buf = '';
+          res.on('data', (chunk: string) => {
+            buf += chunk;
+            let i;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              const frame = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              if (frame.startsWith('event: snapshot')) resolve();
+              const m = /"instanceId":"([^"]+)"/.exec(frame);
+              if (frame.startsWith('event: upsert') && m) seen.set(m[1]!, performance.now());
+            }
+          });
+        });
+        req.on('error', reject);
+        req.end();
+        streams.push(() => req.destroy());
+      }),
+    ),
+  );
+  const fan: number[] = [];
+  const fanFromAck: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const id = `fan-${round}`;
+    const t0 = performance.now();
+    await post('/api/v1/registry/register', { ...body(round, watchService, 'fan'), instanceId: id });
+    const tAck = performance.now();
+    const deadline = performance.now() + 10_000;
+    while (arrivals.some((m) => !m.has(id)) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    const missing = arrivals.filter((m) => !m.has(id)).length;
+    if (missing > 0) throw new Error(`${missing} watchers never got ${id}`);
+    const last = Math.max(...arrivals.map((m) => m.get(id)!));
+    fan.push(last - t0);
+    fanFromAck.push(last - tAck);
+  }
+  fan.sort((a, b) => a - b);
+  fanFromAck.sort((a, b) => a - b);
+  results.fanoutMedian = pct(fan, 50);
+  rows.push([
+    `one change → all ${WATCHERS} SSE watchers (5 rounds, from register call)`,
+    `median ${fmt(pct(fan, 50), 1)} ms, max ${fmt(fan.at(-1)!, 1)} ms`,
+    `from write ack: median ${fmt(pct(fanFromAck, 50), 1)} ms; target < 100 ms`,
+  ]);
+  for (const s of streams) s();
+  agent.destroy();
+
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  console.log(`\nregistry benchmark: ${cluster.members.length}-member etcd on loopback, ${SECONDS} s phases, Node ${process.version}`);
+  for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`);
+  console.log('\nratios:');
+  console.log(`  register / raw lease+put     ${fmt(results.register / results.rawLeasePut, 2)}×  (target ≥ 0.5)`);
+  console.log(`  heartbeat / raw lease+put    ${fmt(results.heartbeat / results.rawLeasePut, 2)}×`);
+  console.log(`  raw range p99 / query p99    ${fmt(results.rawRangeP99 / results.queryP99, 1)}×  (query p99 ${fmt(results.queryP99, 2)} ms, target < 10 ms)`);
+  console.log(`  fan-out median / 100 ms      ${fmt(results.fanoutMedian / 100, 2)}   (≤ 1 meets the target)`);
+} finally {
+  await pool.close();
+  raw.close();
+  await registry.stop();
+  await cluster.close();
+}

@@ -1,0 +1,193 @@
+/**
+ * bench/statesvc: GET and PUT of 256-byte values through orrery-statesvc for each driver, with
+ * the baselines measured in the same run — a bare node:http Map server (memory) and the raw
+ * single-statement select/upsert through postgres.js (postgres). Prints ops/s, p50, p99 and
+ * the ratios. BENCH_SECONDS (default 2) sets the measured window per cell.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { deriveStateToken } from '@orrery/auth';
+import { createTestDatabase } from '@orrery/db';
+import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from './load.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.6);
+const WARMUP_MS = 250;
+// Each cell alternates service and baseline in slices, so load from other work on the machine
+// drifts onto both sides alike.
+const SLICES = 2;
+const KEYS = 1000;
+const VALUE = JSON.stringify('v'.repeat(254)); // 256 bytes of JSON
+const POOL = 32;
+
+async function startProcess(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.once('exit', (c) => reject(new Error(`${args.join(' ')} exited ${c}`)));
+  });
+  return { url, proc };
+}
+
+const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
+
+interface Row { driver: string; op: string; conns: number; svc: LoadResult; base: LoadResult }
+const rows: Row[] = [];
+
+type Side = (i: number) => Promise<boolean>;
+
+async function httpSide(url: string, headers: Record<string, string>, op: 'GET' | 'PUT', conns: number) {
+  const client = httpLoad(url, conns);
+  const putHeaders = { ...headers, 'content-type': 'application/json' };
+  const run: Side = (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? putHeaders : headers, op === 'PUT' ? VALUE : undefined);
+  return { run, close: () => client.close() };
+}
+
+async function interleaved(conns: number, svc: Side, base: Side): Promise<{ svc: LoadResult; base: LoadResult }> {
+  const a: Samples[] = [];
+  const b: Samples[] = [];
+  for (let i = 0; i < SLICES; i++) {
+    a.push(await closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, svc));
+    b.push(await closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, base));
+  }
+  return { svc: merge(a), base: merge(b) };
+}
+
+/** JIT and connection-pool warm-up before the first measured cell of a server. */
+async function warmUp(url: string, headers: Record<string, string>) {
+  for (const op of ['PUT', 'GET'] as const) {
+    const s = await httpSide(url, headers, op, 32);
+    await closedLoopSamples(32, 0, 1000, s.run);
+    await s.close();
+  }
+}
+
+async function prefillUntilDone(url: string, headers: Record<string, string>) {
+  const client = httpLoad(url, 16);
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < KEYS) await client.request('PUT', `/v1/state/k${next++}`, headers, VALUE);
+  }));
+  await client.close();
+}
+
+const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'orrery-bench-statesvc-'));
+  const master = Buffer.alloc(32, 0x42);
+  writeFileSync(join(dir, 'master.key'), master.toString('hex'));
+  writeFileSync(join(dir, 'keyspaces.yaml'), '- {namespace: bench, keyspace: kv, maxKeys: 100000}\n');
+  const headers = {
+    authorization: `Bearer ${deriveStateToken(master, 'bench', 'kv')}`,
+    'x-orrery-state-namespace': 'bench',
+    'x-orrery-state-keyspace': 'kv',
+  };
+  const bin = join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs');
+  const common = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')];
+  const tdb = await createTestDatabase('orrery_bench');
+  const started = Date.now();
+  try {
+    // memory driver vs the bare node:http Map server
+    const [svc, bare, pg] = await Promise.all([
+      startProcess([bin, ...common, '--driver', 'memory']),
+      startProcess(['--import', 'tsx', join(here, 'bare-server.ts')]),
+      startProcess([bin, ...common, '--driver', 'postgres', '--database-url', tdb.url, '--pool-size', String(POOL)]),
+    ]);
+    await prefillUntilDone(svc.url, headers);
+    await prefillUntilDone(bare.url, {});
+    await warmUp(svc.url, headers);
+    await warmUp(bare.url, {});
+    for (const op of ['GET', 'PUT'] as const) {
+      for (const conns of [1, 32, 128]) {
+        const s = await httpSide(svc.url, headers, op, conns);
+        const b = await httpSide(bare.url, {}, op, conns);
+        const r = await interleaved(conns, s.run, b.run);
+        await s.close();
+        await b.close();
+        rows.push({ driver: 'memory', op, conns, ...r });
+        console.error(`memory ${op} c=${conns}: ${fmt(r.svc.opsPerSec)} ops/s vs bare ${fmt(r.base.opsPerSec)}`);
+      }
+    }
+    await stop(svc.proc);
+    await stop(bare.proc);
+
+    // postgres driver vs the raw statement through postgres.js
+    await prefillUntilDone(pg.url, headers);
+    await warmUp(pg.url, headers);
+    const raw = postgres(tdb.url, { max: POOL, onnotice: () => {} });
+    await raw`create table bench_raw (k text primary key, v text not null)`;
+    await raw`insert into bench_raw (k, v) select 'k' || g, ${VALUE} from generate_series(0, ${KEYS - 1}) g`;
+    for (const op of ['GET', 'PUT'] as const) {
+      for (const conns of [1, 8, 32, 128]) {
+        const s = await httpSide(pg.url, headers, op, conns);
+        const base: Side = async (i) => {
+          try {
+            if (op === 'GET') await raw`select v from bench_raw where k = ${`k${i % KEYS}`}`;
+            else await raw`insert into bench_raw (k, v) values (${`k${i % KEYS}`}, ${VALUE}) on conflict (k) do update set v = excluded.v`;
+            return true;
+          } catch {
+            return false;
+          }
+        };
+        const r = await interleaved(conns, s.run, base);
+        await s.close();
+        rows.push({ driver: 'postgres', op, conns, ...r });
+        console.error(`postgres ${op} c=${conns}: ${fmt(r.svc.opsPerSec)} ops/s vs raw ${fmt(r.base.opsPerSec)}`);
+      }
+    }
+    await raw.end({ timeout: 5 });
+    await stop(pg.proc);
+  } finally {
+    await tdb.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  console.log(`\nbench/statesvc — ${SECONDS}s per side per cell (${SLICES} interleaved slices, ${WARMUP_MS}ms warmup each), run took ${((Date.now() - started) / 1000).toFixed(0)}s, 256-byte values, ${KEYS} keys; baseline: memory = bare node:http Map server, postgres = raw postgres.js statement (pool ${POOL})`);
+  console.log('driver    op   conns   ops/s   p50ms   p99ms | base ops/s  base p50  base p99 | thr ratio  p99 ratio  errors');
+  for (const r of rows) {
+    console.log(
+      [
+        r.driver.padEnd(8),
+        r.op.padEnd(4),
+        String(r.conns).padStart(5),
+        fmt(r.svc.opsPerSec).padStart(7),
+        fmt(r.svc.p50Ms, 2).padStart(7),
+        fmt(r.svc.p99Ms, 2).padStart(7),
+        '|',
+        fmt(r.base.opsPerSec).padStart(10),
+        fmt(r.base.p50Ms, 2).padStart(9),
+        fmt(r.base.p99Ms, 2).padStart(9),
+        '|',
+        fmt(r.svc.opsPerSec / r.base.opsPerSec, 2).padStart(9),
+        fmt(r.svc.p99Ms / r.base.p99Ms, 2).padStart(10),
+        String(r.svc.errors + r.base.errors).padStart(7),
+      ].join(' '),
+    );
+  }
+  const find = (d: string, op: string, c: number) => rows.find((r) => r.driver === d && r.op === op && r.conns === c)!;
+  console.log('\ntargets (judge by ratios: the load generator shares the machine):');
+  for (const op of ['GET', 'PUT']) {
+    const m32 = find('memory', op, 32);
+    const m1 = find('memory', op, 1);
+    const p32 = find('postgres', op, 32);
+    const p8 = find('postgres', op, 8);
+    const check = (ok: boolean) => (ok ? 'ok  ' : 'MISS');
+    console.log(`  ${check(m32.svc.opsPerSec >= 0.75 * m32.base.opsPerSec)} memory ${op} throughput @32 ≥ 0.75× bare: ${fmt(m32.svc.opsPerSec / m32.base.opsPerSec, 2)}×`);
+    console.log(`  ${check(m32.svc.p99Ms <= 1.5 * m32.base.p99Ms)} memory ${op} p99 @32 ≤ 1.5× bare: ${fmt(m32.svc.p99Ms / m32.base.p99Ms, 2)}×`);
+    console.log(`  ${check(m1.svc.p99Ms < 1)} memory ${op} p99 @1 < 1 ms: ${fmt(m1.svc.p99Ms, 2)} ms`);
+    console.log(`  ${check(p32.svc.p99Ms <= 1.5 * p32.base.p99Ms)} postgres ${op} p99 @32 ≤ 1.5× raw statement: ${fmt(p32.svc.p99Ms / p32.base.p99Ms, 2)}×`);
+    console.log(`  ${check(p8.svc.p99Ms < 5)} postgres ${op} p99 @8 < 5 ms: ${fmt(p8.svc.p99Ms, 2)} ms`);
+  }
+}
+
+await main();

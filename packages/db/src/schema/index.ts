@@ -1,0 +1,2 @@
+export * from './statestore.ts';
+export * from './resources.ts';

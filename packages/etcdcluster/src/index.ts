@@ -1,0 +1,4 @@
+export { EtcdCluster, memberIdHex, type EtcdClusterOptions, type EtcdMember, type MemberState, type MemberStatus } from './cluster.ts';
+export { noRetryClient } from './no-retry.ts';
+export { freePort, freePorts } from './ports.ts';
+export { waitFor } from './wait.ts';

@@ -1,0 +1,2 @@
+export { StateError, createStateClient } from './state-client.ts';
+export type { StateClient } from './state-client.ts';

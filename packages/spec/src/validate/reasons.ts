@@ -1,0 +1,103 @@
+/**
+ * The catalog of validation reasons: a stable machine code → what to do about it.
+ * Codes never change meaning once shipped (the webhook, the CLI, the API and the console
+ * all key on them); messages may be reworded.
+ */
+export const REASONS = {
+  // envelope
+  not_object: 'a resource must be a mapping with apiVersion, kind, metadata and spec',
+  api_version: 'set apiVersion to "orrery.dev/v1alpha1"',
+  unknown_kind: 'kind must be one of Function, Revision, Environment, RegistryCluster, StateSync',
+  unknown_field: 'this field is not part of the kind; remove it or fix its spelling (Kubernetes would silently prune it)',
+  // generic shape problems reported by the schema
+  required: 'this field is required',
+  type: 'this field has the wrong type',
+  enum: 'use one of the listed values',
+  format: 'this value does not have the expected format',
+  min: 'this value is too small',
+  max: 'this value is too large',
+  invalid: 'this value is invalid',
+  duration_format: 'write a duration such as "500ms", "30s", "2m" or "1h30m" (units ms, s, m, h)',
+  // metadata
+  name_format:
+    'metadata.name must be a DNS-1123 label: lower-case letters, digits and "-", starting and ending with a letter or digit',
+  name_too_long: 'metadata.name must be at most 63 characters',
+  // state (Fission RFC-0023)
+  keyspace_pattern:
+    'keyspace must match ^[a-z0-9]([a-z0-9-]*[a-z0-9])?$ (lower-case letters, digits and "-"); ":" is impossible because it separates the fields of the token derivation info string (<keyVersion>:statestore:<namespace>:<keyspace>) and "#" is impossible because <keyspace>#meta is the reserved quota accounting row',
+  keyspace_too_long: 'keyspace must be at most 63 characters',
+  quota_negative: 'quotas must be >= 0 (0 means the platform default: 256 KiB per value, 10000 keys)',
+  ttl_negative: 'defaultTTL must be >= 0 ("0s" or absent means keys do not expire unless a write asks)',
+  sticky_source: 'sticky.source must be "header" or "queryparam"',
+  sticky_name: 'sticky.name must name the header or query parameter that carries the routing key, e.g. "X-Session-Id"',
+  state_executor_container:
+    'keyed state is not available with executor "container": there is no fetcher to deliver the scoped state token; use executor "pool" or "deploy", or remove spec.state',
+  state_environment_infinite:
+    'keyed state is not available on an Environment with allowedFunctionsPerContainer "infinite": one shared worker cannot keep per-function state tokens apart; use an Environment with "single" or remove spec.state',
+  // template
+  source_exactly_one: 'set exactly one of source.inline, source.configMapRef and source.url',
+  container_concurrency: 'containerConcurrency must be between 0 (unlimited) and 1000',
+  timeout_seconds: 'timeoutSeconds must be between 1 and 3600',
+  env_name: 'env names must consist of letters, digits, "_", "-" or "." and must not start with a digit',
+  env_duplicate: 'each env name may appear only once',
+  // traffic (Knative)
+  traffic_percent: 'percent must be an integer between 0 and 100',
+  traffic_sum: 'traffic percents must add up to exactly 100',
+  traffic_revision_conflict: 'a target with latestRevision: true must not also name a revisionName; drop one of them',
+  traffic_revision_missing: 'set revisionName, or latestRevision: true (a target with latestRevision false or absent needs a revisionName)',
+  traffic_revision_name: 'revisionName must be a DNS-1123 name such as "<function>-00001"',
+  traffic_revision_foreign: 'revisionName must name a revision of this function: "<function>-NNNNN"',
+  tag_format: 'tag must be a DNS-1035 label (lower-case letter first, then letters, digits or "-", at most 63 characters)',
+  tag_duplicate: 'tags must be unique within spec.traffic',
+  // autoscaling (Knative KPA bounds)
+  autoscaling_target: 'target must be >= 0.01',
+  autoscaling_utilization: 'targetUtilizationPercentage must be between 1 and 100',
+  autoscaling_min_scale: 'minScale must be >= 0 (0 allows scale to zero)',
+  autoscaling_max_scale: 'maxScale must be >= 0 (0 means unbounded)',
+  autoscaling_scale_bounds: 'minScale must not exceed maxScale (unless maxScale is 0 = unbounded)',
+  autoscaling_initial_scale: 'initialScale must be >= 0',
+  autoscaling_activation_scale: 'activationScale must be >= 1 and must not exceed a bounded maxScale',
+  autoscaling_window: 'window (the stable window) must be between 6s and 1h in whole seconds',
+  autoscaling_panic_window: 'panicWindowPercentage must be between 1 and 100',
+  autoscaling_panic_threshold: 'panicThresholdPercentage must be between 110 and 1000',
+  autoscaling_scale_up_rate: 'maxScaleUpRate must be greater than 1',
+  autoscaling_scale_down_rate: 'maxScaleDownRate must be greater than 1',
+  autoscaling_burst_capacity: 'targetBurstCapacity must be >= 0, or -1 (the activator always stays in the path)',
+  autoscaling_scale_down_delay: 'scaleDownDelay must be between 0s and 1h in whole seconds',
+  // revision
+  revision_name: 'a Revision is named "<spec.function>-NNNNN" (five or more digits)',
+  revision_label: 'label orrery.dev/function must equal spec.function',
+  function_name_too_long:
+    'a Function name must be at most 57 characters, so that its revision names (<name>-00001) stay valid 63-character names',
+  // environment
+  pool_size: 'poolSize must be >= 0',
+  // registry cluster
+  replicas_min: 'replicas must be at least 1',
+  replicas_odd: 'replicas must be odd (1, 3, 5, …) so a Raft majority is well defined and an even member adds no fault tolerance',
+  positive_duration: 'this duration must be greater than 0',
+  // state sync
+  statesync_sync_period: 'syncPeriod must be greater than 0',
+  statesync_record_ttl: 'recordTTL must be greater than 0',
+  statesync_record_ttl_short: 'recordTTL must be longer than syncPeriod, or records expire between two sync cycles',
+  statesync_key_prefix: 'keyPrefix must be non-empty and must not contain whitespace, "{" or "}" (braces form the Redis Cluster hash tag)',
+  statesync_redis: 'set exactly one of redis.url and redis.urlSecretRef',
+  statesync_syncable_duplicate: 'each syncable may be listed once',
+} as const;
+
+export type Reason = keyof typeof REASONS;
+
+/**
+ * A zod message that carries its reason code: `[reason] message`. Zod issues only carry
+ * strings, so the code travels in the message and `readReason` splits it off again.
+ */
+export function says(reason: Reason, detail?: string): string {
+  return `[${reason}] ${detail ?? REASONS[reason]}`;
+}
+
+const CODED = /^\[([a-z0-9_]+)\] ([\s\S]*)$/;
+
+export function readReason(message: string): { reason: Reason; message: string } | undefined {
+  const m = CODED.exec(message);
+  if (!m || !(m[1]! in REASONS)) return undefined;
+  return { reason: m[1] as Reason, message: m[2]! };
+}

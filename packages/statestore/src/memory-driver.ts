@@ -1,0 +1,186 @@
+import { quotaKeys, quotaNamespaceBytes, versionConflict } from './errors.ts';
+import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
+import type { Entry, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget } from './types.ts';
+
+interface Row extends Entry {
+  bytes: number;
+}
+
+interface Keyspace {
+  rows: Map<string, Row>;
+  /** Sorted key list, rebuilt lazily when a key is added or removed (not on update). */
+  sorted: string[] | null;
+}
+
+/**
+ * The embedded driver. Every operation runs synchronously inside one call, so the budget
+ * check and the write are trivially one step (the single-threaded loop is the store mutex).
+ */
+export class MemoryDriver implements StateDriver {
+  readonly name = 'memory' as const;
+  private readonly namespaces_ = new Map<string, Map<string, Keyspace>>();
+  private readonly nsBytes = new Map<string, number>();
+  private nextVersion = 1;
+  private readonly now: () => number;
+
+  constructor(opts: { now?: () => number } = {}) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  private keyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>, create: boolean): Keyspace | undefined {
+    let ns = this.namespaces_.get(scope.namespace);
+    if (!ns) {
+      if (!create) return undefined;
+      ns = new Map();
+      this.namespaces_.set(scope.namespace, ns);
+    }
+    let ks = ns.get(scope.keyspace);
+    if (!ks && create) {
+      ks = { rows: new Map(), sorted: null };
+      ns.set(scope.keyspace, ks);
+    }
+    return ks;
+  }
+
+  private live(row: Row | undefined, now: number): row is Row {
+    return row !== undefined && (row.expiresAt === null || row.expiresAt > now);
+  }
+
+  private removeRow(namespace: string, ks: Keyspace, key: string, row: Row): void {
+    ks.rows.delete(key);
+    ks.sorted = null;
+    this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - row.bytes);
+  }
+
+  private purgeKeyspace(namespace: string, ks: Keyspace, now: number): number {
+    let n = 0;
+    for (const [key, row] of ks.rows) {
+      if (!this.live(row, now)) {
+        this.removeRow(namespace, ks, key, row);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async get(scope: Scope, key: string): Promise<Entry | null> {
+    const row = this.keyspace(scope, false)?.rows.get(key);
+    if (!this.live(row, this.now())) return null;
+    return { value: row.value, version: row.version, expiresAt: row.expiresAt };
+  }
+
+  async set(scope: Scope, key: string, value: string, opts: SetOptions = {}): Promise<{ version: number }> {
+    return this.setCounted(scope, key, value, opts, { maxKeys: Infinity });
+  }
+
+  async setCounted(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget): Promise<{ version: number }> {
+    const now = this.now();
+    const ks = this.keyspace(scope, true)!;
+    const old = ks.rows.get(key);
+    const isLive = this.live(old, now);
+    if (opts.ifVersion !== undefined) {
+      if (opts.ifVersion === 0 ? isLive : !isLive || old.version !== opts.ifVersion) throw versionConflict(key, opts.ifVersion);
+    }
+    if (!old && ks.rows.size + 1 > budget.maxKeys) {
+      // Expired keys stop counting at once: purge them before refusing.
+      this.purgeKeyspace(scope.namespace, ks, now);
+      if (ks.rows.size + 1 > budget.maxKeys) throw quotaKeys(budget.maxKeys);
+    }
+    const bytes = Buffer.byteLength(value, 'utf8');
+    const nsBudget = budget.namespaceByteBudget ?? 0;
+    if (nsBudget > 0) {
+      const after = (this.nsBytes.get(scope.namespace) ?? 0) - (old?.bytes ?? 0) + bytes;
+      if (after > nsBudget) {
+        for (const other of this.namespaces_.get(scope.namespace)?.values() ?? []) this.purgeKeyspace(scope.namespace, other, now);
+        const current = ks.rows.get(key);
+        if ((this.nsBytes.get(scope.namespace) ?? 0) - (current?.bytes ?? 0) + bytes > nsBudget) throw quotaNamespaceBytes(nsBudget);
+      }
+    }
+    const prev = ks.rows.get(key);
+    if (!prev) ks.sorted = null;
+    const version = this.nextVersion++;
+    ks.rows.set(key, { value, bytes, version, expiresAt: opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null });
+    this.nsBytes.set(scope.namespace, (this.nsBytes.get(scope.namespace) ?? 0) - (prev?.bytes ?? 0) + bytes);
+    return { version };
+  }
+
+  async delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
+    const ks = this.keyspace(scope, false);
+    const row = ks?.rows.get(key);
+    if (!ks || !row) return false;
+    const isLive = this.live(row, this.now());
+    if (isLive && opts.ifVersion !== undefined && row.version !== opts.ifVersion) throw versionConflict(key, opts.ifVersion);
+    this.removeRow(scope.namespace, ks, key, row);
+    return isLive;
+  }
+
+  async list(scope: Scope, opts: ListOptions = {}): Promise<ListResult> {
+    const limit = listLimit(opts.limit);
+    const after = decodeCursor(opts.cursor);
+    const ks = this.keyspace(scope, false);
+    if (!ks) return { keys: [], cursor: '' };
+    ks.sorted ??= [...ks.rows.keys()].sort(compareKeys);
+    const sorted = ks.sorted;
+    const prefix = opts.prefix ?? '';
+    const start = after !== undefined && compareKeys(after, prefix) >= 0 ? after : prefix;
+    // Binary search for the first key >= start (> start when resuming from a cursor).
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareKeys(sorted[mid]!, start);
+      if (c < 0 || (c === 0 && start === after)) lo = mid + 1;
+      else hi = mid;
+    }
+    const now = this.now();
+    const keys: string[] = [];
+    for (let i = lo; i < sorted.length; i++) {
+      const key = sorted[i]!;
+      if (!key.startsWith(prefix)) break;
+      if (!this.live(ks.rows.get(key), now)) continue;
+      if (keys.length === limit) return { keys, cursor: encodeCursor(keys[keys.length - 1]!) };
+      keys.push(key);
+    }
+    return { keys, cursor: '' };
+  }
+
+  async usage(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<Usage> {
+    const now = this.now();
+    let keys = 0;
+    let bytes = 0;
+    for (const row of this.keyspace(scope, false)?.rows.values() ?? []) {
+      if (this.live(row, now)) {
+        keys++;
+        bytes += row.bytes;
+      }
+    }
+    return { keys, bytes };
+  }
+
+  async namespaceUsage(namespace: string): Promise<NamespaceUsage> {
+    const keyspaces: NamespaceUsage['keyspaces'] = [];
+    for (const keyspace of [...(this.namespaces_.get(namespace)?.keys() ?? [])].sort()) {
+      const u = await this.usage({ namespace, keyspace });
+      if (u.keys > 0) keyspaces.push({ keyspace, ...u });
+    }
+    return { keys: keyspaces.reduce((a, k) => a + k.keys, 0), bytes: keyspaces.reduce((a, k) => a + k.bytes, 0), keyspaces };
+  }
+
+  async namespaces(): Promise<string[]> {
+    return [...this.namespaces_.keys()].sort();
+  }
+
+  async sweepExpired(): Promise<number> {
+    const now = this.now();
+    let n = 0;
+    for (const [namespace, ns] of this.namespaces_) for (const ks of ns.values()) n += this.purgeKeyspace(namespace, ks, now);
+    return n;
+  }
+
+  async metaCount(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
+    return this.keyspace(scope, false)?.rows.size ?? 0;
+  }
+
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+}

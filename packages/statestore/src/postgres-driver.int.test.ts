@@ -1,0 +1,27 @@
+import { connect, createTestDatabase, migrate } from '@orrery/db';
+import { describeConformance } from './conformance-suite.ts';
+import { PostgresDriver } from './postgres-driver.ts';
+
+describeConformance('postgres on PGlite', async () => {
+  const clock = { now: 1_700_000_000_000 };
+  const conn = connect({ url: '' });
+  await migrate(conn);
+  const driver = new PostgresDriver(conn, { now: () => clock.now });
+  return { driver, clock, cleanup: () => driver.close() };
+});
+
+describeConformance('postgres on Postgres', async () => {
+  const clock = { now: 1_700_000_000_000 };
+  const tdb = await createTestDatabase();
+  const conn = connect({ url: tdb.url });
+  await migrate(conn);
+  const driver = new PostgresDriver(conn, { now: () => clock.now });
+  return {
+    driver,
+    clock,
+    cleanup: async () => {
+      await driver.close();
+      await tdb.drop();
+    },
+  };
+});

@@ -1,0 +1,56 @@
+import { StateStoreError } from './errors.ts';
+import type { Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver } from './types.ts';
+
+/** Effective limits of one keyspace, resolved from its declaration (Function spec.state). */
+export interface KeyspaceQuota {
+  maxKeys: number;
+  maxValueBytes: number;
+  /** Applied to writes that carry no TTL; 0 = no expiry. */
+  defaultTtlMs: number;
+}
+
+export type QuotaResolver = (scope: Scope) => KeyspaceQuota | undefined;
+
+/**
+ * The only way statesvc touches a driver (RFC-0023 scopedKV). Every write goes through
+ * `setCounted`, so `maxKeys` and the namespace byte budget are enforced in the same step as
+ * the write; the value size is checked before the driver sees anything.
+ */
+export class ScopedStore {
+  constructor(
+    private readonly driver: StateDriver,
+    private readonly resolve: QuotaResolver,
+    private readonly opts: { namespaceByteBudget?: number } = {},
+  ) {}
+
+  private quota(scope: Scope): KeyspaceQuota {
+    const q = this.resolve(scope);
+    if (!q) throw new StateStoreError('forbidden', `keyspace ${scope.namespace}/${scope.keyspace} is not declared by any function (spec.state)`);
+    return q;
+  }
+
+  async get(scope: Scope, key: string): Promise<Entry | null> {
+    this.quota(scope);
+    return this.driver.get(scope, key);
+  }
+
+  async set(scope: Scope, key: string, value: string, opts: SetOptions = {}): Promise<{ version: number }> {
+    const q = this.quota(scope);
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > q.maxValueBytes) {
+      throw new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes');
+    }
+    const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
+    return this.driver.setCounted(scope, key, value, { ...opts, ttlMs }, { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget });
+  }
+
+  async delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
+    this.quota(scope);
+    return this.driver.delete(scope, key, opts);
+  }
+
+  async list(scope: Scope, opts: ListOptions = {}): Promise<ListResult> {
+    this.quota(scope);
+    return this.driver.list(scope, opts);
+  }
+}
