@@ -186,7 +186,7 @@ describe.each(drivers)('resource store on $name', (driver) => {
     expect(again.status?.latestCreatedRevision).toBe('eta-00001');
     // undefined members are not a change (they vanish in storage); otherwise writers loop forever
     const same = await store.updateStatus('Function', 'default', 'eta', { observedGeneration: 1, latestCreatedRevision: 'eta-00001', url: undefined });
-    expect(same.metadata.resourceVersion).toBe(s.metadata.resourceVersion);
+    expect(same.metadata.resourceVersion).toBe(again.metadata.resourceVersion);
     const bad = (await store.updateStatus('Function', 'default', 'eta', { observedGeneration: -3 }).catch((e: unknown) => e)) as StoreError;
     expect(bad.code).toBe('invalid');
     const missing = (await store.updateStatus('Function', 'default', 'nope', {}).catch((e: unknown) => e)) as StoreError;
