@@ -1,4 +1,46 @@
 #!/usr/bin/env bash
-# `npm start` brings up the local platform. The supervisor (`orrery up`) arrives with issue 11.
-echo "npm start: the local platform supervisor (orrery up) is not built yet — see docs/status.md. Run 'npm test' meanwhile." >&2
-exit 1
+# `npm start`: install what is missing, then run the whole platform in the foreground with
+# `orrery up` (Ctrl-C stops everything). Extra arguments go to `orrery up`, e.g.
+#   npm start -- --state-driver postgres --port-base 9080
+# Optional parts (etcd for the registry, Redis for shared router tables) are installed when
+# running as root on Debian/Ubuntu; otherwise the platform starts without them and shows
+# them as Degraded.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[start] %s\n' "$*"; }
+
+if ! command -v node >/dev/null 2>&1; then
+  say "Node.js 20.19 or newer is required: https://nodejs.org/ (or: apt-get install nodejs)"; exit 1
+fi
+if [ ! -d node_modules ] || [ ! -e node_modules/.package-lock.json ]; then
+  say "installing npm dependencies (first run)"
+  npm install --no-audit --no-fund || { say "npm install failed"; exit 1; }
+fi
+
+missing=()
+command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || missing+=(etcd-server)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing ${missing[*]} (apt-get)"
+    if DEBIAN_FRONTEND=noninteractive apt-get update -qq >/tmp/orrery-apt.log 2>&1 \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >>/tmp/orrery-apt.log 2>&1; then
+      say "installed ${missing[*]}"
+    else
+      say "could not install ${missing[*]} (see /tmp/orrery-apt.log); starting without them"
+    fi
+  else
+    say "not installed: ${missing[*]}. Orrery starts without them and shows them as Degraded:"
+    for p in "${missing[@]}"; do
+      case $p in
+        etcd-server) say "  etcd-server  → the service registry (3 etcd members) is off; routers use the operator's endpoints file" ;;
+        redis-server) say "  redis-server → the two routers keep separate quarantine/sticky tables" ;;
+      esac
+    done
+    say "to get them: sudo apt-get install -y ${missing[*]}  (then run npm start again)"
+  fi
+fi
+
+say "console: not built yet (issue 10) — the platform starts without it"
+exec node apps/cli/bin/orrery.mjs up "$@"

@@ -9,6 +9,9 @@ import {
 } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import { type LocalBackend, type StateCredentials, revisionKey } from './backends/local/local-backend.ts';
+import type { Autoscaler } from './autoscaler/autoscaler.ts';
+import type { KpaDecision } from './autoscaler/kpa-decider.ts';
+import { setCondition } from './reconcile/conditions.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
 import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
@@ -22,6 +25,10 @@ export interface OperatorOptions {
   stateUrl?: string;
   routerUrl?: string;
   resyncMs?: number;
+  /** KPA for deploy-executor revisions; absent = the fixed scale max(1, minScale). */
+  autoscaler?: Autoscaler;
+  /** Pool-executor revisions are served by specialized pool workers, not by revision workers. */
+  pool?: { keepWarm(rev: Revision): void; release(key: string): Promise<void> };
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -118,12 +125,15 @@ export class FunctionOperator {
     const [namespace, name] = split(key);
     const rev = (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
     if (!rev) {
+      this.o.autoscaler?.forget(key);
+      await this.o.pool?.release(key);
       await this.o.backend.scale({ metadata: { namespace, name } } as Revision, 0);
       return;
     }
     const fn = (await this.o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined;
     const template = rev.spec.template;
     let desired = 0;
+    let decision: KpaDecision | undefined;
     let unsupported: { reason: string; message: string } | undefined;
     if (template.executor === 'container') {
       unsupported = { reason: 'ExecutorUnsupported', message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally' };
@@ -131,16 +141,31 @@ export class FunctionOperator {
       const routable = routableRevisions(fn.status);
       const newest = sortRevisions(await this.revisionsOf(namespace, fn.metadata.name)).at(-1)?.metadata.name;
       // The newest revision runs before traffic reaches it, so it can become ready.
-      if (routable.has(name) || newest === name) desired = Math.max(1, template.autoscaling.minScale ?? 1);
+      const pooled = this.o.pool && template.executor === 'pool';
+      if (pooled && !routable.has(name) && newest !== name) await this.o.pool!.release(key);
+      if (routable.has(name) || newest === name) {
+        if (pooled) this.o.pool!.keepWarm(rev);
+        else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable.has(name));
+        else desired = Math.max(1, template.autoscaling.minScale ?? 1);
+        if (decision) desired = decision.desired;
+      }
     }
+    if (!decision) this.o.autoscaler?.forget(key);
     await this.o.backend.scale(rev, desired, fn ? this.credentials(fn) : undefined);
     const status = revisionStatus(rev, this.o.backend.observe(namespace, name), this.now(), unsupported);
+    if (decision) {
+      status.autoscalerMode = decision.mode;
+      status.lastDecision = decision.reason;
+    } else if (this.o.pool && template.executor === 'pool' && !unsupported) {
+      status.conditions = setCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' }, this.now());
+    }
     if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
       await this.o.store.updateStatus('Revision', namespace, name, status);
     }
   }
 
-  private credentials(fn: OrreryFunction): StateCredentials | undefined {
+  /** Scoped state credentials for a stateful function (deploy env or specialize body). */
+  credentials(fn: OrreryFunction): StateCredentials | undefined {
     if (!fn.spec.state || !this.o.masterKey || !this.o.stateUrl) return undefined;
     const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
     return {

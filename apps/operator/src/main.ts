@@ -14,10 +14,40 @@ import { connect } from '@orrery/db';
 import { createLocalStore, createStoreHandler } from '@orrery/store';
 import { LocalBackend } from './backends/local/local-backend.ts';
 import { FunctionOperator } from './controller.ts';
+import { Autoscaler } from './autoscaler/autoscaler.ts';
+import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from './autoscaler/autoscaler-flags.ts';
+import { createAutoscalerHandler } from './autoscaler/autoscaler-http.ts';
+import { PoolExecutor } from './executors/pool-executor.ts';
+import { createSpecializeHandler } from './executors/specialize-http.ts';
+import { type Environment, parseDurationMs } from '@orrery/spec';
+import { RegistryClusterReconciler } from './registry-cluster/registry-cluster-reconciler.ts';
+import { LocalRouterFleet, type ReplicaSet } from './state-sync/local-router-fleet.ts';
+import { ObservedReplicaSet } from './state-sync/observed-replica-set.ts';
+import { StateSyncReconciler } from './state-sync/state-sync-reconciler.ts';
+
+// `--backend kubernetes` hands the process to the Kubernetes backend (its own flags, no local
+// store: see docs/kubernetes-backend.md); `--backend local`, the default, continues below.
+const backendFlag = process.argv.findIndex((a, i) => i >= 2 && (a === '--backend' || a.startsWith('--backend=')));
+if (backendFlag >= 0) {
+  const flag = process.argv[backendFlag]!;
+  const backendName = flag.includes('=') ? flag.slice(flag.indexOf('=') + 1) : process.argv[backendFlag + 1];
+  process.argv.splice(backendFlag, flag.includes('=') ? 1 : 2);
+  if (backendName === 'kubernetes') {
+    const { runKubernetesOperator } = await import('./backends/kubernetes/main-kubernetes.ts');
+    await runKubernetesOperator(process.argv.slice(2));
+    await new Promise<never>(() => {}); // serves until SIGTERM/SIGINT exit the process
+  } else if (backendName !== 'local') {
+    process.stderr.write('orrery-operator: --backend must be local or kubernetes\n');
+    process.exit(2);
+  }
+}
 
 const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir .orrery] [--database-url URL]
   [--store-token-file FILE] [--registry-url URL[,URL]] [--state-url URL] [--master-key-file FILE]
-  [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]`;
+  [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
+  [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
+${AUTOSCALER_USAGE}
+  [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]`;
 
 const { values } = (() => {
   try {
@@ -34,7 +64,12 @@ const { values } = (() => {
         'router-url': { type: 'string' },
         'endpoints-file': { type: 'string' },
         'resync-seconds': { type: 'string', default: '30' },
+        'statesync-routers': { type: 'string', default: '0' },
+        'statesync-router-admin-urls': { type: 'string' },
         help: { type: 'boolean' },
+        ...AUTOSCALER_FLAGS,
+        'pool-size': { type: 'string', default: '3' },
+        'pool-idle-timeout': { type: 'string', default: '120s' },
       },
       strict: true,
     });
@@ -66,8 +101,47 @@ const backend = new LocalBackend({
   endpointsFile: values['endpoints-file'] ? resolve(values['endpoints-file']) : undefined,
   // the operator is created just below; the backend only calls back once workers run
   onChange: (key) => operator.workerChanged(key),
+  extraEndpoints: () => pool.endpoints(),
+});
+const poolSizeDefault = Number(values['pool-size']);
+const poolIdleMs = parseDurationMs(values['pool-idle-timeout']);
+if (!Number.isInteger(poolSizeDefault) || poolSizeDefault < 0 || !Number.isFinite(poolIdleMs)) {
+  process.stderr.write(`orrery-operator: --pool-size must be an integer ≥ 0 and --pool-idle-timeout a duration like "120s"\n${USAGE}\n`);
+  process.exit(2);
+}
+const pool: PoolExecutor = new PoolExecutor({
+  runtimeCommand: { command: process.execPath, args: [runtimeBin] },
+  dataDir,
+  registryUrls: (values['registry-url'] ?? '').split(',').filter(Boolean),
+  stateUrl: values['state-url'],
+  poolSizeOf: async (ns, env) => ((await store.get('Environment', ns, env)) as Environment | undefined)?.spec.poolSize ?? poolSizeDefault,
+  idleTimeoutMs: poolIdleMs,
+  onChange: () => backend.publish(),
+  log,
+});
+const kpaDefaults = (() => {
+  try {
+    return kpaDefaultsFromFlags(values);
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+const autoscaler = new Autoscaler({
+  defaults: kpaDefaults,
+  readyOf: (key) => {
+    const i = key.indexOf('/');
+    return backend.observe(key.slice(0, i), key.slice(i + 1)).ready;
+  },
+  onChange: (key) => operator.workerChanged(key),
+  onActivity: (key) => pool.touch(key),
 });
 const operator: FunctionOperator = new FunctionOperator({
+  autoscaler,
+  pool: {
+    keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => log(`pool: ${(err as Error).message}`)),
+    release: (key) => pool.release(key),
+  },
   store,
   backend,
   masterKey,
@@ -78,13 +152,25 @@ const operator: FunctionOperator = new FunctionOperator({
 });
 
 const handleStore = createStoreHandler(store, { token: storeToken });
+const handleAutoscaler = createAutoscalerHandler(autoscaler);
+const handleSpecialize = createSpecializeHandler({ store, pool, credentials: (fn) => operator.credentials(fn) });
 const server = createServer((req, res) => {
   if (req.url === '/healthz') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
     return;
   }
   if (req.url === '/v1/workers') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ endpoints: backend.endpoints(), pids: backend.workerPids() }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ endpoints: backend.endpoints(), pids: [...backend.workerPids(), ...pool.workerPids()], pool: { specializations: pool.specializations, warm: pool.warmCounts() } }));
+    return;
+  }
+  if (req.url?.startsWith('/v1/executor/')) {
+    void handleSpecialize(req, res).then((handled) => {
+      if (!handled) res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route ${req.url}`, code: 'not_found' }));
+    });
+    return;
+  }
+  if (req.url?.startsWith('/v1/autoscaler/')) {
+    void handleAutoscaler(req, res);
     return;
   }
   void handleStore(req, res).then((handled) => {
@@ -97,7 +183,32 @@ server.listen(Number(values.port), values.host, () => {
   process.stdout.write(`listening http://${host}:${port}\n`);
 });
 await operator.start();
+autoscaler.start();
+pool.start();
 log('operator started', { dataDir, store: conn.kind, masterKey: masterKey ? 'configured' : 'absent' });
+
+// RegistryCluster: etcd members + orrery-registry as child processes (docs/registry-clusters.md).
+const registryClusters = new RegistryClusterReconciler({ store, dataDir, log });
+await registryClusters.start();
+// StateSync: routers the operator runs (restarted with the rendered flags), or routers run elsewhere (observed).
+const observedRouters = (values['statesync-router-admin-urls'] ?? '').split(',').filter(Boolean);
+const syncReplicas: ReplicaSet = observedRouters.length
+  ? new ObservedReplicaSet(observedRouters)
+  : new LocalRouterFleet({
+      count: Number(values['statesync-routers']) || 0,
+      baseArgs: () => {
+        const { port } = server.address() as AddressInfo;
+        const self = `http://${values.host === '0.0.0.0' ? '127.0.0.1' : values.host}:${port}`;
+        return [
+          '--store-url', self, '--autoscaler-url', self,
+          ...(values['store-token-file'] ? ['--store-token-file', resolve(values['store-token-file'])] : []),
+          ...(values['endpoints-file'] ? ['--endpoints-file', resolve(values['endpoints-file'])] : []),
+        ];
+      },
+      log,
+    });
+const stateSyncs = new StateSyncReconciler({ store, dataDir, replicas: syncReplicas, log });
+await stateSyncs.start();
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -106,8 +217,13 @@ async function shutdown(signal: string) {
   log(`${signal}: stopping workers and the store`);
   server.close();
   server.closeAllConnections();
+  autoscaler.stop();
   await operator.stop();
+  await pool.stopAll();
   await backend.stopAll();
+  await registryClusters.stop();
+  await stateSyncs.stop();
+  await syncReplicas.stop();
   await store.close();
   await conn.close();
   process.exit(0);

@@ -2,15 +2,19 @@
  * orrery-router: the data plane. Prints `listening http://HOST:PORT admin http://HOST:PORT`
  * when ready; SIGTERM/SIGINT close listeners and let in-flight requests finish.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
 import { startRouter, type SharedTables } from './router-server.ts';
 import { connectSharedTables } from './shared-tables-redis.ts';
 
 const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090]
-  [--routes-file routes.yaml] [--endpoints-file endpoints.yaml]
+  (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
+  [--endpoints-file endpoints.yaml]
   [--registry-url http://registry:8500] [--registry-namespace ns ...] [--domain example.com]
-  [--queue-depth 10000] [--autoscaler-url http://operator:7070] [--redis-url redis://127.0.0.1:6379]
+  [--queue-depth 10000] [--autoscaler-url http://operator:7070]
+  [--executor-url http://operator:7070 (pool executor cold path)] [--redis-url redis://127.0.0.1:6379]
   [--redis-key-prefix orrery] [--sync-period-ms 10000] [--router-id id]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
@@ -36,12 +40,15 @@ try {
       port: { type: 'string', default: '8080' },
       'admin-port': { type: 'string', default: '9090' },
       'routes-file': { type: 'string' },
+      'store-url': { type: 'string' },
+      'store-token-file': { type: 'string' },
       'endpoints-file': { type: 'string' },
       'registry-url': { type: 'string' },
       'registry-namespace': { type: 'string', multiple: true },
       domain: { type: 'string' },
       'queue-depth': { type: 'string' },
       'autoscaler-url': { type: 'string' },
+      'executor-url': { type: 'string' },
       'redis-url': { type: 'string' },
       'redis-key-prefix': { type: 'string', default: 'orrery' },
       'sync-period-ms': { type: 'string' },
@@ -61,7 +68,16 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
-if (!args['routes-file']) fail('--routes-file is required (the resource store source comes with the functions issue)');
+if (!args['routes-file'] && !args['store-url']) fail('give --store-url (the operator\'s resource store) or --routes-file');
+if (args['routes-file'] && args['store-url']) fail('--routes-file and --store-url are exclusive: pick one routing source');
+let storeToken: string | undefined;
+if (args['store-token-file']) {
+  try {
+    storeToken = readFileSync(args['store-token-file'], 'utf8').trim();
+  } catch (err) {
+    fail(`cannot read --store-token-file: ${(err as Error).message}`);
+  }
+}
 
 const log = (message: string): void => console.error(`[orrery-router] ${message}`);
 const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
@@ -80,6 +96,7 @@ const router = await startRouter({
   port: int('port', args.port, 8080),
   adminPort: int('admin-port', args['admin-port'], 9090),
   routesFile: args['routes-file'],
+  store: args['store-url'] ? createHttpStore(args['store-url'], { token: storeToken }) : undefined,
   endpointsFile: args['endpoints-file'],
   registryUrl: args['registry-url']?.replace(/\/+$/, ''),
   registryNamespaces: args['registry-namespace'],
@@ -87,6 +104,7 @@ const router = await startRouter({
   domain: args.domain,
   queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
   autoscalerUrl: args['autoscaler-url']?.replace(/\/+$/, ''),
+  executorUrl: args['executor-url']?.replace(/\/+$/, ''),
   quarantineMs: int('quarantine-ms', args['quarantine-ms'], 30_000, 1),
   connectTimeoutMs: int('connect-timeout-ms', args['connect-timeout-ms'], 2_000, 1),
   dialRetries: int('dial-retries', args['dial-retries'], 2),

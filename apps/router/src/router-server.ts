@@ -11,9 +11,12 @@ import { DataPlane } from './data-plane.ts';
 import type { EndpointSource } from './endpoints/endpoint-source.ts';
 import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
 import { RegistryWatch } from './endpoints/registry-watch.ts';
+import { PoolSpecializer } from './activator/pool-specializer.ts';
 import { UpstreamPools } from './proxy/upstream-pools.ts';
 import { RouteTable, type RevisionRoute } from './routing/route-table.ts';
 import { watchRoutesFile, type RouteSource } from './routing/routes-file.ts';
+import { watchStoreRoutes } from './routing/store-route-source.ts';
+import type { ResourceStore } from '@orrery/store';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import { EndpointQuarantineTable } from './tables/endpoint-quarantine-table.ts';
 import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
@@ -25,6 +28,8 @@ export interface RouterOptions {
   port: number;
   adminPort: number;
   routesFile?: string;
+  /** Functions and Revisions from the resource store (list + watch), instead of routesFile. */
+  store?: ResourceStore;
   endpointsFile?: string;
   registryUrl?: string;
   /** Namespaces to watch in the registry; default: those the routes mention. */
@@ -34,6 +39,8 @@ export interface RouterOptions {
   domain?: string;
   queueDepth: number;
   autoscalerUrl?: string;
+  /** Operator executor (`POST /v1/executor/specialize`): the cold path of pool-executor revisions. */
+  executorUrl?: string;
   quarantineMs: number;
   maxBodyBytes: number;
   connectTimeoutMs: number;
@@ -95,8 +102,14 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     });
   };
 
+  let specializer: PoolSpecializer | undefined;
+  const onWait = (rev: RevisionRoute, queueLength: number): void => {
+    // Deduplicated per revision; a revision with a live specialized worker just gets its address.
+    specializer?.coldRequest(rev);
+    poke(rev, queueLength);
+  };
   const dp = new DataPlane(
-    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, poke, log: o.log },
+    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, poke: onWait, log: o.log },
     RouteTable.empty(),
   );
   planeRef.current = dp;
@@ -104,13 +117,31 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   // Endpoints: the union of the file and the registry, each reporting its complete set.
   let fileRecords: EndpointRecord[] = [];
   let registryRecords: EndpointRecord[] = [];
+  // Pool cold path: addresses the executor answered, admitted until the file or registry lists them.
+  let executorRecords: Array<EndpointRecord & { at: number }> = [];
   const applyEndpoints = (): void => {
-    const change = index.replace([...fileRecords, ...registryRecords]);
+    const listed = [...fileRecords, ...registryRecords];
+    if (executorRecords.length) {
+      const now = Date.now();
+      executorRecords = executorRecords.filter((r) => now - r.at < 30_000 && !listed.some((l) => l.address === r.address && l.revision === r.revision));
+    }
+    const change = index.replace(executorRecords.length ? [...listed, ...executorRecords] : listed);
     // Only lift what is quarantined: a lift is a tombstone every replica hears.
     for (const a of change.changedAddresses) if (quarantine.isQuarantined(a)) quarantine.lift(a);
     for (const a of change.removedAddresses) pools.close(a);
     for (const r of change.changedRevisions) dp.drain(r);
   };
+
+  if (o.executorUrl) {
+    specializer = new PoolSpecializer({
+      executorUrl: o.executorUrl,
+      onAddress: (r) => {
+        executorRecords.push({ ...r, at: Date.now() });
+        applyEndpoints();
+      },
+      log: o.log,
+    });
+  }
 
   const sources: EndpointSource[] = [];
   let registry: RegistryWatch | undefined;
@@ -121,6 +152,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     o.log(`routes loaded: ${t.list().length} functions, ${t.revisions.size} revisions`);
   };
   if (o.routesFile) routeSource = await watchRoutesFile(o.routesFile, onRoutes, (err) => o.log(`routes file: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`));
+  else if (o.store) routeSource = await watchStoreRoutes(o.store, onRoutes, (err) => o.log(`resource store: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`));
   if (o.endpointsFile) {
     sources.push(
       await watchEndpointsFile(

@@ -2,18 +2,20 @@
  * orrery-statesvc: the scoped state HTTP API for functions (RFC-0023).
  * Prints `listening http://HOST:PORT` once ready.
  */
-import { unwatchFile, watchFile } from 'node:fs';
+import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
 import { parseDurationMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
+import { createHttpStore } from '@orrery/store';
 import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics } from './metrics.ts';
 import { startStateServer } from './server.ts';
+import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from './store-keyspaces.ts';
 
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver memory|postgres] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
-  [--keyspaces-file FILE] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10]`;
+  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10]`;
 
 const log = (msg: string) => console.error(`[statesvc] ${msg}`);
 
@@ -40,6 +42,8 @@ try {
       'master-key-file': { type: 'string' },
       'previous-master-key-file': { type: 'string' },
       'keyspaces-file': { type: 'string' },
+      'store-url': { type: 'string' },
+      'store-token-file': { type: 'string' },
       'namespace-byte-budget': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'sweep-interval': { type: 'string', default: '30s' },
@@ -79,11 +83,15 @@ if (!passThrough && masterKeys.length === 0) fail('give --master-key-file (produ
 if (passThrough) log('WARNING: --insecure-pass-through: any bearer token is accepted for any declared keyspace. Never use this outside local development.');
 
 let keyspaces: KeyspaceTable = new Map();
+// Declarations are the union of the keyspaces file and the store's stateful Functions.
+let fileKeyspaces: KeyspaceTable = new Map();
+let storeKeyspaces: KeyspaceTable = new Map();
 const keyspacesFile = args['keyspaces-file'];
 const reloadKeyspaces = (initial: boolean) => {
   if (!keyspacesFile) return;
   try {
-    keyspaces = loadKeyspacesFile(keyspacesFile);
+    fileKeyspaces = loadKeyspacesFile(keyspacesFile);
+    keyspaces = mergeKeyspaces(fileKeyspaces, storeKeyspaces);
     if (!initial) log(`reloaded ${keyspaces.size} keyspace declaration(s) from ${keyspacesFile}`);
   } catch (err) {
     if (initial) fail((err as Error).message);
@@ -91,7 +99,34 @@ const reloadKeyspaces = (initial: boolean) => {
   }
 };
 reloadKeyspaces(true);
-if (!keyspacesFile) log('no --keyspaces-file: every keyspace is undeclared, state requests will be refused with 403');
+let storeSource: StoreKeyspaceSource | undefined;
+if (args['store-url']) {
+  let token: string | undefined;
+  try {
+    token = args['store-token-file'] ? readFileSync(args['store-token-file'], 'utf8').trim() : undefined;
+  } catch (err) {
+    fail(`cannot read --store-token-file: ${(err as Error).message}`);
+  }
+  let errors = 0;
+  let lastSignature = '';
+  storeSource = watchStoreKeyspaces(
+    createHttpStore(args['store-url'], { token }),
+    (t) => {
+      storeKeyspaces = t;
+      keyspaces = mergeKeyspaces(fileKeyspaces, storeKeyspaces);
+      // Function status updates re-deliver the same declarations: log only real changes.
+      const signature = JSON.stringify([...t.values()]);
+      if (signature !== lastSignature) log(`${t.size} keyspace declaration(s) from the resource store`);
+      lastSignature = signature;
+    },
+    (err) => {
+      if (errors++ % 30 === 0) log(`resource store: ${(err as Error).message} (keeping the last declarations)`);
+    },
+  );
+  // Answer with the store's declarations from the first request when the store is up.
+  await Promise.race([storeSource.ready, new Promise((r) => setTimeout(r, 5_000).unref())]);
+}
+if (!keyspacesFile && !storeSource) log('no --keyspaces-file or --store-url: every keyspace is undeclared, state requests will be refused with 403');
 
 let driver: StateDriver;
 try {
@@ -143,6 +178,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log(`${signal}: shutting down`);
   clearInterval(sweeper);
+  storeSource?.stop();
   if (keyspacesFile) unwatchFile(keyspacesFile);
   const force = setTimeout(() => process.exit(1), 10_000);
   force.unref();

@@ -5,6 +5,7 @@ export * from './kinds/environment.ts';
 export * from './kinds/function.ts';
 export * from './kinds/revision.ts';
 export * from './kinds/registry-cluster.ts';
+export * from './kinds/registry-cluster-requests.ts';
 export * from './kinds/state-sync.ts';
 export * from './resource.ts';
 export * from './validate/index.ts';

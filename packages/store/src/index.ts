@@ -4,3 +4,4 @@ export { nextGeneration } from './generation.ts';
 export { createStoreHandler, type ServeStoreOptions } from './http/serve-store.ts';
 export { createHttpStore, type HttpStoreOptions } from './http/store-client.ts';
 export { STORE_PREFIX } from './http/routes.ts';
+export { mirrorStore, type MirroredObjects, type StoreMirror, type StoreMirrorOptions } from './store-mirror.ts';

@@ -50,6 +50,19 @@ export const RegistryClusterStatusSchema = StatusBaseSchema.extend({
   leader: z.string().optional(),
   endpoint: z.string().optional(),
   readyReplicas: z.number().int().nonnegative().optional(),
+  /** The last one-click request (annotation `orrery.dev/requests`) the reconciler finished. */
+  lastRequest: z
+    .object({
+      id: z.string(),
+      action: z.string(),
+      member: z.string().optional(),
+      outcome: z.enum(['succeeded', 'failed', 'rejected']),
+      message: z.string(),
+      completedAt: z.string(),
+    })
+    .optional(),
+  /** Ids of requests already executed (most recent last, bounded) so each runs exactly once. */
+  handledRequests: z.array(z.string()).optional(),
 });
 
 export const RegistryClusterSchema = z.object({

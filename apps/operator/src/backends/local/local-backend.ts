@@ -19,7 +19,11 @@ export interface LocalBackendOptions {
   /** Also publish endpoints as a YAML file the router can watch (works without a registry). */
   endpointsFile?: string;
   drainTimeoutMs?: number;
+  /** Between unpublishing a worker and its SIGTERM (default 500 ms; routers poll the file every 200 ms). */
+  unpublishDelayMs?: number;
   onChange?: (revisionKey: string) => void;
+  /** More endpoints to publish with the backend's own (the pool executor's specialized workers). */
+  extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
 }
 
 export interface RevisionWorkers {
@@ -41,12 +45,16 @@ export class LocalBackend {
   private readonly workers = new Map<string, WorkerProcess[]>();
   private readonly desired = new Map<string, number>();
   private seq = 0;
+  private stopped = false;
+  private readonly leaving = new Set<WorkerProcess>();
   private endpointsTimer?: NodeJS.Timeout;
 
   constructor(private readonly opts: LocalBackendOptions) {}
 
   /** Starts or stops workers of one revision until `desired` run. */
   async scale(rev: Revision, desired: number, credentials?: StateCredentials): Promise<void> {
+    // A reconcile still running during shutdown must not start workers nobody will stop.
+    if (this.stopped) return;
     const key = revisionKey(rev.metadata.namespace, rev.metadata.name);
     this.desired.set(key, desired);
     const list = this.workers.get(key) ?? [];
@@ -58,8 +66,13 @@ export class LocalBackend {
     }
     // Scale down newest first; each one drains before it goes.
     const extra = list.splice(desired);
+    for (const w of extra) this.leaving.add(w);
     this.publishEndpoints();
+    // Let routers reading the endpoints file (polled) drop these workers before they stop
+    // accepting connections (Knative's preStop delay); otherwise a request races the SIGTERM.
+    if (extra.length && this.opts.endpointsFile) await new Promise((r) => setTimeout(r, this.opts.unpublishDelayMs ?? 500));
     await Promise.all(extra.map((w) => w.stop()));
+    for (const w of extra) this.leaving.delete(w);
     if (desired === 0) {
       this.workers.delete(key);
       this.desired.delete(key);
@@ -88,6 +101,7 @@ export class LocalBackend {
         if (w.address) out.push({ ...w.spec.labels, address: w.address, ready: w.state === 'ready' });
       }
     }
+    if (this.opts.extraEndpoints) out.push(...this.opts.extraEndpoints());
     return out;
   }
 
@@ -101,7 +115,9 @@ export class LocalBackend {
   }
 
   async stopAll(): Promise<void> {
-    const all = [...this.workers.values()].flat();
+    this.stopped = true;
+    // Include workers a scale-down has unpublished but not yet stopped.
+    const all = [...[...this.workers.values()].flat(), ...this.leaving];
     this.workers.clear();
     this.desired.clear();
     await Promise.all(all.map((w) => w.stop()));
@@ -112,6 +128,11 @@ export class LocalBackend {
   private changed(key: string): void {
     this.publishEndpoints();
     this.opts.onChange?.(key);
+  }
+
+  /** Republish the endpoints (coalesced), e.g. after the extra endpoints changed. */
+  publish(): void {
+    this.publishEndpoints();
   }
 
   private publishEndpoints(): void {

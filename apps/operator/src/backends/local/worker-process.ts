@@ -33,6 +33,8 @@ export class WorkerProcess {
   address?: string;
   restarts = 0;
   lastExit?: { code: number | null; signal: NodeJS.Signals | null; at: number };
+  /** Set to handle an unexpected exit yourself instead of the restart (specialized pool workers). */
+  onExit?: () => void;
   private child?: ChildProcess;
   private log?: WriteStream;
   private backoffMs = MIN_BACKOFF_MS;
@@ -82,6 +84,13 @@ export class WorkerProcess {
       if (this.state === 'stopping' || this.state === 'stopped') {
         this.state = 'stopped';
         this.onChange(this);
+        return;
+      }
+      if (this.onExit) {
+        this.state = 'stopped';
+        this.address = undefined;
+        this.closeLog();
+        this.onExit();
         return;
       }
       // Crashed: restart after a backoff that grows while the worker keeps dying young.

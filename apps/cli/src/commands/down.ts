@@ -1,0 +1,68 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pidAlive } from '../platform/pid-alive.ts';
+import { platformFile, readPlatformInfo } from '../platform/platform-file.ts';
+
+export const summary = 'stop the local platform started by `orrery up` (graceful, then forced)';
+
+const HELP = `usage: orrery down [--data-dir .orrery] [--timeout 60]
+
+Signals the supervisor recorded in <data-dir>/platform.json (SIGTERM), waits until it has stopped
+every component, and kills whatever is left after --timeout seconds.`;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'data-dir': { type: 'string', default: '.orrery' },
+        timeout: { type: 'string', default: '60' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    console.error(`orrery down: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const dataDir = resolve(values['data-dir']);
+  const info = readPlatformInfo(dataDir);
+  if (!info) {
+    console.log(`orrery down: nothing running for ${dataDir} (no platform.json)`);
+    return 0;
+  }
+  const timeoutMs = Number(values.timeout) * 1000;
+  const { supervisor, ...children } = info.pids;
+  if (pidAlive(supervisor)) {
+    console.log(`orrery down: stopping the supervisor (pid ${supervisor})`);
+    process.kill(supervisor, 'SIGTERM');
+    const end = Date.now() + timeoutMs;
+    while (pidAlive(supervisor) && Date.now() < end) await sleep(200);
+    if (pidAlive(supervisor)) {
+      console.error(`orrery down: the supervisor did not stop within ${values.timeout} s; killing it and its children`);
+      process.kill(supervisor, 'SIGKILL');
+    }
+  } else {
+    console.log('orrery down: the supervisor is gone (crashed or killed); cleaning up its children');
+  }
+  // Whatever survived a dead supervisor: SIGTERM, a short grace, then SIGKILL.
+  const left = Object.entries(children).filter(([, pid]) => pidAlive(pid));
+  for (const [, pid] of left) process.kill(pid, 'SIGTERM');
+  const end = Date.now() + 10_000;
+  while (left.some(([, pid]) => pidAlive(pid)) && Date.now() < end) await sleep(200);
+  for (const [name, pid] of left.filter(([, p]) => pidAlive(p))) {
+    console.error(`orrery down: killing ${name} (pid ${pid})`);
+    process.kill(pid, 'SIGKILL');
+  }
+  rmSync(platformFile(dataDir), { force: true });
+  console.log('orrery down: stopped');
+  return 0;
+}

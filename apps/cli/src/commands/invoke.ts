@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { resolveConnection } from '../connection/resolve-connection.ts';
+import { buildInvocation } from '../resources/invocation.ts';
+
+export const summary = 'call a function through the router (--data, --header K:V, --tag, --path)';
+
+const HELP = `usage: orrery invoke <function> [-n namespace] [--data D | --data @file] [--header K:V …]
+       [--tag T] [--path /x] [-X METHOD] [-i] [--router-url URL]
+
+Sends one request to the function through the router (\`<router>/<namespace>/<function><path>\`)
+and prints the response body. --tag sets \`Orrery-Tag\` (reach a tagged revision whatever its
+percent); the method is POST with --data, else GET; -i also prints the status and headers.
+Exit status 1 on a non-2xx answer. Router: --router-url, $ORRERY_ROUTER_URL, routerUrl from
+.orrery/platform.json, else http://127.0.0.1:8080.`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      options: {
+        namespace: { type: 'string', short: 'n' },
+        data: { type: 'string', short: 'd' },
+        header: { type: 'string', short: 'H', multiple: true },
+        tag: { type: 'string' },
+        path: { type: 'string' },
+        request: { type: 'string', short: 'X' },
+        include: { type: 'boolean', short: 'i' },
+        'router-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    }));
+  } catch (err) {
+    console.error(`orrery invoke: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    console.error(`orrery invoke: name exactly one function\n\n${HELP}`);
+    return 2;
+  }
+  let data = values.data;
+  if (data?.startsWith('@')) {
+    try {
+      data = readFileSync(data.slice(1), 'utf8');
+    } catch (err) {
+      console.error(`orrery invoke: cannot read ${data.slice(1)}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
+  const conn = resolveConnection({ routerUrl: values['router-url'] });
+  const built = buildInvocation({ routerUrl: conn.routerUrl, function: positionals[0]!, namespace: values.namespace ?? 'default', path: values.path, data, headers: values.header ?? [], tag: values.tag, method: values.request });
+  if (!built.ok) {
+    console.error(`orrery invoke: ${built.error}`);
+    return 2;
+  }
+  let res: Response;
+  try {
+    res = await fetch(built.url, built.init);
+  } catch (err) {
+    console.error(`orrery invoke: router at ${conn.routerUrl} unreachable (${(err as Error).message}) — is the platform running? Set --router-url or ORRERY_ROUTER_URL.`);
+    return 1;
+  }
+  const body = Buffer.from(await res.arrayBuffer());
+  if (values.include) {
+    process.stdout.write(`HTTP ${res.status} ${res.statusText}\n`);
+    res.headers.forEach((v, k) => process.stdout.write(`${k}: ${v}\n`));
+    process.stdout.write('\n');
+  }
+  process.stdout.write(body);
+  if (body.length > 0 && body[body.length - 1] !== 0x0a && process.stdout.isTTY) process.stdout.write('\n');
+  if (!res.ok) {
+    if (!values.include) console.error(`orrery invoke: the function answered ${res.status} ${res.statusText}`);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,105 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readPlatformInfo } from '../platform/platform-file.ts';
+import { renderSummary } from '../platform/summary.ts';
+import { Supervisor } from '../platform/supervisor.ts';
+import { pidAlive } from '../platform/pid-alive.ts';
+
+export const summary = 'run the whole platform locally (operator, statesvc, registry, routers, examples)';
+
+const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-driver memory|postgres]
+                 [--no-examples] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
+
+Starts every component under one supervisor, in the foreground; Ctrl-C (or \`orrery down\`) stops
+them all. Data (functions, revisions, registry, and state with --state-driver postgres) lives in
+--data-dir and survives restarts.
+
+  --data-dir DIR          where the store, secrets, registry data and logs live (.orrery)
+  --port-base N           routers on N and N+1, store/operator N+2, statesvc N+3, registry N+4
+                          (admin N+5), router admin N+6/N+7, etcd N+20…N+25; 0 = free ports (8080)
+  --state-driver D        memory (default; state is lost on restart) or postgres
+                          (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
+  --no-examples           do not apply examples/
+  --redis-url URL         Redis the routers share tables through, when it answers
+  --redis-key-prefix P    key prefix in that Redis (orrery)`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'data-dir': { type: 'string', default: '.orrery' },
+        'port-base': { type: 'string', default: '8080' },
+        'state-driver': { type: 'string', default: 'memory' },
+        'no-examples': { type: 'boolean', default: false },
+        'redis-url': { type: 'string' },
+        'redis-key-prefix': { type: 'string' },
+        foreground: { type: 'boolean', default: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    console.error(`orrery up: ${(err as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const driver = values['state-driver'];
+  if (driver !== 'memory' && driver !== 'postgres') {
+    console.error('orrery up: --state-driver must be memory or postgres');
+    return 2;
+  }
+  const portBase = Number(values['port-base']);
+  if (!Number.isInteger(portBase) || portBase < 0 || portBase > 65_000) {
+    console.error('orrery up: --port-base must be 0 (free ports) or a port number below 65000');
+    return 2;
+  }
+  const dataDir = resolve(values['data-dir']);
+  const running = readPlatformInfo(dataDir);
+  if (running && pidAlive(running.pids.supervisor)) {
+    console.error(`orrery up: already running (supervisor pid ${running.pids.supervisor}) for ${dataDir}; run \`orrery down\` first`);
+    return 1;
+  }
+
+  const supervisor = new Supervisor({
+    dataDir,
+    portBase,
+    stateDriver: driver,
+    examples: !values['no-examples'],
+    redisUrl: values['redis-url'],
+    redisKeyPrefix: values['redis-key-prefix'],
+  });
+  let stopRequested: (signal: string) => void = () => {};
+  const stopped = new Promise<string>((r) => (stopRequested = r));
+  process.on('SIGINT', () => stopRequested('SIGINT'));
+  process.on('SIGTERM', () => stopRequested('SIGTERM'));
+
+  console.log(`orrery up: starting the local platform (data in ${dataDir})`);
+  try {
+    const starting = supervisor.start();
+    const first = await Promise.race([starting.then(() => undefined), stopped]);
+    if (first) {
+      console.log(`orrery up: ${first} while starting, stopping what started`);
+      await starting.catch(() => {});
+      await supervisor.stop();
+      return 0;
+    }
+    const info = await starting;
+    console.log(renderSummary(info, `${dataDir}/secrets/admin.token`, !values['no-examples']));
+    console.log('orrery up: ready');
+  } catch (err) {
+    console.error(`orrery up: start failed: ${(err as Error).message}`);
+    await supervisor.stop();
+    return 1;
+  }
+  const signal = await stopped;
+  console.log(`orrery up: ${signal}, stopping every component`);
+  await supervisor.stop();
+  // Idle keep-alive sockets must not hold the CLI open once every child is gone.
+  setTimeout(() => process.exit(0), 2_000).unref();
+  return 0;
+}

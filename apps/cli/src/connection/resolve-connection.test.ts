@@ -1,0 +1,47 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_ROUTER_URL, DEFAULT_STORE_URL, resolveConnection } from './resolve-connection.ts';
+
+const dirs: string[] = [];
+const temp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'orrery-cli-conn-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('CLI connection resolution', () => {
+  it('defaults without flags, environment or platform file', () => {
+    const c = resolveConnection({}, {}, temp());
+    expect(c).toMatchObject({ storeUrl: DEFAULT_STORE_URL, routerUrl: DEFAULT_ROUTER_URL, storeToken: undefined, platformFile: undefined });
+  });
+
+  it('reads .orrery/platform.json from the working directory or a parent; data dir relative to the project', () => {
+    const root = temp();
+    mkdirSync(join(root, '.orrery'));
+    mkdirSync(join(root, 'sub', 'deeper'), { recursive: true });
+    writeFileSync(join(root, '.orrery', 'platform.json'), JSON.stringify({ storeUrl: 'http://127.0.0.1:7111/', routerUrls: ['http://127.0.0.1:8111', 'http://127.0.0.1:8112'], dataDir: join(root, '.orrery') }));
+    const c = resolveConnection({}, {}, join(root, 'sub', 'deeper'));
+    expect(c).toMatchObject({ storeUrl: 'http://127.0.0.1:7111', routerUrl: 'http://127.0.0.1:8111', dataDir: join(root, '.orrery') });
+  });
+
+  it('flags beat the environment, which beats the platform file; a token file beats a token', () => {
+    const root = temp();
+    mkdirSync(join(root, '.orrery'));
+    writeFileSync(join(root, '.orrery', 'platform.json'), JSON.stringify({ storeUrl: 'http://file', storeToken: 'from-file' }));
+    writeFileSync(join(root, 'tok'), 'from-token-file\n');
+    expect(resolveConnection({}, { ORRERY_STORE_URL: 'http://env' }, root).storeUrl).toBe('http://env');
+    expect(resolveConnection({ storeUrl: 'http://flag' }, { ORRERY_STORE_URL: 'http://env' }, root).storeUrl).toBe('http://flag');
+    expect(resolveConnection({}, {}, root).storeToken).toBe('from-file');
+    expect(resolveConnection({ storeTokenFile: join(root, 'tok') }, { ORRERY_STORE_TOKEN: 'env' }, root).storeToken).toBe('from-token-file');
+  });
+
+  it('a malformed platform file is an error that names the file', () => {
+    const root = temp();
+    mkdirSync(join(root, '.orrery'));
+    writeFileSync(join(root, '.orrery', 'platform.json'), '[1]');
+    expect(() => resolveConnection({}, {}, root)).toThrow(/platform\.json: expected a JSON object/);
+  });
+});

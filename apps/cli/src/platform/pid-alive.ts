@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * Is a process with this pid still alive? Signal 0 checks without touching it; a zombie (exited,
+ * not yet reaped by a parent such as a container's PID 1) counts as gone.
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (not Linux): trust the signal check
+  }
+}

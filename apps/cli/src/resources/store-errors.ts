@@ -1,0 +1,17 @@
+/** One line per store failure, saying what to do about it. */
+import type { StoreError } from '@orrery/store';
+
+export function describeStoreError(err: StoreError, storeUrl: string): string {
+  switch (err.code) {
+    case 'unavailable':
+      return `${err.message} — is the platform running (\`orrery up\`)? Point at it with --store-url or ORRERY_STORE_URL (now ${storeUrl}).`;
+    case 'invalid':
+      return [err.message, ...(err.details ?? []).map((d) => `  ${d.path}: ${d.reason} — ${d.message}`)].join('\n');
+    case 'immutable':
+      return `${err.message} (revisions are created by the operator from the Function's template; change the Function instead)`;
+    case 'conflict':
+      return `${err.message} (someone changed it meanwhile: retry)`;
+    default:
+      return err.message;
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '@orrery/spec';
+import { Autoscaler } from './autoscaler.ts';
+import { KPA_DEFAULTS } from './kpa-settings.ts';
+
+const rev = (autoscaling: Record<string, unknown> = {}): Revision =>
+  ({ metadata: { namespace: 'ns', name: 'f-00001' }, spec: { function: 'f', template: { containerConcurrency: 0, autoscaling: { class: 'kpa', metric: 'concurrency', target: 1, targetUtilizationPercentage: 100, ...autoscaling } } } }) as unknown as Revision;
+const report = (c: number, extra: Record<string, number> = {}) => [{ namespace: 'ns', function: 'f', revision: 'f-00001', averageConcurrency: c, requests: 0, windowMs: 1000, ...extra }];
+
+function setup(ready = 0) {
+  let now = 100_000;
+  const changed: string[] = [];
+  const state = { ready };
+  const a = new Autoscaler({ defaults: { ...KPA_DEFAULTS, stableWindowMs: 6000, scaleToZeroGracePeriodMs: 2000 }, readyOf: () => state.ready, onChange: (k) => changed.push(k), now: () => now });
+  return { a, changed, state, advance: (ms: number) => (now += ms) };
+}
+
+describe('Autoscaler (stats → decider → change events)', () => {
+  it('starts at the initial scale and sums router replicas', () => {
+    const { a, state, advance } = setup();
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(1);
+    state.ready = 1;
+    a.recordStats('r1', report(2));
+    a.recordStats('r2', report(3));
+    a.tickAll();
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(5);
+    advance(1000);
+    a.recordStats('r1', report(2)); // a replica reporting again in a new second
+    a.tickAll();
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(5);
+  });
+
+  it('idle → zero after the window and grace; a poke wakes it at once with one change event', () => {
+    const { a, changed, state, advance } = setup(1);
+    a.desired('ns/f-00001', rev(), true);
+    for (let i = 0; i < 10; i++) {
+      advance(1000);
+      a.tickAll();
+    }
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(0);
+    state.ready = 0;
+    changed.length = 0;
+    a.poke('ns', 'f-00001', 1, 'r1');
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(1);
+    expect(changed).toEqual(['ns/f-00001']);
+  });
+
+  it('never looks idle while requests are queued, whatever the average says', () => {
+    const { a, advance } = setup(1);
+    a.desired('ns/f-00001', rev(), true);
+    for (let i = 0; i < 12; i++) {
+      advance(1000);
+      a.recordStats('r1', report(0, { queued: 1 }));
+      a.tickAll();
+    }
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(1);
+  });
+
+  it('rps metric: requests per second of the window', () => {
+    const { a, state } = setup(1);
+    state.ready = 1;
+    a.desired('ns/f-00001', rev({ metric: 'rps', target: 10 }), true);
+    a.recordStats('r1', report(0, { requests: 45, windowMs: 1000 }));
+    a.tickAll();
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(5);
+  });
+
+  it('forget drops the revision: a poke then only asks for a reconcile', () => {
+    const { a, changed } = setup();
+    a.desired('ns/f-00001', rev(), true);
+    a.forget('ns/f-00001');
+    expect(a.isTracked('ns/f-00001')).toBe(false);
+    a.poke('ns', 'f-00001', 3, 'r1');
+    expect(changed).toEqual(['ns/f-00001']);
+  });
+});

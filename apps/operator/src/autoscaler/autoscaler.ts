@@ -1,0 +1,147 @@
+import type { Revision } from '@orrery/spec';
+import { type KpaDecision, KpaDecider } from './kpa-decider.ts';
+import { KPA_DEFAULTS, type KpaDefaults, kpaSettings } from './kpa-settings.ts';
+import { MetricWindow } from './metric-window.ts';
+
+/** One router replica's per-revision figures for its last one-second window (router `/v1/stats`). */
+export interface RevisionStatsReport {
+  namespace: string;
+  function: string;
+  revision: string;
+  averageConcurrency: number;
+  requests: number;
+  windowMs: number;
+  inflight?: number;
+  queued?: number;
+}
+
+export interface AutoscalerOptions {
+  defaults?: KpaDefaults;
+  /** Workers of a revision (`namespace/name`) ready now. */
+  readyOf: (key: string) => number;
+  /** The desired scale or mode of a revision changed: reconcile it. */
+  onChange: (key: string) => void;
+  /** A router reported demand for a revision (keeps specialized pool workers from being reaped). */
+  onActivity?: (key: string) => void;
+  now?: () => number;
+}
+
+interface Tracked {
+  decider: KpaDecider;
+  reachable: boolean;
+  decision: KpaDecision;
+}
+
+/** Metric windows outlive tracking a little: stats may arrive before the first reconcile. */
+const RETAIN_MS = 3_600_000;
+
+/**
+ * The KPA service: sums every router replica's stats into per-second windows, runs each tracked
+ * revision's decider every tick (and at once on a poke), and tells the controller when a
+ * revision's desired scale changed. The controller decides which revisions are tracked.
+ */
+export class Autoscaler {
+  readonly defaults: KpaDefaults;
+  private readonly windows = new Map<string, MetricWindow>();
+  private readonly tracked = new Map<string, Tracked>();
+  private timer?: NodeJS.Timeout;
+  private readonly now: () => number;
+
+  constructor(private readonly o: AutoscalerOptions) {
+    this.defaults = o.defaults ?? KPA_DEFAULTS;
+    this.now = o.now ?? Date.now;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.tickAll(), this.defaults.tickMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The current decision for a routable revision; starts tracking it (initial scale) when new. */
+  desired(key: string, rev: Revision, reachable: boolean): KpaDecision {
+    let t = this.tracked.get(key);
+    if (!t) {
+      const settings = kpaSettings(rev.spec.template.autoscaling, rev.spec.template.containerConcurrency, this.defaults);
+      const decider = new KpaDecider(settings, this.now());
+      t = { decider, reachable, decision: { desired: 0, mode: 'stable', reason: '' } };
+      this.tracked.set(key, t);
+      t.decision = this.decide(key, t);
+    }
+    t.reachable = reachable;
+    return t.decision;
+  }
+
+  /** The revision is gone or no longer routable. */
+  forget(key: string): void {
+    this.tracked.delete(key);
+    this.windows.delete(key);
+  }
+
+  isTracked(key: string): boolean {
+    return this.tracked.has(key);
+  }
+
+  /** One router replica's report (`POST /v1/autoscaler/stats`). */
+  recordStats(router: string, revisions: RevisionStatsReport[]): void {
+    const now = this.now();
+    for (const r of revisions) {
+      const key = `${r.namespace}/${r.revision}`;
+      const t = this.tracked.get(key);
+      const metric = t?.decider.settings.metric ?? 'concurrency';
+      // Requests in flight or queued right now count at least as much as the last second's
+      // average: a revision never looks idle while a request waits for it.
+      const value = metric === 'rps' ? (r.windowMs > 0 ? (r.requests * 1000) / r.windowMs : 0) : Math.max(r.averageConcurrency, (r.inflight ?? 0) + (r.queued ?? 0));
+      this.window(key).record(now, router, Math.max(0, value));
+      if (value > 0 || r.requests > 0) this.o.onActivity?.(key);
+    }
+  }
+
+  /**
+   * A request waits for a revision (`POST /v1/autoscaler/poke`): count the queue as demand now
+   * and decide at once instead of at the next tick — this is what wakes a revision from zero.
+   */
+  poke(namespace: string, revision: string, queueLength: number, router: string): void {
+    const key = `${namespace}/${revision}`;
+    this.window(key).raise(this.now(), router, Math.max(1, queueLength));
+    if (this.tracked.has(key)) this.tick(key);
+    else this.o.onChange(key); // not reconciled yet (e.g. right after a restart): do so now
+  }
+
+  tickAll(): void {
+    for (const key of this.tracked.keys()) this.tick(key);
+  }
+
+  private tick(key: string): void {
+    const t = this.tracked.get(key);
+    if (!t) return;
+    const before = t.decision;
+    const next = this.decide(key, t);
+    if (next.desired !== before.desired || next.mode !== before.mode) {
+      t.decision = next;
+      this.o.onChange(key);
+    }
+  }
+
+  private decide(key: string, t: Tracked): KpaDecision {
+    const s = t.decider.settings;
+    const now = this.now();
+    const w = this.window(key);
+    return t.decider.decide({
+      nowMs: now,
+      stable: w.average(now, s.stableWindowMs),
+      panic: w.average(now, s.panicWindowMs),
+      ready: this.o.readyOf(key),
+      reachable: t.reachable,
+    });
+  }
+
+  private window(key: string): MetricWindow {
+    let w = this.windows.get(key);
+    if (!w) this.windows.set(key, (w = new MetricWindow(RETAIN_MS)));
+    return w;
+  }
+}

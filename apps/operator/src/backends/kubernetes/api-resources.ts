@@ -1,0 +1,53 @@
+import { API_GROUP, API_VERSION, GROUP_VERSION } from '@orrery/spec';
+
+/** One resource type the operator reads or writes, with what REST paths and discovery need. */
+export interface ApiResource {
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+  subresources: Array<'status' | 'scale'>;
+}
+
+/**
+ * Everything the operator touches on Kubernetes — and so everything the fake-apiserver serves
+ * and the Helm chart's RBAC must allow.
+ */
+export const API_RESOURCES: readonly ApiResource[] = [
+  { apiVersion: GROUP_VERSION, kind: 'Function', plural: 'functions', namespaced: true, subresources: ['status'] },
+  { apiVersion: GROUP_VERSION, kind: 'Revision', plural: 'revisions', namespaced: true, subresources: ['status'] },
+  { apiVersion: GROUP_VERSION, kind: 'Environment', plural: 'environments', namespaced: true, subresources: ['status'] },
+  { apiVersion: GROUP_VERSION, kind: 'RegistryCluster', plural: 'registryclusters', namespaced: true, subresources: ['status'] },
+  { apiVersion: GROUP_VERSION, kind: 'StateSync', plural: 'statesyncs', namespaced: true, subresources: ['status'] },
+  { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, subresources: ['status', 'scale'] },
+  { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true, subresources: ['status'] },
+  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, subresources: [] },
+  { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, subresources: [] },
+  { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, subresources: [] },
+  { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true, subresources: [] },
+];
+
+export { API_GROUP, API_VERSION };
+
+export function resourceFor(apiVersion: string, kind: string): ApiResource {
+  const r = API_RESOURCES.find((x) => x.apiVersion === apiVersion && x.kind === kind);
+  if (!r) throw new Error(`unknown resource ${apiVersion} ${kind}`);
+  return r;
+}
+
+/** `/api/v1` for the core group, `/apis/<group>/<version>` otherwise. */
+export function groupVersionPath(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+/** Collection path (all namespaces when `namespace` is undefined). */
+export function collectionPath(r: ApiResource, namespace?: string): string {
+  const base = groupVersionPath(r.apiVersion);
+  return r.namespaced && namespace !== undefined
+    ? `${base}/namespaces/${encodeURIComponent(namespace)}/${r.plural}`
+    : `${base}/${r.plural}`;
+}
+
+export function objectPath(r: ApiResource, namespace: string, name: string, subresource?: string): string {
+  return `${collectionPath(r, namespace)}/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}`;
+}

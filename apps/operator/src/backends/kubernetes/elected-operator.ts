@@ -1,0 +1,49 @@
+import { KubernetesFunctionOperator, type KubernetesOperatorOptions } from './function-operator.ts';
+import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
+
+export interface ElectedOperatorOptions extends KubernetesOperatorOptions {
+  election: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading'>;
+}
+
+/**
+ * The Kubernetes backend as deployed: every replica campaigns for the Lease, only the leader
+ * runs informers and reconcilers, and a leader that loses the Lease stops them at once, so two
+ * replicas never act together. A fresh operator per term: no state leaks between terms.
+ */
+export class ElectedOperator {
+  readonly elector: LeaderElector;
+  operator?: KubernetesFunctionOperator;
+  /** Terms this replica has led (tests check failover). */
+  terms = 0;
+
+  constructor(private readonly o: ElectedOperatorOptions) {
+    this.elector = new LeaderElector(o.client, {
+      ...o.election,
+      onStartedLeading: () => {
+        this.terms++;
+        const op = new KubernetesFunctionOperator(o);
+        this.operator = op;
+        // Not awaited: a slow initial list must not stall lease renewal.
+        op.start().catch((err: unknown) => o.log?.(`operator start failed: ${(err as Error).message}`));
+      },
+      onStoppedLeading: async () => {
+        const op = this.operator;
+        this.operator = undefined;
+        await op?.stop();
+      },
+    });
+  }
+
+  get isLeader(): boolean {
+    return this.elector.isLeader;
+  }
+
+  start(): void {
+    this.elector.start();
+  }
+
+  /** `release: false` simulates a crash (the lease must expire before another replica leads). */
+  async stop(opts?: { release?: boolean }): Promise<void> {
+    await this.elector.stop(opts);
+  }
+}

@@ -1,0 +1,240 @@
+import { isDeepStrictEqual } from 'node:util';
+import { deriveStateToken } from '@orrery/auth';
+import {
+  EnvironmentSchema,
+  FUNCTION_LABEL,
+  FunctionSchema,
+  GROUP_VERSION,
+  type Environment,
+  type OrreryFunction,
+  type Revision,
+  RevisionSchema,
+  effectiveKeyspace,
+} from '@orrery/spec';
+import { WorkQueue } from '../../queue/work-queue.ts';
+import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
+import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
+import { revisionStatus } from '../../reconcile/revision-status.ts';
+import type { RevisionWorkers } from '../local/local-backend.ts';
+import { Informer, cacheKey } from './informer.ts';
+import type { KubeClient, KubeObject } from './kube-client.ts';
+import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
+import { renderPoolChildren } from './render/pool.ts';
+import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
+
+/** Finalizer that holds a Function until its keyspace is cleaned up (deletion policy `delete`). */
+export const KEYSPACE_FINALIZER = 'orrery.dev/keyspace-cleanup';
+/** `retain` (default: state outlives the Function) or `delete`. */
+export const KEYSPACE_POLICY_ANNOTATION = 'orrery.dev/keyspace-deletion-policy';
+
+export interface KubernetesOperatorOptions {
+  client: KubeClient;
+  /** Watch one namespace; all namespaces when absent. */
+  namespace?: string;
+  masterKey?: Buffer;
+  stateUrl?: string;
+  routerUrl?: string;
+  /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
+  deleteKeyspace?: (namespace: string, keyspace: string) => Promise<void>;
+  log?: (msg: string) => void;
+  now?: () => Date;
+}
+
+type Obj = KubeObject;
+const split = (key: string): [string, string] => {
+  const i = key.indexOf('/');
+  return [key.slice(0, i), key.slice(i + 1)];
+};
+
+/** Defaults applied and unknown fields (managedFields …) dropped; undefined when invalid. */
+function parsed<T>(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, obj: unknown): T | undefined {
+  if (!obj) return undefined;
+  const r = schema.safeParse(obj);
+  return r.success ? (r.data as T) : undefined;
+}
+
+/**
+ * The Function/Revision/Environment reconcilers on Kubernetes. Informers feed keyed work queues;
+ * every reconcile reads the informer caches and converges with server-side apply, so missed or
+ * repeated events are harmless. Children carry owner references: deleting a Function lets the
+ * garbage collector remove its Revisions and their Deployments, Services, ConfigMaps, Secrets.
+ */
+export class KubernetesFunctionOperator {
+  readonly functions: Informer;
+  readonly revisions: Informer;
+  readonly environments: Informer;
+  readonly deployments: Informer;
+  readonly functionQueue: WorkQueue;
+  readonly revisionQueue: WorkQueue;
+  readonly environmentQueue: WorkQueue;
+  private readonly log: (msg: string) => void;
+  private readonly now: () => Date;
+
+  constructor(private readonly o: KubernetesOperatorOptions) {
+    this.log = o.log ?? (() => {});
+    this.now = o.now ?? (() => new Date());
+    const inf = (apiVersion: string, kind: string, labelSelector?: string) =>
+      new Informer(o.client, { apiVersion, kind, namespace: o.namespace, labelSelector, log: this.log });
+    this.functions = inf(GROUP_VERSION, 'Function');
+    this.revisions = inf(GROUP_VERSION, 'Revision');
+    this.environments = inf(GROUP_VERSION, 'Environment');
+    this.deployments = inf('apps/v1', 'Deployment', `app.kubernetes.io/managed-by=${FIELD_MANAGER}`);
+    const onError = (kind: string) => (key: string, err: unknown, attempt: number) =>
+      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
+    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
+    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
+    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment') });
+
+    this.functions.on((_t, f) => this.functionQueue.add(cacheKey(f)));
+    this.revisions.on((_t, r) => {
+      this.revisionQueue.add(cacheKey(r));
+      const fn = (r.spec as { function?: string } | undefined)?.function;
+      if (fn) this.functionQueue.add(`${r.metadata.namespace}/${fn}`);
+    });
+    this.environments.on((_t, e) => this.environmentQueue.add(cacheKey(e)));
+    this.deployments.on((_t, d) => {
+      const rev = d.metadata.labels?.[REVISION_LABEL];
+      if (rev) this.revisionQueue.add(`${d.metadata.namespace}/${rev}`);
+      const env = d.metadata.labels?.['orrery.dev/environment'];
+      if (env) this.environmentQueue.add(`${d.metadata.namespace}/${env}`);
+    });
+  }
+
+  async start(): Promise<void> {
+    const all = [this.functions, this.revisions, this.environments, this.deployments];
+    for (const i of all) i.start();
+    await Promise.all(all.map((i) => i.hasSynced()));
+  }
+
+  async stop(): Promise<void> {
+    for (const i of [this.functions, this.revisions, this.environments, this.deployments]) i.stop();
+    for (const q of [this.functionQueue, this.revisionQueue, this.environmentQueue]) q.stop();
+    await Promise.resolve();
+  }
+
+  private revisionsOf(namespace: string, fn: string): Revision[] {
+    return this.revisions
+      .list()
+      .filter((r) => r.metadata.namespace === namespace && r.metadata.labels?.[FUNCTION_LABEL] === fn)
+      .map((r) => parsed<Revision>(RevisionSchema, r))
+      .filter((r): r is Revision => r !== undefined);
+  }
+
+  async reconcileFunction(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const raw = this.functions.get(namespace, name);
+    if (!raw) return; // revisions and their children go with it through garbage collection
+    const fn = parsed<OrreryFunction>(FunctionSchema, raw);
+    if (!fn) {
+      this.log(`function ${key} does not parse; the admission webhook should have refused it`);
+      return;
+    }
+    const policy = raw.metadata.annotations?.[KEYSPACE_POLICY_ANNOTATION] === 'delete' ? 'delete' : 'retain';
+    const finalizers = raw.metadata.finalizers ?? [];
+    const holds = finalizers.includes(KEYSPACE_FINALIZER);
+    if (raw.metadata.deletionTimestamp) {
+      if (!holds) return;
+      if (policy === 'delete' && fn.spec.state && this.o.deleteKeyspace) {
+        await this.o.deleteKeyspace(namespace, effectiveKeyspace(name, fn.spec.state));
+        this.log(`deleted keyspace of ${key}`);
+      }
+      await this.setFinalizer(namespace, name, false);
+      return;
+    }
+    // A finalizer only where there is external cleanup to do (and a way to do it).
+    const wants = policy === 'delete' && fn.spec.state !== undefined && this.o.deleteKeyspace !== undefined;
+    if (policy === 'delete' && fn.spec.state && !this.o.deleteKeyspace) this.log(`function ${key}: keyspace deletion policy "delete" needs a keyspace cleanup hook; data will be retained`);
+    if (wants !== holds) await this.setFinalizer(namespace, name, wants);
+
+    let revisions = this.revisionsOf(namespace, name);
+    const create = revisionToCreate(fn, revisions);
+    if (create) {
+      const createdRaw = await this.o.client.apply(create as unknown as Obj);
+      const created = parsed<Revision>(RevisionSchema, createdRaw);
+      this.log(`created revision ${namespace}/${create.metadata.name}`);
+      if (created) revisions = [...revisions, created];
+    }
+    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(fn.status))) {
+      await this.o.client.applyStatus('Function', namespace, name, status);
+    }
+    for (const r of revisions) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
+  }
+
+  private async setFinalizer(namespace: string, name: string, present: boolean): Promise<void> {
+    await this.o.client.update(GROUP_VERSION, 'Function', namespace, name, (obj) => {
+      const list = obj.metadata.finalizers ?? [];
+      if (list.includes(KEYSPACE_FINALIZER) === present) return undefined;
+      obj.metadata.finalizers = present ? [...list, KEYSPACE_FINALIZER] : list.filter((f) => f !== KEYSPACE_FINALIZER);
+      return obj;
+    });
+  }
+
+  async reconcileRevision(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const rev = parsed<Revision>(RevisionSchema, this.revisions.get(namespace, name));
+    if (!rev) return;
+    const fnRaw = this.functions.get(namespace, rev.spec.function);
+    const fn = parsed<OrreryFunction>(FunctionSchema, fnRaw);
+    if (!fn || fnRaw?.metadata.deletionTimestamp) return;
+    const t = rev.spec.template;
+    const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
+    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn) });
+    if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
+    for (const child of children) await this.o.client.apply(child);
+
+    const routable = routableRevisions(fn.status);
+    const newest = sortRevisions(this.revisionsOf(namespace, fn.metadata.name)).at(-1)?.metadata.name;
+    // Same rule as the local backend: the newest revision runs before traffic reaches it.
+    const wanted = routable.has(name) || newest === name;
+    let workers: RevisionWorkers;
+    if (t.executor === 'pool') {
+      const pool = this.deployments.get(namespace, childName('orrery-pool', t.environment));
+      const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
+      workers = { desired: wanted ? 1 : 0, actual: ready, ready, restarts: 0 };
+    } else {
+      const desired = wanted ? Math.max(1, t.autoscaling.minScale ?? 1) : 0;
+      const deploymentName = childName(name, 'deployment');
+      const dep = this.deployments.get(namespace, deploymentName);
+      const specReplicas = (dep?.spec as { replicas?: number } | undefined)?.replicas;
+      if (specReplicas !== desired) await this.o.client.scaleDeployment(namespace, deploymentName, desired);
+      const st = (dep?.status ?? {}) as { replicas?: number; readyReplicas?: number };
+      workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0 };
+    }
+    const status = revisionStatus(rev, workers, this.now());
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
+      await this.o.client.applyStatus('Revision', namespace, name, status);
+    }
+  }
+
+  async reconcileEnvironment(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const env = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, name));
+    if (!env) return;
+    for (const child of renderPoolChildren(env)) await this.o.client.apply(child);
+    const pool = this.deployments.get(namespace, childName('orrery-pool', name));
+    const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
+    const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready };
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(env.status))) {
+      await this.o.client.applyStatus('Environment', namespace, name, status);
+    }
+  }
+
+  private stateToken(fn: OrreryFunction): StateToken | undefined {
+    if (!fn.spec.state || !this.o.masterKey || !this.o.stateUrl) return undefined;
+    const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
+    return {
+      url: this.o.stateUrl,
+      namespace: fn.metadata.namespace,
+      keyspace,
+      token: deriveStateToken(this.o.masterKey, fn.metadata.namespace, keyspace),
+    };
+  }
+}
+
+/** Statuses compared as stored JSON, without transition times (an unchanged state writes nothing). */
+function stripTimes(status: unknown): unknown {
+  if (!status || typeof status !== 'object') return status ?? null;
+  const s = JSON.parse(JSON.stringify(status)) as { conditions?: Array<Record<string, unknown>> };
+  return { ...s, conditions: s.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
+}

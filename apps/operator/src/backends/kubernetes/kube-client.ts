@@ -1,0 +1,168 @@
+import {
+  ApiException,
+  AppsV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION } from '@orrery/spec';
+import { resourceFor } from './api-resources.ts';
+import { FIELD_MANAGER } from './render/labels.ts';
+
+/** A Kubernetes object as plain JSON (what the operator reads and writes). */
+export interface KubeObject extends KubernetesObject {
+  apiVersion: string;
+  kind: string;
+  metadata: NonNullable<KubernetesObject['metadata']> & { name: string; namespace?: string };
+  [field: string]: unknown;
+}
+
+export interface KubeConfigOptions {
+  server: string;
+  token?: string;
+  /** Plain http:// (the fake-apiserver) needs this, or client-node refuses to connect. */
+  skipTLSVerify?: boolean;
+}
+
+/** A KubeConfig for one API server (in-cluster deployments use `loadFromCluster` instead). */
+export function kubeConfigFor(o: KubeConfigOptions): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'orrery', server: o.server, skipTLSVerify: o.skipTLSVerify ?? o.server.startsWith('http://') }],
+    users: [{ name: 'orrery', token: o.token ?? 'unused' }],
+    contexts: [{ name: 'orrery', cluster: 'orrery', user: 'orrery' }],
+    currentContext: 'orrery',
+  });
+  return kc;
+}
+
+export const statusCode = (err: unknown): number | undefined =>
+  err instanceof ApiException ? err.code : (err as { statusCode?: number; code?: unknown } | undefined)?.statusCode;
+
+const isNotFound = (err: unknown) => statusCode(err) === 404;
+const isConflict = (err: unknown) => statusCode(err) === 409;
+
+export interface ConflictRetryOptions {
+  attempts?: number;
+  /** Called before each retry (tests count them). */
+  onRetry?: (attempt: number) => void;
+}
+
+/**
+ * Thin typed edge over @kubernetes/client-node: every write is a server-side apply with the
+ * operator's field manager, except read-modify-write updates (finalizers, Leases) that rely on
+ * resourceVersion and retry on 409.
+ */
+export class KubeClient {
+  readonly objects: KubernetesObjectApi;
+  private readonly custom: CustomObjectsApi;
+  private readonly apps: AppsV1Api;
+
+  constructor(readonly config: KubeConfig) {
+    this.objects = KubernetesObjectApi.makeApiClient(config);
+    this.custom = config.makeApiClient(CustomObjectsApi);
+    this.apps = config.makeApiClient(AppsV1Api);
+  }
+
+  /**
+   * Server-side apply. client-node's `patch` defaults to strategic merge, which custom resources
+   * refuse, so the apply content type is passed explicitly. `force` takes fields from other
+   * managers: right for children the operator alone controls.
+   */
+  async apply<T extends KubeObject>(obj: T, opts: { force?: boolean } = {}): Promise<T> {
+    return this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply);
+  }
+
+  /** Status through the status subresource (a server-side apply of `status` only). */
+  async applyStatus(kind: string, namespace: string, name: string, status: unknown): Promise<void> {
+    const r = resourceFor(`${API_GROUP}/${API_VERSION}`, kind);
+    await this.custom.patchNamespacedCustomObjectStatus(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        namespace,
+        plural: r.plural,
+        name,
+        body: { apiVersion: r.apiVersion, kind, metadata: { name, namespace }, status },
+        fieldManager: FIELD_MANAGER,
+        force: true,
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+    );
+  }
+
+  /** Replicas through the scale subresource, so the Deployment's own spec stays the renderer's. */
+  async scaleDeployment(namespace: string, name: string, replicas: number): Promise<void> {
+    await this.apps.patchNamespacedDeploymentScale(
+      { namespace, name, body: { spec: { replicas } }, fieldManager: FIELD_MANAGER },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  async get<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, name: string): Promise<T | undefined> {
+    try {
+      return await this.objects.read<T>({ apiVersion, kind, metadata: { name, namespace } });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
+    const res = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
+    return { items: res.items as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
+  }
+
+  async create<T extends KubeObject>(obj: T): Promise<T> {
+    return this.objects.create<T>(obj, undefined, undefined, FIELD_MANAGER);
+  }
+
+  /** Replace guarded by `metadata.resourceVersion`: a concurrent writer makes this a 409. */
+  async replace<T extends KubeObject>(obj: T): Promise<T> {
+    return this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER);
+  }
+
+  /** Returns false when the object was already gone. */
+  async delete(apiVersion: string, kind: string, namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background');
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency: re-read and retry on 409. `mutate` returns
+   * undefined when nothing needs to change. Resolves to the stored object (undefined if gone).
+   */
+  async update<T extends KubeObject>(
+    apiVersion: string,
+    kind: string,
+    namespace: string,
+    name: string,
+    mutate: (obj: T) => T | undefined,
+    opts: ConflictRetryOptions = {},
+  ): Promise<T | undefined> {
+    const attempts = opts.attempts ?? 5;
+    for (let attempt = 1; ; attempt++) {
+      const cur = await this.get<T>(apiVersion, kind, namespace, name);
+      if (!cur) return undefined;
+      const next = mutate(structuredClone(cur));
+      if (!next) return cur;
+      try {
+        return await this.replace(next);
+      } catch (err) {
+        if (!isConflict(err) || attempt >= attempts) throw err;
+        opts.onRetry?.(attempt);
+        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt) * Math.random()));
+      }
+    }
+  }
+}
+
+export { isConflict, isNotFound };

@@ -1,0 +1,163 @@
+import { type Environment, type OrreryFunction, type Revision, parseResource } from '@orrery/spec';
+import { describe, expect, it } from 'vitest';
+import { FUNCTION_LABEL, type Manifest, childName, ownerReferences } from './labels.ts';
+import { renderPoolChildren, renderPoolDeployment } from './pool.ts';
+import {
+  DEFAULT_RUNTIME_IMAGE,
+  renderCodeConfigMap,
+  renderRevisionChildren,
+  renderRevisionDeployment,
+  renderRevisionService,
+  renderServiceAccount,
+  renderStateSecret,
+} from './revision-children.ts';
+
+function parse<T>(obj: unknown): T {
+  const r = parseResource(obj);
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.resource as T;
+}
+
+const fn = (extra: Record<string, unknown> = {}): OrreryFunction =>
+  parse({
+    apiVersion: 'orrery.dev/v1alpha1',
+    kind: 'Function',
+    metadata: { name: 'hello', namespace: 'team-a', uid: 'fn-uid' },
+    spec: { template: { source: { inline: 'export default () => "hi"' } }, ...extra },
+  });
+
+const rev = (template: Record<string, unknown> = { source: { inline: 'export default () => "hi"' } }, uid = 'rev-uid'): Revision =>
+  parse({
+    apiVersion: 'orrery.dev/v1alpha1',
+    kind: 'Revision',
+    metadata: { name: 'hello-00001', namespace: 'team-a', uid, labels: { [FUNCTION_LABEL]: 'hello' } },
+    spec: { function: 'hello', template },
+  });
+
+const env: Environment = parse({
+  apiVersion: 'orrery.dev/v1alpha1',
+  kind: 'Environment',
+  metadata: { name: 'nodejs', namespace: 'team-a', uid: 'env-uid' },
+  spec: { image: 'example/runtime:1', poolSize: 4, resources: { limits: { cpu: '500m' } } },
+});
+
+const state = { url: 'http://statesvc', namespace: 'team-a', keyspace: 'hello', token: 'secret-token' };
+
+type Container = { image: string; args: string[]; env: Array<{ name: string; value: string }>; resources?: unknown; volumeMounts: Array<{ name: string }> };
+const podSpec = (m: Manifest) =>
+  (m.spec as { template: { spec: { containers: Container[]; volumes: Array<{ name: string; secret?: unknown; configMap?: unknown }>; serviceAccountName: string } } }).template.spec;
+
+describe('labels', () => {
+  it('owner references carry uid, controller and blockOwnerDeletion', () => {
+    expect(ownerReferences({ kind: 'Revision', metadata: { name: 'r', uid: 'u' } })).toEqual([
+      { apiVersion: 'orrery.dev/v1alpha1', kind: 'Revision', name: 'r', uid: 'u', controller: true, blockOwnerDeletion: true },
+    ]);
+    expect(ownerReferences({ kind: 'Revision', metadata: { name: 'r' } })).toBeUndefined();
+  });
+  it('child names stay DNS labels and stable', () => {
+    expect(childName('a', 'b')).toBe('a-b');
+    const long = childName('x'.repeat(60), 'deployment');
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toBe(childName('x'.repeat(60), 'deployment'));
+    expect(long).not.toBe(childName('x'.repeat(61), 'deployment'));
+    expect(long).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+  });
+});
+
+describe('revision children', () => {
+  it('deploy executor: ConfigMap, Deployment and Service owned by the revision', () => {
+    const kids = renderRevisionChildren({ fn: fn(), revision: rev(), environment: env });
+    expect(kids.map((k) => `${k.kind}/${k.metadata.name}`)).toEqual([
+      'ConfigMap/hello-00001-code',
+      'Deployment/hello-00001-deployment',
+      'Service/hello-00001',
+    ]);
+    for (const k of kids) {
+      expect(k.metadata.namespace).toBe('team-a');
+      expect(k.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Revision', uid: 'rev-uid', controller: true });
+      expect(k.metadata.labels).toMatchObject({ 'orrery.dev/revision': 'hello-00001', [FUNCTION_LABEL]: 'hello' });
+    }
+  });
+
+  it('the Deployment leaves replicas to the scale subresource and runs hardened', () => {
+    const d = renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env });
+    expect(d.spec).not.toHaveProperty('replicas');
+    const pod = podSpec(d);
+    expect(pod.serviceAccountName).toBe('orrery-fn-hello');
+    const c = pod.containers[0]!;
+    expect(c.image).toBe('example/runtime:1');
+    expect(c.resources).toEqual({ limits: { cpu: '500m' } });
+    expect(c.args).toEqual(expect.arrayContaining(['--revision', 'hello-00001', '--code-file', '/var/orrery/code/index.mjs']));
+    expect(c).toMatchObject({ securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } });
+  });
+
+  it('uses the default image without an Environment and honours the template', () => {
+    const r = rev({ source: { url: 'https://example.com/f.mjs' }, containerConcurrency: 3, timeoutSeconds: 30, env: [{ name: 'A', value: '1' }, { name: 'ORRERY_REVISION', value: 'spoof' }] });
+    const d = renderRevisionDeployment({ fn: fn(), revision: r });
+    const c = podSpec(d).containers[0]!;
+    expect(c.image).toBe(DEFAULT_RUNTIME_IMAGE);
+    expect(c.args).toEqual(expect.arrayContaining(['--container-concurrency', '3', '--timeout-seconds', '30']));
+    expect(c.args).not.toContain('--code-file');
+    expect(c.env).toContainEqual({ name: 'ORRERY_SOURCE_URL', value: 'https://example.com/f.mjs' });
+    expect(c.env).toContainEqual({ name: 'A', value: '1' });
+    // Users cannot override the platform's own variables.
+    expect(c.env.filter((e) => e.name === 'ORRERY_REVISION')).toEqual([{ name: 'ORRERY_REVISION', value: 'hello-00001' }]);
+    expect((d.spec as { template: { spec: { terminationGracePeriodSeconds: number } } }).template.spec.terminationGracePeriodSeconds).toBe(35);
+    expect(renderCodeConfigMap(r)).toBeUndefined();
+  });
+
+  it('configMapRef sources mount the referenced ConfigMap', () => {
+    const r = rev({ source: { configMapRef: { name: 'my-code', key: 'main.mjs' } } });
+    const vols = podSpec(renderRevisionDeployment({ fn: fn(), revision: r })).volumes;
+    expect(vols).toContainEqual({ name: 'code', configMap: { name: 'my-code', items: [{ key: 'main.mjs', path: 'index.mjs' }] } });
+  });
+
+  it('stateful revisions get a Secret with the token file, mounted read-only', () => {
+    const kids = renderRevisionChildren({ fn: fn({ state: {} }), revision: rev(), environment: env, state });
+    const secret = kids.find((k) => k.kind === 'Secret')!;
+    expect(secret.metadata.name).toBe('hello-00001-state');
+    const file = JSON.parse((secret.stringData as Record<string, string>)['.orrery-state-token']!) as unknown;
+    expect(file).toEqual({ namespace: 'team-a', keyspace: 'hello', token: 'secret-token' });
+    const d = kids.find((k) => k.kind === 'Deployment')!;
+    const pod = podSpec(d);
+    expect(pod.volumes).toContainEqual({ name: 'state', secret: { secretName: 'hello-00001-state', defaultMode: 0o444 } });
+    const c = pod.containers[0]!;
+    expect(c.env).toContainEqual({ name: 'ORRERY_STATE_TOKEN_PATH', value: '/var/orrery/state/.orrery-state-token' });
+    // The token itself never appears in the Deployment (only in the Secret).
+    expect(JSON.stringify(d)).not.toContain('secret-token');
+    expect(renderStateSecret(rev(), state).type).toBe('Opaque');
+  });
+
+  it('pool executor revisions only carry their code', () => {
+    const kids = renderRevisionChildren({ fn: fn(), revision: rev({ source: { inline: 'x' }, executor: 'pool' }), environment: env, state });
+    expect(kids.map((k) => k.kind)).toEqual(['ConfigMap']);
+    expect(kids[0]).toMatchObject({ immutable: true, data: { 'index.mjs': 'x' } });
+  });
+
+  it('the Service selects ready workers of exactly this revision', () => {
+    expect(renderRevisionService(rev()).spec).toMatchObject({
+      selector: { 'orrery.dev/revision': 'hello-00001', 'orrery.dev/component': 'worker' },
+      ports: [{ port: 80, targetPort: 'http' }],
+    });
+  });
+
+  it('the ServiceAccount belongs to the Function', () => {
+    const sa = renderServiceAccount(fn());
+    expect(sa).toMatchObject({ kind: 'ServiceAccount', metadata: { name: 'orrery-fn-hello', ownerReferences: [{ kind: 'Function', uid: 'fn-uid' }] } });
+  });
+});
+
+describe('pool children', () => {
+  it('a Deployment of poolSize generic workers, a headless Service and a ServiceAccount', () => {
+    const kids = renderPoolChildren(env);
+    expect(kids.map((k) => `${k.kind}/${k.metadata.name}`)).toEqual([
+      'ServiceAccount/orrery-pool-nodejs',
+      'Deployment/orrery-pool-nodejs',
+      'Service/orrery-pool-nodejs',
+    ]);
+    expect(renderPoolDeployment(env).spec).toMatchObject({ replicas: 4 });
+    expect(kids[2]!.spec).toMatchObject({ clusterIP: 'None' });
+    for (const k of kids) expect(k.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Environment', uid: 'env-uid' });
+    expect(podSpec(kids[1]!).containers[0]!.image).toBe('example/runtime:1');
+  });
+});

@@ -1,0 +1,223 @@
+import type { Environment, OrreryFunction, Revision } from '@orrery/spec';
+import {
+  COMPONENT_LABEL,
+  ENVIRONMENT_LABEL,
+  FUNCTION_LABEL,
+  MANAGED_BY,
+  type Manifest,
+  REVISION_LABEL,
+  childName,
+  ownerReferences,
+} from './labels.ts';
+
+export const RUNTIME_PORT = 8080;
+export const CODE_DIR = '/var/orrery/code';
+export const STATE_DIR = '/var/orrery/state';
+export const STATE_TOKEN_FILE = '.orrery-state-token';
+export const DEFAULT_RUNTIME_IMAGE = 'orrery/runtime-node:latest';
+
+/** Credentials a stateful revision's workers get (the token is derived by the operator). */
+export interface StateToken {
+  url: string;
+  namespace: string;
+  keyspace: string;
+  token: string;
+}
+
+export interface RevisionChildrenInput {
+  fn: OrreryFunction;
+  revision: Revision;
+  environment?: Environment;
+  state?: StateToken;
+}
+
+export const revisionLabels = (rev: Revision): Record<string, string> => ({
+  ...MANAGED_BY,
+  [FUNCTION_LABEL]: rev.spec.function,
+  [REVISION_LABEL]: rev.metadata.name,
+});
+
+/** Per-function identity: workers of every revision run as it (RBAC and NetworkPolicies select it). */
+export function renderServiceAccount(fn: OrreryFunction): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      name: childName('orrery-fn', fn.metadata.name),
+      namespace: fn.metadata.namespace,
+      labels: { ...MANAGED_BY, [FUNCTION_LABEL]: fn.metadata.name },
+      ownerReferences: ownerReferences({ kind: 'Function', metadata: fn.metadata }),
+    },
+    automountServiceAccountToken: false,
+  };
+}
+
+/** Inline code becomes a ConfigMap mounted into the workers; other sources need none. */
+export function renderCodeConfigMap(rev: Revision): Manifest | undefined {
+  const inline = rev.spec.template.source.inline;
+  if (inline === undefined) return undefined;
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: childName(rev.metadata.name, 'code'),
+      namespace: rev.metadata.namespace,
+      labels: revisionLabels(rev),
+      ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
+    },
+    // A revision is immutable, so its code is too (the kubelet then stops watching it).
+    immutable: true,
+    data: { 'index.mjs': inline },
+  };
+}
+
+/** The scoped state token, as the file the runtime reads (DESIGN §3 runtime). */
+export function renderStateSecret(rev: Revision, state: StateToken): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: childName(rev.metadata.name, 'state'),
+      namespace: rev.metadata.namespace,
+      labels: revisionLabels(rev),
+      ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
+    },
+    type: 'Opaque',
+    stringData: {
+      [STATE_TOKEN_FILE]: JSON.stringify({ namespace: state.namespace, keyspace: state.keyspace, token: state.token }),
+    },
+  };
+}
+
+function codeVolume(rev: Revision): { volume: object; mount: object } | undefined {
+  const src = rev.spec.template.source;
+  const cm = src.inline !== undefined ? { name: childName(rev.metadata.name, 'code'), key: 'index.mjs' } : src.configMapRef;
+  if (!cm) return undefined;
+  return {
+    volume: { name: 'code', configMap: { name: cm.name, items: [{ key: cm.key, path: 'index.mjs' }] } },
+    mount: { name: 'code', mountPath: CODE_DIR, readOnly: true },
+  };
+}
+
+/**
+ * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
+ * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
+ */
+export function renderRevisionDeployment({ fn, revision: rev, environment, state }: RevisionChildrenInput): Manifest {
+  const t = rev.spec.template;
+  const labels = revisionLabels(rev);
+  const code = codeVolume(rev);
+  const env: Array<{ name: string; value: string }> = [
+    { name: 'ORRERY_NAMESPACE', value: rev.metadata.namespace },
+    { name: 'ORRERY_FUNCTION', value: rev.spec.function },
+    { name: 'ORRERY_REVISION', value: rev.metadata.name },
+  ];
+  if (t.source.url) env.push({ name: 'ORRERY_SOURCE_URL', value: t.source.url });
+  if (state) {
+    env.push(
+      { name: 'ORRERY_STATE_URL', value: state.url },
+      { name: 'ORRERY_STATE_TOKEN_PATH', value: `${STATE_DIR}/${STATE_TOKEN_FILE}` },
+    );
+  }
+  env.push(...t.env.filter((e) => !e.name.startsWith('ORRERY_')));
+  const args = [
+    '--port', String(RUNTIME_PORT),
+    '--namespace', rev.metadata.namespace,
+    '--function', rev.spec.function,
+    '--revision', rev.metadata.name,
+    '--entrypoint', t.entrypoint,
+    '--container-concurrency', String(t.containerConcurrency),
+    '--timeout-seconds', String(t.timeoutSeconds),
+    '--work-dir', '/tmp/orrery',
+  ];
+  if (code) args.push('--code-file', `${CODE_DIR}/index.mjs`);
+  if (state) args.push('--state-url', state.url, '--state-keyspace', state.keyspace);
+  const volumes: object[] = [{ name: 'tmp', emptyDir: {} }];
+  const mounts: object[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  if (code) {
+    volumes.push(code.volume);
+    mounts.push(code.mount);
+  }
+  if (state) {
+    volumes.push({ name: 'state', secret: { secretName: childName(rev.metadata.name, 'state'), defaultMode: 0o444 } });
+    mounts.push({ name: 'state', mountPath: STATE_DIR, readOnly: true });
+  }
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: childName(rev.metadata.name, 'deployment'),
+      namespace: rev.metadata.namespace,
+      labels: { ...labels, [COMPONENT_LABEL]: 'worker' },
+      ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
+    },
+    spec: {
+      selector: { matchLabels: { [REVISION_LABEL]: rev.metadata.name, [COMPONENT_LABEL]: 'worker' } },
+      template: {
+        metadata: { labels: { ...labels, [COMPONENT_LABEL]: 'worker' } },
+        spec: {
+          serviceAccountName: childName('orrery-fn', fn.metadata.name),
+          automountServiceAccountToken: false,
+          // The runtime drains in-flight requests on SIGTERM: give it the revision's timeout.
+          terminationGracePeriodSeconds: t.timeoutSeconds + 5,
+          securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [
+            {
+              name: 'runtime',
+              image: environment?.spec.image ?? DEFAULT_RUNTIME_IMAGE,
+              args,
+              env,
+              ports: [{ name: 'http', containerPort: RUNTIME_PORT }],
+              readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 2 },
+              livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
+              ...(environment?.spec.resources ? { resources: environment.spec.resources } : {}),
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: mounts,
+            },
+          ],
+          volumes,
+        },
+      },
+    },
+  };
+}
+
+/** ClusterIP Service in front of one revision's workers (ready endpoints only). */
+export function renderRevisionService(rev: Revision): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: childName(rev.metadata.name),
+      namespace: rev.metadata.namespace,
+      labels: revisionLabels(rev),
+      ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
+    },
+    spec: {
+      type: 'ClusterIP',
+      selector: { [REVISION_LABEL]: rev.metadata.name, [COMPONENT_LABEL]: 'worker' },
+      ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }],
+    },
+  };
+}
+
+/**
+ * Every child a revision needs on Kubernetes. The pool executor runs on the Environment's pool
+ * (see pool.ts) and only needs its code here; deploy and container get their own workers.
+ */
+export function renderRevisionChildren(input: RevisionChildrenInput): Manifest[] {
+  const { revision: rev } = input;
+  const out: Manifest[] = [];
+  const code = renderCodeConfigMap(rev);
+  if (code) out.push(code);
+  if (rev.spec.template.executor === 'pool') return out;
+  if (input.state) out.push(renderStateSecret(rev, input.state));
+  out.push(renderRevisionDeployment(input), renderRevisionService(rev));
+  return out;
+}
+
+export { ENVIRONMENT_LABEL };

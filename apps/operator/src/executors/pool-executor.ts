@@ -1,0 +1,238 @@
+import { join } from 'node:path';
+import type { Revision } from '@orrery/spec';
+import type { StateCredentials } from '../backends/local/local-backend.ts';
+import { WorkerProcess } from '../backends/local/worker-process.ts';
+
+export interface PoolExecutorOptions {
+  runtimeCommand: { command: string; args: string[] };
+  dataDir: string;
+  registryUrls: string[];
+  /** Function-agnostic statesvc URL given to every generic worker (the token comes at specialize). */
+  stateUrl?: string;
+  /** Warm workers wanted for an Environment (`poolSize`). */
+  poolSizeOf: (namespace: string, environment: string) => Promise<number>;
+  /** Specialized workers without traffic this long are stopped. */
+  idleTimeoutMs: number;
+  /** Specialized workers changed: republish endpoints. */
+  onChange: () => void;
+  log?: (msg: string) => void;
+}
+
+interface Specialized {
+  worker: WorkerProcess;
+  rev: { namespace: string; function: string; revision: string };
+  lastUsedMs: number;
+}
+
+export class SpecializeError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const READY_WAIT_MS = 30_000;
+
+/**
+ * Fission's poolmgr on the local backend: per Environment, `poolSize` warm generic
+ * `orrery-runtime --mode pool` workers. A cold revision takes one, which loads the code on
+ * `POST /v1/specialize` (state token in the body, §5 of the Fission seed); the pool refills in the
+ * background; concurrent cold requests for one revision share one specialization; specialized
+ * workers idle past the timeout are stopped.
+ */
+export class PoolExecutor {
+  private readonly pools = new Map<string, WorkerProcess[]>();
+  private readonly specialized = new Map<string, Specialized[]>();
+  private readonly pending = new Map<string, Promise<{ address: string }>>();
+  private reaper?: NodeJS.Timeout;
+  private seq = 0;
+  private stopped = false;
+  /** Count of specialize calls made to workers (one per cold revision, however many requests). */
+  specializations = 0;
+
+  constructor(private readonly o: PoolExecutorOptions) {}
+
+  start(): void {
+    this.reaper = setInterval(() => void this.reapIdle(), Math.max(250, Math.min(10_000, this.o.idleTimeoutMs / 4)));
+    this.reaper.unref();
+  }
+
+  /** Keep an Environment's pool at its size (starts what is missing; idempotent). */
+  async ensurePool(namespace: string, environment: string): Promise<void> {
+    const key = `${namespace}/${environment}`;
+    const size = await this.o.poolSizeOf(namespace, environment);
+    if (this.stopped) return; // shutting down: start nothing
+    const list = this.pools.get(key) ?? [];
+    this.pools.set(key, list);
+    while (list.length < size) {
+      const w = new WorkerProcess(this.spec(namespace, environment), () => this.poolWorkerChanged(key));
+      list.push(w);
+      w.start();
+    }
+  }
+
+  /** Address of a worker serving the revision, specializing a warm one if none does. */
+  async specialize(rev: Revision, credentials?: StateCredentials): Promise<{ address: string }> {
+    const key = `${rev.metadata.namespace}/${rev.metadata.name}`;
+    const live = this.specialized.get(key)?.find((s) => s.worker.state === 'ready' && s.worker.address);
+    if (live) {
+      live.lastUsedMs = Date.now();
+      return { address: live.worker.address! };
+    }
+    let p = this.pending.get(key);
+    if (!p) {
+      p = this.doSpecialize(key, rev, credentials).finally(() => this.pending.delete(key));
+      this.pending.set(key, p);
+    }
+    return p;
+  }
+
+  /** Traffic seen for a revision (router stats): postpones reaping. */
+  touch(key: string): void {
+    for (const s of this.specialized.get(key) ?? []) s.lastUsedMs = Date.now();
+  }
+
+  /** The revision is gone or no longer routable: stop its specialized workers. */
+  async release(key: string): Promise<void> {
+    const list = this.specialized.get(key);
+    if (!list) return;
+    this.specialized.delete(key);
+    this.o.onChange();
+    await Promise.all(list.map((s) => s.worker.stop()));
+  }
+
+  endpoints(): Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }> {
+    const out = [];
+    for (const list of this.specialized.values()) {
+      for (const s of list) if (s.worker.address) out.push({ ...s.rev, address: s.worker.address, ready: s.worker.state === 'ready' });
+    }
+    return out;
+  }
+
+  readyPoolWorkers(namespace: string, environment: string): number {
+    return (this.pools.get(`${namespace}/${environment}`) ?? []).filter((w) => w.state === 'ready').length;
+  }
+
+  /** Ready generic workers per `namespace/environment`. */
+  warmCounts(): Record<string, number> {
+    return Object.fromEntries([...this.pools].map(([k, l]) => [k, l.filter((w) => w.state === 'ready').length]));
+  }
+
+  specializedCount(key: string): number {
+    return this.specialized.get(key)?.length ?? 0;
+  }
+
+  workerPids(): number[] {
+    return [...[...this.pools.values()].flat(), ...[...this.specialized.values()].flat().map((s) => s.worker)].map((w) => w.pid).filter((p): p is number => p !== undefined);
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.reaper);
+    const all = [...[...this.pools.values()].flat(), ...[...this.specialized.values()].flat().map((s) => s.worker)];
+    this.pools.clear();
+    this.specialized.clear();
+    await Promise.all(all.map((w) => w.stop()));
+  }
+
+  private async doSpecialize(key: string, rev: Revision, credentials?: StateCredentials): Promise<{ address: string }> {
+    const t = rev.spec.template;
+    const env = t.environment;
+    const ns = rev.metadata.namespace;
+    await this.ensurePool(ns, env);
+    const worker = await this.takeWarm(`${ns}/${env}`);
+    // Refill at once: the next cold revision should find a warm worker too.
+    void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${ns}/${env}: ${(err as Error).message}`));
+    const body = {
+      namespace: ns,
+      function: rev.spec.function,
+      revision: rev.metadata.name,
+      source: t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url },
+      entrypoint: t.entrypoint,
+      containerConcurrency: t.containerConcurrency,
+      timeoutSeconds: t.timeoutSeconds,
+      stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
+      stateUrl: credentials?.url,
+    };
+    this.specializations++;
+    const res = await fetch(`http://${worker.address}/v1/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    const answer = (await res.json().catch(() => ({}))) as { address?: string; error?: string; code?: string };
+    if (res.status !== 200) {
+      void worker.stop(); // a failed load may leave module state behind: never reuse it
+      throw new SpecializeError(res.status === 422 ? 422 : 502, answer.code ?? 'specialize_failed', answer.error ?? `specialize answered ${res.status}`);
+    }
+    const s: Specialized = { worker, rev: { namespace: ns, function: rev.spec.function, revision: rev.metadata.name }, lastUsedMs: Date.now() };
+    const list = this.specialized.get(key) ?? [];
+    list.push(s);
+    this.specialized.set(key, list);
+    this.o.onChange();
+    return { address: worker.address! };
+  }
+
+  /** Removes a ready generic worker from its pool (waits for one that is still starting). */
+  private async takeWarm(poolKey: string): Promise<WorkerProcess> {
+    const end = Date.now() + READY_WAIT_MS;
+    for (;;) {
+      const list = this.pools.get(poolKey) ?? [];
+      const i = list.findIndex((w) => w.state === 'ready' && w.address);
+      if (i >= 0) {
+        const [w] = list.splice(i, 1);
+        // From now on a crash must not bring it back as a generic worker under this revision.
+        w!.onExit = () => this.dropSpecialized(w!);
+        return w!;
+      }
+      if (Date.now() > end) throw new SpecializeError(503, 'pool_empty', `no warm worker in pool ${poolKey} became ready within ${READY_WAIT_MS / 1000}s`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  private dropSpecialized(w: WorkerProcess): void {
+    for (const [key, list] of this.specialized) {
+      const i = list.findIndex((s) => s.worker === w);
+      if (i >= 0) {
+        list.splice(i, 1);
+        if (!list.length) this.specialized.delete(key);
+        void w.stop();
+        this.o.onChange();
+      }
+    }
+  }
+
+  private poolWorkerChanged(_key: string): void {
+    // Generic workers restart themselves when they crash; nothing to publish.
+  }
+
+  private async reapIdle(): Promise<void> {
+    const now = Date.now();
+    for (const [key, list] of this.specialized) {
+      const idle = list.filter((s) => now - s.lastUsedMs > this.o.idleTimeoutMs);
+      if (!idle.length) continue;
+      const keep = list.filter((s) => !idle.includes(s));
+      if (keep.length) this.specialized.set(key, keep);
+      else this.specialized.delete(key);
+      this.o.onChange();
+      this.o.log?.(`reaping ${idle.length} idle specialized worker(s) of ${key}`);
+      await Promise.all(idle.map((s) => s.worker.stop()));
+    }
+  }
+
+  private spec(namespace: string, environment: string) {
+    const id = `pool-${environment}-${++this.seq}`;
+    const args = [...this.o.runtimeCommand.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', join(this.o.dataDir, 'pool', namespace, id)];
+    if (this.o.registryUrls.length) args.push('--registry-url', this.o.registryUrls.join(','));
+    const env: Record<string, string> = {};
+    if (this.o.stateUrl) env.ORRERY_STATE_URL = this.o.stateUrl;
+    return {
+      id,
+      command: this.o.runtimeCommand.command,
+      args,
+      env,
+      logFile: join(this.o.dataDir, 'logs', namespace, 'pool', `${id}.log`),
+      drainTimeoutMs: 35_000,
+      labels: { namespace, function: '', revision: '' },
+    };
+  }
+}

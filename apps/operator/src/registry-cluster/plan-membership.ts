@@ -1,0 +1,166 @@
+/**
+ * The membership planner: from the desired voter count and what the cluster looks like now, the
+ * next single safe step. Pure; the reconciler observes, asks, executes one step, observes again.
+ * Rules (etcd's and ours): one learner at a time; promote only a learner that has caught up
+ * (etcd refuses below 90 % of the leader's index); remove one voter at a time and only while the
+ * remaining healthy voters still form a quorum of the smaller cluster; never act without a leader.
+ */
+
+export interface ObservedMember {
+  name: string;
+  /** From the name `<cluster>-<ordinal>`; scale-down removes the highest first. */
+  ordinal: number;
+  /** etcd member id in hex; undefined when we have a local identity that etcd does not know. */
+  id?: string;
+  role: 'voter' | 'learner';
+  /** In etcd's member list. */
+  inCluster: boolean;
+  /** Answered a status call just now. */
+  healthy: boolean;
+  isLeader: boolean;
+  raftAppliedIndex?: number;
+  /** Since when it has been unhealthy (ms epoch); undefined while healthy. */
+  unhealthySinceMs?: number;
+  /** We hold its identity and data dir (false: a member added by someone else or half-added). */
+  local: boolean;
+}
+
+export interface PlanInput {
+  desiredVoters: number;
+  members: ObservedMember[];
+  /** The leader's raftIndex, the yardstick for a learner's progress. */
+  leaderRaftIndex?: number;
+  nowMs: number;
+  replaceUnhealthyAfterMs?: number;
+}
+
+export type MembershipStep =
+  | { kind: 'bootstrap'; names: string[]; message: string }
+  | { kind: 'add-learner'; name: string; ordinal: number; message: string }
+  | { kind: 'wait'; member?: string; percent?: number; reason: WaitReason; message: string }
+  | { kind: 'promote'; member: string; message: string }
+  | { kind: 'remove'; member: string; reason: 'scale-down' | 'replace' | 'stray'; message: string }
+  | { kind: 'transfer-leader'; from: string; to: string; message: string }
+  | { kind: 'steady'; message: string };
+
+export type WaitReason = 'catching-up' | 'learner-unhealthy' | 'no-leader' | 'quorum-at-risk' | 'member-unhealthy';
+
+/** etcd's promotion threshold: a learner's progress must reach 90 % of the leader's index. */
+export const PROMOTE_THRESHOLD = 0.9;
+
+export const quorumOf = (voters: number): number => Math.floor(voters / 2) + 1;
+
+export function memberName(cluster: string, ordinal: number): string {
+  return `${cluster}-${ordinal}`;
+}
+
+/** Progress of a learner in whole percent of the leader's index (100 when the leader is at 0). */
+export function catchUpPercent(appliedIndex: number | undefined, leaderRaftIndex: number | undefined): number {
+  if (!leaderRaftIndex || leaderRaftIndex <= 0) return appliedIndex === undefined ? 0 : 100;
+  if (appliedIndex === undefined) return 0;
+  return Math.min(100, Math.floor((appliedIndex / leaderRaftIndex) * 100));
+}
+
+export function caughtUp(appliedIndex: number | undefined, leaderRaftIndex: number | undefined): boolean {
+  if (appliedIndex === undefined) return false;
+  return appliedIndex >= PROMOTE_THRESHOLD * (leaderRaftIndex ?? 0);
+}
+
+/** Removing `m` leaves enough healthy voters for the quorum of the smaller cluster. */
+export function removalKeepsQuorum(members: readonly ObservedMember[], m: ObservedMember): boolean {
+  const voters = members.filter((x) => x.inCluster && x.role === 'voter');
+  if (m.role !== 'voter') return voters.filter((x) => x.healthy).length >= quorumOf(voters.length);
+  const remaining = voters.filter((x) => x.name !== m.name);
+  if (remaining.length === 0) return false;
+  return remaining.filter((x) => x.healthy).length >= quorumOf(remaining.length);
+}
+
+function lowestFreeOrdinal(members: readonly ObservedMember[]): number {
+  const used = new Set(members.map((m) => m.ordinal));
+  let n = 1;
+  while (used.has(n)) n++;
+  return n;
+}
+
+function unhealthyFor(m: ObservedMember, nowMs: number): number {
+  return m.healthy || m.unhealthySinceMs === undefined ? 0 : nowMs - m.unhealthySinceMs;
+}
+
+export function planMembership(cluster: string, input: PlanInput): MembershipStep {
+  const { desiredVoters, nowMs, replaceUnhealthyAfterMs } = input;
+  const members = input.members;
+  const inCluster = members.filter((m) => m.inCluster);
+
+  if (members.length === 0) {
+    const names = Array.from({ length: desiredVoters }, (_, i) => memberName(cluster, i + 1));
+    return { kind: 'bootstrap', names, message: `creating ${desiredVoters} members: ${names.join(', ')}` };
+  }
+
+  const voters = inCluster.filter((m) => m.role === 'voter');
+  const healthyVoters = voters.filter((m) => m.healthy);
+  const leader = inCluster.find((m) => m.isLeader && m.healthy);
+  if (!leader || healthyVoters.length < quorumOf(voters.length)) {
+    return {
+      kind: 'wait',
+      reason: 'no-leader',
+      message: `no quorum: ${healthyVoters.length} of ${voters.length} voters healthy (need ${quorumOf(voters.length)}); membership changes wait for a leader`,
+    };
+  }
+
+  // A learner etcd knows but we never started (a crash between MemberAdd and start): take it out.
+  const stray = inCluster.find((m) => m.role === 'learner' && !m.local);
+  if (stray) return { kind: 'remove', member: stray.name || stray.id || '?', reason: 'stray', message: `removing learner ${stray.name || stray.id} that this operator does not run` };
+
+  // etcd allows one learner at a time: finish it before anything else.
+  const learner = inCluster.find((m) => m.role === 'learner');
+  if (learner) {
+    const percent = catchUpPercent(learner.raftAppliedIndex, input.leaderRaftIndex);
+    if (learner.healthy && caughtUp(learner.raftAppliedIndex, input.leaderRaftIndex)) {
+      return { kind: 'promote', member: learner.name, message: `promoting learner ${learner.name} (${percent} % caught up)` };
+    }
+    if (!learner.healthy) {
+      if (replaceUnhealthyAfterMs !== undefined && unhealthyFor(learner, nowMs) > replaceUnhealthyAfterMs) {
+        return { kind: 'remove', member: learner.name, reason: 'replace', message: `removing learner ${learner.name}: unhealthy for ${Math.round(unhealthyFor(learner, nowMs) / 1000)} s` };
+      }
+      return { kind: 'wait', member: learner.name, reason: 'learner-unhealthy', message: `waiting for learner ${learner.name} to start answering` };
+    }
+    return { kind: 'wait', member: learner.name, percent, reason: 'catching-up', message: `adding learner ${learner.name}: ${percent} % caught up` };
+  }
+
+  // Replace a voter that has been down too long, if the rest keep quorum without it.
+  if (replaceUnhealthyAfterMs !== undefined) {
+    const dead = voters
+      .filter((m) => !m.healthy && unhealthyFor(m, nowMs) > replaceUnhealthyAfterMs)
+      .sort((a, b) => b.ordinal - a.ordinal)[0];
+    if (dead) {
+      if (removalKeepsQuorum(inCluster, dead)) {
+        return { kind: 'remove', member: dead.name, reason: 'replace', message: `replacing ${dead.name}: unhealthy for ${Math.round(unhealthyFor(dead, nowMs) / 1000)} s` };
+      }
+      return { kind: 'wait', member: dead.name, reason: 'quorum-at-risk', message: `cannot replace ${dead.name}: removing it would leave too few healthy voters` };
+    }
+  }
+
+  if (voters.length < desiredVoters) {
+    const ordinal = lowestFreeOrdinal(inCluster);
+    const name = memberName(cluster, ordinal);
+    return { kind: 'add-learner', name, ordinal, message: `adding learner ${name} (${voters.length} of ${desiredVoters} voters)` };
+  }
+
+  if (voters.length > desiredVoters) {
+    const victim = [...voters].sort((a, b) => b.ordinal - a.ordinal)[0]!;
+    if (!removalKeepsQuorum(inCluster, victim)) {
+      return { kind: 'wait', member: victim.name, reason: 'quorum-at-risk', message: `scale-down paused: removing ${victim.name} would leave too few healthy voters` };
+    }
+    if (victim.isLeader) {
+      const to = healthyVoters.filter((m) => m.name !== victim.name).sort((a, b) => a.ordinal - b.ordinal)[0];
+      if (to) return { kind: 'transfer-leader', from: victim.name, to: to.name, message: `moving leadership from ${victim.name} to ${to.name} before removing it` };
+    }
+    return { kind: 'remove', member: victim.name, reason: 'scale-down', message: `removing voter ${victim.name} (${voters.length} → ${voters.length - 1} of ${desiredVoters})` };
+  }
+
+  const sick = voters.filter((m) => !m.healthy);
+  if (sick.length > 0) {
+    return { kind: 'wait', reason: 'member-unhealthy', member: sick[0]!.name, message: `${sick.map((m) => m.name).join(', ')} not answering; ${healthyVoters.length} of ${voters.length} voters healthy` };
+  }
+  return { kind: 'steady', message: `${voters.length} voters healthy, leader ${leader.name}` };
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { ObservedMember } from './plan-membership.ts';
+import { decideRequest, nextRequest, parseRequests, REQUESTS_ANNOTATION } from './plan-request.ts';
+
+const m = (ordinal: number, over: Partial<ObservedMember> = {}): ObservedMember => ({
+  name: `reg-${ordinal}`, ordinal, id: `a${ordinal}`, role: 'voter', inCluster: true, healthy: true, isLeader: ordinal === 1, local: true, ...over,
+});
+
+describe('parseRequests', () => {
+  it('reads a JSON list and reports bad entries instead of throwing', () => {
+    const { requests, problems } = parseRequests({
+      [REQUESTS_ANNOTATION]: JSON.stringify([{ id: 'r1', action: 'transfer-leader', member: 'reg-2' }, { action: 'promote' }, { id: 'r3', action: 'explode' }]),
+    });
+    expect(requests).toEqual([{ id: 'r1', action: 'transfer-leader', member: 'reg-2' }]);
+    expect(problems).toHaveLength(2);
+    expect(parseRequests({ [REQUESTS_ANNOTATION]: '{nope' }).problems[0]).toMatch(/not JSON/);
+    expect(parseRequests(undefined)).toEqual({ requests: [], problems: [] });
+  });
+  it('accepts the informational fields writers add (requestedBy, requestedAt)', () => {
+    const { requests } = parseRequests({ [REQUESTS_ANNOTATION]: JSON.stringify([{ id: 'r1', action: 'replace', member: 'reg-3', requestedBy: 'alice', requestedAt: '2026-11-30T00:00:00Z' }]) });
+    expect(requests).toEqual([{ id: 'r1', action: 'replace', member: 'reg-3' }]);
+  });
+  it('runs each id once, in order', () => {
+    const reqs = [{ id: 'a', action: 'promote' as const }, { id: 'b', action: 'remove' as const }];
+    expect(nextRequest(reqs, undefined)?.id).toBe('a');
+    expect(nextRequest(reqs, ['a'])?.id).toBe('b');
+    expect(nextRequest(reqs, ['a', 'b'])).toBeUndefined();
+  });
+});
+
+describe('decideRequest', () => {
+  const three = [m(1), m(2), m(3)];
+  it('transfers leadership to the named voter or the lowest other healthy voter', () => {
+    expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-3' }, three)).toEqual({ kind: 'transfer-leader', from: 'reg-1', to: 'reg-3' });
+    expect(decideRequest({ id: 'x', action: 'transfer-leader' }, three)).toEqual({ kind: 'transfer-leader', from: 'reg-1', to: 'reg-2' });
+    expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-1' }, three).kind).toBe('reject');
+    expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-9' }, three)).toMatchObject({ kind: 'reject', message: 'no member named reg-9' });
+    expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-4' }, [...three, m(4, { role: 'learner' })]).kind).toBe('reject');
+  });
+  it('adds a learner only when the planner would (spec.replicas decides the size)', () => {
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'add-learner', name: 'reg-4', ordinal: 4, message: '' })).toEqual({ kind: 'add-learner', name: 'reg-4', ordinal: 4 });
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'steady', message: '' })).toMatchObject({ kind: 'reject', message: expect.stringMatching(/spec.replicas/) as unknown });
+  });
+  it('promotes only learners', () => {
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, [...three, m(4, { role: 'learner' })])).toEqual({ kind: 'promote', member: 'reg-4' });
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-2' }, three).kind).toBe('reject');
+  });
+  it('refuses removals that break quorum', () => {
+    expect(decideRequest({ id: 'x', action: 'remove', member: 'reg-3' }, three)).toEqual({ kind: 'remove', member: 'reg-3' });
+    expect(decideRequest({ id: 'x', action: 'replace', member: 'reg-3' }, [m(1), m(2, { healthy: false }), m(3)]).kind).toBe('reject');
+    expect(decideRequest({ id: 'x', action: 'remove', member: 'reg-1' }, [m(1)]).kind).toBe('reject');
+    expect(decideRequest({ id: 'x', action: 'remove' }, three).kind).toBe('reject');
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * One-click actions (console, CLI, admin API) are requests recorded on the resource as the
+ * annotation `orrery.dev/requests`: a JSON list of `{id, action, member?}`. GitOps owns spec; a
+ * request never edits spec; the reconciler runs each id once and acknowledges it in status
+ * (`lastRequest`, `handledRequests`). Pure: parsing and deciding what a request means now.
+ */
+import {
+  REGISTRY_CLUSTER_REQUEST_ACTIONS,
+  REGISTRY_CLUSTER_REQUESTS_ANNOTATION,
+  RegistryClusterRequestSchema,
+  type RegistryClusterRequestAction,
+} from '@orrery/spec';
+import { removalKeepsQuorum, type MembershipStep, type ObservedMember } from './plan-membership.ts';
+
+// The wire contract (annotation name, actions, entry schema) lives in @orrery/spec, shared with
+// the API and the CLI that write requests.
+export const REQUESTS_ANNOTATION = REGISTRY_CLUSTER_REQUESTS_ANNOTATION;
+export const REQUEST_ACTIONS = REGISTRY_CLUSTER_REQUEST_ACTIONS;
+export type RequestAction = RegistryClusterRequestAction;
+
+export interface ClusterRequest {
+  id: string;
+  action: RequestAction;
+  member?: string;
+}
+
+/** Requests from the annotation; malformed entries are reported, never thrown. */
+export function parseRequests(annotations: Record<string, string> | undefined): { requests: ClusterRequest[]; problems: string[] } {
+  const raw = annotations?.[REQUESTS_ANNOTATION];
+  if (!raw) return { requests: [], problems: [] };
+  let list: unknown;
+  try {
+    list = JSON.parse(raw);
+  } catch {
+    return { requests: [], problems: [`${REQUESTS_ANNOTATION} is not JSON: write a list like [{"id":"r1","action":"transfer-leader","member":"reg-2"}]`] };
+  }
+  if (!Array.isArray(list)) return { requests: [], problems: [`${REQUESTS_ANNOTATION} must be a JSON list`] };
+  const requests: ClusterRequest[] = [];
+  const problems: string[] = [];
+  for (const [i, item] of (list as unknown[]).entries()) {
+    // Entry by entry, so one bad entry does not block the good ones.
+    const r = RegistryClusterRequestSchema.safeParse(item);
+    if (!r.success) {
+      const id = (item as { id?: unknown } | null)?.id;
+      problems.push(`request ${typeof id === 'string' && id ? id : `#${i + 1}`}: ${r.error.issues.map((x) => `${x.path.join('.') || 'entry'}: ${x.message}`).join('; ')} (actions: ${REQUEST_ACTIONS.join(', ')})`);
+      continue;
+    }
+    requests.push({ id: r.data.id, action: r.data.action, member: r.data.member });
+  }
+  return { requests, problems };
+}
+
+/** The first request not yet handled (requests run in list order, one per reconcile). */
+export function nextRequest(requests: readonly ClusterRequest[], handled: readonly string[] | undefined): ClusterRequest | undefined {
+  const done = new Set(handled ?? []);
+  return requests.find((r) => !done.has(r.id));
+}
+
+export type RequestDecision =
+  | { kind: 'add-learner'; name: string; ordinal: number }
+  | { kind: 'transfer-leader'; from: string; to: string }
+  | { kind: 'promote'; member: string }
+  | { kind: 'remove'; member: string }
+  | { kind: 'reject'; message: string };
+
+/**
+ * What a request means against the cluster as observed now, or why it cannot run. `planned` is
+ * the planner's next step: an add-learner request only runs what the planner would do anyway,
+ * because spec.replicas (owned by GitOps) decides how many members exist.
+ */
+export function decideRequest(req: ClusterRequest, members: readonly ObservedMember[], planned?: MembershipStep): RequestDecision {
+  const inCluster = members.filter((m) => m.inCluster);
+  const leader = inCluster.find((m) => m.isLeader && m.healthy);
+  const target = req.member === undefined ? undefined : inCluster.find((m) => m.name === req.member || m.id === req.member);
+  if (req.member !== undefined && !target) return { kind: 'reject', message: `no member named ${req.member}` };
+  switch (req.action) {
+    case 'add-learner': {
+      if (planned?.kind === 'add-learner') return { kind: 'add-learner', name: planned.name, ordinal: planned.ordinal };
+      return { kind: 'reject', message: 'spec.replicas decides how many members run (GitOps owns spec): raise it to add a member; learners are added one at a time while voters < replicas' };
+    }
+    case 'transfer-leader': {
+      if (!leader) return { kind: 'reject', message: 'the cluster has no leader right now; retry once it has one' };
+      const to = target ?? inCluster.filter((m) => m.role === 'voter' && m.healthy && !m.isLeader).sort((a, b) => a.ordinal - b.ordinal)[0];
+      if (!to) return { kind: 'reject', message: 'no other healthy voter to take leadership' };
+      if (to.role !== 'voter') return { kind: 'reject', message: `${to.name} is a learner: promote it before moving leadership to it` };
+      if (!to.healthy) return { kind: 'reject', message: `${to.name} is not healthy` };
+      if (to.isLeader) return { kind: 'reject', message: `${to.name} is already the leader` };
+      return { kind: 'transfer-leader', from: leader.name, to: to.name };
+    }
+    case 'promote': {
+      if (!target) return { kind: 'reject', message: 'promote needs "member": the learner to promote' };
+      if (target.role !== 'learner') return { kind: 'reject', message: `${target.name} already votes` };
+      return { kind: 'promote', member: target.name };
+    }
+    case 'remove':
+    case 'replace': {
+      if (!target) return { kind: 'reject', message: `${req.action} needs "member": the member to take out` };
+      if (!removalKeepsQuorum(inCluster, target)) {
+        return { kind: 'reject', message: `removing ${target.name} would leave too few healthy voters for a quorum` };
+      }
+      if (target.isLeader && inCluster.filter((m) => m.role === 'voter').length === 1) {
+        return { kind: 'reject', message: `${target.name} is the last voter` };
+      }
+      return { kind: 'remove', member: target.name };
+    }
+  }
+}

@@ -1,0 +1,431 @@
+/**
+ * RegistryCluster on the local backend: etcd members are child processes with data dirs under
+ * `<dataDir>/registry/<ns>/<name>/<member>`, the `orrery-registry` API runs beside them. Every
+ * few seconds (and on every spec or request change) it observes the cluster, executes at most one
+ * membership step chosen by `planMembership` (or one pending request), and writes status.
+ * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
+ */
+import { join } from 'node:path';
+import { parseDurationMs, type RegistryCluster, type RegistryMember } from '@orrery/spec';
+import type { ResourceStore, Watch } from '@orrery/store';
+import { buildClusterStatus } from './cluster-status.ts';
+import { loadOrCreateTokens, type RegistryTokens } from './cluster-secrets.ts';
+import { LocalMembers } from './local-members.ts';
+import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
+import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
+import { planMembership, type MembershipStep, type ObservedMember } from './plan-membership.ts';
+import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
+import { RegistryApiProcess } from './registry-api-process.ts';
+
+type Log = (msg: string, fields?: Record<string, unknown>) => void;
+
+export interface RegistryClusterReconcilerOptions {
+  store: ResourceStore;
+  /** The operator's data dir; clusters live under `<dataDir>/registry/`. */
+  dataDir: string;
+  etcdBin?: string;
+  heartbeatMs?: number;
+  electionMs?: number;
+  /** How often every cluster is observed and its status refreshed (default 2 s). */
+  intervalMs?: number;
+  /** false: do not run the `orrery-registry` API beside the members (tests of membership only). */
+  registryApi?: false | { command: string; args: string[] };
+  log?: Log;
+  now?: () => number;
+  /** Test hook: called with what the planner saw, before a step is executed. */
+  onStep?: (key: string, step: MembershipStep | { kind: 'request'; request: ClusterRequest }, members: ObservedMember[], leaderRaftIndex?: number) => void;
+}
+
+interface ClusterRuntime {
+  members: LocalMembers;
+  api?: RegistryApiProcess;
+  tokens: RegistryTokens;
+  unhealthySince: Map<string, number>;
+  busy: boolean;
+  again: boolean;
+  seen: string;
+}
+
+const HANDLED_KEEP = 50;
+const keyOf = (ns: string, name: string) => `${ns}/${name}`;
+
+export class RegistryClusterReconciler {
+  private readonly runtimes = new Map<string, ClusterRuntime>();
+  private watch?: Watch;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private readonly log: Log;
+  private readonly now: () => number;
+
+  constructor(private readonly o: RegistryClusterReconcilerOptions) {
+    this.log = o.log ?? (() => {});
+    this.now = o.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    this.watch = this.o.store.watch('RegistryCluster', {}, (e) => {
+      const rc = e.object as RegistryCluster;
+      const key = keyOf(rc.metadata.namespace, rc.metadata.name);
+      if (e.type === 'deleted') {
+        void this.release(key);
+        return;
+      }
+      // Our own status writes come back as events too: only spec and request changes matter.
+      const seen = `${rc.metadata.generation ?? 0}|${rc.metadata.annotations?.['orrery.dev/requests'] ?? ''}`;
+      const rt = this.runtimes.get(key);
+      if (rt && rt.seen === seen) return;
+      this.kick(rc);
+    });
+    await this.tick();
+    this.timer = setInterval(() => void this.tick(), this.o.intervalMs ?? 2000);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      for (const rc of (await this.o.store.list('RegistryCluster')).items) this.kick(rc as RegistryCluster);
+    } catch (err) {
+      this.log('registry cluster list failed', { error: String(err) });
+    }
+  }
+
+  private kick(rc: RegistryCluster): void {
+    if (this.stopped) return;
+    const key = keyOf(rc.metadata.namespace, rc.metadata.name);
+    const rt = this.runtime(rc);
+    if (rt.busy) {
+      rt.again = true;
+      return;
+    }
+    rt.busy = true;
+    void (async () => {
+      try {
+        do {
+          rt.again = false;
+          const fresh = (await this.o.store.get('RegistryCluster', rc.metadata.namespace, rc.metadata.name)) as RegistryCluster | undefined;
+          if (!fresh || this.stopped) break;
+          rt.seen = `${fresh.metadata.generation ?? 0}|${fresh.metadata.annotations?.['orrery.dev/requests'] ?? ''}`;
+          await this.reconcile(key, fresh, rt);
+        } while (rt.again && !this.stopped);
+      } catch (err) {
+        this.log('registry cluster reconcile failed', { cluster: key, error: String((err as Error).message ?? err) });
+      } finally {
+        rt.busy = false;
+      }
+    })();
+  }
+
+  private runtime(rc: RegistryCluster): ClusterRuntime {
+    const key = keyOf(rc.metadata.namespace, rc.metadata.name);
+    let rt = this.runtimes.get(key);
+    if (rt) return rt;
+    const clusterDir = join(this.o.dataDir, 'registry', rc.metadata.namespace, rc.metadata.name);
+    const members = new LocalMembers({
+      clusterDir,
+      token: `orrery-${rc.metadata.namespace}-${rc.metadata.name}-${rc.metadata.uid ?? 'local'}`,
+      etcdBin: this.o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd',
+      heartbeatMs: this.o.heartbeatMs ?? 100,
+      electionMs: this.o.electionMs ?? 1000,
+      log: (msg, f) => this.log(msg, { cluster: key, ...f }),
+    });
+    const api =
+      this.o.registryApi === false
+        ? undefined
+        : new RegistryApiProcess({
+            command: this.o.registryApi,
+            cleanupInterval: rc.spec.registry.cleanupInterval,
+            cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
+            log: (msg, f) => this.log(msg, { cluster: key, ...f }),
+          });
+    rt = { members, api, tokens: loadOrCreateTokens(clusterDir), unhealthySince: new Map(), busy: false, again: false, seen: '' };
+    this.runtimes.set(key, rt);
+    return rt;
+  }
+
+  /** Stops a deleted cluster's processes. Data dirs are retained (delete them by hand). */
+  private async release(key: string): Promise<void> {
+    const rt = this.runtimes.get(key);
+    if (!rt) return;
+    this.runtimes.delete(key);
+    await rt.api?.stop();
+    await rt.members.stopAll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.watch?.close();
+    // Let an in-flight pass finish so no process is started after we kill everything.
+    const deadline = Date.now() + 20_000;
+    while ([...this.runtimes.values()].some((r) => r.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await Promise.all([...this.runtimes.keys()].map((k) => this.release(k)));
+  }
+
+  /** Pids of every etcd member and registry API this reconciler runs (tests check cleanup). */
+  processes(): Array<{ cluster: string; member: string; running: boolean }> {
+    const out: Array<{ cluster: string; member: string; running: boolean }> = [];
+    for (const [cluster, rt] of this.runtimes) for (const m of rt.members.list()) out.push({ cluster, member: m.name, running: rt.members.isRunning(m.name) });
+    return out;
+  }
+
+  /** Kills one member's process; it comes back on the next pass (a crash). */
+  async killMember(namespace: string, name: string, member: string): Promise<void> {
+    await this.runtimes.get(keyOf(namespace, name))?.members.kill(member);
+  }
+
+  /** Kills one member and keeps it down (a lost machine): only replacement heals it. */
+  async failMember(namespace: string, name: string, member: string): Promise<void> {
+    await this.runtimes.get(keyOf(namespace, name))?.members.fail(member);
+  }
+
+  /** Client URLs of the members this reconciler runs for a cluster. */
+  clientURLs(namespace: string, name: string): string[] {
+    return this.runtimes.get(keyOf(namespace, name))?.members.list().map((m) => m.clientURL) ?? [];
+  }
+
+  private async reconcile(key: string, rc: RegistryCluster, rt: ClusterRuntime): Promise<void> {
+    const nowMs = this.now();
+    const local = rt.members.list();
+    const obs = await observeCluster(local.map((m) => m.clientURL));
+
+    // Bring members back: after an operator restart, or a crashed process.
+    const anyData = local.some((m) => rt.members.hasData(m.name));
+    for (const m of local) {
+      if (rt.members.isRunning(m.name) || obs.statuses.has(m.clientURL)) continue;
+      const known = obs.members?.find((x) => x.peerURL === m.peerURL);
+      if (rt.members.hasData(m.name)) {
+        // Do not resurrect a member etcd removed (its data would make it try to rejoin).
+        if (obs.members && !known) continue;
+        rt.members.start(m.name, `${m.name}=${m.peerURL}`, 'existing');
+      } else if (!obs.members && !anyData) {
+        // Bootstrap (or a bootstrap interrupted before anything was written): all start as `new`.
+        rt.members.start(m.name, local.map((x) => `${x.name}=${x.peerURL}`).join(','), 'new');
+      } else if (known) {
+        const initial = obs.members!.map((x) => `${x.peerURL === m.peerURL ? m.name : x.name}=${x.peerURL}`).join(',');
+        rt.members.start(m.name, initial, 'existing');
+      }
+    }
+    // Identities etcd never accepted (MemberAdd failed or was removed): forget them.
+    if (obs.members) {
+      for (const m of local) {
+        if (!obs.members.some((x) => x.peerURL === m.peerURL)) {
+          this.log('forgetting member etcd does not know', { cluster: key, member: m.name });
+          await rt.members.forget(m.name);
+        }
+      }
+    }
+
+    const { observed, table, leaderRaftIndex } = this.describe(rc, rt, obs, nowMs);
+    const prev = rc.status;
+    let handled = prev?.handledRequests;
+    let lastRequest = prev?.lastRequest;
+    const { requests, problems } = parseRequests(rc.metadata.annotations);
+    let step: MembershipStep = { kind: 'steady', message: '' };
+    let stepError: string | undefined;
+    const pending = nextRequest(requests, handled);
+    if (pending && obs.members) {
+      this.o.onStep?.(key, { kind: 'request', request: pending }, observed, leaderRaftIndex);
+      const planned = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+      const outcome = await this.runRequest(key, rc, rt, pending, observed, obs, planned);
+      lastRequest = { id: pending.id, action: pending.action, member: pending.member, ...outcome, completedAt: new Date(nowMs).toISOString() };
+      handled = [...(handled ?? []), pending.id].slice(-HANDLED_KEEP);
+      this.log('request handled', { cluster: key, id: pending.id, action: pending.action, outcome: outcome.outcome, message: outcome.message });
+      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+    } else {
+      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+      if (step.kind !== 'steady' && step.kind !== 'wait') {
+        this.o.onStep?.(key, step, observed, leaderRaftIndex);
+        this.log('membership step', { cluster: key, step: step.kind, message: step.message });
+        try {
+          await this.execute(rc, rt, step, observed, obs);
+        } catch (err) {
+          stepError = String((err as Error).message ?? err).split('\n')[0];
+          this.log('membership step failed', { cluster: key, step: step.kind, error: stepError });
+        }
+      }
+    }
+
+    // The API follows the voters once membership is settled (restarts cost a few seconds).
+    let endpoint = prev?.endpoint;
+    if (rt.api) {
+      const voters = table.filter((m) => m.role === 'voter' && m.clientURL).map((m) => m.clientURL!);
+      const settled = step.kind === 'steady' || (step.kind === 'wait' && step.reason === 'member-unhealthy');
+      if (voters.length && table.some((m) => m.isLeader) && (settled || !rt.api.running())) {
+        await rt.api.ensure(voters, rt.tokens);
+      }
+      endpoint = rt.api.running() ? rt.api.url : undefined;
+    }
+
+    const status = buildClusterStatus({
+      prev,
+      generation: rc.metadata.generation,
+      desiredVoters: rc.spec.replicas,
+      members: table,
+      step,
+      stepError,
+      endpoint,
+      lastRequest,
+      handledRequests: handled,
+      requestProblems: problems,
+      now: new Date(nowMs),
+    });
+    if (this.stopped) return;
+    await this.o.store.updateStatus('RegistryCluster', rc.metadata.namespace, rc.metadata.name, status);
+  }
+
+  private planInput(rc: RegistryCluster, members: ObservedMember[], leaderRaftIndex: number | undefined, nowMs: number) {
+    return {
+      desiredVoters: rc.spec.replicas,
+      members,
+      leaderRaftIndex,
+      nowMs,
+      replaceUnhealthyAfterMs: rc.spec.replaceUnhealthyAfter ? parseDurationMs(rc.spec.replaceUnhealthyAfter) : undefined,
+    };
+  }
+
+  /** The planner's view and the status table, from etcd's member list joined with our identities. */
+  private describe(rc: RegistryCluster, rt: ClusterRuntime, obs: ClusterObservation, nowMs: number) {
+    const local = rt.members.list();
+    const ordinalRe = new RegExp(`^${rc.metadata.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`);
+    const observed: ObservedMember[] = [];
+    const table: RegistryMember[] = [];
+    const leaderId = obs.leaderId;
+    let leaderRaftIndex: number | undefined;
+    const rows = obs.members
+      ? obs.members.map((x) => ({ x, mine: local.find((m) => m.peerURL === x.peerURL) }))
+      : local.map((m) => ({ x: undefined, mine: m }));
+    for (const { x, mine } of rows) {
+      const name = mine?.name ?? x?.name ?? '';
+      const clientURL = x?.clientURL || mine?.clientURL;
+      const s = clientURL ? obs.statuses.get(clientURL) : undefined;
+      const id = x?.id;
+      const healthy = !!s;
+      const key = name || id || '?';
+      if (healthy) rt.unhealthySince.delete(key);
+      else if (!rt.unhealthySince.has(key)) rt.unhealthySince.set(key, nowMs);
+      const isLeader = !!id && id === leaderId;
+      if (isLeader) leaderRaftIndex = s?.raftIndex;
+      const role = (x?.isLearner ?? s?.isLearner) ? 'learner' : 'voter';
+      observed.push({
+        name: key,
+        ordinal: mine?.ordinal ?? Number(ordinalRe.exec(name)?.[1] ?? 0),
+        id,
+        role,
+        inCluster: !!x,
+        healthy,
+        isLeader,
+        raftAppliedIndex: s?.raftAppliedIndex,
+        unhealthySinceMs: rt.unhealthySince.get(key),
+        local: !!mine,
+      });
+      table.push({
+        id: id ?? '',
+        name: key,
+        role,
+        isLeader,
+        raftTerm: s?.raftTerm,
+        raftIndex: s?.raftIndex,
+        raftAppliedIndex: s?.raftAppliedIndex,
+        dbSize: s?.dbSize,
+        health: healthy ? 'healthy' : obs.members ? 'unhealthy' : 'unknown',
+        peerURL: x?.peerURL ?? mine?.peerURL,
+        clientURL,
+      });
+    }
+    return { observed, table, leaderRaftIndex };
+  }
+
+  private urlOf(rt: ClusterRuntime, obs: ClusterObservation, m: ObservedMember | undefined): string | undefined {
+    if (!m) return undefined;
+    return obs.members?.find((x) => x.id === m.id)?.clientURL || rt.members.get(m.name)?.clientURL;
+  }
+
+  private async execute(rc: RegistryCluster, rt: ClusterRuntime, step: MembershipStep, observed: ObservedMember[], obs: ClusterObservation): Promise<void> {
+    const leader = observed.find((m) => m.isLeader && m.healthy);
+    const leaderURL = this.urlOf(rt, obs, leader);
+    switch (step.kind) {
+      case 'bootstrap': {
+        const created = [];
+        for (const [i, name] of step.names.entries()) created.push(await rt.members.create(name, i + 1));
+        const initial = created.map((m) => `${m.name}=${m.peerURL}`).join(',');
+        for (const m of created) rt.members.start(m.name, initial, 'new');
+        return;
+      }
+      case 'add-learner': {
+        if (!leaderURL) throw new Error('no leader to send MemberAdd to');
+        const m = await rt.members.create(step.name, step.ordinal);
+        const added = await addLearner(leaderURL, m.name, m.peerURL);
+        rt.members.start(m.name, added.initialCluster, 'existing');
+        return;
+      }
+      case 'promote': {
+        const target = observed.find((m) => m.name === step.member);
+        if (!leaderURL || !target?.id) throw new Error('no leader or no member id for promote');
+        await promoteMember(leaderURL, target.id);
+        return;
+      }
+      case 'remove':
+        return this.removeOne(rt, step.member, observed, obs);
+      case 'transfer-leader': {
+        const to = observed.find((m) => m.name === step.to);
+        if (!leaderURL || !to?.id) throw new Error('no leader or no target id for leader transfer');
+        await moveLeader(leaderURL, to.id);
+        return;
+      }
+      case 'wait':
+      case 'steady':
+        return;
+    }
+  }
+
+  private async removeOne(rt: ClusterRuntime, member: string, observed: ObservedMember[], obs: ClusterObservation): Promise<void> {
+    const target = observed.find((m) => m.name === member || m.id === member);
+    if (!target?.id) throw new Error(`no member id for ${member}`);
+    // Send the removal to a member that stays, so the answer is not lost with the removed one.
+    const stay = observed.find((m) => m.name !== target.name && m.isLeader && m.healthy) ?? observed.find((m) => m.name !== target.name && m.role === 'voter' && m.healthy);
+    const url = this.urlOf(rt, obs, stay);
+    if (!url) throw new Error('no other healthy voter to send the removal to');
+    await removeMember(url, target.id);
+    if (target.local) await rt.members.forget(target.name);
+  }
+
+  private async runRequest(
+    key: string,
+    rc: RegistryCluster,
+    rt: ClusterRuntime,
+    req: ClusterRequest,
+    observed: ObservedMember[],
+    obs: ClusterObservation,
+    planned: MembershipStep,
+  ): Promise<{ outcome: 'succeeded' | 'failed' | 'rejected'; message: string }> {
+    const d = decideRequest(req, observed, planned);
+    if (d.kind === 'reject') return { outcome: 'rejected', message: d.message };
+    const leader = observed.find((m) => m.isLeader && m.healthy);
+    try {
+      switch (d.kind) {
+        case 'add-learner':
+          await this.execute(rc, rt, { kind: 'add-learner', name: d.name, ordinal: d.ordinal, message: '' }, observed, obs);
+          return { outcome: 'succeeded', message: `learner ${d.name} added; it is promoted once caught up` };
+        case 'transfer-leader': {
+          const to = observed.find((m) => m.name === d.to)!;
+          await moveLeader(this.urlOf(rt, obs, leader)!, to.id!);
+          return { outcome: 'succeeded', message: `leadership moved from ${d.from} to ${d.to}` };
+        }
+        case 'promote': {
+          const t = observed.find((m) => m.name === d.member)!;
+          await promoteMember(this.urlOf(rt, obs, leader)!, t.id!);
+          return { outcome: 'succeeded', message: `${d.member} promoted to voter` };
+        }
+        case 'remove':
+          await this.removeOne(rt, d.member, observed, obs);
+          return {
+            outcome: 'succeeded',
+            message: req.action === 'replace' ? `${d.member} removed; a new learner follows` : `${d.member} removed (spec.replicas still decides the size: lower it to keep the cluster smaller)`,
+          };
+      }
+    } catch (err) {
+      this.log('request failed', { cluster: key, id: req.id, error: String((err as Error).message ?? err).split('\n')[0] });
+      return { outcome: 'failed', message: String((err as Error).message ?? err).split('\n')[0]! };
+    }
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Router replicas this operator does not run (e.g. the ones `orrery up` starts with their own
+ * `--redis-url`): their statesync status is read and published, but settings cannot be pushed
+ * to them, so the StateSync reports the rendered file and says the routers own their flags.
+ */
+import type { ReplicaSet, RouterReplica } from './local-router-fleet.ts';
+
+export class ObservedReplicaSet implements ReplicaSet {
+  private applied?: string;
+  readonly external = true;
+
+  constructor(private readonly adminUrls: readonly string[]) {}
+
+  replicas(): RouterReplica[] {
+    return this.adminUrls.map((adminUrl, i) => ({ name: `router-${i + 1}`, adminUrl: adminUrl.replace(/\/+$/, '') }));
+  }
+
+  configure(_syncArgs: string[] | undefined, fingerprint: string): Promise<void> {
+    this.applied = fingerprint;
+    return Promise.resolve();
+  }
+
+  fingerprint(): string | undefined {
+    return this.applied;
+  }
+
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,24 @@
+export const SESSION_COOKIE = 'orrery_session';
+
+/** httpOnly (no script reads it), SameSite=Strict (no cross-site sends), Secure over https. */
+export function sessionCookie(id: string, maxAgeSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${Math.floor(maxAgeSeconds)}${secure ? '; Secure' : ''}`;
+}
+
+export function clearedSessionCookie(secure: boolean): string {
+  return sessionCookie('', 0, secure);
+}
+
+/** The session id from a Cookie header, if it looks like one (64 hex chars). */
+export function sessionIdFromCookie(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const v = part.slice(eq + 1).trim();
+      return /^[0-9a-f]{64}$/.test(v) ? v : undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,41 @@
+import type { Connection } from '@orrery/db';
+import type { ResourceStore } from '@orrery/store';
+
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is calling, from a session cookie / bearer session id or the admin token. */
+export interface Principal {
+  who: string;
+  role: Role;
+  via: 'session' | 'admin-token';
+}
+
+/** Long-lived dependencies, built once per process and shared by every request. */
+export interface ApiServices {
+  store: ResourceStore;
+  /** The database holding audit log, users, sessions and rollups (may be the store's). */
+  db: Connection;
+  /** The admin token (read from a file or secret); absent = token login disabled. */
+  adminToken?: string;
+  /** statesvc base URL and the master key that signs its admin URLs (absent key = pass-through statesvc). */
+  statesvc?: { url: string; masterKey?: Buffer };
+  /** Admin base URLs (`http://host:adminPort`) of every router replica; a function so it can follow discovery. */
+  routerAdminUrls?: () => string[] | Promise<string[]>;
+  /** Session lifetime (default 12 h). */
+  sessionTtlMs?: number;
+  /** Timeout for calls to statesvc / routers / registry (default 3 s). */
+  upstreamTimeoutMs?: number;
+  now?: () => Date;
+}
+
+/** What a procedure sees: the services plus this request's caller and cookie sink. */
+export interface ApiContext extends ApiServices {
+  principal?: Principal;
+  /** Raw session id presented by this request (for logout). */
+  sessionId?: string;
+  /** Cookies get `Secure` when the request came over https. */
+  secure: boolean;
+  /** Collects Set-Cookie values; the HTTP handler sends them with the response. */
+  setCookie(value: string): void;
+}

@@ -1,0 +1,13 @@
+export { appRouter, type AppRouter } from './routers/_app.ts';
+export { createApiHandler, type ApiHandlerOptions, type ApiContextFactory } from './http/api-handler.ts';
+export { resolveContext, type RequestFacts } from './resolve-context.ts';
+export { createCallerFactory, type ProcedureMeta } from './trpc.ts';
+export { ROLES, type Role, type Principal, type ApiServices, type ApiContext } from './context.ts';
+export { upsertUser, createSession, lookupSession, deleteSession } from './auth/sessions.ts';
+export { hashPassword, verifyPassword } from './auth/password.ts';
+export { readAdminTokenFile, tokenMatches } from './auth/admin-token.ts';
+export { SESSION_COOKIE } from './auth/session-cookie.ts';
+export { roleAllows } from './auth/roles.ts';
+export { StickyRollupCollector } from './rollups/sticky-rollup-collector.ts';
+export { collectKeyspaceRollup } from './rollups/keyspace-rollup-collector.ts';
+export { describeProcedures, type ProcedureDoc } from './describe-procedures.ts';

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrreryFunction } from '@orrery/spec';
+import { createHarness, fnManifest, rejection, revisionManifest, type Harness } from '../../testing/api-harness.ts';
+import { issuesOf } from '../../errors.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+  await h.store.apply(fnManifest('counter'));
+  await h.store.apply(revisionManifest('counter', 1));
+  await h.store.apply(revisionManifest('counter', 2));
+  await h.store.apply(revisionManifest('other', 1));
+}, 60_000);
+afterAll(() => h.close());
+
+const lastAudit = async () => (await h.audit()).at(-1)!;
+
+describe('functions.list / get / revisions (viewer)', () => {
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).functions.list())).code).toBe('UNAUTHORIZED');
+  });
+  it('lists and gets for a viewer', async () => {
+    const r = await h.as('viewer').functions.list({ namespace: 'default' });
+    expect(r.items.map((f) => f.metadata.name)).toContain('counter');
+    const fn = await h.as('viewer').functions.get({ name: 'counter' });
+    expect(fn.metadata.namespace).toBe('default');
+    expect((await rejection(h.as('viewer').functions.get({ name: 'nope' }))).code).toBe('NOT_FOUND');
+  });
+  it('returns only the function’s revisions, oldest first', async () => {
+    const r = await h.as('viewer').functions.revisions({ name: 'counter' });
+    expect(r.items.map((x) => x.metadata.name)).toEqual(['counter-00001', 'counter-00002']);
+  });
+  it('validates input with paths', async () => {
+    const err = await rejection(h.as('viewer').functions.get({ name: 'Bad_Name' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('name');
+  });
+});
+
+describe('functions.applyManifest (operator)', () => {
+  it('creates a function, audits it, and the store has it', async () => {
+    const saved = await h.as('operator', 'olga').functions.applyManifest({ manifest: fnManifest('fresh') });
+    expect(saved.metadata.generation).toBe(1);
+    expect(await h.store.get('Function', 'default', 'fresh')).toBeDefined();
+    const row = await lastAudit();
+    expect(row).toMatchObject({ who: 'olga', role: 'operator', action: 'functions.applyManifest', target: 'default/fresh', result: 'ok' });
+  });
+  it('is forbidden for a viewer and audited as an error', async () => {
+    const err = await rejection(h.as('viewer', 'vic').functions.applyManifest({ manifest: fnManifest('nope') }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(await h.store.get('Function', 'default', 'nope')).toBeUndefined();
+    expect(await lastAudit()).toMatchObject({ who: 'vic', action: 'functions.applyManifest', target: 'default/nope', result: 'error' });
+    expect((await lastAudit()).error).toMatch(/^FORBIDDEN/);
+  });
+  it('rejects an invalid manifest with spec paths and audits the failure', async () => {
+    const bad = fnManifest('broken', 'x', { traffic: [{ latestRevision: true, percent: 90 }] });
+    const err = await rejection(h.as('operator').functions.applyManifest({ manifest: bad }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)!.map((i) => i.path)).toContain('manifest.spec.traffic');
+    expect(await lastAudit()).toMatchObject({ action: 'functions.applyManifest', target: 'default/broken', result: 'error' });
+  });
+  it('refuses a stale resourceVersion with CONFLICT', async () => {
+    const a = await h.as('operator').functions.applyManifest({ manifest: fnManifest('cas') });
+    await h.as('operator').functions.applyManifest({ manifest: fnManifest('cas', 'export default 2') });
+    const err = await rejection(h.as('operator').functions.applyManifest({ manifest: fnManifest('cas', 'x'), resourceVersion: a.metadata.resourceVersion }));
+    expect(err.code).toBe('CONFLICT');
+  });
+  it('audits an unauthenticated attempt as anonymous', async () => {
+    expect((await rejection(h.as(undefined).functions.applyManifest({ manifest: fnManifest('anon') }))).code).toBe('UNAUTHORIZED');
+    expect(await lastAudit()).toMatchObject({ who: 'anonymous', role: 'none', result: 'error' });
+  });
+});
+
+describe('functions.traffic.set (operator)', () => {
+  it('sets a 50/50 split, records before/after', async () => {
+    const fn = await h.as('operator').functions.traffic.set({
+      name: 'counter',
+      traffic: [
+        { revisionName: 'counter-00001', percent: 50 },
+        { revisionName: 'counter-00002', percent: 50, tag: 'canary' },
+      ],
+    });
+    expect(fn.spec.traffic.map((t) => t.percent)).toEqual([50, 50]);
+    const stored = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    expect(stored.spec.traffic[1]!.tag).toBe('canary');
+    const row = await lastAudit();
+    expect(row).toMatchObject({ action: 'functions.traffic.set', target: 'default/counter', result: 'ok' });
+    expect(row.after).toEqual({ traffic: stored.spec.traffic });
+  });
+  it('rejects percents that do not sum to 100 (validated by @orrery/spec) with a path', async () => {
+    const err = await rejection(h.as('operator').functions.traffic.set({ name: 'counter', traffic: [{ revisionName: 'counter-00001', percent: 70 }] }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)![0]!.path).toMatch(/^traffic/);
+    expect(await lastAudit()).toMatchObject({ action: 'functions.traffic.set', result: 'error' });
+  });
+  it('rejects an out-of-range percent at the input schema with its path', async () => {
+    const err = await rejection(h.as('operator').functions.traffic.set({ name: 'counter', traffic: [{ revisionName: 'counter-00001', percent: 170 }] }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)![0]!.path).toBe('traffic[0].percent');
+    expect(await lastAudit()).toMatchObject({ action: 'functions.traffic.set', result: 'error', target: 'default/counter' });
+  });
+  it('is forbidden for a viewer', async () => {
+    expect((await rejection(h.as('viewer').functions.traffic.set({ name: 'counter', traffic: [] }))).code).toBe('FORBIDDEN');
+  });
+});
+
+describe('functions.rollback (operator)', () => {
+  it('sends 100 % to the chosen revision', async () => {
+    const fn = await h.as('admin').functions.rollback({ name: 'counter', revision: 'counter-00001' });
+    expect(fn.spec.traffic).toEqual([{ revisionName: 'counter-00001', percent: 100 }]);
+    expect(await lastAudit()).toMatchObject({ action: 'functions.rollback', result: 'ok' });
+  });
+  it('refuses a revision of another function', async () => {
+    expect((await rejection(h.as('operator').functions.rollback({ name: 'counter', revision: 'other-00001' }))).code).toBe('NOT_FOUND');
+    expect(await lastAudit()).toMatchObject({ action: 'functions.rollback', result: 'error' });
+  });
+});
+
+describe('functions.delete (operator)', () => {
+  it('deletes and audits; a second delete is NOT_FOUND', async () => {
+    await h.as('operator').functions.applyManifest({ manifest: fnManifest('doomed') });
+    expect(await h.as('operator').functions.delete({ name: 'doomed' })).toEqual({ deleted: true });
+    expect(await h.store.get('Function', 'default', 'doomed')).toBeUndefined();
+    expect(await lastAudit()).toMatchObject({ action: 'functions.delete', target: 'default/doomed', result: 'ok' });
+    expect((await rejection(h.as('operator').functions.delete({ name: 'doomed' }))).code).toBe('NOT_FOUND');
+  });
+  it('is forbidden for a viewer', async () => {
+    expect((await rejection(h.as('viewer').functions.delete({ name: 'counter' }))).code).toBe('FORBIDDEN');
+    expect(await h.store.get('Function', 'default', 'counter')).toBeDefined();
+  });
+});

@@ -1,0 +1,28 @@
+import type { TrafficTarget, OrreryFunction } from '@orrery/spec';
+import { validate } from '@orrery/spec';
+import type { ApiContext } from '../../context.ts';
+import { badRequest, notFound, specIssues, storeCall } from '../../errors.ts';
+import type { AuditNote } from '../../trpc.ts';
+import { writableObject } from '../writable-object.ts';
+
+/**
+ * Replaces `spec.traffic` after the spec's own validation (sum 100, tags, revision names), with
+ * optimistic concurrency so two editors cannot silently overwrite each other. Shared by
+ * traffic.set and rollback.
+ */
+export async function setTraffic(
+  ctx: ApiContext & { audit: AuditNote },
+  ref: { namespace: string; name: string; resourceVersion?: string },
+  traffic: TrafficTarget[],
+): Promise<OrreryFunction> {
+  const fn = (await storeCall(() => ctx.store.get('Function', ref.namespace, ref.name))) as OrreryFunction | undefined;
+  if (!fn) throw notFound(`Function ${ref.namespace}/${ref.name}`);
+  const next = writableObject(fn) as { spec: { traffic: TrafficTarget[] } };
+  next.spec.traffic = traffic;
+  const errors = validate(next).filter((e) => e.path.startsWith('spec.traffic'));
+  if (errors.length) throw badRequest(`the traffic split is invalid: ${errors[0]!.message}`, specIssues(errors.map((e) => ({ ...e, path: e.path.replace(/^spec\./, '') }))));
+  const saved = (await storeCall(() => ctx.store.apply(next, { resourceVersion: ref.resourceVersion ?? fn.metadata.resourceVersion }))) as OrreryFunction;
+  ctx.audit.before = { traffic: fn.spec.traffic };
+  ctx.audit.after = { traffic: saved.spec.traffic };
+  return saved;
+}

@@ -1,0 +1,3 @@
+import { ClusterRefSchema, MemberNameSchema } from './cluster-ref.schema.ts';
+
+export const AddLearnerInput = ClusterRefSchema.extend({ member: MemberNameSchema.optional() });

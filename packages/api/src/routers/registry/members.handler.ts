@@ -1,0 +1,24 @@
+import { parseRegistryClusterRequests, type RegistryCluster } from '@orrery/spec';
+import { notFound, storeCall } from '../../errors.ts';
+import { protectedProcedure } from '../../trpc.ts';
+import { ClusterMembersInput } from './members.schema.ts';
+
+export const members = protectedProcedure('viewer', "A cluster's members as the operator last observed them (role, leader, term, indexes, lag, health) and its pending requests.")
+  .input(ClusterMembersInput)
+  .query(async ({ ctx, input }) => {
+    const c = (await storeCall(() => ctx.store.get('RegistryCluster', input.namespace, input.cluster))) as RegistryCluster | undefined;
+    if (!c) throw notFound(`RegistryCluster ${input.namespace}/${input.cluster}`);
+    const ms = c.status?.members ?? [];
+    const leaderIndex = ms.find((m) => m.isLeader)?.raftIndex;
+    const handled = new Set(c.status?.handledRequests ?? []);
+    const parsed = parseRegistryClusterRequests(c.metadata.annotations);
+    return {
+      replicas: c.spec.replicas,
+      leader: c.status?.leader ?? null,
+      members: ms.map((m) => ({ ...m, lag: leaderIndex !== undefined && m.raftAppliedIndex !== undefined ? Math.max(0, leaderIndex - m.raftAppliedIndex) : null })),
+      pendingRequests: parsed.ok ? parsed.requests.filter((r) => !handled.has(r.id)) : [],
+      lastRequest: c.status?.lastRequest ?? null,
+      conditions: c.status?.conditions ?? [],
+      resourceVersion: c.metadata.resourceVersion,
+    };
+  });

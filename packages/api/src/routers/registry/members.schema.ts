@@ -1,0 +1,3 @@
+import { ClusterRefSchema } from './cluster-ref.schema.ts';
+
+export const ClusterMembersInput = ClusterRefSchema;

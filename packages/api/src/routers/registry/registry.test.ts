@@ -1,0 +1,196 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTRY_CLUSTER_REQUESTS_ANNOTATION, parseRegistryClusterRequests, type RegistryCluster } from '@orrery/spec';
+import { issuesOf } from '../../errors.ts';
+import { createHarness, rejection, type Harness } from '../../testing/api-harness.ts';
+
+let h: Harness;
+let fakeRegistry: Server;
+let registryUrl: string;
+const seenQueries: string[] = [];
+
+const member = (n: number, extra: Record<string, unknown> = {}) => ({
+  id: `id${n}`,
+  name: `reg-${n}`,
+  role: 'voter',
+  isLeader: n === 1,
+  raftTerm: 2,
+  raftIndex: 100,
+  raftAppliedIndex: 100 - n,
+  health: 'healthy',
+  ...extra,
+});
+
+beforeAll(async () => {
+  // Stand-in for the registry's public API (instances query): starting etcd + a registry here
+  // would cost most of this package's test budget; apps/registry tests the real grammar.
+  fakeRegistry = createServer((req, res) => {
+    seenQueries.push(req.url!);
+    const q = new URL(req.url!, 'http://x').searchParams;
+    if (q.getAll('selector').some((s) => s.includes('in v2'))) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'bad_request', message: 'invalid selector "version in v2": expected values like (v1,v2)' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ code: 'ok', message: 'ok', data: { revision: 7, instances: [{ service: 'a.b.c.d.api', instanceId: 'i1' }] } }));
+  });
+  await new Promise<void>((r) => fakeRegistry.listen(0, '127.0.0.1', r));
+  registryUrl = `http://127.0.0.1:${(fakeRegistry.address() as AddressInfo).port}`;
+  h = await createHarness();
+  await h.store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { name: 'reg', namespace: 'default' }, spec: { replicas: 3 } });
+  await h.store.updateStatus('RegistryCluster', 'default', 'reg', {
+    members: [member(1), member(2), member(3), member(4, { role: 'learner', raftAppliedIndex: 40 })],
+    leader: 'reg-1',
+    endpoint: registryUrl,
+    handledRequests: ['old-1'],
+  });
+  await h.store.apply({
+    apiVersion: 'orrery.dev/v1alpha1',
+    kind: 'StateSync',
+    metadata: { name: 'routers', namespace: 'default' },
+    spec: { target: { component: 'router' }, redis: { url: 'redis://127.0.0.1:6379' } },
+  });
+  await h.store.updateStatus('StateSync', 'default', 'routers', {
+    replicas: [
+      { replica: 'router-a', lastSuccessfulCycle: '2026-01-01T00:00:00Z', entitiesPushed: 3, entitiesPulled: 4, backoffSeconds: 0 },
+      { replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 8 },
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await h.close();
+  await new Promise<void>((r) => fakeRegistry.close(() => r()));
+});
+
+const cluster = async () => (await h.store.get('RegistryCluster', 'default', 'reg')) as RegistryCluster;
+const lastAudit = async () => (await h.audit()).at(-1)!;
+
+describe('registry.clusters / members (viewer)', () => {
+  it('summarises clusters from the store', async () => {
+    const r = await h.as('viewer').registry.clusters();
+    expect(r.items).toEqual([expect.objectContaining({ name: 'reg', replicas: 3, leader: 'reg-1', voters: 3, learners: 1, healthy: 4 })]);
+  });
+  it('lists members with lag behind the leader', async () => {
+    const r = await h.as('viewer').registry.members({ cluster: 'reg' });
+    expect(r.members.find((m) => m.name === 'reg-4')!.lag).toBe(60);
+    expect(r.leader).toBe('reg-1');
+    expect((await rejection(h.as('viewer').registry.members({ cluster: 'none' }))).code).toBe('NOT_FOUND');
+    expect((await rejection(h.as(undefined).registry.members({ cluster: 'reg' }))).code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('registry.instances (viewer; registry API stood in by a local HTTP server)', () => {
+  it('passes the selector grammar through', async () => {
+    const r = await h.as('viewer').registry.instances({ cluster: 'reg', registryNamespace: 'prod', selector: ['color=gray,version in (v2)'], service: ['a.b.c.d.api'] });
+    expect(r.instances).toHaveLength(1);
+    const q = new URL(seenQueries.at(-1)!, 'http://x').searchParams;
+    expect(q.get('namespace')).toBe('prod');
+    expect(q.getAll('selector')).toEqual(['color=gray,version in (v2)']);
+  });
+  it('a bad selector is BAD_REQUEST with the registry message', async () => {
+    const err = await rejection(h.as('viewer').registry.instances({ cluster: 'reg', registryNamespace: 'prod', selector: ['version in v2'] }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toContain('invalid selector');
+  });
+});
+
+describe.each([
+  ['addLearner', 'add-learner', undefined],
+  ['promote', 'promote', 'reg-4'],
+  ['transferLeader', 'transfer-leader', 'reg-2'],
+  ['remove', 'remove', 'reg-3'],
+] as const)('registry.%s (operator)', (proc, action, memberName) => {
+  it('records a request annotation in the shared format and audits it', async () => {
+    const input = { cluster: 'reg', ...(memberName ? { member: memberName } : {}) };
+    const out = await (h.as('operator', 'otto').registry[proc] as (i: typeof input) => Promise<{ requestId: string }>)(input);
+    const c = await cluster();
+    const parsed = parseRegistryClusterRequests(c.metadata.annotations);
+    expect(parsed.ok).toBe(true);
+    const req = parsed.ok ? parsed.requests.at(-1)! : undefined;
+    expect(req).toMatchObject({ id: out.requestId, action, requestedBy: 'otto', ...(memberName ? { member: memberName } : {}) });
+    expect(c.spec.replicas).toBe(3); // a request never edits spec
+    expect(await lastAudit()).toMatchObject({ action: `registry.${proc}`, who: 'otto', result: 'ok', target: `default/reg${memberName ? `/${memberName}` : ''}` });
+  });
+  it('is forbidden for a viewer and audited', async () => {
+    const before = (await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION];
+    const err = await rejection((h.as('viewer').registry[proc] as (i: unknown) => Promise<unknown>)({ cluster: 'reg', member: memberName }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect((await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION]).toBe(before);
+    expect(await lastAudit()).toMatchObject({ action: `registry.${proc}`, result: 'error' });
+  });
+});
+
+describe('registry requests housekeeping', () => {
+  it('drops requests the operator already handled and refuses unknown members', async () => {
+    const c = await cluster();
+    const ids = (parseRegistryClusterRequests(c.metadata.annotations) as { requests: Array<{ id: string }> }).requests.map((r) => r.id);
+    await h.store.updateStatus('RegistryCluster', 'default', 'reg', { ...c.status, handledRequests: ids.slice(0, 2) });
+    await h.as('operator').registry.transferLeader({ cluster: 'reg' });
+    const after = (parseRegistryClusterRequests((await cluster()).metadata.annotations) as { requests: Array<{ id: string }> }).requests.map((r) => r.id);
+    expect(after.slice(0, -1)).toEqual(ids.slice(2));
+    expect((await rejection(h.as('operator').registry.promote({ cluster: 'reg', member: 'reg-9' }))).code).toBe('NOT_FOUND');
+  });
+  it('validates member names with a path', async () => {
+    const err = await rejection(h.as('operator').registry.remove({ cluster: 'reg', member: '' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)![0]!.path).toBe('member');
+  });
+});
+
+describe('registry.scale (operator)', () => {
+  it('edits spec.replicas and audits before/after', async () => {
+    const r = await h.as('admin').registry.scale({ cluster: 'reg', replicas: 5 });
+    expect(r.replicas).toBe(5);
+    expect((await cluster()).spec.replicas).toBe(5);
+    expect(await lastAudit()).toMatchObject({ action: 'registry.scale', result: 'ok', before: { replicas: 3 }, after: { replicas: 5 } });
+  });
+  it('refuses an even count (spec rule) with a path', async () => {
+    const err = await rejection(h.as('operator').registry.scale({ cluster: 'reg', replicas: 4 }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)![0]!.path).toBe('replicas');
+    expect((await cluster()).spec.replicas).toBe(5);
+    expect(await lastAudit()).toMatchObject({ action: 'registry.scale', result: 'error' });
+  });
+  it('is forbidden for a viewer', async () => {
+    expect((await rejection(h.as('viewer').registry.scale({ cluster: 'reg', replicas: 1 }))).code).toBe('FORBIDDEN');
+  });
+});
+
+describe('statesync.list (viewer)', () => {
+  it('shows per-replica status with backoff', async () => {
+    const r = await h.as('viewer').statesync.list();
+    const reps = r.items[0]!.replicas;
+    expect(reps.find((x) => x.replica === 'router-a')).toMatchObject({ entitiesPulled: 4, healthy: true });
+    expect(reps.find((x) => x.replica === 'router-b')).toMatchObject({ backingOff: true, healthy: false, lastError: 'ECONNREFUSED' });
+    expect((await rejection(h.as(undefined).statesync.list())).code).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('audit.list (viewer)', () => {
+  it('filters by action prefix, result and who, newest first, with paging', async () => {
+    const all = await h.as('viewer').audit.list({ action: 'registry.', limit: 500 });
+    expect(all.items.length).toBeGreaterThan(5);
+    expect(all.items.every((r) => r.action.startsWith('registry.'))).toBe(true);
+    expect(all.items[0]!.id).toBeGreaterThan(all.items[1]!.id);
+    const errors = await h.as('viewer').audit.list({ result: 'error', who: 'viewer-user' });
+    expect(errors.items.length).toBeGreaterThan(0);
+    expect(errors.items.every((r) => r.result === 'error' && r.who === 'viewer-user')).toBe(true);
+    const page1 = await h.as('viewer').audit.list({ limit: 2 });
+    const page2 = await h.as('viewer').audit.list({ limit: 2, cursor: page1.nextCursor! });
+    expect(page2.items[0]!.id).toBeLessThan(page1.items[1]!.id);
+    const target = await h.as('viewer').audit.list({ target: 'reg/reg-4' });
+    expect(target.items.every((r) => r.target.includes('reg/reg-4'))).toBe(true);
+  });
+  it('filters by time range', async () => {
+    const future = new Date(Date.now() + 3600_000).toISOString();
+    expect((await h.as('viewer').audit.list({ from: future })).items).toEqual([]);
+    expect((await h.as('viewer').audit.list({ to: future, limit: 1 })).items).toHaveLength(1);
+    const err = await rejection(h.as('viewer').audit.list({ from: 'yesterday' }));
+    expect(issuesOf(err.cause)![0]!.path).toBe('from');
+  });
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).audit.list())).code).toBe('UNAUTHORIZED');
+  });
+});

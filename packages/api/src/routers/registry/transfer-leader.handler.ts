@@ -1,0 +1,8 @@
+import { auditedMutation } from '../../trpc.ts';
+import { TransferLeaderInput } from './transfer-leader.schema.ts';
+import { clusterTarget } from './cluster-target.ts';
+import { recordRequest } from './record-request.ts';
+
+export const transferLeader = auditedMutation('operator', 'registry.transferLeader', 'Request leadership transfer to a voter (any healthy voter when member is omitted).', clusterTarget)
+  .input(TransferLeaderInput)
+  .mutation(({ ctx, input }) => recordRequest(ctx, input, 'transfer-leader', input.member));

@@ -1,0 +1,6 @@
+import { router } from '../../trpc.ts';
+import { history } from './history.handler.ts';
+import { keyspaces } from './keyspaces.handler.ts';
+import { namespaces } from './namespaces.handler.ts';
+
+export const stateRouter = router({ keyspaces, namespaces, history });

@@ -1,0 +1,13 @@
+import { statesvcAdminGet, type NamespaceUsage } from '../../clients/statesvc-admin.ts';
+import { protectedProcedure } from '../../trpc.ts';
+import { NamespaceUsageInput } from './namespaces.schema.ts';
+
+export const namespaces = protectedProcedure('viewer', 'Quota inspection per namespace (keys, bytes vs byte budget, keyspaces) from statesvc.')
+  .input(NamespaceUsageInput)
+  .query(async ({ ctx, input }) => {
+    const q = input.namespace ? `/v1/admin/namespaces?scope-namespace=${encodeURIComponent(input.namespace)}` : '/v1/admin/namespaces';
+    const r = await statesvcAdminGet<{ namespaces: NamespaceUsage[] }>(ctx, q);
+    return {
+      items: r.namespaces.map((n) => ({ ...n, bytesPercent: n.byteBudget > 0 ? Math.round((n.bytes / n.byteBudget) * 1000) / 10 : null })),
+    };
+  });

@@ -1,0 +1,20 @@
+import type { StateSync } from '@orrery/spec';
+import { storeCall } from '../../errors.ts';
+import { protectedProcedure } from '../../trpc.ts';
+import { ListStateSyncInput } from './list.schema.ts';
+
+export const list = protectedProcedure('viewer', 'StateSync resources with per-replica status (last cycle, entities, errors, backoff).')
+  .input(ListStateSyncInput)
+  .query(async ({ ctx, input }) => {
+    const r = await storeCall(() => ctx.store.list('StateSync', { namespace: input.namespace }));
+    const items = (r.items as StateSync[]).map((s) => ({
+      namespace: s.metadata.namespace,
+      name: s.metadata.name,
+      target: s.spec.target,
+      syncPeriod: s.spec.syncPeriod,
+      syncables: s.spec.syncables,
+      conditions: s.status?.conditions ?? [],
+      replicas: (s.status?.replicas ?? []).map((rep) => ({ ...rep, backingOff: rep.backoffSeconds > 0, healthy: !rep.lastError && rep.backoffSeconds === 0 })),
+    }));
+    return { items, resourceVersion: r.resourceVersion };
+  });

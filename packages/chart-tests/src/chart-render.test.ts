@@ -1,0 +1,243 @@
+/**
+ * Renders the chart with the subset renderer (no helm binary here) and checks the manifests
+ * as objects: they parse, refer to each other consistently, and every pod is hardened.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { appFlags, declaredFlags, flagName } from './app-flags.ts';
+import { renderChart } from './chart-render.ts';
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  // Rendered manifests are navigated loosely inside assertions; a wrong path fails the test anyway.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  [key: string]: any;
+}
+
+const REQUIRED = { postgres: { existingSecret: 'orrery-postgres' }, state: { masterKey: { existingSecret: 'orrery-state-key' } } };
+const EVERYTHING = {
+  ...REQUIRED,
+  redis: { existingSecret: 'orrery-redis' },
+  registry: { url: 'http://registry-public:8080', tokens: { existingSecret: 'orrery-registry-tokens' } },
+  store: { token: { existingSecret: 'orrery-store-token' } },
+  router: { ingress: { enabled: true, className: 'nginx' }, registryNamespaces: ['default', 'team-a'], publicUrl: 'https://fn.example.com' },
+  operator: { watchNamespace: 'team-a' },
+  console: { ingress: { enabled: true } },
+  webhook: { certManager: { enabled: true, issuerRef: { name: 'orrery-ca' } } },
+};
+
+function objects(overrides: Record<string, unknown>): K8sObject[] {
+  const { files } = renderChart(overrides);
+  const out: K8sObject[] = [];
+  for (const [name, text] of files) {
+    if (name === 'NOTES.txt') continue;
+    for (const doc of parseAllDocuments(text)) {
+      expect(doc.errors.map((e) => `${name}: ${e.message}`)).toEqual([]);
+      const obj = doc.toJS() as K8sObject | null;
+      if (obj) out.push(obj);
+    }
+  }
+  return out;
+}
+
+const all = objects(EVERYTHING);
+const minimal = objects(REQUIRED);
+const ofKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind);
+const named = (objs: K8sObject[], kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name);
+const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
+  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+describe('rendered chart', () => {
+  it.each([['every option on', all], ['only the required values', minimal]])('parses into named, namespaced objects (%s)', (_label, objs) => {
+    expect(objs.length).toBeGreaterThan(25);
+    const keys = objs.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const o of objs) {
+      expect(o.apiVersion, `${o.kind} ${o.metadata.name}`).toMatch(/^([a-z0-9.-]+\/)?v\d/);
+      expect(o.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+      const clusterScoped = /^(ClusterRole|ClusterRoleBinding|ValidatingWebhookConfiguration|MutatingWebhookConfiguration)$/.test(o.kind);
+      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(clusterScoped ? undefined : 'orrery-system');
+      expect(o.metadata.labels?.['app.kubernetes.io/part-of']).toBe('orrery');
+    }
+  });
+
+  it('renders the expected set of workloads with default replicas', () => {
+    const replicas = Object.fromEntries(ofKind(all, 'Deployment').map((d) => [d.metadata.name, d.spec.replicas]));
+    expect(replicas).toEqual({ 'orrery-operator': 2, 'orrery-statesvc': 2, 'orrery-router': 2, 'orrery-console': 1 });
+  });
+
+  it.each(ofKind(all, 'Deployment').map((d) => [d.metadata.name, d]))('%s: pod and containers are hardened, probed and sized', (_name, d) => {
+    const pod = d.spec.template.spec;
+    expect(matches(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+    expect(named(all, 'ServiceAccount', pod.serviceAccountName)).toBeDefined();
+    const volumes = new Set((pod.volumes as Array<{ name: string }>).map((v) => v.name));
+    for (const c of pod.containers) {
+      expect(c.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(c.image).toMatch(/^orrery\/[a-z]+:0\.1\.0$/);
+      expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+      expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+      const portNames = (c.ports as Array<{ name: string }>).map((p) => p.name);
+      expect(portNames).toContain(c.livenessProbe.httpGet.port);
+      expect(portNames).toContain(c.readinessProbe.httpGet.port);
+      expect(c.resources.requests).toMatchObject({ cpu: expect.anything(), memory: expect.anything() });
+      expect(c.resources.limits).toMatchObject({ cpu: expect.anything(), memory: expect.anything() });
+      for (const m of c.volumeMounts) expect(volumes, m.name).toContain(m.name);
+      expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    }
+  });
+
+  it('every Service and PodDisruptionBudget selects a rendered Deployment and names real container ports', () => {
+    const deployments = ofKind(all, 'Deployment');
+    for (const svc of ofKind(all, 'Service')) {
+      const target = deployments.find((d) => matches(svc.spec.selector, d.spec.template.metadata.labels));
+      expect(target, svc.metadata.name).toBeDefined();
+      const portNames = target!.spec.template.spec.containers.flatMap((c: { ports: Array<{ name: string }> }) => c.ports.map((p) => p.name));
+      for (const p of svc.spec.ports) expect(portNames, `${svc.metadata.name} ${p.name}`).toContain(p.targetPort);
+    }
+    for (const pdb of ofKind(all, 'PodDisruptionBudget')) {
+      expect(deployments.some((d) => matches(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels)), pdb.metadata.name).toBe(true);
+    }
+  });
+
+  it('every binding refers to a rendered role and service account', () => {
+    for (const b of [...ofKind(all, 'ClusterRoleBinding'), ...ofKind(all, 'RoleBinding')]) {
+      expect(named(all, b.roleRef.kind, b.roleRef.name), b.metadata.name).toBeDefined();
+      for (const s of b.subjects) expect(named(all, 'ServiceAccount', s.name)).toBeDefined();
+    }
+  });
+
+  it('wires the webhook: service on 443 to the operator webhook port, TLS Secret mounted, CA injected', () => {
+    const operator = named(all, 'Deployment', 'orrery-operator')!;
+    const container = operator.spec.template.spec.containers[0];
+    const tlsVolume = operator.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'webhook-tls');
+    expect(tlsVolume.secret.secretName).toBe('orrery-webhook-tls');
+    expect(named(all, 'Certificate', 'orrery-webhook-tls')?.spec.secretName).toBe('orrery-webhook-tls');
+    for (const kind of ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']) {
+      const config = named(all, kind, 'orrery-webhook')!;
+      expect(config.metadata.annotations?.['cert-manager.io/inject-ca-from']).toBe('orrery-system/orrery-webhook-tls');
+      const hook = config.webhooks[0];
+      expect(hook).toMatchObject({ sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail' });
+      const svc = named(all, 'Service', hook.clientConfig.service.name)!;
+      expect(svc.spec.ports).toContainEqual(expect.objectContaining({ port: 443, targetPort: 'webhook' }));
+      expect(container.ports).toContainEqual(expect.objectContaining({ name: 'webhook', containerPort: 9443 }));
+    }
+  });
+
+  it('passes secrets by reference only: Postgres, Redis and tokens come from secretKeyRef or mounted files', () => {
+    const text = JSON.stringify(all);
+    expect(text).not.toMatch(/postgres:\/\/|rediss?:\/\//);
+    const router = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0];
+    expect(router.args).toEqual(expect.arrayContaining(['--redis-url=$(REDIS_URL)', '--registry-namespace=default', '--registry-namespace=team-a']));
+    expect(router.env).toContainEqual({ name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'orrery-redis', key: 'url' } } });
+    expect(router.env).toContainEqual({ name: 'ORRERY_REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: 'orrery-registry-tokens', key: 'replication-token' } } });
+    for (const name of ['orrery-statesvc', 'orrery-console']) {
+      const c = named(all, 'Deployment', name)!.spec.template.spec.containers[0];
+      expect(c.env, name).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'orrery-postgres', key: 'url' } } });
+    }
+  });
+
+  it('points the routers and statesvc at the resource store, with the token as a mounted file', () => {
+    for (const name of ['orrery-router', 'orrery-statesvc']) {
+      const pod = named(all, 'Deployment', name)!.spec.template.spec;
+      expect(pod.containers[0].args, name).toEqual(expect.arrayContaining(['--store-url=http://orrery-operator.orrery-system.svc:8080', '--store-token-file=/etc/orrery/store-token/token']));
+      expect(pod.volumes).toContainEqual(expect.objectContaining({ name: 'store-token', secret: expect.objectContaining({ secretName: 'orrery-store-token' }) }));
+      const plain = named(minimal, 'Deployment', name)!.spec.template.spec;
+      expect(plain.containers[0].args.filter((a: string) => a.startsWith('--store-token-file'))).toEqual([]);
+    }
+  });
+
+  it('only statesvc and the console get Postgres egress; only the router gets Redis egress', () => {
+    const egressPorts = (np: K8sObject) => np.spec.egress.flatMap((r: { ports?: Array<{ port: number }> }) => (r.ports ?? []).map((p) => p.port));
+    const withPort = (port: number) => ofKind(all, 'NetworkPolicy').filter((np) => egressPorts(np).includes(port)).map((np) => np.metadata.name).sort();
+    expect(withPort(5432)).toEqual(['orrery-console', 'orrery-statesvc']);
+    expect(withPort(6379)).toEqual(['orrery-router']);
+    expect(ofKind(minimal, 'NetworkPolicy').filter((np) => egressPorts(np).includes(6379))).toEqual([]);
+  });
+
+  it('statesvc ingress admits only function workers and the console', () => {
+    const np = named(all, 'NetworkPolicy', 'orrery-statesvc')!;
+    expect(np.spec.ingress).toHaveLength(1);
+    expect(np.spec.ingress[0].from).toEqual([
+      { namespaceSelector: {}, podSelector: { matchExpressions: [{ key: 'orrery.dev/component', operator: 'In', values: ['worker', 'pool'] }] } },
+      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': 'console' } } },
+    ]);
+    expect(np.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+  });
+
+  it('registry pods admit only the public port; etcd admits only registry, operator and peers', () => {
+    const registry = named(all, 'NetworkPolicy', 'orrery-registry')!;
+    expect(registry.spec.ingress.flatMap((r: { ports: Array<{ port: number }> }) => r.ports.map((p) => p.port))).toEqual([8080]);
+    const etcd = named(all, 'NetworkPolicy', 'orrery-etcd')!;
+    expect(etcd.spec.podSelector).toEqual({ matchLabels: { 'orrery.dev/component': 'etcd' } });
+    expect(etcd.spec.ingress.flatMap((r: { from: unknown[] }) => r.from)).not.toContainEqual({ namespaceSelector: {} });
+  });
+
+  it('statesvc accepts the previous master key only during a rotation', () => {
+    const args = (objs: K8sObject[]) => named(objs, 'Deployment', 'orrery-statesvc')!.spec.template.spec.containers[0].args as string[];
+    expect(args(minimal)).not.toContain('--previous-master-key-file=/etc/orrery/state-key/previous-master-key');
+    const rotating = objects({ ...REQUIRED, state: { masterKey: { existingSecret: 'orrery-state-key', previousKey: 'previous-master-key' } } });
+    expect(args(rotating)).toContain('--previous-master-key-file=/etc/orrery/state-key/previous-master-key');
+    const volume = named(rotating, 'Deployment', 'orrery-statesvc')!.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'state-key');
+    expect(volume.secret.items).toEqual([
+      { key: 'master-key', path: 'master-key' },
+      { key: 'previous-master-key', path: 'previous-master-key' },
+    ]);
+  });
+
+  it('switches optional parts off: console, NetworkPolicies, webhook', () => {
+    const off = objects({ ...REQUIRED, console: { enabled: false }, networkPolicy: { enabled: false }, webhook: { enabled: false } });
+    expect(off.filter((o) => o.metadata.name.includes('console'))).toEqual([]);
+    expect(ofKind(off, 'NetworkPolicy')).toEqual([]);
+    expect(off.filter((o) => /WebhookConfiguration$/.test(o.kind))).toEqual([]);
+    expect(named(off, 'Deployment', 'orrery-operator')!.spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('webhook-tls');
+  });
+
+  it('refuses fewer than two routers and missing required Secrets', () => {
+    expect(() => renderChart({ ...REQUIRED, router: { replicas: 1 } })).toThrow(/router\.replicas must be at least 2/);
+    expect(() => renderChart({ state: REQUIRED.state })).toThrow(/postgres\.existingSecret is required/);
+    expect(() => renderChart({ postgres: REQUIRED.postgres })).toThrow(/state\.masterKey\.existingSecret is required/);
+  });
+
+  it('NOTES.txt tells what to do next', () => {
+    const notes = renderChart(REQUIRED).files.get('NOTES.txt')!;
+    expect(notes).toContain('orrery-system');
+    expect(notes).toContain('kubectl apply --server-side -f charts/orrery/crds/');
+    expect(notes).toContain('redis.existingSecret is empty');
+    expect(notes).toContain('webhook has no caBundle');
+  });
+});
+
+describe('flags the chart passes exist in the apps (their parsers are strict)', () => {
+  const cases: Array<[string, string, string[]]> = [
+    // main.ts strips --backend before handing the rest to the Kubernetes backend's parser.
+    ['orrery-operator', 'apps/operator/src/backends/kubernetes/main-kubernetes.ts', ['backend']],
+    ['orrery-router', 'apps/router/src/main.ts', []],
+    ['orrery-statesvc', 'apps/statesvc/src/main.ts', []],
+  ];
+  it.each(cases)('%s', (deployment, source, extra) => {
+    const known = new Set([...appFlags(source), ...extra]);
+    expect(known.size).toBeGreaterThan(5);
+    const args = named(all, 'Deployment', deployment)!.spec.template.spec.containers[0].args as string[];
+    const unknown = args.map(flagName).filter((f): f is string => f !== undefined && !known.has(f));
+    expect(unknown).toEqual([]);
+    expect(args.length).toBeGreaterThan(3);
+  });
+
+  it('declaredFlags reads parseArgs option blocks', () => {
+    const text = "options: {\n  host: { type: 'string', default: 'x' },\n  'admin-port': { type: 'string' },\n  help: { type: 'boolean', short: 'h' },\n}";
+    expect([...declaredFlags(text)]).toEqual(['host', 'admin-port', 'help']);
+    expect(flagName('--admin-port=9090')).toBe('admin-port');
+    expect(flagName('--help')).toBe('help');
+    expect(flagName('value')).toBeUndefined();
+  });
+});
