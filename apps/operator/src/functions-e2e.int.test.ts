@@ -200,11 +200,20 @@ describe('functions on real processes: operator, registry on 3-member etcd, stat
     changed.spec.template.env = [{ name: 'COUNTER_EDITION', value: '2' }];
     await store.apply(changed);
     await readyFunction('counter', (f) => f.status?.latestReadyRevision === 'counter-00002');
-    // Traffic moves to revision 2 once it is ready (the counter uses the pool executor: the first
-    // request specializes a warm worker for it).
+    // Traffic moves to revision 2 once the router's store mirror has the new status (the counter
+    // uses the pool executor: the first request routed there specializes a warm worker). Reads do
+    // not change the count, so read until revision 2 has a worker, then write.
+    const [pid] = await until(
+      async () => {
+        await call('/counter/?key=e2e');
+        return workerPids('counter-00002');
+      },
+      (p) => p.length === 1,
+      60_000,
+      'counter-00002 worker',
+    );
     const after = await serves<{ count: number }>('/counter/?key=e2e', () => true, { method: 'POST' });
     expect(after.count).toBe(before + 1);
-    const [pid] = await until(() => workerPids('counter-00002'), (p) => p.length === 1, 30_000, 'counter-00002 worker');
 
     process.kill(pid!, 'SIGKILL');
     await until(() => { try { process.kill(pid!, 0); return false; } catch { return true; } }, (gone) => gone, 10_000, 'worker killed');
