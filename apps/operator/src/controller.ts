@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { deriveStateToken } from '@orrery/auth';
 import {
+  type Environment,
   FUNCTION_LABEL,
   type OrreryFunction,
   type Revision,
@@ -15,6 +16,7 @@ import { setCondition } from './reconcile/conditions.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
 import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
+import { environmentStatus } from './reconcile/environment-status.ts';
 import { revisionStatus } from './reconcile/revision-status.ts';
 
 export interface OperatorOptions {
@@ -28,7 +30,7 @@ export interface OperatorOptions {
   /** KPA for deploy-executor revisions; absent = the fixed scale max(1, minScale). */
   autoscaler?: Autoscaler;
   /** Pool-executor revisions are served by specialized pool workers, not by revision workers. */
-  pool?: { keepWarm(rev: Revision): void; release(key: string): Promise<void> };
+  pool?: { keepWarm(rev: Revision): void; release(key: string): Promise<void>; readyWorkers?(namespace: string, environment: string): number };
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -46,6 +48,7 @@ const split = (key: string): [string, string] => {
 export class FunctionOperator {
   readonly functions: WorkQueue;
   readonly revisions: WorkQueue;
+  readonly environments: WorkQueue;
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
@@ -58,6 +61,7 @@ export class FunctionOperator {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
     this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
     this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
+    this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), concurrency: 1 });
   }
 
   async start(): Promise<void> {
@@ -65,6 +69,7 @@ export class FunctionOperator {
       this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
     this.watches.push(
       watch('Function', (ns, name) => this.functions.add(`${ns}/${name}`)),
+      watch('Environment', (ns, name) => this.environments.add(`${ns}/${name}`)),
       watch('Revision', (ns, name, obj) => {
         this.revisions.add(`${ns}/${name}`);
         this.functions.add(`${ns}/${(obj as Revision).spec.function}`);
@@ -79,6 +84,8 @@ export class FunctionOperator {
   async resync(): Promise<void> {
     for (const f of (await this.o.store.list('Function')).items) this.functions.add(`${f.metadata.namespace}/${f.metadata.name}`);
     for (const r of (await this.o.store.list('Revision')).items) this.revisions.add(`${r.metadata.namespace}/${r.metadata.name}`);
+    // Also refreshes each Environment's warm-worker count, which changes without a store event.
+    for (const e of (await this.o.store.list('Environment')).items) this.environments.add(`${e.metadata.namespace}/${e.metadata.name}`);
     for (const key of this.o.backend.revisionKeys()) this.revisions.add(key);
   }
 
@@ -92,6 +99,7 @@ export class FunctionOperator {
     for (const w of this.watches) w.close();
     this.functions.stop();
     this.revisions.stop();
+    this.environments.stop();
   }
 
   private async revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
@@ -119,6 +127,16 @@ export class FunctionOperator {
       await this.o.store.updateStatus('Function', namespace, name, status);
     }
     for (const r of revisions) this.revisions.add(`${namespace}/${r.metadata.name}`);
+  }
+
+  async reconcileEnvironment(key: string): Promise<void> {
+    const [namespace, name] = split(key);
+    const env = (await this.o.store.get('Environment', namespace, name)) as Environment | undefined;
+    if (!env) return;
+    const status = environmentStatus(env, this.o.pool?.readyWorkers?.(namespace, name) ?? 0, this.now());
+    if (!isDeepStrictEqual(stripTimes(status), stripTimes(env.status))) {
+      await this.o.store.updateStatus('Environment', namespace, name, status);
+    }
   }
 
   async reconcileRevision(key: string): Promise<void> {

@@ -141,6 +141,7 @@ const operator: FunctionOperator = new FunctionOperator({
   pool: {
     keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => log(`pool: ${(err as Error).message}`)),
     release: (key) => pool.release(key),
+    readyWorkers: (namespace, environment) => pool.readyPoolWorkers(namespace, environment),
   },
   store,
   backend,

@@ -63,6 +63,17 @@ describe('orrery-operator on the local backend (real processes)', () => {
     expect(body.greeting).toBe('one');
   }, 120_000);
 
+  it('an Environment gets Ready and observedGeneration', async () => {
+    await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name: 'nodejs', namespace: 'default' }, spec: { poolSize: 1 } });
+    const env = await until(
+      () => store.get('Environment', 'default', 'nodejs'),
+      (e) => e?.status?.observedGeneration === 1 && e.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+      30_000,
+      'environment Ready',
+    );
+    expect(env!.metadata.generation).toBe(1);
+  }, 60_000);
+
   it('a template change creates revision 00002 and leaves 00001 untouched; a tagged old revision keeps running', async () => {
     const r1Before = (await store.get('Revision', 'default', 'hello-00001')) as Revision;
     await store.apply(fn('two', { traffic: [{ latestRevision: true, percent: 100 }, { revisionName: 'hello-00001', percent: 0, tag: 'old' }] }));
