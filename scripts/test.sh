@@ -10,6 +10,10 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 bash scripts/services.sh || { echo "0 passed, 1 failed"; exit 1; }
 
+# The console is served by the platform tests and the browser specs: build it once, up front.
+echo "[test] building the console (next build)"
+NEXT_TELEMETRY_DISABLED=1 npm run build -w @orrery/console > .console-build.log 2>&1 || { tail -30 .console-build.log; echo "console build failed"; echo "0 passed, 1 failed"; exit 1; }
+
 mkdir -p .test-results
 rm -f .test-results/vitest.json
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-results/vitest.json "$@"

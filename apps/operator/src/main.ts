@@ -12,6 +12,8 @@ import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
 import { connect } from '@orrery/db';
 import { createLocalStore, createStoreHandler } from '@orrery/store';
+import { createApiHandler, readAdminTokenFile, readUsersFile, upsertUserHash, type ApiServices } from '@orrery/api';
+import { startRollups } from './admin-api/start-rollups.ts';
 import { LocalBackend } from './backends/local/local-backend.ts';
 import { FunctionOperator } from './controller.ts';
 import { Autoscaler } from './autoscaler/autoscaler.ts';
@@ -47,7 +49,9 @@ const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir 
   [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
-  [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]`;
+  [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
+  [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd)] [--router-admin-urls URL,URL (sticky counters)]
+  [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]`;
 
 const { values } = (() => {
   try {
@@ -70,6 +74,10 @@ const { values } = (() => {
         ...AUTOSCALER_FLAGS,
         'pool-size': { type: 'string', default: '3' },
         'pool-idle-timeout': { type: 'string', default: '120s' },
+        'admin-token-file': { type: 'string' },
+        'users-file': { type: 'string' },
+        'router-admin-urls': { type: 'string' },
+        'rollup-interval': { type: 'string', default: '10s' },
       },
       strict: true,
     });
@@ -153,6 +161,34 @@ const operator: FunctionOperator = new FunctionOperator({
 });
 
 const handleStore = createStoreHandler(store, { token: storeToken });
+// The admin API (console, CLI, automation) over the same store and database; see docs/api.md.
+const rollupIntervalMs = parseDurationMs(values['rollup-interval']);
+if (!Number.isFinite(rollupIntervalMs) || rollupIntervalMs < 1000) {
+  process.stderr.write(`orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n${USAGE}\n`);
+  process.exit(2);
+}
+// Set once the StateSync replica set exists (below); requests may arrive before that.
+const fleet: { current?: ReplicaSet } = {};
+const flagRouterAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
+const apiServices: ApiServices = {
+  store,
+  db: conn,
+  adminToken: values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined,
+  statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
+  // Routers named on the command line plus the ones a StateSync makes this operator run.
+  routerAdminUrls: () => [...new Set([...flagRouterAdminUrls, ...(fleet.current?.replicas() ?? []).map((r) => r.adminUrl).filter((u): u is string => !!u)])],
+};
+const handleApi = createApiHandler(() => apiServices);
+if (values['users-file']) {
+  try {
+    const users = readUsersFile(values['users-file']);
+    for (const u of users) await upsertUserHash(conn, u.name, u.role, u.passwordHash);
+    log('admin API users loaded', { users: users.length });
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
 const handleAutoscaler = createAutoscalerHandler(autoscaler);
 const handleSpecialize = createSpecializeHandler({ store, pool, credentials: (fn) => operator.credentials(fn) });
 const server = createServer((req, res) => {
@@ -172,6 +208,10 @@ const server = createServer((req, res) => {
   }
   if (req.url?.startsWith('/v1/autoscaler/')) {
     void handleAutoscaler(req, res);
+    return;
+  }
+  if (req.url?.startsWith('/trpc/')) {
+    handleApi(req, res);
     return;
   }
   void handleStore(req, res).then((handled) => {
@@ -208,8 +248,10 @@ const syncReplicas: ReplicaSet = observedRouters.length
       },
       log,
     });
+fleet.current = syncReplicas;
 const stateSyncs = new StateSyncReconciler({ store, dataDir, replicas: syncReplicas, log });
 await stateSyncs.start();
+const rollups = startRollups(apiServices, rollupIntervalMs, log);
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -219,6 +261,7 @@ async function shutdown(signal: string) {
   server.close();
   server.closeAllConnections();
   autoscaler.stop();
+  rollups.stop();
   await operator.stop();
   await pool.stopAll();
   await backend.stopAll();

@@ -3,7 +3,8 @@ export { createApiHandler, type ApiHandlerOptions, type ApiContextFactory } from
 export { resolveContext, type RequestFacts } from './resolve-context.ts';
 export { createCallerFactory, type ProcedureMeta } from './trpc.ts';
 export { ROLES, type Role, type Principal, type ApiServices, type ApiContext } from './context.ts';
-export { upsertUser, createSession, lookupSession, deleteSession } from './auth/sessions.ts';
+export { parseUsersFile, readUsersFile, type UserLine } from './auth/users-file.ts';
+export { upsertUser, upsertUserHash, createSession, lookupSession, deleteSession } from './auth/sessions.ts';
 export { hashPassword, verifyPassword } from './auth/password.ts';
 export { readAdminTokenFile, tokenMatches } from './auth/admin-token.ts';
 export { SESSION_COOKIE } from './auth/session-cookie.ts';

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { isResourceKind } from '@orrery/spec';
-import { StoreError, createHttpStore } from '@orrery/store';
+import { StoreError } from '@orrery/store';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { openStore } from '../connection/open-store.ts';
 import { applyOutcome } from '../resources/apply-outcome.ts';
 import { qualifiedName } from '../resources/kind-names.ts';
 import { loadManifests } from '../resources/manifests.ts';
@@ -46,8 +47,8 @@ export async function run(argv: string[]): Promise<number> {
     console.error('orrery apply: nothing applied (fix the problems above first)');
     return 1;
   }
-  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'] });
-  const store = createHttpStore(conn.storeUrl, { token: conn.storeToken });
+  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'], apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const { store, where } = openStore(conn);
   let failed = 0;
   for (const obj of loaded.objects) {
     const namespace = obj.metadata.namespace ?? values.namespace ?? 'default';
@@ -60,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
       console.log(`${name} ${applyOutcome(before, after)}`);
     } catch (err) {
       failed++;
-      console.error(`${name}: ${err instanceof StoreError ? describeStoreError(err, conn.storeUrl) : (err as Error).message}`);
+      console.error(`${name}: ${err instanceof StoreError ? describeStoreError(err, where) : (err as Error).message}`);
       if (err instanceof StoreError && err.code === 'unavailable') break; // the rest would fail the same way
     }
   }

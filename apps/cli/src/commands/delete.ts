@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { isResourceKind, type ResourceKind } from '@orrery/spec';
-import { StoreError, createHttpStore } from '@orrery/store';
+import { StoreError } from '@orrery/store';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { openStore } from '../connection/open-store.ts';
 import { KIND_CHOICES, kindFromName, qualifiedName } from '../resources/kind-names.ts';
 import { loadManifests } from '../resources/manifests.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
@@ -64,8 +65,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     for (const name of names) targets.push({ kind, namespace: defaultNs, name });
   }
-  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'] });
-  const store = createHttpStore(conn.storeUrl, { token: conn.storeToken });
+  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'], apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const { store, where } = openStore(conn);
   let failed = 0;
   for (const t of targets) {
     const label = qualifiedName(t.kind, t.name);
@@ -77,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
       }
     } catch (err) {
       failed++;
-      console.error(`${label}: ${err instanceof StoreError ? describeStoreError(err, conn.storeUrl) : (err as Error).message}`);
+      console.error(`${label}: ${err instanceof StoreError ? describeStoreError(err, where) : (err as Error).message}`);
       if (err instanceof StoreError && err.code === 'unavailable') break;
     }
   }

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Resource } from '@orrery/spec';
-import { StoreError, createHttpStore } from '@orrery/store';
+import { StoreError } from '@orrery/store';
 import { stringify } from 'yaml';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { openStore } from '../connection/open-store.ts';
 import { KIND_CHOICES, kindFromName } from '../resources/kind-names.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
 import { renderTable } from '../resources/tables.ts';
@@ -63,8 +64,8 @@ export async function run(argv: string[]): Promise<number> {
     labels[s.slice(0, i)] = s.slice(i + 1);
   }
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? 'default');
-  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'] });
-  const store = createHttpStore(conn.storeUrl, { token: conn.storeToken });
+  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'], apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const { store, where } = openStore(conn);
   let items: Resource[];
   try {
     if (name) {
@@ -78,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
       items = (await store.list(kind, { namespace, labels: Object.keys(labels).length > 0 ? labels : undefined })).items;
     }
   } catch (err) {
-    console.error(`orrery get: ${err instanceof StoreError ? describeStoreError(err, conn.storeUrl) : (err as Error).message}`);
+    console.error(`orrery get: ${err instanceof StoreError ? describeStoreError(err, where) : (err as Error).message}`);
     return 1;
   }
   items.sort((a, b) => a.metadata.namespace.localeCompare(b.metadata.namespace) || a.metadata.name.localeCompare(b.metadata.name));

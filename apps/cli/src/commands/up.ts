@@ -5,21 +5,25 @@ import { renderSummary } from '../platform/summary.ts';
 import { Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
 
-export const summary = 'run the whole platform locally (operator, statesvc, registry, routers, examples)';
+export const summary = 'run the whole platform locally (operator, statesvc, registry, routers, console, examples)';
 
 const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-driver memory|postgres]
-                 [--no-examples] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
+                 [--no-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
 
 Starts every component under one supervisor, in the foreground; Ctrl-C (or \`orrery down\`) stops
 them all. Data (functions, revisions, registry, and state with --state-driver postgres) lives in
 --data-dir and survives restarts.
 
   --data-dir DIR          where the store, secrets, registry data and logs live (.orrery)
-  --port-base N           routers on N and N+1, store/operator N+2, statesvc N+3, registry N+4
-                          (admin N+5), router admin N+6/N+7, etcd N+20…N+25; 0 = free ports (8080)
+  --port-base N           routers on N and N+1, store/operator/admin API N+2, statesvc N+3,
+                          registry N+4 (admin N+5), router admin N+6/N+7, console N+8,
+                          etcd N+20…N+25; 0 = free ports (8080)
   --state-driver D        memory (default; state is lost on restart) or postgres
                           (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
   --no-examples           do not apply examples/
+  --no-console            do not build or serve the console (the admin API still runs)
+  --users-file FILE       console / admin API users, one name:role:hash line each (orrery passwd);
+                          the admin token always logs in as admin
   --redis-url URL         Redis the routers share tables through, when it answers
   --redis-key-prefix P    key prefix in that Redis (orrery)`;
 
@@ -33,6 +37,8 @@ export async function run(argv: string[]): Promise<number> {
         'port-base': { type: 'string', default: '8080' },
         'state-driver': { type: 'string', default: 'memory' },
         'no-examples': { type: 'boolean', default: false },
+        'no-console': { type: 'boolean', default: false },
+        'users-file': { type: 'string' },
         'redis-url': { type: 'string' },
         'redis-key-prefix': { type: 'string' },
         foreground: { type: 'boolean', default: true },
@@ -70,6 +76,8 @@ export async function run(argv: string[]): Promise<number> {
     portBase,
     stateDriver: driver,
     examples: !values['no-examples'],
+    console: !values['no-console'],
+    usersFile: values['users-file'],
     redisUrl: values['redis-url'],
     redisKeyPrefix: values['redis-key-prefix'],
   });

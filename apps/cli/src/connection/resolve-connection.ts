@@ -25,6 +25,12 @@ export interface PlatformFile {
 export interface Connection {
   storeUrl: string;
   storeToken: string | undefined;
+  /** The admin API (served by the operator under /trpc/); resource commands go through it when a token is known. */
+  apiUrl: string;
+  /** Admin token or session id for the API: --token-file, $ORRERY_API_TOKEN(_FILE), or the local platform's secret. */
+  apiToken: string | undefined;
+  /** --store-url / $ORRERY_STORE_URL was given: talk to the store directly (no audit; for development). */
+  directStore: boolean;
   routerUrl: string;
   dataDir: string;
   /** The platform file used, if any (for error messages). */
@@ -34,6 +40,8 @@ export interface Connection {
 export interface ConnectionFlags {
   storeUrl?: string;
   storeTokenFile?: string;
+  apiUrl?: string;
+  tokenFile?: string;
   routerUrl?: string;
   dataDir?: string;
 }
@@ -64,20 +72,32 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const relativeToPlatform = (p: string) => (platformFile ? resolve(dirname(dirname(platformFile)), p) : resolve(p));
   const tokenFile = flags.storeTokenFile ?? env.ORRERY_STORE_TOKEN_FILE ?? (platform.storeTokenFile ? relativeToPlatform(platform.storeTokenFile) : undefined);
   const storeToken = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : (env.ORRERY_STORE_TOKEN ?? platform.storeToken) || undefined;
+  const dataDir = flags.dataDir ? resolve(flags.dataDir) : env.ORRERY_DATA_DIR ? resolve(env.ORRERY_DATA_DIR) : platform.dataDir ? relativeToPlatform(platform.dataDir) : resolve(DEFAULT_DATA_DIR);
+  const apiTokenFile = flags.tokenFile ?? env.ORRERY_API_TOKEN_FILE ?? (platformFile && existsSync(join(dataDir, 'secrets', 'admin.token')) ? join(dataDir, 'secrets', 'admin.token') : undefined);
+  const apiToken = apiTokenFile ? readFileSync(apiTokenFile, 'utf8').trim() : env.ORRERY_API_TOKEN || undefined;
+  const storeUrl = trimUrl(flags.storeUrl ?? env.ORRERY_STORE_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL);
   return {
-    storeUrl: trimUrl(flags.storeUrl ?? env.ORRERY_STORE_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL),
+    storeUrl,
     storeToken,
+    apiUrl: trimUrl(flags.apiUrl ?? env.ORRERY_API_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL),
+    apiToken,
+    directStore: Boolean(flags.storeUrl ?? env.ORRERY_STORE_URL),
     routerUrl: trimUrl(flags.routerUrl ?? env.ORRERY_ROUTER_URL ?? platform.routerUrls?.[0] ?? platform.routerUrl ?? DEFAULT_ROUTER_URL),
-    dataDir: flags.dataDir ? resolve(flags.dataDir) : env.ORRERY_DATA_DIR ? resolve(env.ORRERY_DATA_DIR) : platform.dataDir ? relativeToPlatform(platform.dataDir) : resolve(DEFAULT_DATA_DIR),
+    dataDir,
     platformFile,
   };
 }
 
 /** The parseArgs options every store-talking command accepts. */
 export const CONNECTION_OPTIONS = {
+  'api-url': { type: 'string' },
+  'token-file': { type: 'string' },
   'store-url': { type: 'string' },
   'store-token-file': { type: 'string' },
 } as const;
 
-export const CONNECTION_HELP = `connection: --store-url URL (or $ORRERY_STORE_URL; default: storeUrl from .orrery/platform.json,
-else ${DEFAULT_STORE_URL}), --store-token-file FILE (or $ORRERY_STORE_TOKEN_FILE / $ORRERY_STORE_TOKEN).`;
+export const CONNECTION_HELP = `connection: the admin API (role-checked and audited) at --api-url URL (or $ORRERY_API_URL; default:
+the operator from .orrery/platform.json, else ${DEFAULT_STORE_URL}) with --token-file FILE (or
+$ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).
+--store-url URL (or $ORRERY_STORE_URL) with --store-token-file FILE talks to the store directly
+instead (development; nothing is audited).`;

@@ -23,6 +23,8 @@ export interface PlatformInfo {
   routerUrls: string[];
   registryUrl?: string;
   statesvcUrl?: string;
+  /** The console (and, through its /trpc route, the admin API) when it runs. */
+  consoleUrl?: string;
   dataDir: string;
   /** The supervisor first, then every child it started. */
   pids: { supervisor: number } & Record<string, number>;

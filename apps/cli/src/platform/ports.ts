@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 
-export const PORT_SLOTS = ['router1', 'router2', 'operator', 'statesvc', 'registry', 'registryAdmin', 'router1Admin', 'router2Admin'] as const;
+export const PORT_SLOTS = ['router1', 'router2', 'operator', 'statesvc', 'registry', 'registryAdmin', 'router1Admin', 'router2Admin', 'console'] as const;
 export type PortSlot = (typeof PORT_SLOTS)[number];
 export type PortPlan = Record<PortSlot, number>;
 

@@ -12,7 +12,9 @@ export function renderSummary(info: PlatformInfo, adminTokenFile: string, exampl
     '',
     `  router        ${info.routerUrls.join(', ') || 'none'}`,
     `  store/operator ${info.storeUrl}   (GET ${info.storeUrl}/v1/store/Function)`,
-    `  admin token   in ${adminTokenFile} (registry admin API; the console will use it too)`,
+    `  console       ${info.consoleUrl ?? 'not running'}   (log in with the admin token)`,
+    `  admin API     ${info.storeUrl}/trpc/   (console, CLI and automation; docs/api.md)`,
+    `  admin token   in ${adminTokenFile}`,
     `  data          ${info.dataDir}   (component logs in ${info.dataDir}/logs/_platform; worker logs: npx orrery logs <function>)`,
   );
   if (examples) {

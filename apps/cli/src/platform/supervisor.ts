@@ -15,6 +15,7 @@ import { type PortPlan, planPorts } from './ports.ts';
 import { redisAnswers } from './probe-redis.ts';
 import { findBinary } from './find-binary.ts';
 import { type PlatformSecrets, ensureSecrets } from './secrets.ts';
+import { buildConsole, consoleBuildIsFresh } from './console-build.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const bin = (app: string) => join(REPO_ROOT, 'apps', app, 'bin', `orrery-${app}.mjs`);
@@ -32,6 +33,10 @@ export interface UpOptions {
   redisUrl?: string;
   redisKeyPrefix?: string;
   routerReplicas?: number;
+  /** Console / admin API users (`name:role:hash` lines from `orrery passwd`). */
+  usersFile?: string;
+  /** Build (when stale) and serve the console; default true. */
+  console?: boolean;
   say?: (line: string) => void;
 }
 
@@ -118,11 +123,18 @@ export class Supervisor {
 
     // The operator owns the embedded store; DATABASE_URL is meant for the state driver, not for it.
     const { DATABASE_URL: _ignored, ...operatorEnv } = process.env;
+    const routerAdminUrls = [ports.router1Admin, ports.router2Admin].slice(0, this.o.routerReplicas ?? 2).map(httpUrl).join(',');
     const operatorArgs = [
       '--port', String(ports.operator), '--data-dir', this.dataDir, '--endpoints-file', endpointsFile,
       '--state-url', statesvcUrl, '--master-key-file', this.secrets.masterKeyFile, '--router-url', httpUrl(ports.router1),
+      // The admin API (console, CLI) lives in the operator: admin-token login, sticky counters from both routers.
+      '--admin-token-file', this.secrets.adminTokenFile,
+      '--router-admin-urls', routerAdminUrls,
+      // StateSync resources observe the routers this supervisor runs (their Redis flags come from here).
+      '--statesync-router-admin-urls', routerAdminUrls,
     ];
     if (plannedRegistryUrl) operatorArgs.push('--registry-url', plannedRegistryUrl);
+    if (this.o.usersFile) operatorArgs.push('--users-file', resolve(this.o.usersFile));
     let operator: ManagedChild;
     try {
       operator = await this.launch('operator', operatorArgs, operatorEnv);
@@ -171,8 +183,17 @@ export class Supervisor {
       const urls = await Promise.all(Array.from({ length: replicas }, (_, i) => startRouter(i + 1, shared ? redisUrl : undefined)));
       return urls.filter((u): u is string => u !== undefined);
     };
-    const [, routerUrls] = await Promise.all([startStatesvc(), startRouters()]);
-    this.component({ name: 'console', state: 'degraded', reason: 'console: not built yet (issue 10)' });
+    const startConsole = async (): Promise<void> => {
+      if (this.o.console === false) return;
+      try {
+        if (!consoleBuildIsFresh()) await buildConsole(this.logDir, this.say);
+        const c = await this.launch('console', ['--port', String(ports.console), '--api-url', storeUrl], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' });
+        this.component({ name: 'console', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid });
+      } catch (err) {
+        this.component({ name: 'console', state: 'degraded', reason: (err as Error).message.split('\n')[0] });
+      }
+    };
+    const [, routerUrls] = await Promise.all([startStatesvc(), startRouters(), startConsole()]);
 
     if (this.o.examples) {
       const dir = this.o.examplesDir ?? join(REPO_ROOT, 'examples');
@@ -186,6 +207,7 @@ export class Supervisor {
       routerUrls,
       registryUrl,
       statesvcUrl: this.components.find((c) => c.name === 'statesvc')?.state === 'ready' ? statesvcUrl : undefined,
+      consoleUrl: this.components.find((c) => c.name === 'console' && c.state === 'ready')?.url,
     };
     this.writeInfo();
     return this.info;
@@ -290,7 +312,7 @@ export class Supervisor {
     await this.store?.close().catch(() => {});
     // Reverse start order: traffic stops first, the registry and etcd last.
     const byName = (prefix: string) => this.children.filter((c) => c.name === prefix || c.name.startsWith(`${prefix}-`));
-    for (const group of [byName('router'), byName('statesvc'), byName('operator'), byName('registry'), byName('etcd'), byName('redis')]) {
+    for (const group of [byName('console'), byName('router'), byName('statesvc'), byName('operator'), byName('registry'), byName('etcd'), byName('redis')]) {
       if (group.length === 0) continue;
       this.say(`  … stopping ${group.map((c) => c.name).join(', ')}`);
       await Promise.all(group.map((c) => c.stop(group[0]!.name === 'operator' ? 30_000 : 10_000)));

@@ -206,13 +206,22 @@ describe('orrery up (local platform smoke test)', () => {
     const report = JSON.parse(statusOut) as { components: { name: string; state: string }[]; functions: { name: string; ready: string }[] };
     expect(statusCode, statusOut).toBe(0);
     expect(report.components.find((c) => c.name === 'operator')?.state).toBe('Ready');
-    expect(report.components.find((c) => c.name === 'console')?.state).toBe('Degraded');
+    expect(report.components.find((c) => c.name === 'console')?.state).toBe('Ready');
     expect(report.functions.find((f) => f.name === 'counter')?.ready).toBe('True');
+
+    // The console serves its pages, and the admin API answers through its /trpc route with the admin token.
+    expect(info.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${info.consoleUrl}/login`)).status).toBe(200);
+    const token = readFileSync(join(dataDir, 'secrets', 'admin.token'), 'utf8').trim();
+    const fns = await fetch(`${info.consoleUrl}/trpc/functions.list?input=${encodeURIComponent('{}')}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(fns.status).toBe(200);
+    expect(JSON.stringify(await fns.json())).toContain('"counter"');
+    expect((await fetch(`${info.consoleUrl}/trpc/functions.list?input=${encodeURIComponent('{}')}`)).status).toBe(401);
 
     // Ctrl-C: every child and every worker is gone afterwards
     const pids = await livePids(info);
     pids.forEach((p) => seenPids.add(p));
-    expect(pids.length).toBeGreaterThanOrEqual(9); // supervisor, 3 etcd, registry, operator, statesvc, 2 routers (+ workers)
+    expect(pids.length).toBeGreaterThanOrEqual(10); // supervisor, 3 etcd, registry, operator, statesvc, 2 routers, console (+ workers)
     up.child.kill('SIGINT');
     expect(await up.exit).toBe(0);
     expect(pids.filter(pidAlive)).toEqual([]);

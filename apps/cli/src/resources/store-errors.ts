@@ -1,10 +1,10 @@
 /** One line per store failure, saying what to do about it. */
 import type { StoreError } from '@orrery/store';
 
-export function describeStoreError(err: StoreError, storeUrl: string): string {
+export function describeStoreError(err: StoreError, where: string): string {
   switch (err.code) {
     case 'unavailable':
-      return `${err.message} — is the platform running (\`orrery up\`)? Point at it with --store-url or ORRERY_STORE_URL (now ${storeUrl}).`;
+      return `${err.message} — is the platform running (\`orrery up\`)? Point at it with --api-url or ORRERY_API_URL (now ${where}).`;
     case 'invalid':
       return [err.message, ...(err.details ?? []).map((d) => `  ${d.path}: ${d.reason} — ${d.message}`)].join('\n');
     case 'immutable':

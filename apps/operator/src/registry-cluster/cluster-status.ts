@@ -19,6 +19,7 @@ export interface StatusInput {
   endpoint?: string;
   lastRequest?: Status['lastRequest'];
   handledRequests?: string[];
+  manualMembers?: string[];
   requestProblems: string[];
   now: Date;
 }
@@ -38,7 +39,7 @@ export function buildClusterStatus(i: StatusInput): Status {
       : { type: 'Available', status: 'False', reason: 'NoQuorum', message: voters.length ? `${healthyVoters.length} of ${voters.length} voters healthy, no leader` : 'no members yet' },
     i.now,
   );
-  const moving = PROGRESSING_KINDS.has(i.step.kind) || (i.step.kind === 'wait' && i.step.reason === 'catching-up') || voters.length !== i.desiredVoters;
+  const moving = PROGRESSING_KINDS.has(i.step.kind) || (i.step.kind === 'wait' && i.step.reason === 'catching-up') || voters.length !== i.desiredVoters + voters.filter((m) => i.manualMembers?.includes(m.name)).length;
   conditions = setCondition(
     conditions,
     i.stepError
@@ -81,6 +82,7 @@ export function buildClusterStatus(i: StatusInput): Status {
     readyReplicas: healthyVoters.length,
     lastRequest: i.lastRequest,
     handledRequests: i.handledRequests,
+    ...(i.manualMembers?.length ? { manualMembers: i.manualMembers } : {}),
   };
 }
 

@@ -105,6 +105,8 @@ export class LocalMembers {
     ];
     const child = spawn(this.o.etcdBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     m.process = child;
+    // A missing or unrunnable binary is an 'error' event: without a listener it would crash the operator.
+    child.once('error', (err) => this.o.log('etcd member could not start', { member: name, bin: this.o.etcdBin, error: err.message }));
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       m.logTail.push(...chunk.split('\n').filter(Boolean));

@@ -65,6 +65,25 @@ describe('planMembership', () => {
     expect(plan([m(1), m(2), m(3), m(4)])).toMatchObject({ kind: 'remove', member: 'reg-4' });
   });
 
+  it('holds a request-added learner (never auto-promotes it) however caught up it is', () => {
+    const held = m(4, { role: 'learner', isLeader: false, raftAppliedIndex: 100 });
+    expect(plan([m(1), m(2), m(3), held], { manualMembers: ['reg-4'] })).toMatchObject({ kind: 'steady', message: expect.stringMatching(/reg-4 .*100 % caught up.*promote/) as unknown });
+    // without the mark the same learner is promoted (voters < desired) or would be
+    expect(plan([m(1), m(2), m(3), held], { desiredVoters: 5 })).toMatchObject({ kind: 'promote', member: 'reg-4' });
+  });
+
+  it('keeps a request-added voter on top of spec.replicas, and scales spec-owned members down first', () => {
+    expect(plan([m(1), m(2), m(3), m(4)], { manualMembers: ['reg-4'] }).kind).toBe('steady');
+    expect(plan([m(1), m(2), m(3), m(4)], { desiredVoters: 2, manualMembers: ['reg-4'] })).toMatchObject({ kind: 'remove', member: 'reg-3', reason: 'scale-down' });
+    // a held name that is no longer a member changes nothing
+    expect(plan([m(1), m(2), m(3)], { manualMembers: ['reg-9'] }).kind).toBe('steady');
+  });
+
+  it('an unhealthy held learner is still replaced after replaceUnhealthyAfter', () => {
+    const learner = m(4, { role: 'learner', isLeader: false, healthy: false, raftAppliedIndex: undefined, unhealthySinceMs: NOW - 5000 });
+    expect(plan([m(1), m(2), m(3), learner], { manualMembers: ['reg-4'], replaceUnhealthyAfterMs: 1000 })).toMatchObject({ kind: 'remove', member: 'reg-4' });
+  });
+
   it('moves leadership away before removing the leader', () => {
     expect(plan([m(1, { isLeader: false }), m(2), m(3), m(4), m(5, { isLeader: true })])).toMatchObject({ kind: 'transfer-leader', from: 'reg-5', to: 'reg-1' });
   });

@@ -32,6 +32,11 @@ export interface PlanInput {
   leaderRaftIndex?: number;
   nowMs: number;
   replaceUnhealthyAfterMs?: number;
+  /**
+   * Members added by an explicit add-learner request, on top of `desiredVoters`: such a learner
+   * is held (never auto-promoted) until a promote request, and such a voter is not scaled away.
+   */
+  manualMembers?: readonly string[];
 }
 
 export type MembershipStep =
@@ -75,7 +80,7 @@ export function removalKeepsQuorum(members: readonly ObservedMember[], m: Observ
   return remaining.filter((x) => x.healthy).length >= quorumOf(remaining.length);
 }
 
-function lowestFreeOrdinal(members: readonly ObservedMember[]): number {
+export function lowestFreeOrdinal(members: readonly ObservedMember[]): number {
   const used = new Set(members.map((m) => m.ordinal));
   let n = 1;
   while (used.has(n)) n++;
@@ -87,9 +92,12 @@ function unhealthyFor(m: ObservedMember, nowMs: number): number {
 }
 
 export function planMembership(cluster: string, input: PlanInput): MembershipStep {
-  const { desiredVoters, nowMs, replaceUnhealthyAfterMs } = input;
+  const { nowMs, replaceUnhealthyAfterMs } = input;
   const members = input.members;
   const inCluster = members.filter((m) => m.inCluster);
+  const manual = new Set(input.manualMembers ?? []);
+  // Voters added by request count on top of spec.replicas, so the planner does not undo them.
+  const desiredVoters = input.desiredVoters + inCluster.filter((m) => m.role === 'voter' && manual.has(m.name)).length;
 
   if (members.length === 0) {
     const names = Array.from({ length: desiredVoters }, (_, i) => memberName(cluster, i + 1));
@@ -115,6 +123,9 @@ export function planMembership(cluster: string, input: PlanInput): MembershipSte
   const learner = inCluster.find((m) => m.role === 'learner');
   if (learner) {
     const percent = catchUpPercent(learner.raftAppliedIndex, input.leaderRaftIndex);
+    if (learner.healthy && manual.has(learner.name)) {
+      return { kind: 'steady', message: `learner ${learner.name} (added by request) is ${percent} % caught up and waits for a promote request` };
+    }
     if (learner.healthy && caughtUp(learner.raftAppliedIndex, input.leaderRaftIndex)) {
       return { kind: 'promote', member: learner.name, message: `promoting learner ${learner.name} (${percent} % caught up)` };
     }
@@ -147,7 +158,8 @@ export function planMembership(cluster: string, input: PlanInput): MembershipSte
   }
 
   if (voters.length > desiredVoters) {
-    const victim = [...voters].sort((a, b) => b.ordinal - a.ordinal)[0]!;
+    // Scale-down takes spec-owned members first (highest ordinal); request-added ones go by request.
+    const victim = [...voters].sort((a, b) => Number(manual.has(a.name)) - Number(manual.has(b.name)) || b.ordinal - a.ordinal)[0]!;
     if (!removalKeepsQuorum(inCluster, victim)) {
       return { kind: 'wait', member: victim.name, reason: 'quorum-at-risk', message: `scale-down paused: removing ${victim.name} would leave too few healthy voters` };
     }

@@ -37,9 +37,19 @@ describe('decideRequest', () => {
     expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-9' }, three)).toMatchObject({ kind: 'reject', message: 'no member named reg-9' });
     expect(decideRequest({ id: 'x', action: 'transfer-leader', member: 'reg-4' }, [...three, m(4, { role: 'learner' })]).kind).toBe('reject');
   });
-  it('adds a learner only when the planner would (spec.replicas decides the size)', () => {
-    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'add-learner', name: 'reg-4', ordinal: 4, message: '' })).toEqual({ kind: 'add-learner', name: 'reg-4', ordinal: 4 });
-    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'steady', message: '' })).toMatchObject({ kind: 'reject', message: expect.stringMatching(/spec.replicas/) as unknown });
+  it('runs the planner\'s add-learner step when voters < spec.replicas (auto-promoted later)', () => {
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'add-learner', name: 'reg-4', ordinal: 4, message: '' }, 'reg')).toEqual({ kind: 'add-learner', name: 'reg-4', ordinal: 4, held: false });
+  });
+  it('otherwise adds a held learner on top of spec.replicas, with the lowest free ordinal', () => {
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, three, { kind: 'steady', message: '' }, 'reg')).toEqual({ kind: 'add-learner', name: 'reg-4', ordinal: 4, held: true });
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, [m(1), m(3)], { kind: 'steady', message: '' }, 'reg')).toMatchObject({ name: 'reg-2', ordinal: 2 });
+  });
+  it('refuses a second learner (etcd allows one) and acts only with a leader', () => {
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, [...three, m(4, { role: 'learner' })], { kind: 'steady', message: '' }, 'reg')).toMatchObject({
+      kind: 'reject',
+      message: expect.stringMatching(/one learner at a time and reg-4/) as unknown,
+    });
+    expect(decideRequest({ id: 'x', action: 'add-learner' }, [m(1, { isLeader: false }), m(2), m(3)], { kind: 'steady', message: '' }, 'reg')).toMatchObject({ kind: 'reject', message: expect.stringMatching(/no leader/) as unknown });
   });
   it('promotes only learners', () => {
     expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, [...three, m(4, { role: 'learner' })])).toEqual({ kind: 'promote', member: 'reg-4' });

@@ -10,7 +10,7 @@ import {
   RegistryClusterRequestSchema,
   type RegistryClusterRequestAction,
 } from '@orrery/spec';
-import { removalKeepsQuorum, type MembershipStep, type ObservedMember } from './plan-membership.ts';
+import { lowestFreeOrdinal, memberName, removalKeepsQuorum, type MembershipStep, type ObservedMember } from './plan-membership.ts';
 
 // The wire contract (annotation name, actions, entry schema) lives in @orrery/spec, shared with
 // the API and the CLI that write requests.
@@ -57,7 +57,8 @@ export function nextRequest(requests: readonly ClusterRequest[], handled: readon
 }
 
 export type RequestDecision =
-  | { kind: 'add-learner'; name: string; ordinal: number }
+  /** `held`: added on top of spec.replicas; stays a learner until a promote request. */
+  | { kind: 'add-learner'; name: string; ordinal: number; held: boolean }
   | { kind: 'transfer-leader'; from: string; to: string }
   | { kind: 'promote'; member: string }
   | { kind: 'remove'; member: string }
@@ -65,18 +66,24 @@ export type RequestDecision =
 
 /**
  * What a request means against the cluster as observed now, or why it cannot run. `planned` is
- * the planner's next step: an add-learner request only runs what the planner would do anyway,
- * because spec.replicas (owned by GitOps) decides how many members exist.
+ * the planner's next step: when the planner is about to add a learner anyway (voters <
+ * spec.replicas) an add-learner request runs that step; otherwise it adds a *held* learner on
+ * top of spec.replicas (status.manualMembers) that waits for an explicit promote.
  */
-export function decideRequest(req: ClusterRequest, members: readonly ObservedMember[], planned?: MembershipStep): RequestDecision {
+export function decideRequest(req: ClusterRequest, members: readonly ObservedMember[], planned?: MembershipStep, clusterName?: string): RequestDecision {
   const inCluster = members.filter((m) => m.inCluster);
   const leader = inCluster.find((m) => m.isLeader && m.healthy);
   const target = req.member === undefined ? undefined : inCluster.find((m) => m.name === req.member || m.id === req.member);
   if (req.member !== undefined && !target) return { kind: 'reject', message: `no member named ${req.member}` };
   switch (req.action) {
     case 'add-learner': {
-      if (planned?.kind === 'add-learner') return { kind: 'add-learner', name: planned.name, ordinal: planned.ordinal };
-      return { kind: 'reject', message: 'spec.replicas decides how many members run (GitOps owns spec): raise it to add a member; learners are added one at a time while voters < replicas' };
+      if (planned?.kind === 'add-learner') return { kind: 'add-learner', name: planned.name, ordinal: planned.ordinal, held: false };
+      if (!leader) return { kind: 'reject', message: 'the cluster has no leader right now; retry once it has one' };
+      const learner = inCluster.find((m) => m.role === 'learner');
+      if (learner) return { kind: 'reject', message: `etcd allows one learner at a time and ${learner.name} is one: promote or remove it first` };
+      if (!clusterName) return { kind: 'reject', message: 'cannot name a new member' };
+      const ordinal = lowestFreeOrdinal(members);
+      return { kind: 'add-learner', name: memberName(clusterName, ordinal), ordinal, held: true };
     }
     case 'transfer-leader': {
       if (!leader) return { kind: 'reject', message: 'the cluster has no leader right now; retry once it has one' };

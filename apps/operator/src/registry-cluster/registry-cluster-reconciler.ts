@@ -5,9 +5,11 @@
  * membership step chosen by `planMembership` (or one pending request), and writes status.
  * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDurationMs, type RegistryCluster, type RegistryMember } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
+import { setCondition } from '../reconcile/conditions.ts';
 import { buildClusterStatus } from './cluster-status.ts';
 import { loadOrCreateTokens, type RegistryTokens } from './cluster-secrets.ts';
 import { LocalMembers } from './local-members.ts';
@@ -56,6 +58,10 @@ export class RegistryClusterReconciler {
   private stopped = false;
   private readonly log: Log;
   private readonly now: () => number;
+
+  private get etcdBin(): string {
+    return this.o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd';
+  }
 
   constructor(private readonly o: RegistryClusterReconcilerOptions) {
     this.log = o.log ?? (() => {});
@@ -123,7 +129,7 @@ export class RegistryClusterReconciler {
     const members = new LocalMembers({
       clusterDir,
       token: `orrery-${rc.metadata.namespace}-${rc.metadata.name}-${rc.metadata.uid ?? 'local'}`,
-      etcdBin: this.o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd',
+      etcdBin: this.etcdBin,
       heartbeatMs: this.o.heartbeatMs ?? 100,
       electionMs: this.o.electionMs ?? 1000,
       log: (msg, f) => this.log(msg, { cluster: key, ...f }),
@@ -185,6 +191,14 @@ export class RegistryClusterReconciler {
 
   private async reconcile(key: string, rc: RegistryCluster, rt: ClusterRuntime): Promise<void> {
     const nowMs = this.now();
+    if (!existsSync(this.etcdBin)) {
+      // Report it on the resource (the console and `orrery get` show it) instead of failing.
+      const message = `no etcd binary at ${this.etcdBin}: install etcd-server (as root: apt-get install etcd-server) or set ETCD_BIN`;
+      let conditions = setCondition(rc.status?.conditions, { type: 'Available', status: 'False', reason: 'EtcdMissing', message }, new Date(nowMs));
+      conditions = setCondition(conditions, { type: 'Degraded', status: 'True', reason: 'EtcdMissing', message }, new Date(nowMs));
+      if (!this.stopped) await this.o.store.updateStatus('RegistryCluster', rc.metadata.namespace, rc.metadata.name, { ...rc.status, conditions, observedGeneration: rc.metadata.generation });
+      return;
+    }
     const local = rt.members.list();
     const obs = await observeCluster(local.map((m) => m.clientURL));
 
@@ -219,20 +233,24 @@ export class RegistryClusterReconciler {
     const prev = rc.status;
     let handled = prev?.handledRequests;
     let lastRequest = prev?.lastRequest;
+    // Request-added members still in the cluster (one removed by etcd or by request drops out).
+    let manual = (prev?.manualMembers ?? []).filter((n) => observed.some((m) => m.name === n && m.inCluster));
     const { requests, problems } = parseRequests(rc.metadata.annotations);
     let step: MembershipStep = { kind: 'steady', message: '' };
     let stepError: string | undefined;
     const pending = nextRequest(requests, handled);
     if (pending && obs.members) {
       this.o.onStep?.(key, { kind: 'request', request: pending }, observed, leaderRaftIndex);
-      const planned = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+      const planned = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
       const outcome = await this.runRequest(key, rc, rt, pending, observed, obs, planned);
-      lastRequest = { id: pending.id, action: pending.action, member: pending.member, ...outcome, completedAt: new Date(nowMs).toISOString() };
+      if (outcome.held) manual = [...manual, outcome.held];
+      if (outcome.outcome === 'succeeded' && (pending.action === 'remove' || pending.action === 'replace')) manual = manual.filter((n) => n !== outcome.member);
+      lastRequest = { id: pending.id, action: pending.action, member: pending.member, outcome: outcome.outcome, message: outcome.message, completedAt: new Date(nowMs).toISOString() };
       handled = [...(handled ?? []), pending.id].slice(-HANDLED_KEEP);
       this.log('request handled', { cluster: key, id: pending.id, action: pending.action, outcome: outcome.outcome, message: outcome.message });
-      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
     } else {
-      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs));
+      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
       if (step.kind !== 'steady' && step.kind !== 'wait') {
         this.o.onStep?.(key, step, observed, leaderRaftIndex);
         this.log('membership step', { cluster: key, step: step.kind, message: step.message });
@@ -266,6 +284,7 @@ export class RegistryClusterReconciler {
       endpoint,
       lastRequest,
       handledRequests: handled,
+      manualMembers: manual,
       requestProblems: problems,
       now: new Date(nowMs),
     });
@@ -273,8 +292,9 @@ export class RegistryClusterReconciler {
     await this.o.store.updateStatus('RegistryCluster', rc.metadata.namespace, rc.metadata.name, status);
   }
 
-  private planInput(rc: RegistryCluster, members: ObservedMember[], leaderRaftIndex: number | undefined, nowMs: number) {
+  private planInput(rc: RegistryCluster, members: ObservedMember[], leaderRaftIndex: number | undefined, nowMs: number, manualMembers: string[]) {
     return {
+      manualMembers,
       desiredVoters: rc.spec.replicas,
       members,
       leaderRaftIndex,
@@ -397,15 +417,17 @@ export class RegistryClusterReconciler {
     observed: ObservedMember[],
     obs: ClusterObservation,
     planned: MembershipStep,
-  ): Promise<{ outcome: 'succeeded' | 'failed' | 'rejected'; message: string }> {
-    const d = decideRequest(req, observed, planned);
+  ): Promise<{ outcome: 'succeeded' | 'failed' | 'rejected'; message: string; held?: string; member?: string }> {
+    const d = decideRequest(req, observed, planned, rc.metadata.name);
     if (d.kind === 'reject') return { outcome: 'rejected', message: d.message };
     const leader = observed.find((m) => m.isLeader && m.healthy);
     try {
       switch (d.kind) {
         case 'add-learner':
           await this.execute(rc, rt, { kind: 'add-learner', name: d.name, ordinal: d.ordinal, message: '' }, observed, obs);
-          return { outcome: 'succeeded', message: `learner ${d.name} added; it is promoted once caught up` };
+          return d.held
+            ? { outcome: 'succeeded', message: `learner ${d.name} added on top of spec.replicas; it stays a learner until you promote it`, held: d.name }
+            : { outcome: 'succeeded', message: `learner ${d.name} added; it is promoted once caught up` };
         case 'transfer-leader': {
           const to = observed.find((m) => m.name === d.to)!;
           await moveLeader(this.urlOf(rt, obs, leader)!, to.id!);
@@ -420,6 +442,7 @@ export class RegistryClusterReconciler {
           await this.removeOne(rt, d.member, observed, obs);
           return {
             outcome: 'succeeded',
+            member: d.member,
             message: req.action === 'replace' ? `${d.member} removed; a new learner follows` : `${d.member} removed (spec.replicas still decides the size: lower it to keep the cluster smaller)`,
           };
       }

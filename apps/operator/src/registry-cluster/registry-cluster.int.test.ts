@@ -156,6 +156,40 @@ describe('RegistryCluster (local backend, real etcd)', () => {
     expect(steps.filter((s) => s.step.kind === 'request').length).toBe(1);
   });
 
+  it('one-click membership: add-learner holds a learner on top of spec.replicas until promote; remove takes it out', { timeout: 90_000 }, async () => {
+    await waitForVoters(['reg-1', 'reg-2', 'reg-3'], 30_000);
+    const request = async (id: string, action: string, member?: string) => {
+      const prev = (await current()).metadata.annotations?.[REQUESTS_ANNOTATION];
+      const list = [...(prev ? (JSON.parse(prev) as unknown[]) : []), { id, action, ...(member ? { member } : {}) }];
+      await applySpec({}, { [REQUESTS_ANNOTATION]: JSON.stringify(list) });
+      return waitFor(`request ${id} handled`, 40_000, async () => {
+        const r = await current();
+        return r.status?.lastRequest?.id === id ? r : undefined;
+      }, undefined, 300);
+    };
+    const added = await request('add-1', 'add-learner');
+    expect(added.status?.lastRequest).toMatchObject({ outcome: 'succeeded', message: expect.stringMatching(/reg-4 .*until you promote/) as unknown });
+    // Held: still a learner several passes later, even though it caught up long ago.
+    await new Promise((r) => setTimeout(r, 4_000));
+    let rc = await current();
+    expect(rc.status?.members?.find((m) => m.name === 'reg-4')?.role).toBe('learner');
+    expect(rc.status?.manualMembers).toEqual(['reg-4']);
+    expect((await request('add-2', 'add-learner')).status?.lastRequest).toMatchObject({ outcome: 'rejected', message: expect.stringMatching(/one learner at a time/) as unknown });
+
+    const promoted = await request('promote-1', 'promote', 'reg-4');
+    expect(promoted.status?.lastRequest?.outcome, promoted.status?.lastRequest?.message).toBe('succeeded');
+    rc = await waitForVoters(['reg-1', 'reg-2', 'reg-3', 'reg-4'], 20_000);
+    // Four voters with spec.replicas 3: the request-added voter is kept, not scaled away.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await current()).status?.members?.filter((m) => m.role === 'voter')).toHaveLength(4);
+
+    const removed = await request('remove-1', 'remove', 'reg-4');
+    expect(removed.status?.lastRequest?.outcome, removed.status?.lastRequest?.message).toBe('succeeded');
+    rc = await waitForVoters(['reg-1', 'reg-2', 'reg-3'], 30_000);
+    expect(rc.status?.manualMembers).toBeUndefined();
+    expect(rc.spec.replicas).toBe(3);
+  });
+
   it('replaces a member whose machine is gone after replaceUnhealthyAfter', { timeout: 90_000 }, async () => {
     await applySpec({ replaceUnhealthyAfter: '3s' }, {});
     const before = await waitForVoters(['reg-1', 'reg-2', 'reg-3'], 30_000);

@@ -31,6 +31,11 @@ export async function deleteSession(conn: Connection, id: string): Promise<void>
 }
 
 /** Creates or replaces a console user (bootstrap, CLI); the password is stored as scrypt. */
+/** Creates or updates a user from an already computed hash (the users file). */
+export async function upsertUserHash(conn: Connection, name: string, role: Role, passwordHash: string): Promise<void> {
+  await conn.db.insert(users).values({ name, role, passwordHash }).onConflictDoUpdate({ target: users.name, set: { role, passwordHash } });
+}
+
 export async function upsertUser(conn: Connection, name: string, role: Role, password: string): Promise<void> {
   if (!/^[a-zA-Z0-9._@-]{1,64}$/.test(name)) throw new Error('user names are 1-64 characters of letters, digits and . _ @ -');
   if (password.length < 8) throw new Error('passwords need at least 8 characters');

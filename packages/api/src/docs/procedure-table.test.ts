@@ -12,7 +12,7 @@ describe('procedure metadata and docs/api.md', () => {
       expect(p.summary, p.path).not.toBe('');
       if (p.type === 'mutation') expect(p.audit, p.path).toBe(p.path);
     }
-    expect(procs.filter((p) => p.role === 'public').map((p) => p.path)).toEqual(['auth.login', 'auth.whoami']);
+    expect(procs.filter((p) => p.role === 'public').map((p) => p.path)).toEqual(['auth.login', 'auth.permissions', 'auth.whoami']);
   });
   it('docs/api.md holds the current table (regenerate: npx tsx packages/api/scripts/gen-docs.ts)', () => {
     expect(readFileSync(API_DOC_PATH, 'utf8')).toContain(renderProcedureTable());

@@ -88,6 +88,17 @@ describe('auth.login / whoami / logout over HTTP', () => {
   });
 });
 
+describe('auth.permissions', () => {
+  it('answers the minimum role of every procedure without a session, from the procedure metadata', async () => {
+    const { c } = client();
+    const p = await c.auth.permissions.query();
+    expect(p['auth.login']).toBe('public');
+    expect(p['functions.list']).toBe('viewer');
+    expect(p['functions.rollback']).toBe('operator');
+    expect(Object.values(p).every((r) => ['public', 'viewer', 'operator', 'admin'].includes(r))).toBe(true);
+  });
+});
+
 describe('roles enforced on the server over HTTP', () => {
   it('a viewer gets 403 FORBIDDEN on a mutation, an operator succeeds', async () => {
     const viewer = client();

@@ -156,6 +156,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   'RegistryCluster:status.lastRequest.message': 'What happened, or why it was refused.',
   'RegistryCluster:status.lastRequest.completedAt': 'When it finished (RFC 3339).',
   'RegistryCluster:status.handledRequests': 'Ids of requests already executed (last 50); each id runs once.',
+  'RegistryCluster:status.manualMembers': 'Members added by an add-learner request on top of spec.replicas; a learner here waits for a promote request, a voter here is kept until a remove request.',
   'StateSync:status.replicas': 'Sync health per replica (and syncable).',
   'StateSync:status.replicas[].replica': 'Replica name.',
   'StateSync:status.replicas[].syncable': 'Syncable name.',

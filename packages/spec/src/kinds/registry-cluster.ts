@@ -63,6 +63,8 @@ export const RegistryClusterStatusSchema = StatusBaseSchema.extend({
     .optional(),
   /** Ids of requests already executed (most recent last, bounded) so each runs exactly once. */
   handledRequests: z.array(z.string()).optional(),
+  /** Members added by an add-learner request on top of spec.replicas: held as learners until promoted. */
+  manualMembers: z.array(z.string()).optional(),
 });
 
 export const RegistryClusterSchema = z.object({

@@ -15,6 +15,8 @@ export const members = protectedProcedure('viewer', "A cluster's members as the 
     return {
       replicas: c.spec.replicas,
       leader: c.status?.leader ?? null,
+      // Request-added members (held learners wait for a promote request; see docs/registry-clusters.md).
+      manualMembers: c.status?.manualMembers ?? [],
       members: ms.map((m) => ({ ...m, lag: leaderIndex !== undefined && m.raftAppliedIndex !== undefined ? Math.max(0, leaderIndex - m.raftAppliedIndex) : null })),
       pendingRequests: parsed.ok ? parsed.requests.filter((r) => !handled.has(r.id)) : [],
       lastRequest: c.status?.lastRequest ?? null,

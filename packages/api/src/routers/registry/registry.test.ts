@@ -166,6 +166,18 @@ describe('statesync.list (viewer)', () => {
     expect(reps.find((x) => x.replica === 'router-b')).toMatchObject({ backingOff: true, healthy: false, lastError: 'ECONNREFUSED' });
     expect((await rejection(h.as(undefined).statesync.list())).code).toBe('UNAUTHORIZED');
   });
+  it('a wait equal to the sync period is the normal cadence, not a backoff', async () => {
+    const s = (await h.store.get('StateSync', 'default', (await h.as('viewer').statesync.list()).items[0]!.name))!;
+    const period = (s.spec as { syncPeriod?: string }).syncPeriod ?? '10s';
+    const seconds = Number(/^(\d+)s$/.exec(period)?.[1] ?? 10);
+    await h.store.updateStatus('StateSync', 'default', s.metadata.name, {
+      ...(s.status as object),
+      replicas: [{ replica: 'router-a', entitiesPushed: 1, entitiesPulled: 1, backoffSeconds: seconds }, { replica: 'router-c', entitiesPushed: 0, entitiesPulled: 0, backoffSeconds: seconds * 4 }],
+    });
+    const reps = (await h.as('viewer').statesync.list()).items[0]!.replicas;
+    expect(reps.find((x) => x.replica === 'router-a')).toMatchObject({ backingOff: false, healthy: true });
+    expect(reps.find((x) => x.replica === 'router-c')).toMatchObject({ backingOff: true, healthy: false });
+  });
 });
 
 describe('audit.list (viewer)', () => {

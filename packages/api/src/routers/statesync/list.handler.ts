@@ -1,4 +1,5 @@
 import type { StateSync } from '@orrery/spec';
+import { isBackingOff, syncPeriodSeconds } from './backing-off.ts';
 import { storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
 import { ListStateSyncInput } from './list.schema.ts';
@@ -7,14 +8,17 @@ export const list = protectedProcedure('viewer', 'StateSync resources with per-r
   .input(ListStateSyncInput)
   .query(async ({ ctx, input }) => {
     const r = await storeCall(() => ctx.store.list('StateSync', { namespace: input.namespace }));
-    const items = (r.items as StateSync[]).map((s) => ({
+    const items = (r.items as StateSync[]).map((s) => {
+      const periodS = syncPeriodSeconds(s.spec.syncPeriod);
+      return {
       namespace: s.metadata.namespace,
       name: s.metadata.name,
       target: s.spec.target,
       syncPeriod: s.spec.syncPeriod,
       syncables: s.spec.syncables,
       conditions: s.status?.conditions ?? [],
-      replicas: (s.status?.replicas ?? []).map((rep) => ({ ...rep, backingOff: rep.backoffSeconds > 0, healthy: !rep.lastError && rep.backoffSeconds === 0 })),
-    }));
+      replicas: (s.status?.replicas ?? []).map((rep) => ({ ...rep, backingOff: isBackingOff(rep, periodS), healthy: !rep.lastError && !isBackingOff(rep, periodS) })),
+    };
+    });
     return { items, resourceVersion: r.resourceVersion };
   });

@@ -1,0 +1,99 @@
+'use client';
+import Link from 'next/link';
+import { useParams } from 'next/navigation';
+import { useQuery } from '@tanstack/react-query';
+import { HealthBadge } from '../../../../components/health-badge.tsx';
+import { QueryState } from '../../../../components/query-state.tsx';
+import { useTRPC } from '../../../../lib/trpc.ts';
+import { RevisionsTimeline } from './revisions-timeline.tsx';
+import { StickyPanel } from './sticky-panel.tsx';
+import { TrafficEditor } from './traffic-editor.tsx';
+import styles from './function-detail.module.css';
+
+/** One function: health and conditions, the traffic split editor, the revisions timeline with rollback, live counters. */
+export default function FunctionDetailPage() {
+  const params = useParams<{ namespace: string; name: string }>();
+  const namespace = decodeURIComponent(params.namespace);
+  const name = decodeURIComponent(params.name);
+  const trpc = useTRPC();
+  const fn = useQuery(trpc.functions.get.queryOptions({ namespace, name }));
+  const revisions = useQuery(trpc.functions.revisions.queryOptions({ namespace, name }));
+  const summary = useQuery(trpc.overview.summary.queryOptions({ namespace, auditLimit: 0 }));
+  const live = useQuery(trpc.sticky.live.queryOptions({ namespace, function: name }));
+  const health = summary.data?.functions.find((f) => f.name === name);
+  const f = fn.data;
+  const revisionNames = (revisions.data?.items ?? []).map((r) => r.metadata.name);
+  return (
+    <>
+      <p>
+        <Link href="/functions">← Functions</Link>
+      </p>
+      <div className={styles.header}>
+        <h1>
+          {namespace}/{name}
+        </h1>
+        {health ? <HealthBadge health={health.health} title={health.message} /> : null}
+        {health?.message ? (
+          <span className="muted" data-testid="function-health-message">
+            {health.message}
+          </span>
+        ) : null}
+      </div>
+      <QueryState isLoading={fn.isLoading} error={fn.error} />
+      {f ? (
+        <>
+          <p className={styles.facts}>
+            <span>
+              URL: {f.status?.url ? <code data-testid="function-url">{f.status.url}</code> : <span className="muted">not routed yet</span>}
+            </span>
+            <span>generation {f.metadata.generation ?? '—'} (observed {f.status?.observedGeneration ?? '—'})</span>
+            <span>executor {f.spec.template.executor ?? 'pool'}</span>
+            {f.spec.state ? (
+              <span>
+                state: keyspace <code>{f.spec.state.keyspace ?? name}</code>
+                {f.spec.state.sticky ? ` · sticky by ${f.spec.state.sticky.source} ${f.spec.state.sticky.name}` : ''}
+              </span>
+            ) : (
+              <span className="muted">stateless</span>
+            )}
+          </p>
+          <details>
+            <summary>Conditions</summary>
+            <table>
+              <caption className="sr-only">Status conditions</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Type</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col">Message</th>
+                  <th scope="col">Since</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(f.status?.conditions ?? []).map((c) => (
+                  <tr key={c.type} data-testid={`condition-${c.type}`}>
+                    <td>{c.type}</td>
+                    <td>{c.status}</td>
+                    <td>{c.reason}</td>
+                    <td>{c.message}</td>
+                    <td>{c.lastTransitionTime ? new Date(c.lastTransitionTime).toLocaleString() : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+          <QueryState isLoading={revisions.isLoading} error={revisions.error} />
+          {revisions.data ? (
+            <>
+              <TrafficEditor fn={f} revisions={revisionNames} />
+              <RevisionsTimeline fn={f} revisions={revisions.data.items} />
+            </>
+          ) : null}
+          <StickyPanel live={live.data} sampledAt={live.dataUpdatedAt} />
+          <QueryState isLoading={false} error={live.error} />
+        </>
+      ) : null}
+    </>
+  );
+}

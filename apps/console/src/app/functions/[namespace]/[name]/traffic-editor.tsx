@@ -1,0 +1,232 @@
+'use client';
+import { useMemo, useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { OrreryFunction, TrafficTarget } from '@orrery/spec';
+import { ActionButton } from '../../../../components/action-button.tsx';
+import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
+import { useTRPC } from '../../../../lib/trpc.ts';
+import { diffRows, LATEST_KEY, rowKeyOfIssue, rowsFromSpec, sumOf, trafficFromRows, type TrafficRow } from '../../traffic-draft.ts';
+import styles from './function-detail.module.css';
+
+const labelOf = (key: string) => (key === LATEST_KEY ? 'latest ready revision' : key);
+
+/**
+ * The traffic split editor: a number input and a slider per revision (plus "latest"), an optional
+ * tag each; Apply needs a sum of exactly 100 and shows the old → new diff before anything is sent.
+ * Edits start from the function as read then (its resourceVersion), so a concurrent change is
+ * refused by the API (CONFLICT) instead of being overwritten.
+ */
+export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions: string[] }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const current = useMemo(() => rowsFromSpec(fn.spec.traffic, revisions), [fn.spec.traffic, revisions]);
+  const [draft, setDraft] = useState<{ rows: TrafficRow[]; resourceVersion?: string } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [sent, setSent] = useState<TrafficTarget[]>([]);
+  const setTraffic = useMutation(
+    trpc.functions.traffic.set.mutationOptions({
+      onSuccess: async () => {
+        setDraft(null);
+        setConfirming(false);
+        await qc.invalidateQueries();
+      },
+      onError: () => setConfirming(false),
+    }),
+  );
+
+  // Rows for revisions created after the edit began are added at 0 %.
+  const rows = draft ? [...draft.rows, ...current.filter((c) => !draft.rows.some((r) => r.key === c.key)).map((c) => ({ ...c, percent: 0, tag: '' }))] : current;
+  const sum = sumOf(rows);
+  const diff = diffRows(current, rows);
+  const changed = diff.some((d) => d.changed);
+  const issues = setTraffic.error?.data?.issues ?? [];
+  const issuesByRow = new Map<string, string[]>();
+  const otherIssues: string[] = [];
+  for (const i of issues) {
+    const key = rowKeyOfIssue(i.path, sent);
+    if (key) issuesByRow.set(key, [...(issuesByRow.get(key) ?? []), i.message]);
+    else otherIssues.push(i.path ? `${i.path}: ${i.message}` : i.message);
+  }
+
+  const edit = (key: string, patch: Partial<TrafficRow>) => {
+    setTraffic.reset();
+    setDraft((d) => {
+      const base = d ?? { rows: current, resourceVersion: fn.metadata.resourceVersion };
+      const has = base.rows.some((r) => r.key === key);
+      const next = has ? base.rows.map((r) => (r.key === key ? { ...r, ...patch } : r)) : [...base.rows, { key, percent: 0, tag: '', ...patch }];
+      return { ...base, rows: next };
+    });
+  };
+  const percentOf = (v: string) => {
+    const n = Math.round(Number(v));
+    return Number.isFinite(n) ? Math.min(100, Math.max(0, n)) : 0;
+  };
+  const apply = () => {
+    const traffic = trafficFromRows(rows);
+    setSent(traffic);
+    setTraffic.mutate({ namespace: fn.metadata.namespace, name: fn.metadata.name, traffic, resourceVersion: draft?.resourceVersion });
+  };
+
+  return (
+    <section className={`card ${styles.panel}`} aria-labelledby="traffic-heading">
+      <h2 id="traffic-heading">Traffic split</h2>
+      <p className="muted">
+        Percents must add up to 100. A tag makes a revision reachable with the header <code>Orrery-Tag: &lt;tag&gt;</code> whatever its percent.
+        {draft ? ' Editing: the live values are paused until you apply or reset.' : ''}
+      </p>
+      <table className={styles.traffic}>
+        <caption className="sr-only">Percent and tag per revision</caption>
+        <thead>
+          <tr>
+            <th scope="col">Target</th>
+            <th scope="col">Percent</th>
+            <th scope="col">Tag</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => {
+            const rowIssues = issuesByRow.get(r.key);
+            const id = r.key === LATEST_KEY ? 'latest' : r.key;
+            return (
+              <tr key={r.key} data-testid={`traffic-row-${id}`}>
+                <th scope="row">
+                  {labelOf(r.key)}
+                  {r.key === LATEST_KEY && fn.status?.latestReadyRevision ? <span className="muted"> (now {fn.status.latestReadyRevision})</span> : null}
+                </th>
+                <td>
+                  <div className={styles.percent}>
+                    <input
+                      type="number"
+                      min={0}
+                      max={100}
+                      step={1}
+                      value={r.percent}
+                      aria-label={`percent for ${labelOf(r.key)}`}
+                      aria-invalid={rowIssues ? true : undefined}
+                      data-testid={`traffic-input-${id}`}
+                      onChange={(e) => edit(r.key, { percent: percentOf(e.target.value) })}
+                    />
+                    <input
+                      type="range"
+                      min={0}
+                      max={100}
+                      step={1}
+                      value={r.percent}
+                      aria-label={`percent slider for ${labelOf(r.key)}`}
+                      data-testid={`traffic-slider-${id}`}
+                      onChange={(e) => edit(r.key, { percent: percentOf(e.target.value) })}
+                    />
+                  </div>
+                  {rowIssues ? (
+                    <p className="error" role="alert" data-testid={`traffic-error-${id}`}>
+                      {rowIssues.join('; ')}
+                    </p>
+                  ) : null}
+                </td>
+                <td>
+                  <input
+                    value={r.tag}
+                    placeholder="none"
+                    aria-label={`tag for ${labelOf(r.key)}`}
+                    data-testid={`traffic-tag-${id}`}
+                    onChange={(e) => edit(r.key, { tag: e.target.value })}
+                    size={12}
+                  />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">Sum</th>
+            <td colSpan={2}>
+              <strong data-testid="traffic-sum" data-sum={sum} className={sum === 100 ? undefined : 'error'}>
+                {sum} %
+              </strong>{' '}
+              {sum === 100 ? <span className="muted">✓ adds up to 100</span> : <span className="error">✕ must be exactly 100 ({sum < 100 ? `${100 - sum} missing` : `${sum - 100} too many`})</span>}
+            </td>
+          </tr>
+        </tfoot>
+      </table>
+      <p className={styles.actions}>
+        <ActionButton
+          procedure="functions.traffic.set"
+          className="primary"
+          data-testid="traffic-apply"
+          disabled={sum !== 100 || !changed || setTraffic.isPending}
+          title={sum !== 100 ? 'the percents must add up to 100' : !changed ? 'nothing changed' : undefined}
+          onClick={() => setConfirming(true)}
+        >
+          Apply…
+        </ActionButton>
+        <button type="button" onClick={() => {
+            setDraft(null);
+            setTraffic.reset();
+          }} disabled={!draft} data-testid="traffic-reset">
+          Reset
+        </button>
+      </p>
+      {setTraffic.error ? (
+        <div role="alert" className="error" data-testid="traffic-server-error">
+          <p>{setTraffic.error.message}</p>
+          {otherIssues.length ? (
+            <ul>
+              {otherIssues.map((m) => (
+                <li key={m}>{m}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+      {setTraffic.isSuccess && !draft ? (
+        <p className="muted" role="status" data-testid="traffic-applied">
+          Applied; the routers pick the new split up within a second.
+        </p>
+      ) : null}
+      {/* Mounted only while open, so the page holds one confirm button (data-testid confirm-action) at a time. */}
+      {confirming ? (
+        <ConfirmDialog
+          open
+          title={`Change the traffic split of ${fn.metadata.namespace}/${fn.metadata.name}?`}
+          confirmLabel="Apply split"
+          busy={setTraffic.isPending}
+          onConfirm={apply}
+          onCancel={() => setConfirming(false)}
+        >
+          <TrafficDiff changes={diff} />
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
+
+/** Old → new per target; changed rows say so in words, not only by style. */
+export function TrafficDiff({ changes }: { changes: ReturnType<typeof diffRows> }) {
+  const show = (v: { percent: number; tag: string }) => `${v.percent} %${v.tag ? ` #${v.tag}` : ''}`;
+  return (
+    <table data-testid="traffic-diff">
+      <caption className="sr-only">Traffic before and after</caption>
+      <thead>
+        <tr>
+          <th scope="col">Target</th>
+          <th scope="col">Now</th>
+          <th scope="col">After</th>
+          <th scope="col">
+            <span className="sr-only">Changed</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {changes.map((c) => (
+          <tr key={c.key} data-testid="traffic-diff-row" data-changed={c.changed}>
+            <th scope="row">{labelOf(c.key)}</th>
+            <td>{show(c.before)}</td>
+            <td>{c.changed ? <strong>{show(c.after)}</strong> : show(c.after)}</td>
+            <td className={c.changed ? 'warning' : 'muted'}>{c.changed ? 'changed' : 'same'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,62 @@
+'use client';
+import Link from 'next/link';
+import { useQuery } from '@tanstack/react-query';
+import { HealthBadge } from '../../components/health-badge.tsx';
+import { QueryState } from '../../components/query-state.tsx';
+import { useTRPC } from '../../lib/trpc.ts';
+import { clusterHealth } from './cluster-health.ts';
+
+/** Registry clusters: one row per RegistryCluster, each linking to its membership view. */
+export default function RegistryClustersPage() {
+  const trpc = useTRPC();
+  const clusters = useQuery(trpc.registry.clusters.queryOptions({}));
+  const items = clusters.data?.items ?? [];
+  return (
+    <>
+      <h1>Registry clusters</h1>
+      <QueryState isLoading={clusters.isLoading} error={clusters.error} />
+      {clusters.data && items.length === 0 ? <p className="muted">No RegistryCluster resources.</p> : null}
+      {items.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Cluster</th>
+              <th scope="col">Health</th>
+              <th scope="col">Leader</th>
+              <th scope="col">Voters (desired)</th>
+              <th scope="col">Learners</th>
+              <th scope="col">Healthy members</th>
+              <th scope="col">Registry API</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((c) => {
+              const h = clusterHealth(c.conditions);
+              return (
+                <tr key={`${c.namespace}/${c.name}`} data-testid={`cluster-${c.namespace}-${c.name}`}>
+                  <th scope="row">
+                    <Link href={`/registry/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`}>
+                      {c.namespace}/{c.name}
+                    </Link>
+                  </th>
+                  <td>
+                    <HealthBadge health={h.health} title={h.why} /> <span className="muted">{h.why}</span>
+                  </td>
+                  <td>{c.leader ?? <span className="warning">none</span>}</td>
+                  <td>
+                    {c.voters} ({c.replicas})
+                  </td>
+                  <td>{c.learners}</td>
+                  <td>
+                    {c.healthy} of {c.voters + c.learners}
+                  </td>
+                  <td>{c.endpoint ? <code>{c.endpoint}</code> : <span className="muted">not yet</span>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+    </>
+  );
+}

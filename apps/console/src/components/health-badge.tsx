@@ -1,0 +1,12 @@
+/** Argo-CD-style health: one word, one colour (the colours live in globals.css). */
+export type Health = 'Healthy' | 'Progressing' | 'Degraded' | 'Unknown';
+
+const GLYPH: Record<Health, string> = { Healthy: '●', Progressing: '◐', Degraded: '✕', Unknown: '?' };
+
+export function HealthBadge({ health, title }: { health: Health; title?: string }) {
+  return (
+    <span className={`badge health-${health}`} title={title} data-health={health}>
+      {GLYPH[health]} {health}
+    </span>
+  );
+}

@@ -1,0 +1,43 @@
+/**
+ * Chromium for the specs: Debian's /usr/bin/chromium driven by playwright-core (no browser
+ * download), with the flags that keep it off the network; screenshots and axe checks per page.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Saves `e2e/artifacts/<name>.png` (git-ignored) of the whole page. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core's critical violations on the page, as readable lines (empty = pass). */
+export async function criticalViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.filter((v) => v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+}
+
+/** Logs in through the login form with the admin token or a user's password. */
+export async function logIn(page: Page, consoleUrl: string, as: { token: string } | { user: string; password: string }): Promise<void> {
+  await page.goto(`${consoleUrl}/login`);
+  if ('token' in as) {
+    await page.getByTestId('login-token').fill(as.token);
+  } else {
+    await page.getByTestId('login-method-password').check();
+    await page.getByTestId('login-user').fill(as.user);
+    await page.getByTestId('login-password').fill(as.password);
+  }
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByTestId('role').waitFor({ timeout: 30_000 });
+}
