@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/.next/**', 'charts/**', '.orrery/**', 'e2e/artifacts/**', '**/*.mjs', '**/*.js'] },
+  { ignores: ['**/node_modules/**', '**/.next/**', 'charts/**', '.orrery/**', 'e2e/artifacts/**', '**/next-env.d.ts', '**/*.mjs', '**/*.js'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

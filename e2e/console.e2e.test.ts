@@ -99,6 +99,9 @@ describe('console', () => {
     expect(counts.v1! + counts.v2!, JSON.stringify(counts)).toBe(400);
     expect(v1, JSON.stringify(counts)).toBeGreaterThanOrEqual(0.45);
     expect(v1, JSON.stringify(counts)).toBeLessThanOrEqual(0.55);
+    // Both revisions served traffic, so both appear in the per-revision load table.
+    await page.getByTestId('revision-load-canary-00002').waitFor({ timeout: 10_000 });
+    await page.getByTestId('revision-load-canary-00001').waitFor({ timeout: 10_000 });
     await screenshot(page, 'function-detail');
     expect(await criticalViolations(page)).toEqual([]);
 

@@ -42,5 +42,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-say "console: not built yet (issue 10) — the platform starts without it"
+
 exec node apps/cli/bin/orrery.mjs up "$@"

@@ -45,7 +45,7 @@ if (backendFlag >= 0) {
 }
 
 const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir .orrery] [--database-url URL]
-  [--store-token-file FILE] [--registry-url URL[,URL]] [--state-url URL] [--master-key-file FILE]
+  [--store-token-file FILE] [--registry-url URL[,URL] | --registry-cluster NAMESPACE/NAME[:PORT]] [--state-url URL] [--master-key-file FILE]
   [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
@@ -63,6 +63,7 @@ const { values } = (() => {
         'database-url': { type: 'string' },
         'store-token-file': { type: 'string' },
         'registry-url': { type: 'string' },
+        'registry-cluster': { type: 'string' },
         'state-url': { type: 'string' },
         'master-key-file': { type: 'string' },
         'router-url': { type: 'string' },
@@ -101,11 +102,20 @@ const store = await createLocalStore(conn);
 const storeToken = values['store-token-file'] ? readFileSync(values['store-token-file'], 'utf8').trim() : undefined;
 const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
 
+// Where workers register: fixed URLs, or the registry API of a RegistryCluster this operator runs
+// (followed as its status.endpoint changes; `orrery up` uses the examples' cluster this way).
+const registryUrls = (values['registry-url'] ?? '').split(',').filter(Boolean);
+const platformCluster = /^([a-z0-9-]+)\/([a-z0-9-]+)(?::(\d+))?$/.exec(values['registry-cluster'] ?? '');
+if (values['registry-cluster'] && !platformCluster) {
+  process.stderr.write(`orrery-operator: --registry-cluster takes NAMESPACE/NAME or NAMESPACE/NAME:PORT\n${USAGE}\n`);
+  process.exit(2);
+}
+
 const runtimeBin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'runtime', 'bin', 'orrery-runtime.mjs');
 const backend = new LocalBackend({
   runtimeCommand: { command: process.execPath, args: [runtimeBin] },
   dataDir,
-  registryUrls: (values['registry-url'] ?? '').split(',').filter(Boolean),
+  registryUrls,
   endpointsFile: values['endpoints-file'] ? resolve(values['endpoints-file']) : undefined,
   // the operator is created just below; the backend only calls back once workers run
   onChange: (key) => operator.workerChanged(key),
@@ -120,7 +130,7 @@ if (!Number.isInteger(poolSizeDefault) || poolSizeDefault < 0 || !Number.isFinit
 const pool: PoolExecutor = new PoolExecutor({
   runtimeCommand: { command: process.execPath, args: [runtimeBin] },
   dataDir,
-  registryUrls: (values['registry-url'] ?? '').split(',').filter(Boolean),
+  registryUrls,
   stateUrl: values['state-url'],
   poolSizeOf: async (ns, env) => ((await store.get('Environment', ns, env)) as Environment | undefined)?.spec.poolSize ?? poolSizeDefault,
   idleTimeoutMs: poolIdleMs,
@@ -229,7 +239,12 @@ pool.start();
 log('operator started', { dataDir, store: conn.kind, masterKey: masterKey ? 'configured' : 'absent' });
 
 // RegistryCluster: etcd members + orrery-registry as child processes (docs/registry-clusters.md).
-const registryClusters = new RegistryClusterReconciler({ store, dataDir, log });
+const registryClusters = new RegistryClusterReconciler({
+  store,
+  dataDir,
+  log,
+  apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
+});
 await registryClusters.start();
 // StateSync: routers the operator runs (restarted with the rendered flags), or routers run elsewhere (observed).
 const observedRouters = (values['statesync-router-admin-urls'] ?? '').split(',').filter(Boolean);
@@ -249,6 +264,20 @@ const syncReplicas: ReplicaSet = observedRouters.length
       log,
     });
 fleet.current = syncReplicas;
+const followRegistry = platformCluster
+  ? setInterval(() => {
+      void store.get('RegistryCluster', platformCluster[1]!, platformCluster[2]!).then(
+        (rc) => {
+          const endpoint = (rc as { status?: { endpoint?: string } } | undefined)?.status?.endpoint;
+          if (endpoint && registryUrls.join() !== endpoint) {
+            registryUrls.splice(0, registryUrls.length, endpoint); // the backend and the pool read this array at each worker start
+            log('workers register at the platform registry', { url: endpoint });
+          }
+        },
+        () => {},
+      );
+    }, 1000)
+  : undefined;
 const stateSyncs = new StateSyncReconciler({ store, dataDir, replicas: syncReplicas, log });
 await stateSyncs.start();
 const rollups = startRollups(apiServices, rollupIntervalMs, log);
@@ -262,6 +291,7 @@ async function shutdown(signal: string) {
   server.closeAllConnections();
   autoscaler.stop();
   rollups.stop();
+  clearInterval(followRegistry);
   await operator.stop();
   await pool.stopAll();
   await backend.stopAll();

@@ -9,3 +9,4 @@ export * from './kinds/registry-cluster-requests.ts';
 export * from './kinds/state-sync.ts';
 export * from './resource.ts';
 export * from './validate/index.ts';
+export * from './wire/router-stats.ts';

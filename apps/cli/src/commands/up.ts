@@ -5,7 +5,7 @@ import { renderSummary } from '../platform/summary.ts';
 import { Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
 
-export const summary = 'run the whole platform locally (operator, statesvc, registry, routers, console, examples)';
+export const summary = 'run the whole platform locally (operator, statesvc, registry cluster, routers, console, examples)';
 
 const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-driver memory|postgres]
                  [--no-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
@@ -16,8 +16,8 @@ them all. Data (functions, revisions, registry, and state with --state-driver po
 
   --data-dir DIR          where the store, secrets, registry data and logs live (.orrery)
   --port-base N           routers on N and N+1, store/operator/admin API N+2, statesvc N+3,
-                          registry N+4 (admin N+5), router admin N+6/N+7, console N+8,
-                          etcd N+20…N+25; 0 = free ports (8080)
+                          registry API N+4, router admin N+6/N+7, console N+8; the registry's
+                          etcd members pick free ports once and keep them; 0 = free ports (8080)
   --state-driver D        memory (default; state is lost on restart) or postgres
                           (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
   --no-examples           do not apply examples/

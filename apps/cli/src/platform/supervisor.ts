@@ -6,12 +6,13 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RegistryCluster } from '@orrery/spec';
 import { type ResourceStore, createHttpStore } from '@orrery/store';
-import { clientUrls, ETCD_BIN, etcdPlan, startEtcdMembers, waitForEtcdHealth } from './etcd-members.ts';
+import { ETCD_BIN, PLATFORM_REGISTRY, readPlatformRegistryManifest } from './platform-registry.ts';
 import { applyExamples } from './examples.ts';
 import { type ManagedChild, startChild } from './managed-child.ts';
 import { type ComponentInfo, type PlatformInfo, platformFile, writePlatformInfo } from './platform-file.ts';
-import { type PortPlan, planPorts } from './ports.ts';
+import { planPorts } from './ports.ts';
 import { redisAnswers } from './probe-redis.ts';
 import { findBinary } from './find-binary.ts';
 import { type PlatformSecrets, ensureSecrets } from './secrets.ts';
@@ -118,11 +119,10 @@ export class Supervisor {
     // registry chain (etcd → registry) next to the operator; then statesvc next to the routers.
     // Ports are planned, so the operator can be given the registry URL before it answers
     // (workers register best-effort and retry).
-    const registryStarting = this.startRegistry(ports);
-    const plannedRegistryUrl = existsSync(ETCD_BIN) ? httpUrl(ports.registry) : undefined;
 
     // The operator owns the embedded store; DATABASE_URL is meant for the state driver, not for it.
-    const { DATABASE_URL: _ignored, ...operatorEnv } = process.env;
+    const { DATABASE_URL: _ignored, ...inherited } = process.env;
+    const operatorEnv = { ...inherited, ETCD_BIN };
     const routerAdminUrls = [ports.router1Admin, ports.router2Admin].slice(0, this.o.routerReplicas ?? 2).map(httpUrl).join(',');
     const operatorArgs = [
       '--port', String(ports.operator), '--data-dir', this.dataDir, '--endpoints-file', endpointsFile,
@@ -133,18 +133,12 @@ export class Supervisor {
       // StateSync resources observe the routers this supervisor runs (their Redis flags come from here).
       '--statesync-router-admin-urls', routerAdminUrls,
     ];
-    if (plannedRegistryUrl) operatorArgs.push('--registry-url', plannedRegistryUrl);
+    // Workers register at the platform registry cluster's API (fixed port), once it runs.
+    if (existsSync(ETCD_BIN)) operatorArgs.push('--registry-cluster', `${PLATFORM_REGISTRY.namespace}/${PLATFORM_REGISTRY.name}:${ports.registry}`);
     if (this.o.usersFile) operatorArgs.push('--users-file', resolve(this.o.usersFile));
-    let operator: ManagedChild;
-    try {
-      operator = await this.launch('operator', operatorArgs, operatorEnv);
-    } catch (err) {
-      await registryStarting; // its children must be tracked before stop() runs
-      throw err;
-    }
+    const operator = await this.launch('operator', operatorArgs, operatorEnv);
     this.component({ name: 'operator', state: 'ready', url: operator.url, healthUrl: `${operator.url}/healthz`, pid: operator.pid });
     this.store = createHttpStore(storeUrl);
-    const registryUrl = await registryStarting;
 
     const startStatesvc = async () => {
       const args = ['--port', String(ports.statesvc), '--driver', this.o.stateDriver, '--master-key-file', this.secrets.masterKeyFile];
@@ -158,7 +152,7 @@ export class Supervisor {
       }
     };
 
-    const startRouter = async (i: number, redisUrl: string | undefined): Promise<string | undefined> => {
+    const startRouter = async (i: number, redisUrl: string | undefined, registryUrl: string | undefined): Promise<string | undefined> => {
       const port = i === 1 ? ports.router1 : i === 2 ? ports.router2 : 0;
       const adminPort = i === 1 ? ports.router1Admin : i === 2 ? ports.router2Admin : 0;
       const args = ['--port', String(port), '--admin-port', String(adminPort), '--router-id', `router-${i}`, '--store-url', storeUrl];
@@ -176,11 +170,11 @@ export class Supervisor {
         return undefined;
       }
     };
-    const startRouters = async (): Promise<string[]> => {
+    const startRouters = async (registryUrl: string | undefined): Promise<string[]> => {
       const redisUrl = this.o.redisUrl ?? 'redis://127.0.0.1:6379';
       const shared = await this.ensureRedis(redisUrl);
       const replicas = this.o.routerReplicas ?? 2;
-      const urls = await Promise.all(Array.from({ length: replicas }, (_, i) => startRouter(i + 1, shared ? redisUrl : undefined)));
+      const urls = await Promise.all(Array.from({ length: replicas }, (_, i) => startRouter(i + 1, shared ? redisUrl : undefined, registryUrl)));
       return urls.filter((u): u is string => u !== undefined);
     };
     const startConsole = async (): Promise<void> => {
@@ -193,7 +187,12 @@ export class Supervisor {
         this.component({ name: 'console', state: 'degraded', reason: (err as Error).message.split('\n')[0] });
       }
     };
-    const [, routerUrls] = await Promise.all([startStatesvc(), startRouters(), startConsole()]);
+    // statesvc and the console need no registry: they start while etcd bootstraps; the routers
+    // wait for the registry's URL.
+    const others = Promise.all([startStatesvc(), startConsole()]);
+    const registryUrl = await this.startRegistry();
+    const routerUrls = await startRouters(registryUrl);
+    await others;
 
     if (this.o.examples) {
       const dir = this.o.examplesDir ?? join(REPO_ROOT, 'examples');
@@ -262,33 +261,38 @@ export class Supervisor {
     return false;
   }
 
-  /** 3 etcd members + orrery-registry; undefined (and a Degraded line) when that is impossible. */
-  private async startRegistry(ports: PortPlan): Promise<string | undefined> {
+  /**
+   * The platform registry is the examples' RegistryCluster (`default/registry`: 3 etcd members and
+   * the registry API), run by the operator's reconciler like any other cluster — one registry, the
+   * one the console's membership page manages. Applied before the examples so the routers can be
+   * given its URL; undefined (and a Degraded line) when that is impossible.
+   */
+  private async startRegistry(): Promise<string | undefined> {
     if (!existsSync(ETCD_BIN)) {
       this.component({ name: 'registry', state: 'degraded', reason: `no etcd binary at ${ETCD_BIN}: install etcd-server (as root: apt-get install etcd-server); routers use the operator's endpoints file instead` });
       return undefined;
     }
-    const registryDir = join(this.dataDir, 'registry');
-    let members: ManagedChild[] = [];
+    const { namespace, name } = PLATFORM_REGISTRY;
     try {
-      this.say('  … starting etcd (3 members)');
-      const plan = await etcdPlan(registryDir, 3, this.o.portBase > 0 ? this.o.portBase + 20 : 0);
-      members = await startEtcdMembers(registryDir, plan, this.logDir);
-      for (const m of members) this.track(m);
-      await waitForEtcdHealth(plan, members, 60_000);
-      this.component({ name: 'etcd', state: 'ready', url: clientUrls(plan).join(','), healthUrl: `${clientUrls(plan)[0]}/health` });
-      const env = {
-        ...process.env,
-        ORRERY_REGISTRY_ADMIN_TOKEN: this.secrets.adminToken,
-        ORRERY_REGISTRY_REPLICATION_TOKEN: this.secrets.replicationToken,
-        ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: this.secrets.prometheusSdToken,
-      };
-      const registry = await this.launch('registry', ['--port', String(ports.registry), '--admin-port', String(ports.registryAdmin), '--etcd-endpoints', clientUrls(plan).join(',')], env);
-      this.component({ name: 'registry', state: 'ready', url: registry.url, adminUrl: registry.adminUrl, healthUrl: `${registry.url}/healthz`, pid: registry.pid });
-      return registry.url;
+      this.say(`  … starting the registry cluster ${namespace}/${name} (3 etcd members and the registry API, run by the operator)`);
+      await this.store!.apply(readPlatformRegistryManifest(this.o.examplesDir ?? join(REPO_ROOT, 'examples')));
+      const end = Date.now() + 120_000;
+      let rc: RegistryCluster | undefined;
+      while (Date.now() < end) {
+        rc = (await this.store!.get('RegistryCluster', namespace, name)) as RegistryCluster | undefined;
+        if (rc?.status?.endpoint && rc.status.leader) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      if (!rc?.status?.endpoint || !rc.status.leader) {
+        const why = rc?.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True')?.message ?? 'no leader and registry API within 120 s';
+        throw new Error(why);
+      }
+      const members = (rc.status.members ?? []).map((m) => m.clientURL).filter((u): u is string => !!u);
+      this.component({ name: 'etcd', state: 'ready', url: members.join(','), healthUrl: members[0] ? `${members[0]}/health` : undefined });
+      this.component({ name: 'registry', state: 'ready', url: rc.status.endpoint, healthUrl: `${rc.status.endpoint}/healthz` });
+      return rc.status.endpoint;
     } catch (err) {
       this.component({ name: 'registry', state: 'degraded', reason: `${(err as Error).message.split('\n')[0]}; routers use the operator's endpoints file instead` });
-      await Promise.all(members.map((m) => m.stop(5_000)));
       return undefined;
     }
   }

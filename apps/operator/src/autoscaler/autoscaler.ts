@@ -1,19 +1,10 @@
-import type { Revision } from '@orrery/spec';
+import type { Revision, RouterRevisionStats } from '@orrery/spec';
 import { type KpaDecision, KpaDecider } from './kpa-decider.ts';
 import { KPA_DEFAULTS, type KpaDefaults, kpaSettings } from './kpa-settings.ts';
 import { MetricWindow } from './metric-window.ts';
 
-/** One router replica's per-revision figures for its last one-second window (router `/v1/stats`). */
-export interface RevisionStatsReport {
-  namespace: string;
-  function: string;
-  revision: string;
-  averageConcurrency: number;
-  requests: number;
-  windowMs: number;
-  inflight?: number;
-  queued?: number;
-}
+/** One router replica's per-revision figures for its last one-second window (router `/v1/stats`; in flight / queued optional on the wire to the autoscaler). */
+export type RevisionStatsReport = Omit<RouterRevisionStats, 'inflight' | 'queued'> & Partial<Pick<RouterRevisionStats, 'inflight' | 'queued'>>;
 
 export interface AutoscalerOptions {
   defaults?: KpaDefaults;

@@ -15,11 +15,15 @@ export interface RegistryApiOptions {
   cleanupInterval: string;
   cleanupDeleteLimit: number;
   log: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Port of the registry API (0 = any free one); restarts keep the port first bound, so the URL is stable. */
+  port?: number;
 }
 
 export class RegistryApiProcess {
   private child?: ChildProcess;
   private endpointsKey = '';
+  private boundPort?: number;
+  private boundAdminPort?: number;
   url?: string;
   adminUrl?: string;
 
@@ -38,7 +42,7 @@ export class RegistryApiProcess {
     const cmd = this.o.command ?? { command: process.execPath, args: [REGISTRY_BIN] };
     const child = spawn(
       cmd.command,
-      [...cmd.args, '--port', '0', '--admin-port', '0', '--etcd-endpoints', key, '--cleanup-interval', this.o.cleanupInterval, '--cleanup-delete-limit', String(this.o.cleanupDeleteLimit)],
+      [...cmd.args, '--port', String(this.boundPort ?? this.o.port ?? 0), '--admin-port', String(this.boundAdminPort ?? 0), '--etcd-endpoints', key, '--cleanup-interval', this.o.cleanupInterval, '--cleanup-delete-limit', String(this.o.cleanupDeleteLimit)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
@@ -63,6 +67,8 @@ export class RegistryApiProcess {
         if (m && !this.url) {
           this.url = m[1];
           this.adminUrl = m[2];
+          this.boundPort = Number(new URL(m[1]!).port);
+          this.boundAdminPort = Number(new URL(m[2]!).port);
           resolve();
         }
       });
@@ -71,6 +77,11 @@ export class RegistryApiProcess {
       setTimeout(resolve, 30_000).unref();
     });
     if (this.url) this.o.log('registry api listening', { url: this.url, endpoints: key });
+    else {
+      // The remembered port may be taken now: let the next try pick (or retry the configured one).
+      this.boundPort = undefined;
+      this.boundAdminPort = undefined;
+    }
   }
 
   async stop(): Promise<void> {

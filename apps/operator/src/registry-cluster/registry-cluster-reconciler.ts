@@ -32,6 +32,8 @@ export interface RegistryClusterReconcilerOptions {
   intervalMs?: number;
   /** false: do not run the `orrery-registry` API beside the members (tests of membership only). */
   registryApi?: false | { command: string; args: string[] };
+  /** Fixed registry API ports per cluster (`namespace/name` → port), e.g. the platform's registry under `orrery up`. */
+  apiPorts?: Record<string, number>;
   log?: Log;
   now?: () => number;
   /** Test hook: called with what the planner saw, before a step is executed. */
@@ -141,6 +143,7 @@ export class RegistryClusterReconciler {
             command: this.o.registryApi,
             cleanupInterval: rc.spec.registry.cleanupInterval,
             cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
+            port: this.o.apiPorts?.[key],
             log: (msg, f) => this.log(msg, { cluster: key, ...f }),
           });
     rt = { members, api, tokens: loadOrCreateTokens(clusterDir), unhealthySince: new Map(), busy: false, again: false, seen: '' };

@@ -3,6 +3,7 @@
  * /v1/stats read them. Per revision: in flight, queued, time-weighted concurrency, requests.
  * Per function: requests, sticky requests, missing keys, sticky hits, teleports.
  */
+import type { RouterRevisionStats } from '@orrery/spec';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import { FastHistogram } from './fast-histogram.ts';
 import { DURATION_BUCKETS } from './metrics.ts';
@@ -50,16 +51,8 @@ export class FunctionStats {
   }
 }
 
-export interface RevisionStatsView {
-  namespace: string;
-  function: string;
-  revision: string;
-  averageConcurrency: number;
-  requests: number;
-  windowMs: number;
-  inflight: number;
-  queued: number;
-}
+/** The wire shape lives in @orrery/spec (RouterRevisionStatsSchema), shared with its readers. */
+export type RevisionStatsView = RouterRevisionStats;
 
 export interface StatsView {
   at: string;

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { HealthBadge } from '../../../../components/health-badge.tsx';
 import { QueryState } from '../../../../components/query-state.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
+import { RevisionLoad } from './revision-load.tsx';
 import { RevisionsTimeline } from './revisions-timeline.tsx';
 import { StickyPanel } from './sticky-panel.tsx';
 import { TrafficEditor } from './traffic-editor.tsx';
@@ -90,6 +91,7 @@ export default function FunctionDetailPage() {
               <RevisionsTimeline fn={f} revisions={revisions.data.items} />
             </>
           ) : null}
+          <RevisionLoad namespace={namespace} name={name} />
           <StickyPanel live={live.data} sampledAt={live.dataUpdatedAt} />
           <QueryState isLoading={false} error={live.error} />
         </>

@@ -8,8 +8,7 @@ type Live = inferRouterOutputs<AppRouter>['sticky']['live'];
 
 /**
  * The function's live router counters (sticky.live, summed over every replica since it started) and
- * a request rate from successive samples. The routers report per-revision concurrency and RPS on
- * their own /v1/stats, but the admin API does not expose them, so this shows per-function figures only.
+ * a whole-function request rate from successive samples (per-revision load: revision-load.tsx).
  */
 export function StickyPanel({ live, sampledAt }: { live: Live | undefined; sampledAt: number }) {
   const t = live?.functions[0];
@@ -30,8 +29,7 @@ export function StickyPanel({ live, sampledAt }: { live: Live | undefined; sampl
       <p>
         Request rate: <strong data-testid="function-rps">{rate === null ? '—' : `${rate.toFixed(1)} req/s`}</strong>{' '}
         <span className="muted">
-          (whole function, from successive samples of the routers&apos; request counters every 2 s; per-revision RPS and concurrency are not exposed
-          by the admin API)
+          (whole function, from successive samples of the routers&apos; request counters every 2 s; per revision above)
         </span>
       </p>
       {live && live.replicas.length > 0 ? (

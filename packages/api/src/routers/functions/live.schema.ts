@@ -1,0 +1,3 @@
+import { ObjectRefSchema } from '../object-ref.schema.ts';
+
+export const FunctionLiveInput = ObjectRefSchema;
