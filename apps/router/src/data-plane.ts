@@ -388,7 +388,10 @@ class Exchange implements UpstreamHandler {
       return;
     }
     this.admission = undefined;
-    if (!this.tryAdmit()) this.finish(502, 'upstream_unreachable', `no other worker of revision ${this.rev.revision} could be reached`);
+    // No other worker can take it now (the one that refused was the last, e.g. it just died):
+    // wait in the activator queue like a cold request — the autoscaler is poked and a new
+    // worker is admitted in order — rather than failing with 502 (the Knative activator's way).
+    if (!this.tryAdmit()) this.enqueue(this.plane.queue(this.rev));
   }
 
   private releaseSlot(): void {

@@ -28,6 +28,8 @@ let endpoints: Array<{ fn: string; rev: string; address: string }> = [];
 let endpointsPath = '';
 /** A loopback port with nothing listening (connection refused). */
 let deadAddress = '';
+/** The only worker of `stale`, gone before the first request (a worker that just died). */
+let staleAddress = '';
 
 async function call(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; json: Echo & { code?: string }; headers: Record<string, string | string[] | undefined> }> {
   const res = await pool.request({ path, method, headers, body });
@@ -80,6 +82,7 @@ beforeAll(async () => {
   ]);
   up = { blue: blue.address, green: green.address, ex1: ex1.address, ex2: ex2.address, s1: s1.address, s2: s2.address, live: live.address };
   deadAddress = await freeDeadAddress();
+  staleAddress = await freeDeadAddress();
   const routes = [
     functionYaml({ name: 'web', revisions: ['web-00001', 'web-00002'], traffic: '[{revisionName: web-00001, percent: 50, tag: blue}, {revisionName: web-00002, percent: 50, tag: green}]' }),
     functionYaml({ name: 'single', revisions: ['single-00001'], containerConcurrency: 1 }),
@@ -88,6 +91,7 @@ beforeAll(async () => {
     functionYaml({ name: 'slow', revisions: ['slow-00001'], timeoutSeconds: 1 }),
     functionYaml({ name: 'sticky', revisions: ['sticky-00001'], sticky: '{source: header, name: X-Session}' }),
     functionYaml({ name: 'flaky', revisions: ['flaky-00001'] }),
+    functionYaml({ name: 'stale', revisions: ['stale-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'hosted', namespace: 'team', revisions: ['hosted-00001'] }),
   ].join('');
   const routesPath = g.write('routes.yaml', routes);
@@ -100,6 +104,7 @@ beforeAll(async () => {
     { fn: 'sticky', rev: 'sticky-00001', address: up.s2! },
     { fn: 'flaky', rev: 'flaky-00001', address: deadAddress },
     { fn: 'flaky', rev: 'flaky-00001', address: up.live! },
+    { fn: 'stale', rev: 'stale-00001', address: staleAddress },
   ]);
   endpointsPath = g.write('endpoints.yaml', endpointsYaml(endpoints));
   g.write('endpoints.yaml', endpointsYaml(endpoints) + endpointsYaml([{ fn: 'hosted', rev: 'hosted-00001', address: up.live!, namespace: 'team' }]));
@@ -112,7 +117,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 9);
+  await waitEndpoints(router.admin, 10);
 }, 60_000);
 
 afterAll(async () => {
@@ -276,5 +281,17 @@ describe('orrery-router (real process)', () => {
     expect(errorsAfter).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 10; i++) expect((await call('/default/flaky/')).status).toBe(200);
     expect((await stats()).dialErrors).toBe(errorsAfter);
+  });
+
+  it('a request whose last worker is gone waits in the activator queue for a new one instead of failing', { timeout: 40_000 }, async () => {
+    const before = (await stats()).dialErrors;
+    const pending = call('/default/stale/');
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'stale-00001')?.queued === 1 ? true : undefined), 'requeued after the dial error');
+    expect((await stats()).dialErrors).toBeGreaterThan(before);
+    await eventually(() => (pokes.some((p) => p.revision === 'stale-00001') ? true : undefined), 'autoscaler poked');
+    setEndpoints([...endpoints, { fn: 'stale', rev: 'stale-00001', address: up.live! }]);
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.json.name).toBe('live');
   });
 });

@@ -240,7 +240,7 @@ describe('orrery up (local platform smoke test)', () => {
     const info = await waitReady(up, dataDir);
     const router = info.routerUrls[0]!;
     const read = await until(() => call(`${router}/default/counter/?key=${key}`), (r) => r.status === 200, 60_000, 'counter answers after restart');
-    expect(read.body.count).toBe(counterAfterFirstRun);
+    expect(read.body.count, `GET after restart answered ${JSON.stringify(read.body)}`).toBe(counterAfterFirstRun);
     expect((await call(`${router}/default/counter/?key=${key}`, { method: 'POST' })).body.count).toBe(counterAfterFirstRun + 1);
     // nothing was re-created: still exactly the two canary revisions
     const store = createHttpStore(info.storeUrl);

@@ -1,4 +1,3 @@
-import { isBackingOff, syncPeriodSeconds } from '../statesync/backing-off.ts';
 import { and, desc, eq, gte } from 'drizzle-orm';
 import { auditLog, functionRollups } from '@orrery/db';
 import { effectiveKeyspace, effectiveMaxKeys, type OrreryFunction, type RegistryCluster, type Revision, type StateSync } from '@orrery/spec';
@@ -6,6 +5,7 @@ import { fetchRouterStats } from '../../clients/router-stats.ts';
 import { statesvcAdminGet, type NamespaceUsage } from '../../clients/statesvc-admin.ts';
 import { storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
+import { isBackingOff, syncPeriodSeconds } from '../statesync/backing-off.ts';
 import { sumReplicas } from '../sticky/sum-replicas.ts';
 import { learnerLagAlerts, quotaAlerts, sortAlerts, stateSyncBackoffAlerts, teleportSpikeAlerts, TELEPORT_WINDOW_MINUTES } from './alert-rules.ts';
 import { functionHealth, registryClusterHealth, replicasHealth, stateSyncHealth, worstHealth, type HealthVerdict } from './health-from-conditions.ts';
