@@ -137,6 +137,9 @@ const pool: PoolExecutor = new PoolExecutor({
   onChange: () => backend.publish(),
   log,
 });
+// Rewrite the endpoints file now (empty until workers run): a previous run's file would send
+// routers to its dead workers, whose ports other processes may have taken since.
+backend.publish();
 const kpaDefaults = (() => {
   try {
     return kpaDefaultsFromFlags(values);
