@@ -38,6 +38,15 @@ describe('CLI connection resolution', () => {
     expect(resolveConnection({ storeTokenFile: join(root, 'tok') }, { ORRERY_STORE_TOKEN: 'env' }, root).storeToken).toBe('from-token-file');
   });
 
+  it('$ORRERY_DATA_DIR (or --data-dir) names the platform file directly, with the admin token beside it', () => {
+    const dir = temp();
+    mkdirSync(join(dir, 'secrets'));
+    writeFileSync(join(dir, 'platform.json'), JSON.stringify({ storeUrl: 'http://127.0.0.1:9182', routerUrls: ['http://127.0.0.1:9180'], dataDir: dir }));
+    writeFileSync(join(dir, 'secrets', 'admin.token'), 'the-admin-token\n');
+    const c = resolveConnection({}, { ORRERY_DATA_DIR: dir }, temp());
+    expect(c).toMatchObject({ apiUrl: 'http://127.0.0.1:9182', apiToken: 'the-admin-token', routerUrl: 'http://127.0.0.1:9180', dataDir: dir, directStore: false });
+  });
+
   it('a malformed platform file is an error that names the file', () => {
     const root = temp();
     mkdirSync(join(root, '.orrery'));

@@ -67,7 +67,10 @@ export function readPlatformFile(path: string): PlatformFile {
 const trimUrl = (u: string) => u.replace(/\/+$/, '');
 
 export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Connection {
-  const platformFile = findPlatformFile(cwd);
+  // An explicit data dir (`orrery up --data-dir X` elsewhere) names its platform file directly.
+  const explicitDir = flags.dataDir ?? env.ORRERY_DATA_DIR;
+  const explicitFile = explicitDir ? join(resolve(explicitDir), 'platform.json') : undefined;
+  const platformFile = explicitFile && existsSync(explicitFile) ? explicitFile : findPlatformFile(cwd);
   const platform = platformFile ? readPlatformFile(platformFile) : {};
   const relativeToPlatform = (p: string) => (platformFile ? resolve(dirname(dirname(platformFile)), p) : resolve(p));
   const tokenFile = flags.storeTokenFile ?? env.ORRERY_STORE_TOKEN_FILE ?? (platform.storeTokenFile ? relativeToPlatform(platform.storeTokenFile) : undefined);
