@@ -528,7 +528,9 @@ describe('faults', () => {
       const part = prepareHistory(history.filter((h) => h.input.id === id));
       const verdict = checkLinearizable(registryModel, part);
       expect(verdict.timedOut, `instance ${id}: ${part.length} ops`).toBeFalsy();
-      expect(verdict.linearizable, `instance ${id}: history of ${part.length} ops`).toBe(true);
+      // On failure the history itself is the evidence: print it (call/return ms, input, output).
+      const dump = () => part.map((o) => `${o.call.toFixed(1)}-${o.ret.toFixed(1)} ${JSON.stringify(o.input)} → ${JSON.stringify(o.output)}`).join('\n');
+      expect(verdict.linearizable, `instance ${id}: history of ${part.length} ops:\n${verdict.linearizable ? '' : dump()}`).toBe(true);
     }
     expect(history.filter((h) => h.output.kind !== 'unknown').length).toBeGreaterThan(50);
   });
