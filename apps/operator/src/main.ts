@@ -247,6 +247,12 @@ const registryClusters = new RegistryClusterReconciler({
   dataDir,
   log,
   apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
+  // The backend and the pool read registryUrls at each worker start: follow the platform cluster's API.
+  onEndpoint: (key, url) => {
+    if (!platformCluster || key !== `${platformCluster[1]}/${platformCluster[2]}` || !url) return;
+    registryUrls.splice(0, registryUrls.length, url);
+    log('workers register at the platform registry', { url });
+  },
 });
 await registryClusters.start();
 // StateSync: routers the operator runs (restarted with the rendered flags), or routers run elsewhere (observed).
@@ -267,20 +273,6 @@ const syncReplicas: ReplicaSet = observedRouters.length
       log,
     });
 fleet.current = syncReplicas;
-const followRegistry = platformCluster
-  ? setInterval(() => {
-      void store.get('RegistryCluster', platformCluster[1]!, platformCluster[2]!).then(
-        (rc) => {
-          const endpoint = (rc as { status?: { endpoint?: string } } | undefined)?.status?.endpoint;
-          if (endpoint && registryUrls.join() !== endpoint) {
-            registryUrls.splice(0, registryUrls.length, endpoint); // the backend and the pool read this array at each worker start
-            log('workers register at the platform registry', { url: endpoint });
-          }
-        },
-        () => {},
-      );
-    }, 1000)
-  : undefined;
 const stateSyncs = new StateSyncReconciler({ store, dataDir, replicas: syncReplicas, log });
 await stateSyncs.start();
 const rollups = startRollups(apiServices, rollupIntervalMs, log);
@@ -294,7 +286,6 @@ async function shutdown(signal: string) {
   server.closeAllConnections();
   autoscaler.stop();
   rollups.stop();
-  clearInterval(followRegistry);
   await operator.stop();
   await pool.stopAll();
   await backend.stopAll();

@@ -7,6 +7,7 @@ import { HealthBadge } from '../components/health-badge.tsx';
 import { QueryState } from '../components/query-state.tsx';
 import { useTRPC } from '../lib/trpc.ts';
 import { formatBytes } from './state/format-bytes.ts';
+import { AuditResultBadge } from '../components/audit-result-badge.tsx';
 import styles from './overview.module.css';
 
 type Summary = inferRouterOutputs<AppRouter>['overview']['summary'];
@@ -206,9 +207,7 @@ function RecentAudit({ rows }: { rows: Summary['recentAudit'] }) {
                 </td>
                 <td>{r.target}</td>
                 <td>
-                  <span className={`badge ${r.result === 'ok' ? 'health-Healthy' : 'health-Degraded'}`} title={r.error ?? undefined}>
-                    {r.result === 'ok' ? '✓ ok' : '✕ error'}
-                  </span>
+                  <AuditResultBadge result={r.result} title={r.error ?? undefined} />
                 </td>
               </tr>
             ))}

@@ -32,6 +32,8 @@ export interface RegistryClusterReconcilerOptions {
   intervalMs?: number;
   /** false: do not run the `orrery-registry` API beside the members (tests of membership only). */
   registryApi?: false | { command: string; args: string[] };
+  /** Called when a cluster's registry API URL (status.endpoint) appears or changes. */
+  onEndpoint?: (key: string, url: string | undefined) => void;
   /** Fixed registry API ports per cluster (`namespace/name` → port), e.g. the platform's registry under `orrery up`. */
   apiPorts?: Record<string, number>;
   log?: Log;
@@ -60,6 +62,8 @@ export class RegistryClusterReconciler {
   private stopped = false;
   private readonly log: Log;
   private readonly now: () => number;
+
+  private readonly reportedEndpoints = new Map<string, string | undefined>();
 
   private get etcdBin(): string {
     return this.o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd';
@@ -275,6 +279,11 @@ export class RegistryClusterReconciler {
         await rt.api.ensure(voters, rt.tokens);
       }
       endpoint = rt.api.running() ? rt.api.url : undefined;
+    }
+    // Compared with what this process reported (not with status, which may hold a previous run's URL).
+    if (!this.reportedEndpoints.has(key) || this.reportedEndpoints.get(key) !== endpoint) {
+      this.reportedEndpoints.set(key, endpoint);
+      this.o.onEndpoint?.(key, endpoint);
     }
 
     const status = buildClusterStatus({

@@ -25,6 +25,7 @@ let dataDir: string;
 let reconciler: RegistryClusterReconciler;
 const steps: Array<{ step: MembershipStep | { kind: 'request'; request: ClusterRequest }; members: ObservedMember[]; leaderRaftIndex?: number }> = [];
 const violations: string[] = [];
+const reportedEndpoints: Array<[string, string | undefined]> = [];
 let monitor: NodeJS.Timeout | undefined;
 /** A step etcd refused (e.g. "unhealthy cluster" right after a change) is planned again: count it once. */
 const dedupe = (a: string[]) => a.filter((x, i) => x !== a[i - 1]);
@@ -72,6 +73,7 @@ beforeAll(async () => {
     store,
     dataDir,
     intervalMs: 700,
+    onEndpoint: (key, url) => reportedEndpoints.push([key, url]),
     onStep: (_key, step, members, leaderRaftIndex) => steps.push({ step, members: structuredClone(members), leaderRaftIndex }),
   });
   await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { namespace: NS, name: NAME }, spec: { replicas: 3 } });
@@ -96,6 +98,8 @@ describe('RegistryCluster (local backend, real etcd)', () => {
     expect(rc.status?.conditions?.find((c) => c.type === 'Available')?.status).toBe('True');
     const healthz = await fetch(`${rc.status!.endpoint!}/healthz`);
     expect(healthz.status).toBe(200);
+    // The operator follows the registry URL through this callback (orrery up's platform registry).
+    expect(reportedEndpoints.at(-1)).toEqual([`${NS}/${NAME}`, rc.status!.endpoint]);
     expect(rc.status?.members?.every((m) => m.raftTerm! > 0 && m.raftIndex! > 0 && m.dbSize! > 0 && /^[0-9a-f]+$/.test(m.id))).toBe(true);
   });
 
@@ -187,6 +191,8 @@ describe('RegistryCluster (local backend, real etcd)', () => {
     expect(removed.status?.lastRequest?.outcome, removed.status?.lastRequest?.message).toBe('succeeded');
     rc = await waitForVoters(['reg-1', 'reg-2', 'reg-3'], 30_000);
     expect(rc.status?.manualMembers).toBeUndefined();
+    // Membership changes restart the registry API on the port it first bound: one URL throughout.
+    expect(new Set(reportedEndpoints.map(([, u]) => u).filter(Boolean)).size).toBe(1);
     expect(rc.spec.replicas).toBe(3);
   });
 

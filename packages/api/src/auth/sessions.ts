@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { sessions, users, type Connection } from '@orrery/db';
 import type { Principal, Role } from '../context.ts';
+import { USER_NAME } from './user-name.ts';
 import { hashPassword } from './password.ts';
 
 /** Only the SHA-256 of a session id is stored: a leaked table row is not a live session. */
@@ -37,7 +38,7 @@ export async function upsertUserHash(conn: Connection, name: string, role: Role,
 }
 
 export async function upsertUser(conn: Connection, name: string, role: Role, password: string): Promise<void> {
-  if (!/^[a-zA-Z0-9._@-]{1,64}$/.test(name)) throw new Error('user names are 1-64 characters of letters, digits and . _ @ -');
+  if (!USER_NAME.test(name)) throw new Error('user names are 1-64 characters of letters, digits and . _ @ -');
   if (password.length < 8) throw new Error('passwords need at least 8 characters');
   const passwordHash = await hashPassword(password);
   await conn.db.insert(users).values({ name, role, passwordHash }).onConflictDoUpdate({ target: users.name, set: { role, passwordHash } });

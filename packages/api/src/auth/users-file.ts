@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ROLES, type Role } from '../context.ts';
+import { USER_NAME } from './user-name.ts';
 
 export interface UserLine {
   name: string;
@@ -8,7 +9,6 @@ export interface UserLine {
   passwordHash: string;
 }
 
-const NAME = /^[a-zA-Z0-9._@-]{1,64}$/;
 const HASH = /^scrypt\$\d+\$\d+\$\d+\$[0-9a-f]+\$[0-9a-f]+$/;
 
 /**
@@ -25,7 +25,7 @@ export function parseUsersFile(text: string): { users: UserLine[]; problems: str
     const [name = '', role = '', ...rest] = line.split(':');
     const passwordHash = rest.join(':');
     const at = `line ${i + 1}`;
-    if (!NAME.test(name)) problems.push(`${at}: user name must be 1-64 letters, digits or . _ @ -`);
+    if (!USER_NAME.test(name)) problems.push(`${at}: user name must be 1-64 letters, digits or . _ @ -`);
     else if (!(ROLES as readonly string[]).includes(role)) problems.push(`${at}: role must be one of ${ROLES.join(', ')}`);
     else if (!HASH.test(passwordHash)) problems.push(`${at}: the third field must be a scrypt hash from \`orrery passwd\`, never a password`);
     else if (seen.has(name)) problems.push(`${at}: user ${name} is listed twice`);

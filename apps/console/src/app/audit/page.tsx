@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { auditFilterFromParams, auditListInput, paramsFromAuditFilter, type AuditFilter } from './audit-filter.ts';
+import { AuditResultBadge } from '../../components/audit-result-badge.tsx';
 import styles from './audit.module.css';
 
 /** The audit log: every mutating call, refused ones included, newest first, live; filters live in the URL (deep links). */
@@ -112,9 +113,7 @@ function AuditLog() {
                 </td>
                 <td data-testid="audit-target">{r.target}</td>
                 <td>
-                  <span className={`badge ${r.result === 'ok' ? 'health-Healthy' : 'health-Degraded'}`} data-testid="audit-result">
-                    {r.result === 'ok' ? '✓ ok' : '✕ error'}
-                  </span>
+                  <AuditResultBadge result={r.result} testId="audit-result" />
                   {r.error ? <div className={`error ${styles.errorText}`}>{r.error}</div> : null}
                 </td>
                 <td>

@@ -1,5 +1,6 @@
-import { validate, type OrreryFunction } from '@orrery/spec';
-import { badRequest, specIssues, storeCall } from '../../errors.ts';
+import type { OrreryFunction } from '@orrery/spec';
+import { badRequest } from '../../errors.ts';
+import { applyValidated } from '../apply-validated.ts';
 import { auditedMutation } from '../../trpc.ts';
 import { ApplyFunctionInput } from './apply.schema.ts';
 
@@ -12,12 +13,8 @@ export const apply = auditedMutation('operator', 'functions.applyManifest', 'Cre
   .input(ApplyFunctionInput)
   .mutation(async ({ ctx, input }) => {
     if (input.manifest.kind !== 'Function') throw badRequest('functions.apply takes a Function manifest', [{ path: 'manifest.kind', message: 'must be "Function"' }]);
-    const errors = validate(input.manifest);
-    if (errors.length) throw badRequest(`the Function is invalid: ${errors[0]!.message}`, specIssues(errors, 'manifest'));
-    const meta = input.manifest.metadata as { namespace?: string; name: string };
-    const before = await storeCall(() => ctx.store.get('Function', meta.namespace ?? 'default', meta.name));
-    const saved = (await storeCall(() => ctx.store.apply(input.manifest, { resourceVersion: input.resourceVersion }))) as OrreryFunction;
-    ctx.audit.before = before ? { generation: before.metadata.generation, resourceVersion: before.metadata.resourceVersion } : null;
-    ctx.audit.after = { generation: saved.metadata.generation, resourceVersion: saved.metadata.resourceVersion, traffic: saved.spec.traffic };
-    return saved;
+    const { saved } = await applyValidated(ctx, 'Function', input.manifest, input.resourceVersion);
+    const fn = saved as OrreryFunction;
+    ctx.audit.after = { ...(ctx.audit.after as object), traffic: fn.spec.traffic };
+    return fn;
   });

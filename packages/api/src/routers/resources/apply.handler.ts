@@ -1,5 +1,6 @@
-import { isResourceKind, RESOURCE_KINDS, validate } from '@orrery/spec';
-import { badRequest, specIssues, storeCall } from '../../errors.ts';
+import { isResourceKind, RESOURCE_KINDS } from '@orrery/spec';
+import { badRequest } from '../../errors.ts';
+import { applyValidated } from '../apply-validated.ts';
 import { auditedMutation } from '../../trpc.ts';
 import { ApplyResourceInput } from './apply.schema.ts';
 
@@ -15,14 +16,6 @@ export const apply = auditedMutation('operator', 'resources.applyManifest', 'Cre
     const kind = input.manifest.kind;
     if (!isResourceKind(kind)) throw badRequest(`unknown kind ${String(kind)}`, [{ path: 'manifest.kind', message: `must be one of ${RESOURCE_KINDS.join(', ')}` }]);
     if (kind === 'Revision') throw badRequest('Revisions are immutable and made by the operator: apply the Function instead', [{ path: 'manifest.kind', message: 'Revision cannot be applied' }]);
-    const errors = validate(input.manifest);
-    if (errors.length) throw badRequest(`the ${kind} is invalid: ${errors[0]!.message}`, specIssues(errors, 'manifest'));
-    const meta = input.manifest.metadata as { namespace?: string; name: string };
-    const manifest = { ...input.manifest, metadata: { ...meta, namespace: meta.namespace ?? 'default' } };
-    const before = await storeCall(() => ctx.store.get(kind, manifest.metadata.namespace, meta.name));
-    const saved = await storeCall(() => ctx.store.apply(manifest, { resourceVersion: input.resourceVersion }));
-    const outcome = !before ? 'created' : before.metadata.resourceVersion === saved.metadata.resourceVersion ? 'unchanged' : 'configured';
-    ctx.audit.before = before ? { generation: before.metadata.generation, resourceVersion: before.metadata.resourceVersion } : null;
-    ctx.audit.after = { outcome, generation: saved.metadata.generation, resourceVersion: saved.metadata.resourceVersion };
+    const { saved, outcome } = await applyValidated(ctx, kind, input.manifest, input.resourceVersion);
     return { outcome, object: saved };
   });

@@ -17,7 +17,10 @@ export const list = protectedProcedure('viewer', 'StateSync resources with per-r
       syncPeriod: s.spec.syncPeriod,
       syncables: s.spec.syncables,
       conditions: s.status?.conditions ?? [],
-      replicas: (s.status?.replicas ?? []).map((rep) => ({ ...rep, backingOff: isBackingOff(rep, periodS), healthy: !rep.lastError && !isBackingOff(rep, periodS) })),
+      replicas: (s.status?.replicas ?? []).map((rep) => {
+        const backingOff = isBackingOff(rep, periodS);
+        return { ...rep, backingOff, healthy: !rep.lastError && !backingOff };
+      }),
     };
     });
     return { items, resourceVersion: r.resourceVersion };
