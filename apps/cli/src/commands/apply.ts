@@ -1,12 +1,11 @@
-import { parseArgs } from 'node:util';
 import { isResourceKind } from '@orrery/spec';
 import { StoreError } from '@orrery/store';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
 import { openStore } from '../connection/open-store.ts';
-import { applyOutcome } from '../resources/apply-outcome.ts';
 import { qualifiedName } from '../resources/kind-names.ts';
 import { loadManifests } from '../resources/manifests.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'create or update resources from manifests (-f <file|dir> …)';
 
@@ -22,21 +21,11 @@ operator and cannot be applied. Exit status: 0 when everything applied, 1 otherw
 ${CONNECTION_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { file: { type: 'string', short: 'f', multiple: true }, namespace: { type: 'string', short: 'n' }, ...CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`orrery apply: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('apply', HELP, argv, {
+    options: { file: { type: 'string', short: 'f', multiple: true }, namespace: { type: 'string', short: 'n' }, ...CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   if (!values.file?.length) {
     console.error(`orrery apply: name at least one file or directory with -f\n\n${HELP}`);
     return 2;
@@ -56,9 +45,8 @@ export async function run(argv: string[]): Promise<number> {
     const name = qualifiedName(obj.kind, obj.metadata.name);
     try {
       if (!isResourceKind(obj.kind)) throw new Error(`unknown kind ${obj.kind}`);
-      const before = await store.get(obj.kind, namespace, obj.metadata.name);
-      const after = await store.apply(doc);
-      console.log(`${name} ${applyOutcome(before, after)}`);
+      const { outcome } = await store.apply(doc);
+      console.log(`${name} ${outcome}`);
     } catch (err) {
       failed++;
       console.error(`${name}: ${err instanceof StoreError ? describeStoreError(err, where) : (err as Error).message}`);

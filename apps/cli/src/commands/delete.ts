@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { isResourceKind, type ResourceKind } from '@orrery/spec';
 import { StoreError } from '@orrery/store';
 import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
@@ -6,6 +5,7 @@ import { openStore } from '../connection/open-store.ts';
 import { KIND_CHOICES, kindFromName, qualifiedName } from '../resources/kind-names.ts';
 import { loadManifests } from '../resources/manifests.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'delete resources by kind and name, or those in manifests (-f)';
 
@@ -18,29 +18,18 @@ the exit status 1 unless --ignore-not-found.
 ${CONNECTION_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        file: { type: 'string', short: 'f', multiple: true },
-        namespace: { type: 'string', short: 'n' },
-        'ignore-not-found': { type: 'boolean' },
-        ...CONNECTION_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`orrery delete: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('delete', HELP, argv, {
+    options: {
+      file: { type: 'string', short: 'f', multiple: true },
+      namespace: { type: 'string', short: 'n' },
+      'ignore-not-found': { type: 'boolean' },
+      ...CONNECTION_OPTIONS,
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   const targets: Array<{ kind: ResourceKind; namespace: string; name: string }> = [];
   const defaultNs = values.namespace ?? 'default';
   if (values.file?.length) {

@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { platformFile, readPlatformInfo } from '../platform/platform-file.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'stop the local platform started by `orrery up` (graceful, then forced)';
 
@@ -14,25 +14,15 @@ every component, and kills whatever is left after --timeout seconds.`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'data-dir': { type: 'string', default: '.orrery' },
-        timeout: { type: 'string', default: '60' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`orrery down: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('down', HELP, argv, {
+    options: {
+      'data-dir': { type: 'string', default: '.orrery' },
+      timeout: { type: 'string', default: '60' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const dataDir = resolve(values['data-dir']);
   const info = readPlatformInfo(dataDir);
   if (!info) {

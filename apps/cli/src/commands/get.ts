@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Resource } from '@orrery/spec';
 import { StoreError } from '@orrery/store';
 import { stringify } from 'yaml';
@@ -7,6 +6,7 @@ import { openStore } from '../connection/open-store.ts';
 import { KIND_CHOICES, kindFromName } from '../resources/kind-names.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
 import { renderTable } from '../resources/tables.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = `list or show resources (${KIND_CHOICES}) as a table, YAML or JSON`;
 
@@ -19,30 +19,19 @@ stored objects (a list as {items: […]}).
 ${CONNECTION_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: 'string', short: 'n' },
-        'all-namespaces': { type: 'boolean', short: 'A' },
-        selector: { type: 'string', short: 'l', multiple: true },
-        output: { type: 'string', short: 'o', default: 'table' },
-        ...CONNECTION_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`orrery get: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('get', HELP, argv, {
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      'all-namespaces': { type: 'boolean', short: 'A' },
+      selector: { type: 'string', short: 'l', multiple: true },
+      output: { type: 'string', short: 'o', default: 'table' },
+      ...CONNECTION_OPTIONS,
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   const [kindName, name, ...extra] = positionals;
   const kind = kindName ? kindFromName(kindName) : undefined;
   if (!kind || extra.length > 0) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { resolveConnection } from '../connection/resolve-connection.ts';
 import { buildInvocation } from '../resources/invocation.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'call a function through the router (--data, --header K:V, --tag, --path)';
 
@@ -15,33 +15,22 @@ Exit status 1 on a non-2xx answer. Router: --router-url, $ORRERY_ROUTER_URL, rou
 .orrery/platform.json, else http://127.0.0.1:8080.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: 'string', short: 'n' },
-        data: { type: 'string', short: 'd' },
-        header: { type: 'string', short: 'H', multiple: true },
-        tag: { type: 'string' },
-        path: { type: 'string' },
-        request: { type: 'string', short: 'X' },
-        include: { type: 'boolean', short: 'i' },
-        'router-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`orrery invoke: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('invoke', HELP, argv, {
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      data: { type: 'string', short: 'd' },
+      header: { type: 'string', short: 'H', multiple: true },
+      tag: { type: 'string' },
+      path: { type: 'string' },
+      request: { type: 'string', short: 'X' },
+      include: { type: 'boolean', short: 'i' },
+      'router-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) {
     console.error(`orrery invoke: name exactly one function\n\n${HELP}`);
     return 2;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { resolveConnection } from '../connection/resolve-connection.ts';
 import { functionLogDir, listLogFiles, listPoolLogFiles, poolLogDir, readNewLines, specializationStart } from '../logs/worker-logs.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = "print a function's worker logs (--revision R, -f to follow)";
 
@@ -16,31 +16,20 @@ lines of each file first. The data directory: --data-dir, $ORRERY_DATA_DIR, data
 .orrery/platform.json, else ./.orrery.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        namespace: { type: 'string', short: 'n' },
-        revision: { type: 'string', short: 'r' },
-        follow: { type: 'boolean', short: 'f' },
-        tail: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'poll-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`orrery logs: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('logs', HELP, argv, {
+    options: {
+      namespace: { type: 'string', short: 'n' },
+      revision: { type: 'string', short: 'r' },
+      follow: { type: 'boolean', short: 'f' },
+      tail: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'poll-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1) {
     console.error(`orrery logs: name exactly one function\n\n${HELP}`);
     return 2;

@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { hashPassword, parseUsersFile, ROLES } from '@orrery/api';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'print a users-file line (name:role:scrypt-hash) for console / admin API logins';
 
@@ -18,17 +18,9 @@ async function readStdin(): Promise<string> {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let positionals: string[];
-  try {
-    ({ positionals } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true }));
-  } catch (err) {
-    console.error(`orrery passwd: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('passwd', HELP, argv, { options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  if (typeof parsed === 'number') return parsed;
+  const { positionals } = parsed;
   const [name, role] = positionals;
   if (!name || !role || positionals.length !== 2) {
     console.error(`orrery passwd: give NAME and ROLE\n\n${HELP}`);

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { AdminCallError, adminCall } from '../registry/admin-client.ts';
 import { renderStatus, type StatusData } from '../registry/status-table.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'registry cluster admin: status, member add-learner|promote|remove, leader transfer';
 
@@ -19,27 +19,20 @@ Member ids are hex, as "status" prints them. Membership calls are sent once: if 
 out, check "status" before repeating it.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: argv,
-      options: {
-        'admin-url': { type: 'string' },
-        token: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    }));
-  } catch (err) {
-    console.error(`orrery registry: ${(err as Error).message}\n\n${HELP}`);
+  const parsed = parseCommandArgs('registry', HELP, argv, {
+    options: {
+      'admin-url': { type: 'string' },
+      token: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  if (positionals.length === 0) {
+    console.error(HELP);
     return 2;
-  }
-  if (values.help || positionals.length === 0) {
-    (values.help ? console.log : console.error)(HELP);
-    return values.help ? 0 : 2;
   }
   const baseUrl = values['admin-url'] ?? process.env.ORRERY_REGISTRY_ADMIN_URL ?? 'http://127.0.0.1:18080';
   const token = values.token ?? process.env.ORRERY_REGISTRY_ADMIN_TOKEN ?? '';

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createHttpStore } from '@orrery/store';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { readPlatformInfo } from '../platform/platform-file.ts';
 import { redisAnswers } from '../platform/probe-redis.ts';
 import { type ComponentHealth, type FunctionRow, functionRows, renderStatus } from '../platform/status-report.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'health of every local platform component and the Functions in the store';
 
@@ -24,21 +24,11 @@ async function healthy(url: string): Promise<{ ok: boolean; detail: string }> {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { 'data-dir': { type: 'string', default: '.orrery' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`orrery status: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('status', HELP, argv, {
+    options: { 'data-dir': { type: 'string', default: '.orrery' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const dataDir = resolve(values['data-dir']);
   const info = readPlatformInfo(dataDir);
   if (!info || !pidAlive(info.pids.supervisor)) {

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { readPlatformInfo } from '../platform/platform-file.ts';
 import { renderSummary } from '../platform/summary.ts';
 import { Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'run the whole platform locally (operator, statesvc, registry cluster, routers, console, examples)';
 
@@ -28,32 +28,22 @@ them all. Data (functions, revisions, registry, and state with --state-driver po
   --redis-key-prefix P    key prefix in that Redis (orrery)`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'data-dir': { type: 'string', default: '.orrery' },
-        'port-base': { type: 'string', default: '8080' },
-        'state-driver': { type: 'string', default: 'memory' },
-        'no-examples': { type: 'boolean', default: false },
-        'no-console': { type: 'boolean', default: false },
-        'users-file': { type: 'string' },
-        'redis-url': { type: 'string' },
-        'redis-key-prefix': { type: 'string' },
-        foreground: { type: 'boolean', default: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }));
-  } catch (err) {
-    console.error(`orrery up: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('up', HELP, argv, {
+    options: {
+      'data-dir': { type: 'string', default: '.orrery' },
+      'port-base': { type: 'string', default: '8080' },
+      'state-driver': { type: 'string', default: 'memory' },
+      'no-examples': { type: 'boolean', default: false },
+      'no-console': { type: 'boolean', default: false },
+      'users-file': { type: 'string' },
+      'redis-url': { type: 'string' },
+      'redis-key-prefix': { type: 'string' },
+      foreground: { type: 'boolean', default: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const driver = values['state-driver'];
   if (driver !== 'memory' && driver !== 'postgres') {
     console.error('orrery up: --state-driver must be memory or postgres');

@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { checkFiles, formatProblem } from '../validate/check-files.ts';
 import { collectFiles } from '../validate/collect-files.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'check manifests offline with the admission rules (-f <file|dir> …)';
 
@@ -18,22 +18,12 @@ Function rules that depend on it. Exit status: 0 when everything is valid, 1 whe
 problem was found, 2 on a usage error.`;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { file: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    console.error(`orrery validate: ${(err as Error).message}\n\n${HELP}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(HELP);
-    return 0;
-  }
+  const parsed = parseCommandArgs('validate', HELP, argv, {
+    options: { file: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: false,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
   const args = values.file ?? [];
   if (args.length === 0) {
     console.error(`orrery validate: name at least one file or directory with -f\n\n${HELP}`);

@@ -7,12 +7,14 @@ import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '@orrery/api';
 import type { Resource, ResourceKind, ValidationError } from '@orrery/spec';
 import { StoreError, type ListResult } from '@orrery/store';
+import type { ApplyOutcome } from '../resources/apply-outcome.ts';
 
 /** What apply/get/delete need from a store; both the HTTP store and the API provide it. */
 export interface CliStore {
   get(kind: ResourceKind, namespace: string, name: string): Promise<Resource | undefined>;
   list(kind: ResourceKind, opts?: { namespace?: string; labels?: Record<string, string> }): Promise<ListResult>;
-  apply(obj: unknown): Promise<Resource>;
+  /** Creates or replaces, and says which (like kubectl: created | configured | unchanged). */
+  apply(obj: unknown): Promise<{ object: Resource; outcome: ApplyOutcome }>;
   delete(kind: ResourceKind, namespace: string, name: string): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -61,7 +63,8 @@ export function createApiStore(apiUrl: string, token: string): CliStore {
       }
     },
     list: (kind, opts = {}) => call(() => client.resources.list.query({ kind, namespace: opts.namespace, labels: opts.labels })),
-    apply: async (obj) => (await call(() => client.resources.applyManifest.mutate({ manifest: obj as Record<string, unknown> }))).object,
+    // The API answers the outcome itself: no read before the write.
+    apply: (obj) => call(() => client.resources.applyManifest.mutate({ manifest: obj as Record<string, unknown> })),
     delete: async (kind, namespace, name) => (await call(() => client.resources.delete.mutate({ kind, namespace, name }))).deleted,
     close: async () => {},
   };

@@ -1,4 +1,6 @@
+import type { Resource } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
+import { applyOutcome } from '../resources/apply-outcome.ts';
 import { type CliStore, createApiStore } from './api-store.ts';
 import type { Connection } from './resolve-connection.ts';
 
@@ -8,5 +10,22 @@ import type { Connection } from './resolve-connection.ts';
  */
 export function openStore(conn: Connection): { store: CliStore; where: string; via: 'api' | 'store' } {
   if (conn.apiToken && !conn.directStore) return { store: createApiStore(conn.apiUrl, conn.apiToken), where: `${conn.apiUrl}/trpc`, via: 'api' };
-  return { store: createHttpStore(conn.storeUrl, { token: conn.storeToken }), where: conn.storeUrl, via: 'store' };
+  return { store: directStore(conn.storeUrl, conn.storeToken), where: conn.storeUrl, via: 'store' };
+}
+
+/** The store's HTTP API has no outcome in its answer: read the object first to tell created from configured. */
+function directStore(url: string, token: string | undefined): CliStore {
+  const store = createHttpStore(url, { token });
+  return {
+    get: (kind, namespace, name) => store.get(kind, namespace, name),
+    list: (kind, opts) => store.list(kind, opts),
+    async apply(obj) {
+      const m = obj as Resource;
+      const before = await store.get(m.kind, m.metadata.namespace ?? 'default', m.metadata.name);
+      const object = await store.apply(obj);
+      return { object, outcome: applyOutcome(before, object) };
+    },
+    delete: (kind, namespace, name) => store.delete(kind, namespace, name),
+    close: () => store.close(),
+  };
 }

@@ -19,9 +19,9 @@ export default function FunctionDetailPage() {
   const trpc = useTRPC();
   const fn = useQuery(trpc.functions.get.queryOptions({ namespace, name }));
   const revisions = useQuery(trpc.functions.revisions.queryOptions({ namespace, name }));
-  const summary = useQuery(trpc.overview.summary.queryOptions({ namespace, auditLimit: 0 }));
-  const live = useQuery(trpc.sticky.live.queryOptions({ namespace, function: name }));
-  const health = summary.data?.functions.find((f) => f.name === name);
+  // One live call per refresh carries health, per-revision load and sticky counters (RevisionLoad shares it).
+  const live = useQuery(trpc.functions.live.queryOptions({ namespace, name }));
+  const health = live.data?.health;
   const f = fn.data;
   const revisionNames = (revisions.data?.items ?? []).map((r) => r.metadata.name);
   return (

@@ -4,14 +4,14 @@ import type { AppRouter } from '@orrery/api';
 import { useRequestRate } from './use-request-rate.ts';
 import styles from './function-detail.module.css';
 
-type Live = inferRouterOutputs<AppRouter>['sticky']['live'];
+type Live = inferRouterOutputs<AppRouter>['functions']['live'];
 
 /**
- * The function's live router counters (sticky.live, summed over every replica since it started) and
+ * The function's live router counters (functions.live's sticky totals, summed over every replica since it started) and
  * a whole-function request rate from successive samples (per-revision load: revision-load.tsx).
  */
 export function StickyPanel({ live, sampledAt }: { live: Live | undefined; sampledAt: number }) {
-  const t = live?.functions[0];
+  const t = live?.sticky ?? undefined;
   const rate = useRequestRate(t?.requests, sampledAt);
   const up = live?.replicas.filter((r) => r.ok).length ?? 0;
   const cells: Array<[string, string, string]> = t
