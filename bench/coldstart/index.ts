@@ -8,13 +8,23 @@
  * - deploy:   executor deploy at zero (initialScale 0): poke → KPA → spawn an orrery-runtime worker
  * - baseline: spawn a bare node:http server and GET it until the first 200
  *
+ * Breakdown (same run, same functions' twins, calling the operator directly): pool — the operator's
+ * `/v1/executor/specialize` round trip (its own store lookup, the worker's `/v1/specialize`, the
+ * code load) and then the first GET straight to the worker; deploy — a poke that waits for the
+ * first ready worker (KPA tick, reconcile, spawn of the runtime) and the first GET to it; and the
+ * bare spawn of the runtime as the local backend starts it. The routed figure minus these is the
+ * router's share.
+ *
  * ORRERY_BENCH_COLDSTART_SAMPLES (default 30) sets the samples per mode.
  */
 import { spawn } from 'node:child_process';
 import { type Platform, startPlatform } from '../../apps/operator/src/testing/platform.ts';
 import { until } from '../../apps/operator/src/testing/spawn-server.ts';
+import { runtimeCommand } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
 
 const SAMPLES = Number(process.env.ORRERY_BENCH_COLDSTART_SAMPLES ?? 30);
+/** The breakdown needs fewer samples; each adds two functions the operator must reconcile. */
+const BREAKDOWN_SAMPLES = Math.min(SAMPLES, 10);
 const HANDLER = `export default async () => new Response('ok');`;
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -52,6 +62,37 @@ async function baselineOnce(): Promise<number> {
   return ms;
 }
 
+/** Spawn of orrery-runtime (deploy mode, inline code) as the local backend starts it, to its first 200. */
+async function runtimeSpawnOnce(cmd: { command: string; args: string[] }, i: number): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(cmd.command, [...cmd.args, '--port', '0', '--function', 'f', '--revision', 'f-00001', '--work-dir', `${process.env.TMPDIR ?? '/tmp'}/orrery-coldstart-${process.pid}-${i}`], {
+    env: { ...process.env, ORRERY_SOURCE_INLINE: HANDLER },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (c) => reject(new Error(`runtime exited ${c}`)));
+  });
+  await (await fetch(`${url}/`)).text();
+  const ms = performance.now() - t0;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+  return ms;
+}
+
+async function postJson(url: string, body: unknown): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await res.json()) as Record<string, unknown>;
+  return { ms: performance.now() - t0, status: res.status, body: json };
+}
+
 const failures: string[] = [];
 /** Latency of one request, or undefined (recorded in `failures`) when it did not answer 200. */
 async function timedGet(url: string): Promise<number | undefined> {
@@ -72,7 +113,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < SAMPLES; i++) baseline.push(await baselineOnce());
 
   const p: Platform = await startPlatform({
-    operatorArgs: ['--pool-size', '3', '--pool-idle-timeout', '3s', '--autoscaler-stable-window', '6s', '--autoscaler-scale-to-zero-grace-period', '1s', '--autoscaler-tick', '500ms'],
+    // Resync at the operator's default period (the test harness's 5 s re-reconciles every function all the time).
+    operatorArgs: ['--resync-seconds', '30', '--pool-size', '3', '--pool-idle-timeout', '3s', '--autoscaler-stable-window', '6s', '--autoscaler-scale-to-zero-grace-period', '1s', '--autoscaler-tick', '500ms'],
   });
   try {
     const fn = (name: string, executor: 'pool' | 'deploy') => ({
@@ -86,7 +128,11 @@ async function main(): Promise<void> {
       await p.store.apply(fn(`pool-${i}`, 'pool'));
       await p.store.apply(fn(`deploy-${i}`, 'deploy'));
     }
-    await until(async () => (await p.store.list('Revision')).items.length, (n) => n === 2 * SAMPLES, 60_000, 'revisions created');
+    for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
+      await p.store.apply(fn(`xpool-${i}`, 'pool'));
+      await p.store.apply(fn(`xdeploy-${i}`, 'deploy'));
+    }
+    await until(async () => (await p.store.list('Revision')).items.length, (n) => n === 2 * (SAMPLES + BREAKDOWN_SAMPLES), 120_000, 'revisions created');
     await p.publishRoutes();
     const warm = async () => ((await (await fetch(`${p.op.url}/v1/workers`)).json()) as Workers).pool.warm['default/nodejs'] ?? 0;
 
@@ -102,6 +148,43 @@ async function main(): Promise<void> {
       if (ms !== undefined) deploy.push(ms);
     }
 
+    // Breakdown: the operator called directly (no router), then the worker directly.
+    const parts: Record<string, number[]> = { specialize: [], opLookup: [], workerSpecialize: [], load: [], poolFirstGet: [], pokeToReady: [], toSpawn: [], spawnToListening: [], answer: [], deployFirstGet: [], runtimeSpawn: [] };
+    for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
+      await until(warm, (n) => n >= 3, 60_000, 'pool warm');
+      const sp = await postJson(`${p.op.url}/v1/executor/specialize`, { namespace: 'default', function: `xpool-${i}`, revision: `xpool-${i}-00001` });
+      const timing = sp.body.timing as { lookupMs: number; workerMs: number; loadMs: number } | undefined;
+      if (sp.status !== 200 || !timing) {
+        failures.push(`specialize xpool-${i} → ${sp.status} ${JSON.stringify(sp.body).slice(0, 160)}`);
+        continue;
+      }
+      parts.specialize!.push(sp.ms);
+      parts.opLookup!.push(timing.lookupMs);
+      parts.workerSpecialize!.push(timing.workerMs);
+      parts.load!.push(timing.loadMs);
+      const first = await timedGet(`http://${sp.body.address as string}/`);
+      if (first !== undefined) parts.poolFirstGet!.push(first);
+    }
+    for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
+      const poke = await postJson(`${p.op.url}/v1/autoscaler/poke`, { namespace: 'default', function: `xdeploy-${i}`, revision: `xdeploy-${i}-00001`, waitMs: 30_000 });
+      const addresses = poke.body.addresses as string[] | undefined;
+      if (!addresses?.length) {
+        failures.push(`poke xdeploy-${i} → ${poke.status} ${JSON.stringify(poke.body).slice(0, 160)}`);
+        continue;
+      }
+      parts.pokeToReady!.push(poke.ms);
+      const dt = poke.body.timing as { toSpawnMs: number; spawnToListeningMs: number; answerMs: number } | undefined;
+      if (dt) {
+        parts.toSpawn!.push(dt.toSpawnMs);
+        parts.spawnToListening!.push(dt.spawnToListeningMs);
+        parts.answer!.push(dt.answerMs);
+      }
+      const first = await timedGet(`http://${addresses[0]!}/`);
+      if (first !== undefined) parts.deployFirstGet!.push(first);
+    }
+    const cmd = await runtimeCommand();
+    for (let i = 0; i < BREAKDOWN_SAMPLES; i++) parts.runtimeSpawn!.push(await runtimeSpawnOnce(cmd, i));
+
     const b = stats(baseline);
     const rows = [
       ['baseline: spawn node:http → first 200', b],
@@ -111,6 +194,10 @@ async function main(): Promise<void> {
     console.log('\n| mode | p50 ms | p95 ms | min | max | p50 / baseline p50 |');
     console.log('|---|---:|---:|---:|---:|---:|');
     for (const [name, s] of rows) console.log(`| ${name} | ${t(s.p50)} | ${t(s.p95)} | ${t(s.min)} | ${t(s.max)} | ${(s.p50 / b.p50).toFixed(2)} |`);
+    const p50 = (k: string) => t(stats(parts[k]!).p50);
+    console.log(`\nbreakdown (p50 ms of ${BREAKDOWN_SAMPLES} samples, operator and worker called directly):`);
+    console.log(`  pool:   specialize round trip ${p50('specialize')} (operator lookup ${p50('opLookup')}, worker /v1/specialize ${p50('workerSpecialize')} of which code load ${p50('load')}) + first GET to the worker ${p50('poolFirstGet')}`);
+    console.log(`  deploy: poke → first ready worker ${p50('pokeToReady')} (poke → spawn ${p50('toSpawn')}, spawn → listening ${p50('spawnToListening')}, listening → answer ${p50('answer')}) + first GET to the worker ${p50('deployFirstGet')}; runtime spawn → first 200 alone (${cmd.args[0]!.endsWith('.mjs') && cmd.args[0]!.includes('.cache') ? 'bundled, plain node' : 'through tsx'}) ${p50('runtimeSpawn')}`);
     const ps = stats(pool);
     const ds = stats(deploy);
     console.log(`\ntargets: pool p50 < 25 ms → ${ps.p50 < 25 ? 'met' : 'missed'}; deploy p50 < 300 ms → ${ds.p50 < 300 ? 'met' : 'missed'}`);

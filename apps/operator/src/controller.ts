@@ -30,7 +30,13 @@ export interface OperatorOptions {
   /** KPA for deploy-executor revisions; absent = the fixed scale max(1, minScale). */
   autoscaler?: Autoscaler;
   /** Pool-executor revisions are served by specialized pool workers, not by revision workers. */
-  pool?: { keepWarm(rev: Revision): void; release(key: string): Promise<void>; readyWorkers?(namespace: string, environment: string): number };
+  pool?: {
+    keepWarm(rev: Revision): void;
+    release(key: string): Promise<void>;
+    readyWorkers?(namespace: string, environment: string): number;
+    /** The KPA's desired scale for a pooled revision (specializes more warm workers under load). */
+    scale?(rev: Revision, desired: number, credentials?: StateCredentials): void;
+  };
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -153,6 +159,7 @@ export class FunctionOperator {
     let desired = 0;
     let decision: KpaDecision | undefined;
     let unsupported: { reason: string; message: string } | undefined;
+    let poolDecision: KpaDecision | undefined;
     if (template.executor === 'container') {
       unsupported = { reason: 'ExecutorUnsupported', message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally' };
     } else if (fn) {
@@ -162,13 +169,20 @@ export class FunctionOperator {
       const pooled = this.o.pool && template.executor === 'pool';
       if (pooled && !routable.has(name) && newest !== name) await this.o.pool!.release(key);
       if (routable.has(name) || newest === name) {
-        if (pooled) this.o.pool!.keepWarm(rev);
-        else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable.has(name));
+        if (pooled) {
+          this.o.pool!.keepWarm(rev);
+          // The KPA drives pooled revisions too, through the pool executor (never the backend).
+          const pooledDecision = this.o.pool!.scale && this.o.autoscaler?.desired(key, rev, routable.has(name));
+          if (pooledDecision) {
+            this.o.pool!.scale!(rev, pooledDecision.desired, fn ? this.credentials(fn) : undefined);
+            poolDecision = pooledDecision;
+          }
+        } else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable.has(name));
         else desired = Math.max(1, template.autoscaling.minScale ?? 1);
         if (decision) desired = decision.desired;
       }
     }
-    if (!decision) this.o.autoscaler?.forget(key);
+    if (!decision && !poolDecision) this.o.autoscaler?.forget(key);
     await this.o.backend.scale(rev, desired, fn ? this.credentials(fn) : undefined);
     const status = revisionStatus(rev, this.o.backend.observe(namespace, name), this.now(), unsupported);
     if (decision) {
@@ -176,6 +190,10 @@ export class FunctionOperator {
       status.lastDecision = decision.reason;
     } else if (this.o.pool && template.executor === 'pool' && !unsupported) {
       status.conditions = setCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' }, this.now());
+      if (poolDecision) {
+        status.autoscalerMode = poolDecision.mode;
+        status.lastDecision = poolDecision.reason;
+      }
     }
     if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
       await this.o.store.updateStatus('Revision', namespace, name, status);

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { STATESYNC_ENV } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
 import { startRouter, type SharedTables } from './router-server.ts';
@@ -18,7 +19,9 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--redis-key-prefix orrery] [--sync-period-ms 10000] [--router-id id]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
-The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN.`;
+The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Without --redis-url,
+--redis-key-prefix and --sync-period-ms the router reads ORRERY_REDIS_URL, ORRERY_REDIS_KEY_PREFIX and
+ORRERY_SYNC_PERIOD_MS (what a StateSync renders on Kubernetes).`;
 
 function fail(message: string): never {
   console.error(`orrery-router: ${message}\n${USAGE}`);
@@ -50,7 +53,7 @@ try {
       'autoscaler-url': { type: 'string' },
       'executor-url': { type: 'string' },
       'redis-url': { type: 'string' },
-      'redis-key-prefix': { type: 'string', default: 'orrery' },
+      'redis-key-prefix': { type: 'string' },
       'sync-period-ms': { type: 'string' },
       'router-id': { type: 'string' },
       'quarantine-ms': { type: 'string' },
@@ -82,11 +85,15 @@ if (args['store-token-file']) {
 const log = (message: string): void => console.error(`[orrery-router] ${message}`);
 const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
 let shared: SharedTables | undefined;
-if (args['redis-url']) {
+// Flags first; otherwise the environment a StateSync on Kubernetes renders into this Deployment.
+const env = (name: string): string | undefined => process.env[name] || undefined;
+const redisUrl = args['redis-url'] ?? env(STATESYNC_ENV.url);
+if (redisUrl) {
+  const syncPeriod = args['sync-period-ms'] ?? env(STATESYNC_ENV.syncPeriodMs);
   shared = await connectSharedTables({
-    redisUrl: args['redis-url'],
-    keyPrefix: args['redis-key-prefix'],
-    syncPeriodMs: args['sync-period-ms'] ? int('sync-period-ms', args['sync-period-ms'], 10_000, 1) : undefined,
+    redisUrl,
+    keyPrefix: args['redis-key-prefix'] ?? env(STATESYNC_ENV.keyPrefix) ?? 'orrery',
+    syncPeriodMs: syncPeriod ? int('sync-period-ms', syncPeriod, 10_000, 1) : undefined,
     log,
   });
 }
@@ -104,6 +111,8 @@ const router = await startRouter({
   domain: args.domain,
   queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
   autoscalerUrl: args['autoscaler-url']?.replace(/\/+$/, ''),
+  // The operator's control endpoints take the token of its store.
+  operatorToken: storeToken,
   executorUrl: args['executor-url']?.replace(/\/+$/, ''),
   quarantineMs: int('quarantine-ms', args['quarantine-ms'], 30_000, 1),
   connectTimeoutMs: int('connect-timeout-ms', args['connect-timeout-ms'], 2_000, 1),

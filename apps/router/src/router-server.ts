@@ -39,6 +39,8 @@ export interface RouterOptions {
   domain?: string;
   queueDepth: number;
   autoscalerUrl?: string;
+  /** Bearer token for the operator's `/v1/autoscaler/*` and `/v1/executor/*` (its store token). */
+  operatorToken?: string;
   /** Operator executor (`POST /v1/executor/specialize`): the cold path of pool-executor revisions. */
   executorUrl?: string;
   quarantineMs: number;
@@ -97,16 +99,25 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     // The first waiter always pokes at once; a growing queue pokes at most once a second.
     if (queueLength > 1 && now - (lastPoke.get(rev.key) ?? 0) < 1000) return;
     lastPoke.set(rev.key, now);
-    postJson(`${o.autoscalerUrl}/v1/autoscaler/poke`, { namespace: rev.namespace, function: rev.function, revision: rev.revision, queueLength, router: o.routerId }).catch((err: unknown) => {
-      if (pokeErrors++ % 60 === 0) o.log(`autoscaler poke failed: ${String(err)}`);
-    });
+    // The operator answers once the revision's first worker is ready, with its address: admitted
+    // at once, like a pool specialization's (the endpoints file or registry would take longer).
+    const body = { namespace: rev.namespace, function: rev.function, revision: rev.revision, queueLength, router: o.routerId, waitMs: POKE_WAIT_MS };
+    postJson(`${o.autoscalerUrl}/v1/autoscaler/poke`, body, o.operatorToken, POKE_WAIT_MS + 2_000)
+      .then((answer) => {
+        const addresses = (answer as { addresses?: unknown } | undefined)?.addresses;
+        if (Array.isArray(addresses)) for (const address of addresses) if (typeof address === 'string') admitAnswered({ namespace: rev.namespace, function: rev.function, revision: rev.revision, address, ready: true });
+      })
+      .catch((err: unknown) => {
+        if (pokeErrors++ % 60 === 0) o.log(`autoscaler poke failed: ${String(err)}`);
+      });
   };
 
   let specializer: PoolSpecializer | undefined;
   const onWait = (rev: RevisionRoute, queueLength: number): void => {
     // Deduplicated per revision; a revision with a live specialized worker just gets its address.
-    specializer?.coldRequest(rev);
-    poke(rev, queueLength);
+    // The autoscaler is poked only for revisions the executor does not specialize (see coldRequest).
+    if (specializer) specializer.coldRequest(rev, () => poke(rev, queueLength));
+    else poke(rev, queueLength);
   };
   const dp = new DataPlane(
     { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, poke: onWait, log: o.log },
@@ -132,13 +143,17 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     for (const r of change.changedRevisions) dp.drain(r);
   };
 
+  // An address the operator answered (specialize, or a poke that waited for the first worker).
+  const admitAnswered = (r: EndpointRecord): void => {
+    if (executorRecords.some((e) => e.address === r.address && e.revision === r.revision)) return;
+    executorRecords.push({ ...r, at: Date.now() });
+    applyEndpoints();
+  };
   if (o.executorUrl) {
     specializer = new PoolSpecializer({
       executorUrl: o.executorUrl,
-      onAddress: (r) => {
-        executorRecords.push({ ...r, at: Date.now() });
-        applyEndpoints();
-      },
+      token: o.operatorToken,
+      onAddress: admitAnswered,
       log: o.log,
     });
   }
@@ -218,7 +233,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     dp.drainAll();
     if (o.autoscalerUrl) {
       const view = stats.view();
-      postJson(`${o.autoscalerUrl}/v1/autoscaler/stats`, { router: o.routerId, at: view.at, revisions: view.revisions }).catch((err: unknown) => {
+      postJson(`${o.autoscalerUrl}/v1/autoscaler/stats`, { router: o.routerId, at: view.at, revisions: view.revisions }, o.operatorToken).catch((err: unknown) => {
         if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`);
       });
     }
@@ -255,8 +270,16 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-async function postJson(url: string, body: unknown): Promise<void> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), headersTimeout: 2_000, bodyTimeout: 2_000 });
-  await res.body.dump();
-  if (res.statusCode >= 400) throw new Error(`HTTP ${res.statusCode} from ${url}`);
+/** How long a poke may wait for the operator to answer with the woken revision's first worker. */
+const POKE_WAIT_MS = 10_000;
+
+async function postJson(url: string, body: unknown, token?: string, timeoutMs = 2_000): Promise<unknown> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: timeoutMs, bodyTimeout: 2_000 });
+  if (res.statusCode >= 400) {
+    await res.body.dump();
+    throw new Error(`HTTP ${res.statusCode} from ${url}`);
+  }
+  return res.body.json().catch(() => undefined);
 }

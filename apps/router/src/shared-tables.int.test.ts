@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { STATESYNC_ENV } from '@orrery/spec';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsYaml, eventually, functionYaml, ProcessGroup, type RouterStatsJson } from './testing/processes.ts';
@@ -44,8 +45,12 @@ beforeAll(async () => {
       { fn: 'sticky', rev: 'sticky-00001', address: s2 },
     ]),
   );
-  const args = ['--routes-file', routes, '--endpoints-file', endpointsPath, '--redis-url', 'redis://127.0.0.1:6379', '--redis-key-prefix', prefix, '--sync-period-ms', '200'];
-  [r1, r2] = await Promise.all([g.router([...args, '--router-id', 'r1']), g.router([...args, '--router-id', 'r2'])]);
+  const files = ['--routes-file', routes, '--endpoints-file', endpointsPath];
+  // Replica 1 takes its sync settings as flags, replica 2 from the environment a StateSync renders on Kubernetes.
+  [r1, r2] = await Promise.all([
+    g.router([...files, '--redis-url', 'redis://127.0.0.1:6379', '--redis-key-prefix', prefix, '--sync-period-ms', '200', '--router-id', 'r1']),
+    g.router([...files, '--router-id', 'r2'], { [STATESYNC_ENV.url]: 'redis://127.0.0.1:6379', [STATESYNC_ENV.keyPrefix]: prefix, [STATESYNC_ENV.syncPeriodMs]: '200' }),
+  ]);
   await eventually(async () => ((await stats(r1.admin)).endpoints.length === 4 && (await stats(r2.admin)).endpoints.length === 4 ? true : undefined), 'endpoints loaded');
 }, 60_000);
 

@@ -9,6 +9,7 @@ import { LoadError } from './load/load-error.ts';
 import { createLogger } from './logger.ts';
 import { Registrar } from './registration/registrar.ts';
 import { createSpecializer } from './specialize.ts';
+import { warmUp } from './warm-up.ts';
 import { WorkerServer } from './worker-server.ts';
 
 let cfg: RuntimeConfig;
@@ -105,6 +106,14 @@ const listening = await server.listen().catch((err: Error) => {
   process.exit(1);
 });
 self.address = { host: cfg.advertiseHost ?? advertiseHost(cfg.host), port: listening.port, adminPort: listening.adminPort };
+// A generic worker pays its one-time costs before anyone learns its address (see warm-up.ts).
+if (cfg.mode === 'pool') {
+  const ms = await warmUp(server, { url: listening.url, workDir, log }).catch((err: unknown) => {
+    log.warn('warm-up failed; the first specialization pays the one-time costs', { error: (err as Error).message });
+    return undefined;
+  });
+  if (ms !== undefined) log.info('warmed up', { ms });
+}
 process.stdout.write(listening.adminUrl ? `listening ${listening.url} admin ${listening.adminUrl}\n` : `listening ${listening.url}\n`);
 log.info('worker ready', { mode: cfg.mode, url: listening.url, adminUrl: listening.adminUrl, workDir });
 if (deployed) startRegistration(deployed);

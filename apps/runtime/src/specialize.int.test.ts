@@ -28,6 +28,9 @@ describe('pool mode: a generic worker specialized over HTTP (real process)', () 
   it('is ready but refuses function traffic (and stays out of the registry) until specialized', async () => {
     expect(registry.calls).toEqual([]);
     expect(await (await fetch(`${rt.adminUrl}/readyz`)).json()).toEqual({ status: 'ready', specialized: false });
+    // The warm-up request it served itself before listening leaves no trace in its stats.
+    expect(await (await fetch(`${rt.adminUrl}/v1/stats`)).json()).toMatchObject({ function: null, totalRequests: 0 });
+    expect(rt.stderr()).toMatch(/"msg":"warmed up"/);
     const res = await fetch(`${rt.url}/anything`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ code: 'not_specialized' });

@@ -58,8 +58,8 @@ export class WorkerServer {
   private readonly main: Server;
   private readonly admin: Server | undefined;
   /** In-flight plus queued, as Knative's queue-proxy reports concurrency. */
-  private readonly meter: ConcurrencyMeter;
-  private readonly inFlightMeter: ConcurrencyMeter;
+  private meter: ConcurrencyMeter;
+  private inFlightMeter: ConcurrencyMeter;
 
   constructor(private readonly opts: WorkerServerOptions) {
     this.meter = new ConcurrencyMeter(opts.now);
@@ -90,6 +90,13 @@ export class WorkerServer {
   /** Installs the function that requests go to (at start in deploy mode, at specialize in pool mode). */
   activate(fn: ActiveFunction): void {
     this.active = fn;
+  }
+
+  /** Back to no function, with fresh stats: the warm-up request (pool mode) never counts. */
+  forgetWarmUp(): void {
+    this.active = undefined;
+    this.meter = new ConcurrencyMeter(this.opts.now);
+    this.inFlightMeter = new ConcurrencyMeter(this.opts.now);
   }
 
   async listen(): Promise<{ url: string; adminUrl?: string; port: number; adminPort?: number }> {

@@ -15,7 +15,7 @@ import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from '.
 
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver memory|postgres] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
-  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10]`;
+  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]`;
 
 const log = (msg: string) => console.error(`[statesvc] ${msg}`);
 

@@ -114,6 +114,11 @@ securityContext:
 {{- printf "http://%s.%s.svc:%v" (include "orrery.componentName" (dict "root" . "component" "operator")) .Release.Namespace .Values.operator.port -}}
 {{- end -}}
 
+{{/* The admin API the console forwards /trpc/ to: the operator serves it over the CRDs. */}}
+{{- define "orrery.apiUrl" -}}
+{{- include "orrery.operatorUrl" . -}}
+{{- end -}}
+
 {{- define "orrery.storeUrl" -}}
 {{- default (include "orrery.operatorUrl" .) .Values.store.url -}}
 {{- end -}}
@@ -154,14 +159,10 @@ securityContext:
 {{- printf "http://%s.%s.svc:%v" (include "orrery.componentName" (dict "root" . "component" "router-admin")) .Release.Namespace .Values.router.adminPort -}}
 {{- end -}}
 
-{{/* The pod-level metadata for the downward API, used by leader election and router ids. */}}
+{{/* The pod name from the downward API, for flags like --identity=$(POD_NAME) (leader election, router ids). */}}
 {{- define "orrery.podIdentityEnv" -}}
 - name: POD_NAME
   valueFrom:
     fieldRef:
       fieldPath: metadata.name
-- name: POD_NAMESPACE
-  valueFrom:
-    fieldRef:
-      fieldPath: metadata.namespace
 {{- end -}}

@@ -9,7 +9,8 @@ import { repoRoot } from './chart-files.ts';
 
 export function declaredFlags(sourceText: string): Set<string> {
   const flags = new Set<string>();
-  for (const m of sourceText.matchAll(/^\s*'?([a-z][a-z0-9-]*)'?:\s*\{\s*type:\s*'(?:string|boolean)'/gm)) flags.add(m[1]!);
+  // One option per line, or several on one line (`options: { host: { type: 'string' }, port: … }`).
+  for (const m of sourceText.matchAll(/(?:^|[{,])\s*'?([a-z][a-z0-9-]*)'?:\s*\{\s*type:\s*'(?:string|boolean)'/gm)) flags.add(m[1]!);
   return flags;
 }
 

@@ -3,9 +3,14 @@
  * as objects: they parse, refer to each other consistently, and every pod is hardened.
  */
 import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { DEFAULT_RUNTIME_IMAGE } from '../../../apps/operator/src/backends/kubernetes/render/runtime-image.ts';
+import { appEnvReads, envReads } from './app-env.ts';
 import { appFlags, declaredFlags, flagName } from './app-flags.ts';
-import { renderChart } from './chart-render.ts';
+import { repoRoot } from './chart-files.ts';
+import { mergeValues, renderChart } from './chart-render.ts';
 
 interface K8sObject {
   apiVersion: string;
@@ -22,6 +27,7 @@ const EVERYTHING = {
   redis: { existingSecret: 'orrery-redis' },
   registry: { url: 'http://registry-public:8080', tokens: { existingSecret: 'orrery-registry-tokens' } },
   store: { token: { existingSecret: 'orrery-store-token' } },
+  admin: { token: { existingSecret: 'orrery-admin-token' }, users: { existingSecret: 'orrery-admin-users' } },
   router: { ingress: { enabled: true, className: 'nginx' }, registryNamespaces: ['default', 'team-a'], publicUrl: 'https://fn.example.com' },
   operator: { watchNamespace: 'team-a' },
   console: { ingress: { enabled: true } },
@@ -140,9 +146,62 @@ describe('rendered chart', () => {
     expect(router.args).toEqual(expect.arrayContaining(['--redis-url=$(REDIS_URL)', '--registry-namespace=default', '--registry-namespace=team-a']));
     expect(router.env).toContainEqual({ name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'orrery-redis', key: 'url' } } });
     expect(router.env).toContainEqual({ name: 'ORRERY_REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: 'orrery-registry-tokens', key: 'replication-token' } } });
-    for (const name of ['orrery-statesvc', 'orrery-console']) {
+    for (const name of ['orrery-statesvc', 'orrery-operator']) {
       const c = named(all, 'Deployment', name)!.spec.template.spec.containers[0];
       expect(c.env, name).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'orrery-postgres', key: 'url' } } });
+      expect(c.args, name).toContain('--database-url=$(DATABASE_URL)');
+    }
+  });
+
+  it('the console reaches everything through the admin API the operator serves: ORRERY_API_URL, no database, no Kubernetes token', () => {
+    for (const objs of [all, minimal]) {
+      const pod = named(objs, 'Deployment', 'orrery-console')!.spec.template.spec;
+      const env = pod.containers[0].env as Array<{ name: string; value?: string }>;
+      expect(env).toContainEqual({ name: 'ORRERY_API_URL', value: 'http://orrery-operator.orrery-system.svc:8080' });
+      expect(env.map((e) => e.name)).not.toContain('DATABASE_URL');
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.containers[0].args).toContain('--host=0.0.0.0');
+    }
+    // the URL names a real Service port of the operator
+    const svc = named(all, 'Service', 'orrery-operator')!;
+    expect(svc.spec.ports).toContainEqual(expect.objectContaining({ port: 8080 }));
+  });
+
+  it('the operator serves the store and admin API with tokens from mounted Secrets', () => {
+    const pod = named(all, 'Deployment', 'orrery-operator')!.spec.template.spec;
+    const c = pod.containers[0];
+    expect(c.args).toEqual(expect.arrayContaining([
+      '--store-token-file=/etc/orrery/store-token/token',
+      '--admin-token-file=/etc/orrery/admin-token/token',
+      '--users-file=/etc/orrery/admin-users/users',
+      '--router-admin-urls=http://orrery-router-admin.orrery-system.svc:9090',
+    ]));
+    const secretOf = (volume: string) => pod.volumes.find((v: { name: string }) => v.name === volume)?.secret.secretName;
+    expect([secretOf('store-token'), secretOf('admin-token'), secretOf('admin-users')]).toEqual(['orrery-store-token', 'orrery-admin-token', 'orrery-admin-users']);
+    // the token the routers and statesvc present is the one the operator checks
+    for (const name of ['orrery-router', 'orrery-statesvc']) {
+      const volumes = named(all, 'Deployment', name)!.spec.template.spec.volumes;
+      expect(volumes.find((v: { name: string }) => v.name === 'store-token').secret).toEqual(pod.volumes.find((v: { name: string }) => v.name === 'store-token').secret);
+    }
+    const plain = named(minimal, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[];
+    expect(plain.filter((a) => /token-file|users-file/.test(a))).toEqual([]);
+  });
+
+  it('one runtime image name: values → --runtime-image, the operator default and the Dockerfile agree', () => {
+    const args = named(all, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[];
+    expect(args).toContain('--runtime-image=orrery/runtime:0.1.0');
+    const repository = 'orrery/runtime';
+    expect(DEFAULT_RUNTIME_IMAGE.split(':')[0]).toBe(repository);
+    expect(existsSync(join(repoRoot, 'apps', 'runtime', 'Dockerfile'))).toBe(true);
+    const withRegistry = objects({ ...REQUIRED, global: { imageRegistry: 'registry.example.com/' } });
+    expect(named(withRegistry, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args).toContain('--runtime-image=registry.example.com/orrery/runtime:0.1.0');
+  });
+
+  it('only the operator holds Kubernetes permissions; the other pods mount no ServiceAccount token', () => {
+    const bound = [...ofKind(all, 'ClusterRoleBinding'), ...ofKind(all, 'RoleBinding')].flatMap((b) => b.subjects.map((s: { name: string }) => s.name));
+    expect(new Set(bound)).toEqual(new Set(['orrery-operator']));
+    for (const name of ['orrery-router', 'orrery-statesvc', 'orrery-console']) {
+      expect(named(all, 'Deployment', name)!.spec.template.spec.automountServiceAccountToken, name).toBe(false);
     }
   });
 
@@ -156,20 +215,22 @@ describe('rendered chart', () => {
     }
   });
 
-  it('only statesvc and the console get Postgres egress; only the router gets Redis egress', () => {
+  it('only statesvc and the operator get Postgres egress; only the router gets Redis egress; the console talks only to the operator', () => {
     const egressPorts = (np: K8sObject) => np.spec.egress.flatMap((r: { ports?: Array<{ port: number }> }) => (r.ports ?? []).map((p) => p.port));
     const withPort = (port: number) => ofKind(all, 'NetworkPolicy').filter((np) => egressPorts(np).includes(port)).map((np) => np.metadata.name).sort();
-    expect(withPort(5432)).toEqual(['orrery-console', 'orrery-statesvc']);
+    expect(withPort(5432)).toEqual(['orrery-operator', 'orrery-statesvc']);
+    expect(withPort(443)).toEqual(['orrery-operator']);
+    expect(egressPorts(named(all, 'NetworkPolicy', 'orrery-console')!).filter((p: number) => p !== 53)).toEqual([8080]);
     expect(withPort(6379)).toEqual(['orrery-router']);
     expect(ofKind(minimal, 'NetworkPolicy').filter((np) => egressPorts(np).includes(6379))).toEqual([]);
   });
 
-  it('statesvc ingress admits only function workers and the console', () => {
+  it("statesvc ingress admits only function workers and the console's API (the operator)", () => {
     const np = named(all, 'NetworkPolicy', 'orrery-statesvc')!;
     expect(np.spec.ingress).toHaveLength(1);
     expect(np.spec.ingress[0].from).toEqual([
       { namespaceSelector: {}, podSelector: { matchExpressions: [{ key: 'orrery.dev/component', operator: 'In', values: ['worker', 'pool'] }] } },
-      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': 'console' } } },
+      { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': 'operator' } } },
     ]);
     expect(np.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
   });
@@ -214,6 +275,8 @@ describe('rendered chart', () => {
     expect(notes).toContain('kubectl apply --server-side -f charts/orrery/crds/');
     expect(notes).toContain('redis.existingSecret is empty');
     expect(notes).toContain('webhook has no caBundle');
+    expect(notes).toContain('store.token.existingSecret is empty');
+    expect(renderChart(mergeValues(REQUIRED, { store: { token: { existingSecret: 'orrery-store-token' } } })).files.get('NOTES.txt')).not.toContain('store.token.existingSecret is empty');
   });
 });
 
@@ -223,21 +286,50 @@ describe('flags the chart passes exist in the apps (their parsers are strict)', 
     ['orrery-operator', 'apps/operator/src/backends/kubernetes/main-kubernetes.ts', ['backend']],
     ['orrery-router', 'apps/router/src/main.ts', []],
     ['orrery-statesvc', 'apps/statesvc/src/main.ts', []],
+    ['orrery-console', 'apps/console/bin/orrery-console.mjs', []],
   ];
   it.each(cases)('%s', (deployment, source, extra) => {
     const known = new Set([...appFlags(source), ...extra]);
-    expect(known.size).toBeGreaterThan(5);
+    expect(known.size).toBeGreaterThan(3);
     const args = named(all, 'Deployment', deployment)!.spec.template.spec.containers[0].args as string[];
     const unknown = args.map(flagName).filter((f): f is string => f !== undefined && !known.has(f));
     expect(unknown).toEqual([]);
-    expect(args.length).toBeGreaterThan(3);
+    expect(args.length).toBeGreaterThan(1);
   });
 
   it('declaredFlags reads parseArgs option blocks', () => {
     const text = "options: {\n  host: { type: 'string', default: 'x' },\n  'admin-port': { type: 'string' },\n  help: { type: 'boolean', short: 'h' },\n}";
     expect([...declaredFlags(text)]).toEqual(['host', 'admin-port', 'help']);
+    expect([...declaredFlags("options: { host: { type: 'string', default: 'x' }, 'api-url': { type: 'string' } }")]).toEqual(['host', 'api-url']);
     expect(flagName('--admin-port=9090')).toBe('admin-port');
     expect(flagName('--help')).toBe('help');
     expect(flagName('value')).toBeUndefined();
+  });
+});
+
+describe('environment variables the chart sets are read by the apps', () => {
+  const cases: Array<[string, string]> = [
+    ['orrery-operator', 'operator'],
+    ['orrery-router', 'router'],
+    ['orrery-statesvc', 'statesvc'],
+    ['orrery-console', 'console'],
+  ];
+  it.each(cases)('%s: every env var is read by apps/%s or expanded into its args as $(NAME)', (deployment, app) => {
+    const reads = appEnvReads(app);
+    for (const objs of [all, minimal]) {
+      const c = named(objs, 'Deployment', deployment)!.spec.template.spec.containers[0];
+      const expanded = new Set(((c.args ?? []) as string[]).flatMap((a) => [...a.matchAll(/\$\(([A-Z0-9_]+)\)/g)].map((m) => m[1]!)));
+      const env = ((c.env ?? []) as Array<{ name: string }>).map((e) => e.name);
+      expect(env.filter((n) => !reads.has(n) && !expanded.has(n)), deployment).toEqual([]);
+      // and every $(NAME) in the args is defined, or Kubernetes passes it through literally
+      expect([...expanded].filter((n) => !env.includes(n)), deployment).toEqual([]);
+    }
+  });
+
+  it('envReads finds process.env reads (guards against a scanner that finds nothing)', () => {
+    expect([...envReads("const a = process.env.ORRERY_API_URL; const b = process.env['PORT'];")]).toEqual(['ORRERY_API_URL', 'PORT']);
+    expect(appEnvReads('console')).toContain('ORRERY_API_URL');
+    expect(appEnvReads('operator')).toContain('DATABASE_URL');
+    expect(readFileSync(join(repoRoot, 'apps', 'console', 'bin', 'orrery-console.mjs'), 'utf8')).toContain('ORRERY_API_URL');
   });
 });

@@ -176,12 +176,13 @@ describe('RBAC is least privilege and complete for the operator', () => {
 describe('NetworkPolicies', () => {
   const byName = new Map(templates.map((t) => [t.name, t.text]));
 
-  it('statesvc accepts traffic only from function workers and the console', () => {
+  it("statesvc accepts traffic only from function workers and the console's API (in the operator)", () => {
     const np = byName.get('networkpolicy-statesvc.yaml')!;
     const ingress = np.slice(np.indexOf('ingress:'), np.indexOf('egress:'));
     expect(count(ingress, /- from:/g)).toBe(1);
     expect(ingress).toContain('include "orrery.np.functionWorkers"');
-    expect(ingress).toContain('"component" "console"');
+    expect(ingress).toContain('"component" "operator"');
+    expect(ingress).not.toContain('"component" "console"');
     expect(ingress).not.toMatch(/namespaceSelector:\s*\{\}\s*$/m);
   });
 
@@ -193,9 +194,11 @@ describe('NetworkPolicies', () => {
     expect(at(values, 'networkPolicy.registry')).not.toHaveProperty('adminPort');
   });
 
-  it('gives Postgres egress only to statesvc and console, and Redis only to the router', () => {
+  it('gives Postgres egress only to statesvc and the operator (audit log), Redis only to the router, the Kubernetes API only to the operator', () => {
     const postgres = [...byName].filter(([, text]) => text.includes('.Values.networkPolicy.postgres.port')).map(([n]) => n).sort();
-    expect(postgres).toEqual(['networkpolicy-console.yaml', 'networkpolicy-statesvc.yaml']);
+    expect(postgres).toEqual(['networkpolicy-operator.yaml', 'networkpolicy-statesvc.yaml']);
+    const apiServer = [...byName].filter(([, text]) => text.includes('.Values.networkPolicy.apiServer')).map(([n]) => n);
+    expect(apiServer).toEqual(['networkpolicy-operator.yaml']);
     const redis = [...byName].filter(([, text]) => text.includes('.Values.networkPolicy.redis.port')).map(([n]) => n);
     expect(redis).toEqual(['networkpolicy-router.yaml']);
   });

@@ -10,3 +10,4 @@ export * from './kinds/state-sync.ts';
 export * from './resource.ts';
 export * from './validate/index.ts';
 export * from './wire/router-stats.ts';
+export * from './wire/statesync-env.ts';

@@ -9,20 +9,32 @@ export interface OpenDriverOptions {
   databaseUrl?: string;
   /** PGlite data directory when no URL is given (memory when none). */
   dataDir?: string;
-  /** postgres.js pool size. */
+  /** Postgres connections in all (default 10), opened as needed; see `splitPool`. */
   poolSize?: number;
   now?: () => number;
+}
+
+/**
+ * Splits the connection budget: about a third (at least 2) for transactions (key creation,
+ * delete, sweeps: postgres.js's own pool), the rest for single statements on the LIFO pool
+ * (reads and in-place updates, the hot path). Below 4 connections everything shares one pool.
+ */
+export function splitPool(total: number): { transactions: number; statements: number } {
+  if (total < 4) return { transactions: total, statements: 0 };
+  const transactions = Math.max(2, Math.round(total / 3));
+  return { transactions, statements: total - transactions };
 }
 
 /** Opens a driver; the postgres one applies migrations first. */
 export async function openDriver(opts: OpenDriverOptions): Promise<StateDriver> {
   if (opts.driver === 'memory') return new MemoryDriver({ now: opts.now });
-  const conn = connect({ url: opts.databaseUrl, dataDir: opts.dataDir, max: opts.poolSize });
+  const pool = splitPool(opts.poolSize ?? 10);
+  const conn = connect({ url: opts.databaseUrl, dataDir: opts.dataDir, max: pool.transactions });
   try {
     await migrate(conn);
   } catch (err) {
     await conn.close();
     throw err;
   }
-  return new PostgresDriver(conn, { now: opts.now });
+  return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements });
 }

@@ -25,3 +25,20 @@ describeConformance('postgres on Postgres', async () => {
     },
   };
 });
+
+// The production shape (openDriver): single statements on the LIFO statement pool, transactions on conn's pool.
+describeConformance('postgres on Postgres with a statement pool', async () => {
+  const clock = { now: 1_700_000_000_000 };
+  const tdb = await createTestDatabase();
+  const conn = connect({ url: tdb.url, max: 3 });
+  await migrate(conn);
+  const driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: 4 });
+  return {
+    driver,
+    clock,
+    cleanup: async () => {
+      await driver.close();
+      await tdb.drop();
+    },
+  };
+});

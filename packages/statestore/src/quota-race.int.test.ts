@@ -30,7 +30,8 @@ describe('maxKeys race on the postgres driver', () => {
           conn = connect({ url: tdb.url, max: 40 });
         } else conn = connect({ url: '' });
         await migrate(conn);
-        driver = new PostgresDriver(conn, { now: () => clock.now });
+        // On Postgres as openDriver runs it: reads and in-place updates on the LIFO statement pool.
+        driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: target === 'Postgres' ? 8 : 0 });
       }, 60_000);
       afterAll(async () => {
         await driver?.close();

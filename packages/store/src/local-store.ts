@@ -4,14 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { type Connection, migrate } from '@orrery/db';
-import {
-  type Environment,
-  KIND_SCHEMAS,
-  type Resource,
-  type ResourceKind,
-  isResourceKind,
-  parseResource,
-} from '@orrery/spec';
+import type { Resource, ResourceKind } from '@orrery/spec';
+import { assertKind, environmentLookupFor, parseForApply, parseStatus } from './apply-checks.ts';
 import { nextGeneration } from './generation.ts';
 import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
 import {
@@ -130,13 +124,10 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
   }
 
   async function environmentLookup(obj: unknown) {
-    const o = obj as { kind?: string; metadata?: { namespace?: string }; spec?: { template?: { environment?: string } } };
-    if (o?.kind !== 'Function') return undefined;
-    const ns = o.metadata?.namespace ?? 'default';
-    const envName = o.spec?.template?.environment ?? 'nodejs';
-    const row = await getRow('Environment', ns, envName);
-    const env = row ? (rowToResource(row) as Environment) : undefined;
-    return { environment: (n: string, name: string) => (n === ns && name === envName ? env : undefined) };
+    return environmentLookupFor(obj, async (ns, name) => {
+      const row = await getRow('Environment', ns, name);
+      return row ? rowToResource(row) : undefined;
+    });
   }
 
   const store: ResourceStore = {
@@ -160,13 +151,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
     },
 
     async apply(obj: unknown, o: ApplyOptions = {}) {
-      const lookup = await environmentLookup(obj);
-      const parsed = parseResource(obj, lookup);
-      if (!parsed.ok) {
-        const first = parsed.errors[0]!;
-        throw new StoreError('invalid', `invalid ${describe(obj)}: ${first.path}: ${first.message}${parsed.errors.length > 1 ? ` (and ${parsed.errors.length - 1} more)` : ''}`, parsed.errors);
-      }
-      const res = asJson(parsed.resource);
+      const res = parseForApply(obj, await environmentLookup(obj));
       const { kind } = res;
       const { name, namespace } = res.metadata;
       const meta = clientMetadata(res.metadata);
@@ -214,14 +199,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         if (o.resourceVersion !== undefined && String(prev.resourceVersion) !== o.resourceVersion) {
           throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified since resourceVersion ${o.resourceVersion}: read it again and retry`);
         }
-        const candidate = { ...rowToResource(prev), status };
-        const check = KIND_SCHEMAS[kind].safeParse(candidate);
-        if (!check.success) {
-          const issue = check.error.issues[0]!;
-          throw new StoreError('invalid', `invalid status for ${kind} ${namespace}/${name}: ${issue.path.join('.')}: ${issue.message}`);
-        }
-        // JSON form: what is stored, so `undefined` members never look like a change.
-        const parsedStatus = asJson((check.data as { status?: unknown }).status ?? null);
+        const parsedStatus = parseStatus(rowToResource(prev), status);
         if (isDeepStrictEqual(prev.status, parsedStatus)) return rowToResource(prev);
         const rv = await nextRv();
         await tx.execute(sql`
@@ -335,23 +313,9 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
   return store;
 }
 
-function assertKind(kind: string): asserts kind is ResourceKind {
-  if (!isResourceKind(kind)) throw new StoreError('invalid', `unknown kind "${kind}": use one of Function, Revision, Environment, RegistryCluster, StateSync`);
-}
-
 function matchesLabels(obj: Resource, labels: Record<string, string>): boolean {
   const have = obj.metadata.labels ?? {};
   return Object.entries(labels).every(([k, v]) => have[k] === v);
-}
-
-function describe(obj: unknown): string {
-  const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
-  return `${typeof o?.kind === 'string' ? o.kind : 'resource'}${typeof o?.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''}`;
-}
-
-/** The value as it will be stored (jsonb drops undefined members). */
-function asJson<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 function toIso(d: Date | string): string {

@@ -27,13 +27,24 @@ const PokeBody = z.object({
   revision: z.string().min(1),
   queueLength: z.number().int().nonnegative().default(1),
   router: z.string().min(1).default('router'),
+  /** Hold the answer up to this long for the revision's first ready worker and answer its address. */
+  waitMs: z.number().int().nonnegative().max(30_000).default(0),
 });
+
+export interface AutoscalerHandlerOptions {
+  /** Ready worker addresses of a revision, waiting up to `timeoutMs` for the first (deploy revisions the KPA scales). */
+  readyAddresses?: (namespace: string, revision: string, timeoutMs: number) => Promise<string[]>;
+  /** Spawn and listening times (performance.now()) of the first ready worker, for the answer's `timing`. */
+  firstReadyTimes?: (namespace: string, revision: string) => { spawnedAt: number; listeningAt: number } | undefined;
+}
 
 /**
  * `POST /v1/autoscaler/stats` (each router replica, once a second) and
  * `POST /v1/autoscaler/poke` (a request waits for a revision). Returns false for other paths.
+ * A poke with `waitMs` is answered once the revision has a ready worker (or the wait is over),
+ * with `addresses`: the router admits them at once, as it does a pool specialization's.
  */
-export function createAutoscalerHandler(autoscaler: Autoscaler) {
+export function createAutoscalerHandler(autoscaler: Autoscaler, o: AutoscalerHandlerOptions = {}) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/v1/autoscaler/stats' && path !== '/v1/autoscaler/poke') return false;
@@ -50,7 +61,17 @@ export function createAutoscalerHandler(autoscaler: Autoscaler) {
       } else {
         const body = PokeBody.safeParse(raw);
         if (!body.success) return bad(res, 'body must be {namespace, function, revision, queueLength?}');
-        autoscaler.poke(body.data.namespace, body.data.revision, body.data.queueLength, body.data.router);
+        const { namespace, revision, waitMs } = body.data;
+        const poked = performance.now();
+        autoscaler.poke(namespace, revision, body.data.queueLength, body.data.router);
+        if (waitMs > 0 && o.readyAddresses) {
+          const addresses = await o.readyAddresses(namespace, revision, waitMs);
+          // timing: where a deploy cold start's time went in the operator (read by bench/coldstart).
+          const t = addresses.length ? o.firstReadyTimes?.(namespace, revision) : undefined;
+          const timing = t && t.spawnedAt >= poked ? { toSpawnMs: Math.round(t.spawnedAt - poked), spawnToListeningMs: Math.round(t.listeningAt - t.spawnedAt), answerMs: Math.round(performance.now() - t.listeningAt) } : undefined;
+          sendJson(res, 202, { ok: true, addresses, timing });
+          return true;
+        }
       }
       sendJson(res, 202, { ok: true });
     } catch (err) {

@@ -76,6 +76,11 @@ export class Autoscaler {
     return this.tracked.has(key);
   }
 
+  /** The last decision for a tracked revision (read-only: does not start tracking). */
+  decisionOf(key: string): KpaDecision | undefined {
+    return this.tracked.get(key)?.decision;
+  }
+
   /** One router replica's report (`POST /v1/autoscaler/stats`). */
   recordStats(router: string, revisions: RevisionStatsReport[]): void {
     const now = this.now();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
+import { postJson } from './post-json.ts';
 
 export interface PoolExecutorOptions {
   runtimeCommand: { command: string; args: string[] };
@@ -24,6 +25,13 @@ interface Specialized {
   lastUsedMs: number;
 }
 
+/** A worker's address; with timings when this call specialized it (for the cold-start breakdown). */
+export interface Specialization {
+  address: string;
+  /** The worker's `/v1/specialize` round trip, and the part of it spent loading the code. */
+  timing?: { workerMs: number; loadMs?: number };
+}
+
 export class SpecializeError extends Error {
   constructor(
     readonly status: number,
@@ -35,6 +43,9 @@ export class SpecializeError extends Error {
 }
 
 const READY_WAIT_MS = 30_000;
+const REFILL_DELAY_MS = 50;
+/** Between unpublishing a specialized worker and its SIGTERM (routers poll the endpoints file). */
+const UNPUBLISH_DELAY_MS = 500;
 
 /**
  * Fission's poolmgr on the local backend: per Environment, `poolSize` warm generic
@@ -46,7 +57,9 @@ const READY_WAIT_MS = 30_000;
 export class PoolExecutor {
   private readonly pools = new Map<string, WorkerProcess[]>();
   private readonly specialized = new Map<string, Specialized[]>();
-  private readonly pending = new Map<string, Promise<{ address: string }>>();
+  private readonly pending = new Map<string, Promise<Specialization>>();
+  /** Specializations the KPA started per revision and that have not finished yet. */
+  private readonly scalingUp = new Map<string, number>();
   private reaper?: NodeJS.Timeout;
   private seq = 0;
   private stopped = false;
@@ -75,7 +88,7 @@ export class PoolExecutor {
   }
 
   /** Address of a worker serving the revision, specializing a warm one if none does. */
-  async specialize(rev: Revision, credentials?: StateCredentials): Promise<{ address: string }> {
+  async specialize(rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const key = `${rev.metadata.namespace}/${rev.metadata.name}`;
     const live = this.specialized.get(key)?.find((s) => s.worker.state === 'ready' && s.worker.address);
     if (live) {
@@ -88,6 +101,41 @@ export class PoolExecutor {
       this.pending.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * The KPA's desired scale for a pooled revision: specialize more warm workers while desired
+   * exceeds those serving it (or being specialized for it), stop the newest extras when it falls.
+   * At zero nothing happens — a cold request's specialization brings the first worker — and the
+   * last worker goes only through the idle reaper, as before.
+   */
+  scale(rev: Revision, desired: number, credentials?: StateCredentials): void {
+    if (this.stopped) return;
+    const key = `${rev.metadata.namespace}/${rev.metadata.name}`;
+    const serving = this.specialized.get(key) ?? [];
+    if (!serving.length || desired < 1) return;
+    const starting = this.scalingUp.get(key) ?? 0;
+    for (let i = serving.length + starting; i < desired; i++) {
+      this.scalingUp.set(key, (this.scalingUp.get(key) ?? 0) + 1);
+      void this.doSpecialize(key, rev, credentials)
+        .catch((err: unknown) => this.o.log?.(`scaling ${key} up: ${(err as Error).message}`))
+        .finally(() => {
+          const n = (this.scalingUp.get(key) ?? 1) - 1;
+          if (n > 0) this.scalingUp.set(key, n);
+          else this.scalingUp.delete(key);
+        });
+    }
+    if (desired < serving.length && !starting) {
+      const extra = serving.splice(desired);
+      this.o.onChange(); // unpublish first; stop once routers had time to drop them
+      this.o.log?.(`scaling ${key} down to ${desired} specialized worker(s)`);
+      setTimeout(() => void Promise.all(extra.map((s) => s.worker.stop())), UNPUBLISH_DELAY_MS).unref();
+    }
+  }
+
+  /** Specialized workers of a revision that are ready (the KPA's `ready`). */
+  readySpecialized(key: string): number {
+    return (this.specialized.get(key) ?? []).filter((s) => s.worker.state === 'ready').length;
   }
 
   /** Traffic seen for a revision (router stats): postpones reaping. */
@@ -138,14 +186,20 @@ export class PoolExecutor {
     await Promise.all(all.map((w) => w.stop()));
   }
 
-  private async doSpecialize(key: string, rev: Revision, credentials?: StateCredentials): Promise<{ address: string }> {
+  private async doSpecialize(key: string, rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const t = rev.spec.template;
     const env = t.environment;
     const ns = rev.metadata.namespace;
-    await this.ensurePool(ns, env);
-    const worker = await this.takeWarm(`${ns}/${env}`);
-    // Refill at once: the next cold revision should find a warm worker too.
-    void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${ns}/${env}: ${(err as Error).message}`));
+    const poolKey = `${ns}/${env}`;
+    // A ready warm worker is taken at once; only an empty or unknown pool waits for (re)filling.
+    let worker = this.takeReady(poolKey);
+    if (!worker) {
+      await this.ensurePool(ns, env);
+      worker = await this.takeWarm(poolKey);
+    }
+    // Refill just after this specialization: spawning a node process now would take CPU from
+    // the cold request the taken worker is about to serve (on a small machine, tens of ms).
+    setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
     const body = {
       namespace: ns,
       function: rev.spec.function,
@@ -158,8 +212,12 @@ export class PoolExecutor {
       stateUrl: credentials?.url,
     };
     this.specializations++;
-    const res = await fetch(`http://${worker.address}/v1/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
-    const answer = (await res.json().catch(() => ({}))) as { address?: string; error?: string; code?: string };
+    const sent = performance.now();
+    const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000).catch((err: unknown) => {
+      void worker.stop();
+      throw new SpecializeError(502, 'specialize_failed', `worker ${worker.address} did not answer specialize: ${(err as Error).message}`);
+    });
+    const answer = res.body as { address?: string; error?: string; code?: string; loadMs?: number };
     if (res.status !== 200) {
       void worker.stop(); // a failed load may leave module state behind: never reuse it
       throw new SpecializeError(res.status === 422 ? 422 : 502, answer.code ?? 'specialize_failed', answer.error ?? `specialize answered ${res.status}`);
@@ -169,21 +227,26 @@ export class PoolExecutor {
     list.push(s);
     this.specialized.set(key, list);
     this.o.onChange();
-    return { address: worker.address! };
+    return { address: worker.address!, timing: { workerMs: Math.round(performance.now() - sent), loadMs: answer.loadMs } };
+  }
+
+  /** Removes a ready generic worker from its pool, if one is there. */
+  private takeReady(poolKey: string): WorkerProcess | undefined {
+    const list = this.pools.get(poolKey) ?? [];
+    const i = list.findIndex((w) => w.state === 'ready' && w.address);
+    if (i < 0) return undefined;
+    const [w] = list.splice(i, 1);
+    // From now on a crash must not bring it back as a generic worker under this revision.
+    w!.onExit = () => this.dropSpecialized(w!);
+    return w;
   }
 
   /** Removes a ready generic worker from its pool (waits for one that is still starting). */
   private async takeWarm(poolKey: string): Promise<WorkerProcess> {
     const end = Date.now() + READY_WAIT_MS;
     for (;;) {
-      const list = this.pools.get(poolKey) ?? [];
-      const i = list.findIndex((w) => w.state === 'ready' && w.address);
-      if (i >= 0) {
-        const [w] = list.splice(i, 1);
-        // From now on a crash must not bring it back as a generic worker under this revision.
-        w!.onExit = () => this.dropSpecialized(w!);
-        return w!;
-      }
+      const w = this.takeReady(poolKey);
+      if (w) return w;
       if (Date.now() > end) throw new SpecializeError(503, 'pool_empty', `no warm worker in pool ${poolKey} became ready within ${READY_WAIT_MS / 1000}s`);
       await new Promise((r) => setTimeout(r, 10));
     }

@@ -5,7 +5,8 @@ import { parse } from 'yaml';
 import { type Platform, revisionReady, startPlatform } from '../testing/platform.ts';
 import { until } from '../testing/spawn-server.ts';
 
-// Real operator (pool of 2 generic workers, 4 s idle reap), router with --executor-url, statesvc.
+// Real operator (pool of 2 generic workers, 4 s idle reap, a store token), router with --executor-url, statesvc.
+const TOKEN = 'pool-test-store-token';
 const PID = `export default async () => new Response(String(process.pid));`;
 const counter = (): string => {
   const doc = parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'counter', 'function.yaml'), 'utf8')) as { spec: { template: { source: { inline: string } } } };
@@ -16,7 +17,7 @@ type Workers = { pids: number[]; pool: { specializations: number; warm: Record<s
 
 describe('pool executor (real processes)', () => {
   let p: Platform;
-  const workers = async (): Promise<Workers> => (await (await fetch(`${p.op.url}/v1/workers`)).json()) as Workers;
+  const workers = async (): Promise<Workers> => (await (await fetch(`${p.op.url}/v1/workers`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as Workers;
   const servedBy = (fn: string) => p.endpoints().filter((e) => e.function === fn && e.ready);
   const fnResource = (name: string, inline: string, extra: Record<string, unknown> = {}) => ({
     apiVersion: 'orrery.dev/v1alpha1',
@@ -29,6 +30,8 @@ describe('pool executor (real processes)', () => {
     p = await startPlatform({
       operatorArgs: ['--pool-size', '2', '--pool-idle-timeout', '4s'],
       routerArgs: [],
+      // The router must send this token on specialize, poke and stats, or no cold request is served.
+      storeToken: TOKEN,
       keyspaces: [{ namespace: 'default', keyspace: 'counter' }],
     });
     await p.store.apply(fnResource('pooled', PID));
@@ -42,6 +45,25 @@ describe('pool executor (real processes)', () => {
   afterAll(async () => {
     await p?.stop();
   }, 30_000);
+
+  it('the executor and autoscaler endpoints refuse requests without the store token', async () => {
+    const body = JSON.stringify({ namespace: 'default', function: 'pooled', revision: 'pooled-00001' });
+    const post = (path: string, token?: string, payload = body) =>
+      fetch(`${p.op.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: payload });
+    for (const path of ['/v1/executor/specialize', '/v1/autoscaler/poke', '/v1/autoscaler/stats']) {
+      for (const token of [undefined, 'wrong-token', `${TOKEN}x`]) {
+        const res = await post(path, token);
+        expect(res.status, `${path} with ${token ?? 'no token'}`).toBe(401);
+        expect(((await res.json()) as { code: string }).code).toBe('unauthorized');
+      }
+    }
+    for (const token of [undefined, 'wrong-token']) {
+      const res = await fetch(`${p.op.url}/v1/workers`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+      expect(res.status, `/v1/workers with ${token ?? 'no token'}`).toBe(401);
+    }
+    // With the token the same endpoints answer (an empty stats report changes nothing).
+    expect((await post('/v1/autoscaler/stats', TOKEN, JSON.stringify({ router: 'test', revisions: [] }))).status).toBe(202);
+  });
 
   it('a cold request is served by a specialized warm worker, and the pool refills', { timeout: 60_000 }, async () => {
     const before = await workers();

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { OrreryFunction, Revision } from '@orrery/spec';
-import type { ResourceStore } from '@orrery/store';
+import type { OrreryFunction } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { BodyError, readJson, sendJson } from '../http/json-body.ts';
+import type { ExecutorView } from './executor-view.ts';
 import { type PoolExecutor, SpecializeError } from './pool-executor.ts';
 
 const Body = z.object({ namespace: z.string().min(1), function: z.string().min(1), revision: z.string().min(1) });
@@ -13,7 +13,7 @@ const Body = z.object({ namespace: z.string().min(1), function: z.string().min(1
  * cold path for pool-executor revisions. Deploy revisions answer `409 not_pool_executor` (the
  * router remembers that and only waits for the autoscaler).
  */
-export function createSpecializeHandler(o: { store: ResourceStore; pool: PoolExecutor; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
+export function createSpecializeHandler(o: { view: Pick<ExecutorView, 'revision' | 'fn'>; pool: PoolExecutor; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? '').split('?')[0] !== '/v1/executor/specialize') return false;
     if (req.method !== 'POST') {
@@ -21,13 +21,14 @@ export function createSpecializeHandler(o: { store: ResourceStore; pool: PoolExe
       return true;
     }
     try {
+      const started = performance.now();
       const parsed = Body.safeParse(await readJson(req, 64 * 1024));
       if (!parsed.success) {
         sendJson(res, 400, { error: 'body must be {namespace, function, revision}', code: 'invalid_body' });
         return true;
       }
       const { namespace, revision } = parsed.data;
-      const rev = (await o.store.get('Revision', namespace, revision)) as Revision | undefined;
+      const rev = await o.view.revision(namespace, revision);
       if (!rev || rev.spec.function !== parsed.data.function) {
         sendJson(res, 404, { error: `revision ${namespace}/${revision} of function ${parsed.data.function} not found`, code: 'revision_not_found' });
         return true;
@@ -36,9 +37,12 @@ export function createSpecializeHandler(o: { store: ResourceStore; pool: PoolExe
         sendJson(res, 409, { error: `revision ${revision} uses the ${rev.spec.template.executor} executor; wait for the autoscaler`, code: 'not_pool_executor' });
         return true;
       }
-      const fn = (await o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined;
-      const { address } = await o.pool.specialize(rev, fn ? o.credentials(fn) : undefined);
-      sendJson(res, 200, { namespace, function: rev.spec.function, revision, address });
+      const fn = await o.view.fn(namespace, rev.spec.function);
+      const lookupMs = performance.now() - started;
+      const { address, timing } = await o.pool.specialize(rev, fn ? o.credentials(fn) : undefined);
+      // timing: where a cold start's time went in the operator (read by bench/coldstart).
+      const totalMs = Math.round(performance.now() - started);
+      sendJson(res, 200, { namespace, function: rev.spec.function, revision, address, timing: { lookupMs: Math.round(lookupMs), totalMs, ...timing } });
     } catch (err) {
       if (err instanceof BodyError || err instanceof SpecializeError) sendJson(res, err.status, { error: err.message, code: err.code });
       else sendJson(res, 500, { error: `specialize failed: ${(err as Error).message}`, code: 'internal' });

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePorts } from '@orrery/etcdcluster';
+import type { RegistryMembers } from './cluster-placement.ts';
 
 export interface MemberIdentity {
   name: string;
@@ -36,7 +37,7 @@ export interface LocalMembersOptions {
 
 const running = (p: ChildProcess | undefined): boolean => !!p && p.exitCode === null && p.signalCode === null;
 
-export class LocalMembers {
+export class LocalMembers implements RegistryMembers {
   private readonly members = new Map<string, LocalMember>();
   /** Members that must stay down (tests: a machine that is gone). */
   private readonly held = new Set<string>();
@@ -85,7 +86,12 @@ export class LocalMembers {
   }
 
   /** Starts the member's etcd (no-op when it runs). `initialCluster` only matters on first start. */
-  start(name: string, initialCluster: string, state: 'new' | 'existing'): void {
+  start(name: string, initialCluster: string, state: 'new' | 'existing'): Promise<void> {
+    this.spawnMember(name, initialCluster, state);
+    return Promise.resolve();
+  }
+
+  private spawnMember(name: string, initialCluster: string, state: 'new' | 'existing'): void {
     const m = this.members.get(name);
     if (!m || running(m.process) || this.held.has(name)) return;
     const args = [

@@ -1,30 +1,29 @@
 /**
- * RegistryCluster on the local backend: etcd members are child processes with data dirs under
- * `<dataDir>/registry/<ns>/<name>/<member>`, the `orrery-registry` API runs beside them. Every
- * few seconds (and on every spec or request change) it observes the cluster, executes at most one
+ * RegistryCluster on either backend: a placement (cluster-placement.ts) runs the etcd members and
+ * the `orrery-registry` API — locally as child processes (local-backend.ts), on Kubernetes as a
+ * StatefulSet and a Deployment (backends/kubernetes/kube-registry-placement.ts). Every few seconds (and on every spec or request change) it observes the cluster, executes at most one
  * membership step chosen by `planMembership` (or one pending request), and writes status.
  * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseDurationMs, type RegistryCluster, type RegistryMember } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import { setCondition } from '../reconcile/conditions.ts';
 import { buildClusterStatus } from './cluster-status.ts';
-import { loadOrCreateTokens, type RegistryTokens } from './cluster-secrets.ts';
-import { LocalMembers } from './local-members.ts';
+import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
+import { LocalRegistryBackend } from './local-backend.ts';
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
 import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
 import { planMembership, type MembershipStep, type ObservedMember } from './plan-membership.ts';
 import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
-import { RegistryApiProcess } from './registry-api-process.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
 export interface RegistryClusterReconcilerOptions {
   store: ResourceStore;
-  /** The operator's data dir; clusters live under `<dataDir>/registry/`. */
-  dataDir: string;
+  /** The operator's data dir; local clusters live under `<dataDir>/registry/`. */
+  dataDir?: string;
+  /** Where members run; default: the local backend under `dataDir`. */
+  backend?: RegistryClusterBackend;
   etcdBin?: string;
   heartbeatMs?: number;
   electionMs?: number;
@@ -42,10 +41,7 @@ export interface RegistryClusterReconcilerOptions {
   onStep?: (key: string, step: MembershipStep | { kind: 'request'; request: ClusterRequest }, members: ObservedMember[], leaderRaftIndex?: number) => void;
 }
 
-interface ClusterRuntime {
-  members: LocalMembers;
-  api?: RegistryApiProcess;
-  tokens: RegistryTokens;
+interface ClusterRuntime extends ClusterPlacement {
   unhealthySince: Map<string, number>;
   busy: boolean;
   again: boolean;
@@ -64,14 +60,22 @@ export class RegistryClusterReconciler {
   private readonly now: () => number;
 
   private readonly reportedEndpoints = new Map<string, string | undefined>();
-
-  private get etcdBin(): string {
-    return this.o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd';
-  }
+  private readonly backend: RegistryClusterBackend;
 
   constructor(private readonly o: RegistryClusterReconcilerOptions) {
     this.log = o.log ?? (() => {});
     this.now = o.now ?? Date.now;
+    if (!o.backend && !o.dataDir) throw new Error('RegistryClusterReconciler needs a dataDir (local backend) or a backend');
+    this.backend =
+      o.backend ??
+      new LocalRegistryBackend({
+        dataDir: o.dataDir!,
+        etcdBin: o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd',
+        heartbeatMs: o.heartbeatMs ?? 100,
+        electionMs: o.electionMs ?? 1000,
+        registryApi: o.registryApi,
+        apiPorts: o.apiPorts,
+      });
   }
 
   async start(): Promise<void> {
@@ -131,37 +135,18 @@ export class RegistryClusterReconciler {
     const key = keyOf(rc.metadata.namespace, rc.metadata.name);
     let rt = this.runtimes.get(key);
     if (rt) return rt;
-    const clusterDir = join(this.o.dataDir, 'registry', rc.metadata.namespace, rc.metadata.name);
-    const members = new LocalMembers({
-      clusterDir,
-      token: `orrery-${rc.metadata.namespace}-${rc.metadata.name}-${rc.metadata.uid ?? 'local'}`,
-      etcdBin: this.etcdBin,
-      heartbeatMs: this.o.heartbeatMs ?? 100,
-      electionMs: this.o.electionMs ?? 1000,
-      log: (msg, f) => this.log(msg, { cluster: key, ...f }),
-    });
-    const api =
-      this.o.registryApi === false
-        ? undefined
-        : new RegistryApiProcess({
-            command: this.o.registryApi,
-            cleanupInterval: rc.spec.registry.cleanupInterval,
-            cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
-            port: this.o.apiPorts?.[key],
-            log: (msg, f) => this.log(msg, { cluster: key, ...f }),
-          });
-    rt = { members, api, tokens: loadOrCreateTokens(clusterDir), unhealthySince: new Map(), busy: false, again: false, seen: '' };
+    const placement = this.backend.open(rc, (msg, f) => this.log(msg, { cluster: key, ...f }));
+    rt = Object.assign(placement, { unhealthySince: new Map<string, number>(), busy: false, again: false, seen: '' });
     this.runtimes.set(key, rt);
     return rt;
   }
 
-  /** Stops a deleted cluster's processes. Data dirs are retained (delete them by hand). */
+  /** Lets go of a deleted (or, at stop, every) cluster. Local data dirs are retained (delete them by hand). */
   private async release(key: string): Promise<void> {
     const rt = this.runtimes.get(key);
     if (!rt) return;
     this.runtimes.delete(key);
-    await rt.api?.stop();
-    await rt.members.stopAll();
+    await rt.release();
   }
 
   async stop(): Promise<void> {
@@ -183,12 +168,12 @@ export class RegistryClusterReconciler {
 
   /** Kills one member's process; it comes back on the next pass (a crash). */
   async killMember(namespace: string, name: string, member: string): Promise<void> {
-    await this.runtimes.get(keyOf(namespace, name))?.members.kill(member);
+    await this.runtimes.get(keyOf(namespace, name))?.members.kill?.(member);
   }
 
   /** Kills one member and keeps it down (a lost machine): only replacement heals it. */
   async failMember(namespace: string, name: string, member: string): Promise<void> {
-    await this.runtimes.get(keyOf(namespace, name))?.members.fail(member);
+    await this.runtimes.get(keyOf(namespace, name))?.members.fail?.(member);
   }
 
   /** Client URLs of the members this reconciler runs for a cluster. */
@@ -198,14 +183,16 @@ export class RegistryClusterReconciler {
 
   private async reconcile(key: string, rc: RegistryCluster, rt: ClusterRuntime): Promise<void> {
     const nowMs = this.now();
-    if (!existsSync(this.etcdBin)) {
+    const blocked = rt.blocked?.();
+    if (blocked) {
       // Report it on the resource (the console and `orrery get` show it) instead of failing.
-      const message = `no etcd binary at ${this.etcdBin}: install etcd-server (as root: apt-get install etcd-server) or set ETCD_BIN`;
-      let conditions = setCondition(rc.status?.conditions, { type: 'Available', status: 'False', reason: 'EtcdMissing', message }, new Date(nowMs));
-      conditions = setCondition(conditions, { type: 'Degraded', status: 'True', reason: 'EtcdMissing', message }, new Date(nowMs));
+      const { reason, message } = blocked;
+      let conditions = setCondition(rc.status?.conditions, { type: 'Available', status: 'False', reason, message }, new Date(nowMs));
+      conditions = setCondition(conditions, { type: 'Degraded', status: 'True', reason, message }, new Date(nowMs));
       if (!this.stopped) await this.o.store.updateStatus('RegistryCluster', rc.metadata.namespace, rc.metadata.name, { ...rc.status, conditions, observedGeneration: rc.metadata.generation });
       return;
     }
+    await rt.refresh?.(rc);
     const local = rt.members.list();
     const obs = await observeCluster(local.map((m) => m.clientURL));
 
@@ -217,13 +204,13 @@ export class RegistryClusterReconciler {
       if (rt.members.hasData(m.name)) {
         // Do not resurrect a member etcd removed (its data would make it try to rejoin).
         if (obs.members && !known) continue;
-        rt.members.start(m.name, `${m.name}=${m.peerURL}`, 'existing');
+        await rt.members.start(m.name, `${m.name}=${m.peerURL}`, 'existing');
       } else if (!obs.members && !anyData) {
         // Bootstrap (or a bootstrap interrupted before anything was written): all start as `new`.
-        rt.members.start(m.name, local.map((x) => `${x.name}=${x.peerURL}`).join(','), 'new');
+        await rt.members.start(m.name, local.map((x) => `${x.name}=${x.peerURL}`).join(','), 'new');
       } else if (known) {
         const initial = obs.members!.map((x) => `${x.peerURL === m.peerURL ? m.name : x.name}=${x.peerURL}`).join(',');
-        rt.members.start(m.name, initial, 'existing');
+        await rt.members.start(m.name, initial, 'existing');
       }
     }
     // Identities etcd never accepted (MemberAdd failed or was removed): forget them.
@@ -276,7 +263,7 @@ export class RegistryClusterReconciler {
       const voters = table.filter((m) => m.role === 'voter' && m.clientURL).map((m) => m.clientURL!);
       const settled = step.kind === 'steady' || (step.kind === 'wait' && step.reason === 'member-unhealthy');
       if (voters.length && table.some((m) => m.isLeader) && (settled || !rt.api.running())) {
-        await rt.api.ensure(voters, rt.tokens);
+        await rt.api.ensure(voters);
       }
       endpoint = rt.api.running() ? rt.api.url : undefined;
     }
@@ -380,14 +367,14 @@ export class RegistryClusterReconciler {
         const created = [];
         for (const [i, name] of step.names.entries()) created.push(await rt.members.create(name, i + 1));
         const initial = created.map((m) => `${m.name}=${m.peerURL}`).join(',');
-        for (const m of created) rt.members.start(m.name, initial, 'new');
+        for (const m of created) await rt.members.start(m.name, initial, 'new');
         return;
       }
       case 'add-learner': {
         if (!leaderURL) throw new Error('no leader to send MemberAdd to');
         const m = await rt.members.create(step.name, step.ordinal);
         const added = await addLearner(leaderURL, m.name, m.peerURL);
-        rt.members.start(m.name, added.initialCluster, 'existing');
+        await rt.members.start(m.name, added.initialCluster, 'existing');
         return;
       }
       case 'promote': {

@@ -34,7 +34,9 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(o: { operatorArgs?: string[]; routerArgs?: string[]; keyspaces?: Array<{ namespace: string; keyspace: string }> } = {}): Promise<Platform> {
+export async function startPlatform(
+  o: { operatorArgs?: string[]; routerArgs?: string[]; keyspaces?: Array<{ namespace: string; keyspace: string }>; /** Store token (also guards /v1/autoscaler and /v1/executor). */ storeToken?: string } = {},
+): Promise<Platform> {
   const dir = mkdtempSync(join(tmpdir(), 'orrery-scale-'));
   const started: SpawnedServer[] = [];
   const stop = async () => {
@@ -57,11 +59,16 @@ export async function startPlatform(o: { operatorArgs?: string[]; routerArgs?: s
       stateUrl = svc.url;
       extra.push('--state-url', stateUrl, '--master-key-file', keyFile);
     }
-    const op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', join(dir, 'op'), '--endpoints-file', endpointsFile, '--resync-seconds', '5', ...extra, ...(o.operatorArgs ?? [])]);
+    const tokenArgs: string[] = [];
+    if (o.storeToken) {
+      writeFileSync(join(dir, 'store.token'), o.storeToken, { mode: 0o600 });
+      tokenArgs.push('--store-token-file', join(dir, 'store.token'));
+    }
+    const op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', join(dir, 'op'), '--endpoints-file', endpointsFile, '--resync-seconds', '5', ...tokenArgs, ...extra, ...(o.operatorArgs ?? [])]);
     started.push(op);
-    const router = await spawnServer(ROUTER_BIN, ['--port', '0', '--admin-port', '0', '--routes-file', routesFile, '--endpoints-file', endpointsFile, '--autoscaler-url', op.url, '--executor-url', op.url, ...(o.routerArgs ?? [])]);
+    const router = await spawnServer(ROUTER_BIN, ['--port', '0', '--admin-port', '0', '--routes-file', routesFile, '--endpoints-file', endpointsFile, '--autoscaler-url', op.url, '--executor-url', op.url, ...tokenArgs, ...(o.routerArgs ?? [])]);
     started.push(router);
-    const store = createHttpStore(op.url);
+    const store = createHttpStore(op.url, { token: o.storeToken });
     return {
       dir,
       op,

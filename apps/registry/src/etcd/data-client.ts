@@ -4,6 +4,11 @@ import { noRetryClient } from '@orrery/etcdcluster';
 /** Errors after which the request certainly never reached etcd, so sending it again is safe. */
 const NOT_SENT = /No connection established|ECONNREFUSED|connect ECONN|Failed to connect|broken circuit|circuit is open/i;
 
+/** True when the request certainly never reached etcd (so it certainly did not take effect). */
+export function neverSent(err: unknown): boolean {
+  return NOT_SENT.test(err instanceof Error ? err.message : String(err));
+}
+
 /**
  * Retries only requests that were never sent. etcd3's default retries every "recoverable" error,
  * including a deadline that expired after etcd applied the request: a retried deregister then
@@ -16,7 +21,7 @@ const retryUnsentOnly = {
       try {
         return await fn({ signal: new AbortController().signal, attempt });
       } catch (err) {
-        if (!NOT_SENT.test(err instanceof Error ? err.message : String(err))) throw err;
+        if (!neverSent(err)) throw err;
         last = err;
       }
     }

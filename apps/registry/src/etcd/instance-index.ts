@@ -126,6 +126,13 @@ export class InstanceIndex {
     }
     this.watcher = watcher;
     watcher.on('data', (res: IWatchResponse) => this.onWatchResponse(res));
+    // etcd3 re-attaches a watcher after a stream error at its last response header + 1. The
+    // header of a creation reply (or of a catching-up batch) is the member's current revision,
+    // ahead of events not delivered yet: resuming there would skip them. Resume after what this
+    // index has applied instead (the request is written right after this event).
+    watcher.on('connecting', (req) => {
+      (req as { start_revision?: number | string }).start_revision = String(this.revision + 1);
+    });
     // Cancelled by etcd (typically: our resume revision was compacted while disconnected).
     watcher.on('error', (err: Error) => void this.resync(`watch cancelled: ${err.message}`));
   }

@@ -1,8 +1,13 @@
 import type { Etcd3 } from 'etcd3';
 import type { Instance, InstanceKey, InstanceRecord } from '../model/instance.ts';
+import { stampDue } from '../model/heartbeat-age.ts';
 import { decodeInstance } from './instance-index.ts';
+import { neverSent } from './data-client.ts';
 import type { KeepAliveChannel } from './keepalive-channel.ts';
 import type { KeyLayout } from './keys.ts';
+
+/** Re-reads allowed when concurrent re-registrations keep moving the instance to new leases. */
+const HEARTBEAT_ATTEMPTS = 4;
 
 export type HeartbeatResult =
   | { found: false }
@@ -22,19 +27,23 @@ export class InstanceWriter {
   ) {}
 
   /** Grant a lease, put the record on it; a re-registration moves the record to the new lease. */
-  async register(rec: InstanceRecord): Promise<{ revision: number; leaseId: string }> {
+  async register(registration: InstanceRecord): Promise<{ revision: number; leaseId: string; record: InstanceRecord }> {
+    const rec: InstanceRecord = { ...registration, lastHeartbeatAt: Date.now() };
     const key = Buffer.from(this.keys.instanceKey(rec));
     const grant = await this.client.leaseClient.leaseGrant({ TTL: rec.leaseTtlSeconds });
     let put;
     try {
       put = await this.client.kv.put({ key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID, prev_kv: true });
     } catch (err) {
-      this.revokeQuietly(grant.ID);
+      // A put whose answer was lost (deadline, leader change) may still be applied: revoking its
+      // lease would then delete an instance nobody deregistered. Only a put that never left is
+      // certainly not applied; otherwise the lease is left to expire on its own.
+      if (neverSent(err)) this.revokeQuietly(grant.ID);
       throw err;
     }
     const oldLease = put.prev_kv?.lease;
     if (oldLease && oldLease !== '0' && oldLease !== grant.ID) this.revokeQuietly(oldLease);
-    return { revision: Number(put.header.revision), leaseId: BigInt(grant.ID).toString(16) };
+    return { revision: Number(put.header.revision), leaseId: BigInt(grant.ID).toString(16), record: rec };
   }
 
   /** Delete the record, then revoke its lease. Undefined when there was nothing to delete. */
@@ -51,41 +60,80 @@ export class InstanceWriter {
   /**
    * Linearizable read of the instance, then a keep-alive on its lease. A changed TTL cannot be
    * applied to an existing etcd lease, so it moves the record to a fresh lease (that is a real
-   * change and produces an upsert); a plain heartbeat writes nothing and emits nothing.
+   * change and produces an upsert); a plain heartbeat emits nothing and writes nothing except,
+   * at most every TTL/2, the record's heartbeat stamp (see heartbeat-age.ts).
+   *
+   * A keep-alive that finds the lease gone does not by itself mean the instance is gone: a
+   * re-registration between the read and the keep-alive moves the record to a new lease and
+   * revokes the old one while the instance stays registered throughout. So the instance is
+   * read again, and only its absence answers not_found.
    */
   async heartbeat(k: InstanceKey, ttlSeconds?: number): Promise<HeartbeatResult> {
     const key = Buffer.from(this.keys.instanceKey(k));
-    const res = await this.reads.kv.range({ key });
-    const kv = res.kvs[0];
-    if (!kv) return { found: false };
-    const instance = decodeInstance(kv);
-    if (!instance) return { found: false };
-    if (ttlSeconds !== undefined && ttlSeconds !== instance.leaseTtlSeconds) {
-      const rec: InstanceRecord = stripInstance(instance);
-      rec.leaseTtlSeconds = ttlSeconds;
-      const grant = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds });
+    /** The lease a keep-alive found gone, if any. */
+    let goneLease: string | undefined;
+    for (let attempt = 0; attempt < HEARTBEAT_ATTEMPTS; attempt++) {
+      const res = await this.reads.kv.range({ key });
+      const kv = res.kvs[0];
+      if (!kv) return { found: false };
+      const instance = decodeInstance(kv);
+      if (!instance) return { found: false };
+      // Still on the lease the keep-alive just found gone: etcd is deleting it with its lease.
+      if (kv.lease === goneLease) return { found: false };
+      if (ttlSeconds !== undefined && ttlSeconds !== instance.leaseTtlSeconds) {
+        const moved = await this.moveToNewLease(key, kv.mod_revision, kv.lease, instance, ttlSeconds);
+        if (moved) return moved;
+        continue; // changed or deleted concurrently: read again
+      }
+      const remaining = await this.keepAlive.once(kv.lease);
+      if (remaining > 0) return { found: true, instance: await this.stampIfDue(key, kv.mod_revision, kv.lease, instance), remainingTtlSeconds: remaining, ttlChanged: false };
+      goneLease = kv.lease;
+    }
+    throw new Error(`instance ${k.namespace}/${k.service}/${k.instanceId} changed leases ${HEARTBEAT_ATTEMPTS} times during one heartbeat; retry`);
+  }
+
+  /**
+   * Refreshes the heartbeat stamp when it is due (at most every TTL/2), on the same lease and
+   * only if the record did not change since it was read. Best effort: a stamp that fails now is
+   * written by the next heartbeat, so the heartbeat itself still succeeds.
+   */
+  private async stampIfDue(key: Buffer, modRevision: string, lease: string, instance: Instance): Promise<Instance> {
+    const now = Date.now();
+    if (!stampDue(instance, now)) return instance;
+    const rec: InstanceRecord = { ...stripInstance(instance), lastHeartbeatAt: now };
+    try {
       const txn = await this.client.kv.txn({
-        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: kv.mod_revision }],
-        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID } }],
+        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease } }],
         failure: [],
       });
-      if (!txn.succeeded) {
-        // Changed or deleted concurrently: let the client decide (retry the heartbeat or re-register).
-        this.revokeQuietly(grant.ID);
-        return this.heartbeat(k);
-      }
-      this.revokeQuietly(kv.lease);
-      const revision = Number(txn.header.revision);
-      return {
-        found: true,
-        instance: { ...rec, revision, createRevision: instance.createRevision, leaseId: BigInt(grant.ID).toString(16) },
-        remainingTtlSeconds: ttlSeconds,
-        ttlChanged: true,
-      };
+      return txn.succeeded ? { ...instance, lastHeartbeatAt: now, revision: Number(txn.header.revision) } : instance;
+    } catch {
+      return instance;
     }
-    const remaining = await this.keepAlive.once(kv.lease);
-    if (remaining <= 0) return { found: false };
-    return { found: true, instance, remainingTtlSeconds: remaining, ttlChanged: false };
+  }
+
+  /** Puts the record on a fresh lease with the new TTL if it is still at `modRevision`. */
+  private async moveToNewLease(key: Buffer, modRevision: string, oldLease: string, instance: Instance, ttlSeconds: number): Promise<HeartbeatResult | undefined> {
+    const rec: InstanceRecord = { ...stripInstance(instance), leaseTtlSeconds: ttlSeconds, lastHeartbeatAt: Date.now() };
+    const grant = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds });
+    const txn = await this.client.kv.txn({
+      compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+      success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID } }],
+      failure: [],
+    });
+    if (!txn.succeeded) {
+      this.revokeQuietly(grant.ID);
+      return undefined;
+    }
+    this.revokeQuietly(oldLease);
+    const revision = Number(txn.header.revision);
+    return {
+      found: true,
+      instance: { ...rec, revision, createRevision: instance.createRevision, leaseId: BigInt(grant.ID).toString(16) },
+      remainingTtlSeconds: ttlSeconds,
+      ttlChanged: true,
+    };
   }
 
   /** Leases left behind are harmless (they expire), so revocation failures are not surfaced. */

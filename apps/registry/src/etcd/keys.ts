@@ -11,12 +11,15 @@ export class KeyLayout {
   readonly barrierKey: string;
   /** Held with a lease by the registry replica that runs the expiry sweep. */
   readonly sweeperKey: string;
+  /** Briefly attached to a lease by the sweep to learn, through Raft, whether the lease exists. */
+  readonly sweeperProbeKey: string;
 
   constructor(readonly prefix: string) {
     const p = prefix.replace(/\/+$/, '');
     this.instancesPrefix = `${p}/i/`;
     this.barrierKey = `${p}/barrier`;
     this.sweeperKey = `${p}/sweeper`;
+    this.sweeperProbeKey = `${p}/sweeper-probe`;
   }
 
   instanceKey(k: InstanceKey): string {

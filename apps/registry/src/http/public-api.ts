@@ -102,8 +102,8 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
   switch (route) {
     case 'register': {
       const rec = must(parseRegistration(await readJson(req)));
-      const { revision, leaseId } = await deps.writer.register(rec);
-      sendOk(res, requestId, { revision, instance: { ...rec, revision, leaseId } });
+      const { revision, leaseId, record } = await deps.writer.register(rec);
+      sendOk(res, requestId, { revision, instance: { ...record, revision, leaseId } });
       return;
     }
     case 'deregister': {

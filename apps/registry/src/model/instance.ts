@@ -31,6 +31,8 @@ export interface InstanceRecord extends ServiceSegments {
   metadata: Record<string, string>;
   endpoints: Endpoint[];
   leaseTtlSeconds: number;
+  /** Time of the last heartbeat (ms since the epoch), set by the server; see heartbeat-age.ts. */
+  lastHeartbeatAt?: number;
 }
 
 /** An instance as answered to clients: the record plus where it sits in etcd's history. */

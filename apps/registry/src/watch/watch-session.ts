@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
 import type { Instance } from '../model/instance.ts';
+import { onlyStampChanged } from '../model/heartbeat-age.ts';
 import { matchesFilter, type InstanceFilter, type WatchOptions } from '../query/filter.ts';
 import { decodeInstance, type IndexChange, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
@@ -32,9 +33,11 @@ export function formatEvent(ev: WatchEvent): string {
 
 /**
  * Maps one change to what a watcher with `filter` must see: an upsert when the instance matches
- * now, a delete when it matched before and no longer does (or is gone), nothing otherwise.
+ * now, a delete when it matched before and no longer does (or is gone), nothing otherwise —
+ * nor for a refreshed heartbeat stamp, which changes no registration field.
  */
 export function eventForChange(filter: InstanceFilter, revision: number, now: Instance | undefined, prev: Instance | undefined): WatchEvent | undefined {
+  if (now && prev && onlyStampChanged(prev, now)) return undefined;
   const nowMatches = now !== undefined && matchesFilter(filter, now);
   if (nowMatches) return { type: 'upsert', revision, instance: now };
   const prevMatches = prev !== undefined && matchesFilter(filter, prev);

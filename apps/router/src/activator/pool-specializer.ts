@@ -5,11 +5,14 @@
  * file. One call per revision at a time however many requests wait; a revision the executor
  * says is not pooled is remembered (revisions are immutable), so deploy revisions cost one call.
  */
+import { request } from 'undici';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
 
 export interface PoolSpecializerOptions {
   executorUrl: string;
+  /** Bearer token the operator wants on its control endpoints (the store token). */
+  token?: string;
   /** A specialized worker's address: add it to the revision's endpoints now. */
   onAddress: (record: EndpointRecord) => void;
   log: (message: string) => void;
@@ -17,27 +20,42 @@ export interface PoolSpecializerOptions {
   post?: (url: string, body: unknown) => Promise<{ status: number; body: unknown }>;
 }
 
-async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(65_000) });
-  return { status: res.status, body: (await res.json().catch(() => ({}))) as unknown };
+// undici's request, as for the router's other calls to the operator: a kept-alive connection,
+// and no first-use load of Node's separate fetch stack on a cold request's path.
+async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; body: unknown }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: 65_000, bodyTimeout: 65_000 });
+  return { status: res.statusCode, body: await res.body.json().catch((): unknown => ({})) };
 }
 
 export class PoolSpecializer {
   private readonly notPooled = new Set<string>();
   private readonly inflight = new Set<string>();
+  /** The latest `otherwise` per revision whose specialize call is in flight. */
+  private readonly fallbacks = new Map<string, () => void>();
   private errors = 0;
 
   constructor(private readonly o: PoolSpecializerOptions) {}
 
-  /** Called when a request starts waiting for `rev` and it had no endpoint. */
-  coldRequest(rev: RevisionRoute): void {
-    if (this.notPooled.has(rev.key) || this.inflight.has(rev.key)) return;
+  /**
+   * Called when a request starts waiting for `rev` and it had no endpoint. `otherwise` runs when
+   * the executor does not specialize the revision (not pooled, or the call failed): the caller
+   * pokes the autoscaler then. A pooled revision is not poked — the specialization wakes it, and
+   * a poke would only make the operator reconcile it while the cold request waits.
+   */
+  coldRequest(rev: RevisionRoute, otherwise?: () => void): void {
+    if (this.notPooled.has(rev.key)) return otherwise?.();
+    if (otherwise) this.fallbacks.set(rev.key, otherwise);
+    if (this.inflight.has(rev.key)) return;
     this.inflight.add(rev.key);
-    const post = this.o.post ?? postJson;
+    const post = this.o.post ?? ((url: string, body: unknown) => postJson(url, body, this.o.token));
+    let specialized = false;
     post(`${this.o.executorUrl}/v1/executor/specialize`, { namespace: rev.namespace, function: rev.function, revision: rev.revision })
       .then(({ status, body }) => {
         const b = body as { address?: unknown; code?: unknown; error?: unknown };
         if (status === 200 && typeof b.address === 'string') {
+          specialized = true;
           this.o.onAddress({ namespace: rev.namespace, function: rev.function, revision: rev.revision, address: b.address, ready: true });
         } else if (status === 409 && b.code === 'not_pool_executor') {
           this.notPooled.add(rev.key);
@@ -48,6 +66,11 @@ export class PoolSpecializer {
       .catch((err: unknown) => {
         if (this.errors++ % 60 === 0) this.o.log(`specialize ${rev.key} failed: ${String(err)}`);
       })
-      .finally(() => this.inflight.delete(rev.key));
+      .finally(() => {
+        this.inflight.delete(rev.key);
+        const fallback = this.fallbacks.get(rev.key);
+        this.fallbacks.delete(rev.key);
+        if (!specialized) fallback?.();
+      });
   }
 }

@@ -22,8 +22,8 @@ export class ProcessGroup {
   private readonly children: ChildProcess[] = [];
   readonly dir = mkdtempSync(join(tmpdir(), 'orrery-router-int-'));
 
-  start(args: string[], pattern: RegExp, what: string): Promise<{ match: RegExpMatchArray } & Started> {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  start(args: string[], pattern: RegExp, what: string, env?: Record<string, string>): Promise<{ match: RegExpMatchArray } & Started> {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ? { ...process.env, ...env } : process.env });
     this.children.push(child);
     let out = '';
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -51,8 +51,9 @@ export class ProcessGroup {
     return { address: s.match[1]!, child: s.child };
   }
 
-  async router(args: string[]): Promise<{ url: string; admin: string } & Started> {
-    const s = await this.start([ROUTER_BIN, '--port', '0', '--admin-port', '0', ...args], /listening (http:\/\/\S+) admin (http:\/\/\S+)/, 'orrery-router');
+  /** `env` adds to this process's environment (e.g. the StateSync settings a Deployment would carry). */
+  async router(args: string[], env?: Record<string, string>): Promise<{ url: string; admin: string } & Started> {
+    const s = await this.start([ROUTER_BIN, '--port', '0', '--admin-port', '0', ...args], /listening (http:\/\/\S+) admin (http:\/\/\S+)/, 'orrery-router', env);
     return { url: s.match[1]!, admin: s.match[2]!, child: s.child, output: s.output };
   }
 

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { resolveEntrypoint, type Handler } from './entrypoint.ts';
 import { materializeSource, type FunctionSource, type MaterializeOptions } from './function-source.ts';
 import { LoadError } from './load-error.ts';
+import { registerTypeScriptLoader } from './typescript-loader.ts';
 
 export interface LoadedFunction {
   handler: Handler;
@@ -19,8 +20,12 @@ export async function loadFunction(
 ): Promise<LoadedFunction> {
   const modulePath = await materializeSource(spec.source, opts);
   let mod: Record<string, unknown>;
+  const href = pathToFileURL(modulePath).href;
   try {
-    mod = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    // A file or URL may be TypeScript or import TypeScript next to it; inline code is one
+    // JavaScript module with nothing beside it, so it never needs the (costly) loader.
+    if (spec.source.inline === undefined) await registerTypeScriptLoader();
+    mod = (await import(href)) as Record<string, unknown>;
   } catch (err) {
     throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
   }

@@ -25,6 +25,12 @@ export const API_RESOURCES: readonly ApiResource[] = [
   { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, subresources: [] },
   { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, subresources: [] },
   { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true, subresources: [] },
+  // RegistryCluster members (StatefulSet + PVCs + PDB) and StateSync's replica reads (Pods).
+  { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, subresources: ['status', 'scale'] },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true, subresources: ['status'] },
+  // No status subresource in the fake: its tests write a Pod's phase directly, as a kubelet would.
+  { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, subresources: [] },
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, subresources: ['status'] },
 ];
 
 export { API_GROUP, API_VERSION };

@@ -3,6 +3,8 @@ import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts'
 
 export interface ElectedOperatorOptions extends KubernetesOperatorOptions {
   election: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading'>;
+  /** Other leader-only work (e.g. the admin API's rollups): started with each term, stopped when it ends. */
+  whileLeading?: () => { stop(): void };
 }
 
 /**
@@ -13,6 +15,7 @@ export interface ElectedOperatorOptions extends KubernetesOperatorOptions {
 export class ElectedOperator {
   readonly elector: LeaderElector;
   operator?: KubernetesFunctionOperator;
+  private leaderWork?: { stop(): void };
   /** Terms this replica has led (tests check failover). */
   terms = 0;
 
@@ -25,8 +28,11 @@ export class ElectedOperator {
         this.operator = op;
         // Not awaited: a slow initial list must not stall lease renewal.
         op.start().catch((err: unknown) => o.log?.(`operator start failed: ${(err as Error).message}`));
+        this.leaderWork = o.whileLeading?.();
       },
       onStoppedLeading: async () => {
+        this.leaderWork?.stop();
+        this.leaderWork = undefined;
         const op = this.operator;
         this.operator = undefined;
         await op?.stop();

@@ -34,6 +34,8 @@ export interface KubernetesOperatorOptions {
   masterKey?: Buffer;
   stateUrl?: string;
   routerUrl?: string;
+  /** Image of the function workers when an Environment does not name one (`--runtime-image`). */
+  runtimeImage?: string;
   /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
   deleteKeyspace?: (namespace: string, keyspace: string) => Promise<void>;
   log?: (msg: string) => void;
@@ -179,7 +181,7 @@ export class KubernetesFunctionOperator {
     if (!fn || fnRaw?.metadata.deletionTimestamp) return;
     const t = rev.spec.template;
     const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
-    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn) });
+    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
 
@@ -211,7 +213,7 @@ export class KubernetesFunctionOperator {
     const [namespace, name] = split(key);
     const env = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, name));
     if (!env) return;
-    for (const child of renderPoolChildren(env)) await this.o.client.apply(child);
+    for (const child of renderPoolChildren(env, this.o.runtimeImage)) await this.o.client.apply(child);
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
     const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready };

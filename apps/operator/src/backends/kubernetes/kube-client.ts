@@ -76,22 +76,26 @@ export class KubeClient {
     return this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply);
   }
 
-  /** Status through the status subresource (a server-side apply of `status` only). */
-  async applyStatus(kind: string, namespace: string, name: string, status: unknown): Promise<void> {
+  /**
+   * Status through the status subresource (a server-side apply of `status` only). With
+   * `resourceVersion` the write is conditional: a newer stored object makes it a 409.
+   */
+  async applyStatus(kind: string, namespace: string, name: string, status: unknown, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
     const r = resourceFor(`${API_GROUP}/${API_VERSION}`, kind);
-    await this.custom.patchNamespacedCustomObjectStatus(
+    const metadata = { name, namespace, ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}) };
+    return (await this.custom.patchNamespacedCustomObjectStatus(
       {
         group: API_GROUP,
         version: API_VERSION,
         namespace,
         plural: r.plural,
         name,
-        body: { apiVersion: r.apiVersion, kind, metadata: { name, namespace }, status },
+        body: { apiVersion: r.apiVersion, kind, metadata, status },
         fieldManager: FIELD_MANAGER,
         force: true,
       },
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-    );
+    )) as KubeObject;
   }
 
   /** Replicas through the scale subresource, so the Deployment's own spec stays the renderer's. */
@@ -125,10 +129,14 @@ export class KubeClient {
     return this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER);
   }
 
-  /** Returns false when the object was already gone. */
-  async delete(apiVersion: string, kind: string, namespace: string, name: string): Promise<boolean> {
+  /**
+   * Returns false when the object was already gone. With `resourceVersion` the deletion is
+   * conditional (DeleteOptions preconditions): a newer stored object makes it a 409.
+   */
+  async delete(apiVersion: string, kind: string, namespace: string, name: string, opts: { resourceVersion?: string } = {}): Promise<boolean> {
+    const body = opts.resourceVersion ? { preconditions: { resourceVersion: opts.resourceVersion } } : undefined;
     try {
-      await this.objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background');
+      await this.objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background', body);
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

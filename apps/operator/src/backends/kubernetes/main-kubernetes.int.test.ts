@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type WatchEvent, createHttpStore } from '@orrery/store';
 import { type SpawnedServer, spawnServer, until } from '../../testing/spawn-server.ts';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
 import { type FakeApiServer, startFakeApiServer } from './testing/fake-apiserver.ts';
@@ -8,12 +11,16 @@ import { type FakeApiServer, startFakeApiServer } from './testing/fake-apiserver
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'orrery-operator.mjs');
 let api: FakeApiServer;
 let proc: SpawnedServer | undefined;
+const replicas: SpawnedServer[] = [];
+const tmpDirs: string[] = [];
 
 beforeAll(async () => {
   api = await startFakeApiServer();
 });
 afterAll(async () => {
   await proc?.stop('SIGKILL');
+  for (const r of replicas) await r.stop('SIGKILL');
+  for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
   await api.close();
 });
 
@@ -41,5 +48,45 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
     expect(await proc.stop('SIGTERM')).toBe(0);
     proc = undefined;
     expect((api.get('coordination.k8s.io/v1', 'Lease', 'orrery-system', 'orrery-operator')!.spec as { holderIdentity: string }).holderIdentity).toBe('');
+  });
+
+  it('every replica serves the resource store (/v1/store, token-protected) and the admin API (/trpc) over the CRDs', { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orrery-k8s-api-'));
+    tmpDirs.push(dir);
+    writeFileSync(join(dir, 'store-token'), 'store-secret\n');
+    writeFileSync(join(dir, 'admin-token'), 'admin-secret-0123456789\n');
+    const start = (identity: string) =>
+      spawnServer(bin, [
+        '--backend', 'kubernetes', '--server', api.url, '--port', '0', '--identity', identity, '--lease-name', 'api-test',
+        '--lease-namespace', 'orrery-system', '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
+        '--store-token-file', join(dir, 'store-token'), '--admin-token-file', join(dir, 'admin-token'), '--runtime-image', 'registry.example/orrery/runtime:9.9.9',
+      ], { DATABASE_URL: '' });
+    replicas.push(await start('api-a'), await start('api-b'));
+    const health = async (r: SpawnedServer) => (await fetch(`${r.url}/healthz`)).json() as Promise<{ leader: boolean }>;
+    await until(async () => (await Promise.all(replicas.map(health))).filter((h) => h.leader).length, (n) => n === 1, 30_000, 'one leader');
+    const follower = (await health(replicas[0]!)).leader ? replicas[1]! : replicas[0]!;
+
+    // the router's and statesvc's client, pointed at a replica that does not lead
+    const store = createHttpStore(follower.url, { token: 'store-secret', reconnectMs: 100 });
+    const seen: WatchEvent[] = [];
+    const w = store.watch('Function', { namespace: 'apis' }, (e) => seen.push(e));
+    await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Function', metadata: { name: 'via-store', namespace: 'apis' }, spec: { template: { source: { inline: 'x' } } } });
+    // the write reached the API server, so the leader reconciles it (with the configured runtime image)
+    const deployment = await until(() => api.get('apps/v1', 'Deployment', 'apis', 'via-store-00001-deployment'), Boolean, 30_000, 'deployment');
+    expect((deployment!.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0]!.image).toBe('registry.example/orrery/runtime:9.9.9');
+    // and the leader's status write comes back through the follower's watch
+    await until(() => seen.some((e) => (e.object.status as { latestCreatedRevision?: string } | undefined)?.latestCreatedRevision === 'via-store-00001'), Boolean, 30_000, 'status via watch');
+    w.close();
+    const revisions = await store.list('Revision', { namespace: 'apis', labels: { 'orrery.dev/function': 'via-store' } });
+    expect(revisions.items.map((r) => r.metadata.name)).toEqual(['via-store-00001']);
+
+    expect((await fetch(`${follower.url}/v1/store/Function`)).status).toBe(401);
+    expect((await fetch(`${follower.url}/v1/store/Function`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+
+    const trpc = await fetch(`${follower.url}/trpc/functions.list?input=${encodeURIComponent(JSON.stringify({ namespace: 'apis' }))}`, { headers: { authorization: 'Bearer admin-secret-0123456789' } });
+    expect(trpc.status).toBe(200);
+    const body = (await trpc.json()) as { result: { data: { items: Array<{ metadata: { name: string } }> } } };
+    expect(body.result.data.items.map((f) => f.metadata.name)).toEqual(['via-store']);
+    expect((await fetch(`${follower.url}/trpc/functions.list`)).status).toBe(401);
   });
 });

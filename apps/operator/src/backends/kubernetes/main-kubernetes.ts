@@ -1,26 +1,41 @@
 /**
  * `orrery-operator --backend kubernetes`: the operator as it runs in a cluster. Every replica
- * serves the admission webhook and /healthz; only the Lease holder reconciles.
+ * serves the admission webhook, /healthz and the platform's APIs over the CRDs (the resource
+ * store on /v1/store/ for the routers and statesvc, the admin API on /trpc/ for the console);
+ * only the Lease holder reconciles.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { readAdminTokenFile } from '@orrery/api';
 import { readMasterKeyFile } from '@orrery/auth';
-import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
+import { connect, migrate } from '@orrery/db';
+import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
+import { startRollups } from '../../admin-api/start-rollups.ts';
+import { createPlatformApi } from '../../http/platform-api.ts';
 import { startWebhookServer } from '../../webhook/webhook-server.ts';
 import { ElectedOperator } from './elected-operator.ts';
 import { Informer } from './informer.ts';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
+import { createKubernetesResourceStore } from './kube-resource-store.ts';
+import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
+import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
+import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
 
 export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 0.0.0.0] [--port 0]
   [--kubeconfig FILE | --server URL (no auth; tests and kubectl proxy)]   (default: in-cluster)
   [--namespace NS (watch one namespace; default all)] [--lease-namespace orrery-system] [--lease-name orrery-operator]
   [--identity NAME] [--lease-duration-seconds 15] [--renew-deadline-seconds 10] [--retry-period-seconds 2]
   [--webhook-port 9443] [--webhook-cert-file tls.crt --webhook-key-file tls.key]
-  [--state-url URL] [--master-key-file FILE] [--router-url URL]`;
+  [--state-url URL] [--master-key-file FILE] [--router-url URL] [--runtime-image ${DEFAULT_RUNTIME_IMAGE}]
+  [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
+  [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE]
+  [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
+  [--router-admin-urls URL,URL] [--rollup-interval 10s]`;
 
 function kubeConfig(values: { kubeconfig?: string; server?: string }): KubeConfig {
   if (values.server) return kubeConfigFor({ server: values.server });
@@ -54,6 +69,14 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'state-url': { type: 'string' },
         'master-key-file': { type: 'string' },
         'router-url': { type: 'string' },
+        'runtime-image': { type: 'string', default: DEFAULT_RUNTIME_IMAGE },
+        'registry-image': { type: 'string', default: 'orrery/registry:latest' },
+        'store-token-file': { type: 'string' },
+        'admin-token-file': { type: 'string' },
+        'users-file': { type: 'string' },
+        'database-url': { type: 'string' },
+        'router-admin-urls': { type: 'string' },
+        'rollup-interval': { type: 'string', default: '10s' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -78,17 +101,82 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write('orrery-operator: --webhook-cert-file and --webhook-key-file go together\n');
     process.exit(2);
   }
-  const log = (msg: string) =>
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'orrery-operator', backend: 'kubernetes', msg })}\n`);
+  const rollupIntervalMs = parseDurationMs(values['rollup-interval']);
+  if (!Number.isFinite(rollupIntervalMs) || rollupIntervalMs < 1000) {
+    process.stderr.write('orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n');
+    process.exit(2);
+  }
+  const log = (msg: string, fields: Record<string, unknown> = {}) =>
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'orrery-operator', backend: 'kubernetes', msg, ...fields })}\n`);
+  const fail = (msg: string): never => {
+    process.stderr.write(`orrery-operator: ${msg}\n`);
+    process.exit(2);
+  };
 
   const client = new KubeClient(kubeConfig(values));
   const identity = values.identity ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
+  const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
+
+  // The platform's APIs over the CRDs. Reads and writes go to the API server, so every replica
+  // serves them, leader or not. Tokens are files (mounted Secrets), read once at start.
+  const readToken = (flag: 'store-token-file') => {
+    const file = values[flag];
+    if (!file) return undefined;
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      return fail(`cannot read --${flag}: ${(err as Error).message}`);
+    }
+  };
+  const readAdminToken = () => {
+    try {
+      return values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined;
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+  };
+  const store = createKubernetesResourceStore({ client, namespace: values.namespace });
+  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
+  if (!databaseUrl) log('no --database-url or DATABASE_URL: the admin API keeps its audit log, users and sessions in memory (lost on restart, not shared between replicas)');
+  const db = connect({ url: databaseUrl ?? '' });
+  await migrate(db);
+  const routerAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
+  const platformApi = await createPlatformApi({
+    store,
+    db,
+    storeToken: readToken('store-token-file'),
+    adminToken: readAdminToken(),
+    usersFile: values['users-file'],
+    statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
+    routerAdminUrls: () => routerAdminUrls,
+    log,
+  }).catch((err: unknown) => fail((err as Error).message));
+
   const elected = new ElectedOperator({
     client,
     namespace: values.namespace,
-    masterKey: values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined,
+    masterKey,
     stateUrl: values['state-url'],
     routerUrl: values['router-url'],
+    runtimeImage: values['runtime-image'],
+    // Leader-only work beside the function controllers: one writer of the console's history (two
+    // replicas sampling would double every point), and the RegistryCluster and StateSync
+    // reconcilers over the same store. Stopping them leaves their pods running for the next leader.
+    whileLeading: () => {
+      const rollups = startRollups(platformApi.services, rollupIntervalMs, log);
+      const registries = startKubernetesRegistryClusters(client, store, { registryImage: values['registry-image'], log });
+      const syncs = startKubernetesStateSyncs(client, store, { log });
+      const failed = (what: string) => (err: unknown) => log(`${what} did not start`, { error: (err as Error).message });
+      registries.catch(failed('RegistryCluster reconciler'));
+      syncs.catch(failed('StateSync reconciler'));
+      return {
+        stop: () => {
+          rollups.stop();
+          void registries.then((r) => r.stop(), () => {});
+          void syncs.then((s) => s.stop(), () => {});
+        },
+      };
+    },
     log,
     election: {
       namespace: values['lease-namespace'],
@@ -125,7 +213,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, identity, leader: elected.isLeader }));
       return;
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route ${req.url}`, code: 'not_found' }));
+    void platformApi.handle(req, res).then((handled) => {
+      if (!handled) res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: `no route ${req.url}`, code: 'not_found' }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(Number(values.port), values.host, resolve));
   const { address, port } = server.address() as AddressInfo;
@@ -146,6 +236,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     await webhook?.close();
     server.closeAllConnections();
     server.close();
+    await store.close();
+    await db.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -48,6 +48,7 @@ export class LocalBackend {
   private stopped = false;
   private readonly leaving = new Set<WorkerProcess>();
   private endpointsTimer?: NodeJS.Timeout;
+  private readonly readyWaiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly opts: LocalBackendOptions) {}
 
@@ -116,6 +117,7 @@ export class LocalBackend {
 
   async stopAll(): Promise<void> {
     this.stopped = true;
+    for (const waiters of this.readyWaiters.values()) for (const wake of [...waiters]) wake();
     // Include workers a scale-down has unpublished but not yet stopped.
     const all = [...[...this.workers.values()].flat(), ...this.leaving];
     this.workers.clear();
@@ -125,9 +127,40 @@ export class LocalBackend {
     this.writeEndpointsFile();
   }
 
+  /**
+   * Addresses of the revision's ready workers, waiting up to `timeoutMs` for the first one (the
+   * poke answer: a router admits a woken revision's first worker at once instead of finding it
+   * on its next poll of the endpoints file). Empty when none became ready in time.
+   */
+  /** Spawn and listening times of the revision's first ready worker (performance.now()). */
+  firstReadyTimes(key: string): { spawnedAt: number; listeningAt: number } | undefined {
+    const w = (this.workers.get(key) ?? []).find((x) => x.state === 'ready');
+    return w ? { spawnedAt: w.spawnedAt, listeningAt: w.listeningAt } : undefined;
+  }
+
+  async readyAddresses(key: string, timeoutMs: number): Promise<string[]> {
+    const now = () => (this.workers.get(key) ?? []).filter((w) => w.state === 'ready' && w.address).map((w) => w.address!);
+    if (now().length || timeoutMs <= 0 || this.stopped) return now();
+    await new Promise<void>((resolve) => {
+      const waiters = this.readyWaiters.get(key) ?? new Set();
+      this.readyWaiters.set(key, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (!waiters.size) this.readyWaiters.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      waiters.add(done);
+    });
+    return now();
+  }
+
   private changed(key: string): void {
     this.publishEndpoints();
     this.opts.onChange?.(key);
+    // A waiter leaves when a worker of its revision is ready (any change re-checks it).
+    if ((this.workers.get(key) ?? []).some((w) => w.state === 'ready')) for (const wake of [...(this.readyWaiters.get(key) ?? [])]) wake();
   }
 
   /** Republish the endpoints (coalesced), e.g. after the extra endpoints changed. */

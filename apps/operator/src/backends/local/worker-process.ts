@@ -39,6 +39,9 @@ export class WorkerProcess {
   private log?: WriteStream;
   private backoffMs = MIN_BACKOFF_MS;
   private restartTimer?: NodeJS.Timeout;
+  /** When the current process was spawned and said it listens (performance.now(), for cold-start breakdowns). */
+  spawnedAt = 0;
+  listeningAt = 0;
   private readyAt = 0;
   private tail: string[] = [];
 
@@ -52,6 +55,7 @@ export class WorkerProcess {
     this.log ??= createWriteStream(this.spec.logFile, { flags: 'a' });
     this.state = 'starting';
     this.address = undefined;
+    this.spawnedAt = performance.now();
     const child = spawn(this.spec.command, this.spec.args, {
       env: { ...process.env, ...this.spec.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,6 +71,7 @@ export class WorkerProcess {
         this.address = new URL(m[1]!).host;
         this.state = 'ready';
         this.readyAt = Date.now();
+        this.listeningAt = performance.now();
         buffer = '';
         this.onChange(this);
       }

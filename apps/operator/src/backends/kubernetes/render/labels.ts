@@ -33,7 +33,7 @@ export interface OwnerReference {
 
 /** What an owner needs to hand its children: garbage collection follows `uid`. */
 export interface OwnerRef {
-  kind: 'Function' | 'Revision' | 'Environment';
+  kind: 'Function' | 'Revision' | 'Environment' | 'RegistryCluster' | 'StateSync';
   metadata: { name: string; uid?: string };
 }
 

@@ -1,6 +1,7 @@
 import type { Environment } from '@orrery/spec';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, MANAGED_BY, type Manifest, childName, ownerReferences } from './labels.ts';
 import { RUNTIME_PORT } from './revision-children.ts';
+import { runtimeImageFor } from './runtime-image.ts';
 
 const poolLabels = (env: Environment): Record<string, string> => ({
   ...MANAGED_BY,
@@ -27,7 +28,7 @@ export function renderPoolServiceAccount(env: Environment): Manifest {
  * The pool executor's warm generic workers of one Environment. Unlike revision Deployments the
  * replica count is the spec's `poolSize`, so the operator applies it.
  */
-export function renderPoolDeployment(env: Environment): Manifest {
+export function renderPoolDeployment(env: Environment, runtimeImage?: string): Manifest {
   const labels = poolLabels(env);
   return {
     apiVersion: 'apps/v1',
@@ -50,7 +51,7 @@ export function renderPoolDeployment(env: Environment): Manifest {
           containers: [
             {
               name: 'runtime',
-              image: env.spec.image,
+              image: runtimeImageFor(env, runtimeImage),
               args: ['--port', String(RUNTIME_PORT), '--pool', '--environment', env.metadata.name, '--work-dir', '/tmp/orrery'],
               ports: [{ name: 'http', containerPort: RUNTIME_PORT }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 2 },
@@ -89,6 +90,6 @@ export function renderPoolService(env: Environment): Manifest {
   };
 }
 
-export function renderPoolChildren(env: Environment): Manifest[] {
-  return [renderPoolServiceAccount(env), renderPoolDeployment(env), renderPoolService(env)];
+export function renderPoolChildren(env: Environment, runtimeImage?: string): Manifest[] {
+  return [renderPoolServiceAccount(env), renderPoolDeployment(env, runtimeImage), renderPoolService(env)];
 }

@@ -106,6 +106,20 @@ describe('revision children', () => {
     expect(renderCodeConfigMap(r)).toBeUndefined();
   });
 
+  it('runs the platform runtime image (--runtime-image) unless the Environment names its own', () => {
+    const plain: Environment = parse({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name: 'nodejs', namespace: 'team-a' }, spec: {} });
+    const image = (e: Environment | undefined, runtimeImage?: string) => podSpec(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: e, runtimeImage })).containers[0]!.image;
+    expect(image(undefined, 'registry.example.com/orrery/runtime:0.1.0')).toBe('registry.example.com/orrery/runtime:0.1.0');
+    // the schema's default image is no choice: the platform's image replaces it
+    expect(image(plain, 'registry.example.com/orrery/runtime:0.1.0')).toBe('registry.example.com/orrery/runtime:0.1.0');
+    expect(image(plain)).toBe(DEFAULT_RUNTIME_IMAGE);
+    expect(image(env, 'registry.example.com/orrery/runtime:0.1.0')).toBe('example/runtime:1');
+    expect(podSpec(renderPoolDeployment(plain, 'r/runtime:2')).containers[0]!.image).toBe('r/runtime:2');
+    expect(podSpec(renderPoolDeployment(env, 'r/runtime:2')).containers[0]!.image).toBe('example/runtime:1');
+    // one image name for the chart, the Dockerfile and the operator
+    expect(DEFAULT_RUNTIME_IMAGE).toMatch(/^orrery\/runtime:/);
+  });
+
   it('configMapRef sources mount the referenced ConfigMap', () => {
     const r = rev({ source: { configMapRef: { name: 'my-code', key: 'main.mjs' } } });
     const vols = podSpec(renderRevisionDeployment({ fn: fn(), revision: r })).volumes;

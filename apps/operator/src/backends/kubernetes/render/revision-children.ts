@@ -9,12 +9,12 @@ import {
   childName,
   ownerReferences,
 } from './labels.ts';
+import { runtimeImageFor } from './runtime-image.ts';
 
 export const RUNTIME_PORT = 8080;
 export const CODE_DIR = '/var/orrery/code';
 export const STATE_DIR = '/var/orrery/state';
 export const STATE_TOKEN_FILE = '.orrery-state-token';
-export const DEFAULT_RUNTIME_IMAGE = 'orrery/runtime-node:latest';
 
 /** Credentials a stateful revision's workers get (the token is derived by the operator). */
 export interface StateToken {
@@ -29,6 +29,8 @@ export interface RevisionChildrenInput {
   revision: Revision;
   environment?: Environment;
   state?: StateToken;
+  /** The platform's runtime image (`--runtime-image`), for Environments that do not name one. */
+  runtimeImage?: string;
 }
 
 export const revisionLabels = (rev: Revision): Record<string, string> => ({
@@ -103,7 +105,7 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
@@ -164,7 +166,7 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
           containers: [
             {
               name: 'runtime',
-              image: environment?.spec.image ?? DEFAULT_RUNTIME_IMAGE,
+              image: runtimeImageFor(environment, runtimeImage),
               args,
               env,
               ports: [{ name: 'http', containerPort: RUNTIME_PORT }],
@@ -221,3 +223,4 @@ export function renderRevisionChildren(input: RevisionChildrenInput): Manifest[]
 }
 
 export { ENVIRONMENT_LABEL };
+export { DEFAULT_RUNTIME_IMAGE } from './runtime-image.ts';

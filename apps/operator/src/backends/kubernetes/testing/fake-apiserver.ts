@@ -20,7 +20,9 @@ import { API_RESOURCES, type ApiResource, groupVersionPath } from '../api-resour
  * - the status subresource (status changes only there, never through the main resource), the
  *   Deployment scale subresource, `generation` bumps on spec changes;
  * - deletion with finalizers (`deletionTimestamp` set, object kept until the last finalizer is
- *   removed) and background garbage collection through ownerReferences;
+ *   removed), DeleteOptions preconditions (resourceVersion, uid → 409) and background garbage
+ *   collection through ownerReferences;
+ * - a `metadata.resourceVersion` in an apply patch is a precondition (409 when stale or absent);
  * - a Deployment "controller" that marks the requested replicas ready at once.
  * Strategic merge patch is refused for orrery.dev kinds (415), like the real server does for
  * custom resources, so a client that forgets the apply content type fails loudly.
@@ -409,6 +411,9 @@ export class FakeApiServer {
           if (!query.fieldManager) throw new ApiError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
           const patch = parseYaml(body) as KubeObject;
           if (patch.kind !== r.kind || patch.apiVersion !== r.apiVersion) throw new ApiError(400, 'BadRequest', `apply patch kind/apiVersion ${patch.apiVersion}/${patch.kind} does not match ${r.apiVersion}/${r.kind}`);
+          // A resourceVersion in an apply patch is a precondition, as on the real server.
+          const want = patch.metadata?.resourceVersion;
+          if (want && want !== entry?.obj.metadata.resourceVersion) throw conflict(r, name);
           return { code: entry ? 200 : 201, body: this.apply(r, namespace, name, entry, patch, query.fieldManager, query.force === 'true', subresource) };
         }
         if (!entry) throw notFound();
@@ -418,9 +423,13 @@ export class FakeApiServer {
         }
         throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml (got ${contentType})`);
       }
-      case 'DELETE':
+      case 'DELETE': {
         if (!entry) throw notFound();
+        const pre = (body ? (this.decode(body, contentType) as { preconditions?: { resourceVersion?: string; uid?: string } }) : {}).preconditions;
+        if (pre?.resourceVersion && pre.resourceVersion !== entry.obj.metadata.resourceVersion) throw conflict(r, name);
+        if (pre?.uid && pre.uid !== entry.obj.metadata.uid) throw conflict(r, name);
         return { code: 200, body: this.remove(r, entry) };
+      }
       default:
         throw new ApiError(405, 'MethodNotAllowed', `${method} not allowed`);
     }

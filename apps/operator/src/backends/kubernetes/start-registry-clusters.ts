@@ -1,0 +1,25 @@
+/**
+ * Entry point of RegistryClusters on Kubernetes: the shared reconciler over the Kubernetes
+ * resource store, with members placed by `KubeRegistryBackend`. Run it on the elected leader only.
+ */
+import type { ResourceStore } from '@orrery/store';
+import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
+import { KubeRegistryBackend, type KubeRegistryBackendOptions } from './kube-registry-placement.ts';
+import type { KubeClient } from './kube-client.ts';
+
+export interface KubernetesRegistryClustersOptions extends Omit<KubeRegistryBackendOptions, 'client'> {
+  /** How often every cluster is observed and its status refreshed (default 2 s). */
+  intervalMs?: number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export async function startKubernetesRegistryClusters(
+  client: KubeClient,
+  store: ResourceStore,
+  opts: KubernetesRegistryClustersOptions = {},
+): Promise<RegistryClusterReconciler> {
+  const { intervalMs, log, ...backend } = opts;
+  const reconciler = new RegistryClusterReconciler({ store, backend: new KubeRegistryBackend({ client, ...backend }), intervalMs, log });
+  await reconciler.start();
+  return reconciler;
+}

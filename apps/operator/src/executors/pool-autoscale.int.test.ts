@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Platform, revisionReady, startPlatform } from '../testing/platform.ts';
+import { until } from '../testing/spawn-server.ts';
+
+// Real operator + router + pool workers; the KPA's windows shortened by flags.
+const SLOW = `export default async () => { await new Promise((r) => setTimeout(r, 150)); return new Response(String(process.pid)); };`;
+
+describe('KPA on the pool executor (real processes)', () => {
+  let p: Platform;
+  const specialized = () => p.endpoints().filter((e) => e.function === 'pbusy' && e.ready);
+  const get = async () => {
+    const res = await fetch(`${p.routerUrl}/default/pbusy/`);
+    return { status: res.status, body: await res.text() };
+  };
+
+  beforeAll(async () => {
+    p = await startPlatform({
+      operatorArgs: ['--pool-size', '2', '--pool-idle-timeout', '60s', '--autoscaler-stable-window', '6s', '--autoscaler-tick', '500ms'],
+    });
+    await p.store.apply({
+      apiVersion: 'orrery.dev/v1alpha1',
+      kind: 'Function',
+      metadata: { name: 'pbusy', namespace: 'default' },
+      spec: { template: { source: { inline: SLOW }, executor: 'pool', timeoutSeconds: 30, autoscaling: { target: 1, targetUtilizationPercentage: 100, maxScale: 3 } } },
+    });
+    await revisionReady(p, 'pbusy-00001');
+    await p.publishRoutes();
+  }, 90_000);
+
+  afterAll(async () => {
+    await p?.stop();
+  }, 30_000);
+
+  it('a specialized pool revision under load gets more specialized workers, up to maxScale', { timeout: 90_000 }, async () => {
+    expect((await get()).status).toBe(200); // cold: one specialization
+    expect(specialized()).toHaveLength(1);
+    let loading = true;
+    const pids = new Set<string>();
+    const loops = Array.from({ length: 6 }, async () => {
+      while (loading) {
+        const r = await get();
+        if (r.status === 200) pids.add(r.body);
+      }
+    });
+    try {
+      await until(specialized, (l) => l.length >= 2, 60_000, 'a second specialized worker');
+      const rev = await until(() => p.revision('pbusy-00001'), (r) => (r?.status?.lastDecision ?? '').length > 0, 20_000, 'decision in status');
+      expect(rev!.status!.autoscalerMode).toMatch(/stable|panic/);
+      await until(() => pids.size, (n) => n >= 2, 30_000, 'requests served by two workers');
+    } finally {
+      loading = false;
+      await Promise.all(loops);
+    }
+    expect(specialized().length).toBeLessThanOrEqual(3);
+  });
+});

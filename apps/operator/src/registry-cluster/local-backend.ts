@@ -1,0 +1,75 @@
+/**
+ * The local placement of RegistryClusters: etcd members are child processes with data dirs under
+ * `<dataDir>/registry/<ns>/<name>/<member>`, the `orrery-registry` API runs beside them with
+ * tokens generated into that folder.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RegistryCluster } from '@orrery/spec';
+import { loadOrCreateTokens } from './cluster-secrets.ts';
+import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
+import { LocalMembers } from './local-members.ts';
+import { RegistryApiProcess } from './registry-api-process.ts';
+
+export interface LocalRegistryBackendOptions {
+  dataDir: string;
+  etcdBin: string;
+  heartbeatMs: number;
+  electionMs: number;
+  /** false: no `orrery-registry` API beside the members (tests of membership only). */
+  registryApi?: false | { command: string; args: string[] };
+  /** Fixed registry API ports per cluster (`namespace/name` → port). */
+  apiPorts?: Record<string, number>;
+}
+
+export interface LocalPlacement extends ClusterPlacement {
+  members: LocalMembers;
+}
+
+export class LocalRegistryBackend implements RegistryClusterBackend {
+  constructor(private readonly o: LocalRegistryBackendOptions) {}
+
+  open(rc: RegistryCluster, log: (msg: string, fields?: Record<string, unknown>) => void): LocalPlacement {
+    const { namespace, name, uid } = rc.metadata;
+    const clusterDir = join(this.o.dataDir, 'registry', namespace, name);
+    const members = new LocalMembers({
+      clusterDir,
+      token: `orrery-${namespace}-${name}-${uid ?? 'local'}`,
+      etcdBin: this.o.etcdBin,
+      heartbeatMs: this.o.heartbeatMs,
+      electionMs: this.o.electionMs,
+      log,
+    });
+    const tokens = loadOrCreateTokens(clusterDir);
+    const proc =
+      this.o.registryApi === false
+        ? undefined
+        : new RegistryApiProcess({
+            command: this.o.registryApi,
+            cleanupInterval: rc.spec.registry.cleanupInterval,
+            cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
+            port: this.o.apiPorts?.[`${namespace}/${name}`],
+            log,
+          });
+    const etcdBin = this.o.etcdBin;
+    return {
+      members,
+      api: proc && {
+        ensure: (voters) => proc.ensure(voters, tokens),
+        running: () => proc.running(),
+        get url() {
+          return proc.url;
+        },
+        stop: () => proc.stop(),
+      },
+      blocked: () =>
+        existsSync(etcdBin)
+          ? undefined
+          : { reason: 'EtcdMissing', message: `no etcd binary at ${etcdBin}: install etcd-server (as root: apt-get install etcd-server) or set ETCD_BIN` },
+      release: async () => {
+        await proc?.stop();
+        await members.stopAll();
+      },
+    };
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The heartbeat against a concurrent re-registration, on a real etcd. This interleaving made
+ * the WGL check fail: the heartbeat read the instance on lease L, a re-registration moved it to
+ * a new lease and revoked L, and the keep-alive on L answered "gone" — a 404 for an instance
+ * that was registered the whole time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
+import type { Etcd3 } from 'etcd3';
+import { parseRegistration, type InstanceRecord } from '../model/instance.ts';
+import { regBody } from '../testkit/fixture.ts';
+import { dataClient } from './data-client.ts';
+import { InstanceWriter } from './instance-writer.ts';
+import { KeepAliveChannel } from './keepalive-channel.ts';
+import { KeyLayout } from './keys.ts';
+
+/** Runs `before` once, between the heartbeat's read and its keep-alive. */
+class KeepAliveAfter extends KeepAliveChannel {
+  constructor(
+    client: Etcd3,
+    private before?: () => Promise<unknown>,
+  ) {
+    super(client, 4000);
+  }
+
+  override async once(leaseId: string): Promise<number> {
+    const run = this.before;
+    this.before = undefined;
+    await run?.();
+    return super.once(leaseId);
+  }
+}
+
+let cluster: EtcdCluster;
+let client: Etcd3;
+const keys = new KeyLayout('/writer-test');
+
+function record(id: string, version: string): InstanceRecord {
+  const parsed = parseRegistration(regBody('hb', id, { labels: { version } }));
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.value;
+}
+
+/** The old lease is revoked fire-and-forget after the write returns: wait until it is gone. */
+async function leaseGone(leaseHex: string): Promise<void> {
+  await waitFor('lease revocation', 5000, async () => {
+    const ttl = await client.leaseClient.leaseTimeToLive({ ID: BigInt(`0x${leaseHex}`).toString() });
+    return Number(ttl.TTL) <= 0 ? true : undefined;
+  });
+}
+
+beforeAll(async () => {
+  cluster = await EtcdCluster.start({ size: 1 });
+  client = dataClient(cluster.endpoints(), 2000, 4000);
+}, 60_000);
+
+afterAll(async () => {
+  client?.close();
+  await cluster?.close();
+});
+
+describe('InstanceWriter.register', () => {
+  it('does not revoke the new lease when the put was applied but its answer was lost', async () => {
+    // The put reaches etcd and is applied; the client then sees a deadline (as when the leader
+    // is paused right after proposing). Revoking the lease here deleted a registered instance.
+    const kv = new Proxy(client.kv, {
+      get: (target, prop, receiver) =>
+        prop === 'put'
+          ? async (req: Parameters<typeof client.kv.put>[0]) => {
+              await target.put(req);
+              throw new Error('4 DEADLINE_EXCEEDED: Deadline exceeded');
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const lossy = new Proxy(client, { get: (target, prop, receiver) => (prop === 'kv' ? kv : Reflect.get(target, prop, receiver)) });
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(lossy, keys, plain, client);
+    try {
+      await expect(writer.register(record('lost-answer', 'v1'))).rejects.toThrow(/DEADLINE/);
+      await new Promise((r) => setTimeout(r, 300));
+      const stored = await client.get(keys.instanceKey({ namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'lost-answer' })).string();
+      expect(stored).not.toBeNull();
+    } finally {
+      plain.close();
+    }
+  });
+});
+
+describe('InstanceWriter.heartbeat', () => {
+  it('answers found when a re-registration moves the instance to a new lease mid-heartbeat', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const other = new InstanceWriter(client, keys, plain);
+    const first = await other.register(record('a', 'v1'));
+    const racing = new KeepAliveAfter(client, async () => {
+      await other.register(record('a', 'v2'));
+      await leaseGone(first.leaseId);
+    });
+    const writer = new InstanceWriter(client, keys, racing);
+    try {
+      const out = await writer.heartbeat({ namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'a' });
+      expect(out.found).toBe(true);
+      if (out.found) {
+        expect(out.instance.labels.version).toBe('v2');
+        expect(out.instance.leaseId).not.toBe(first.leaseId);
+      }
+    } finally {
+      plain.close();
+      racing.close();
+    }
+  });
+
+  it('rewrites the heartbeat stamp once it is older than TTL/2, and not on every heartbeat', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(client, keys, plain);
+    const id = { namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'stamp' };
+    try {
+      const reg = await writer.register({ ...record('stamp', 'v1'), leaseTtlSeconds: 2 });
+      const fresh = await writer.heartbeat(id);
+      expect(fresh.found && fresh.instance.revision).toBe(reg.revision);
+      await new Promise((r) => setTimeout(r, 1100));
+      const due = await writer.heartbeat(id);
+      expect(due.found && due.instance.revision).toBeGreaterThan(reg.revision);
+      expect(due.found && due.instance.lastHeartbeatAt! - reg.record.lastHeartbeatAt!).toBeGreaterThanOrEqual(1000);
+      const stored = JSON.parse((await client.get(keys.instanceKey(id)).string())!) as { lastHeartbeatAt: number };
+      expect(due.found && stored.lastHeartbeatAt).toBe(due.found && due.instance.lastHeartbeatAt);
+      const again = await writer.heartbeat(id);
+      expect(again.found && again.instance.revision).toBe(due.found && due.instance.revision);
+    } finally {
+      plain.close();
+    }
+  });
+
+  it('answers not found when a deregistration removes the instance mid-heartbeat', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const other = new InstanceWriter(client, keys, plain);
+    const id = { namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'b' };
+    const { leaseId } = await other.register(record('b', 'v1'));
+    const racing = new KeepAliveAfter(client, async () => {
+      await other.deregister(id);
+      await leaseGone(leaseId);
+    });
+    const writer = new InstanceWriter(client, keys, racing);
+    try {
+      expect((await writer.heartbeat(id)).found).toBe(false);
+    } finally {
+      plain.close();
+      racing.close();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * The environment variables an app reads, from its source and the sources of the workspace
+ * packages it depends on (transitively). A chart that sets a variable nobody reads is wiring
+ * that does nothing — the console once got DATABASE_URL while it only reads ORRERY_API_URL.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './chart-files.ts';
+
+export function envReads(sourceText: string): Set<string> {
+  const names = new Set<string>();
+  for (const m of sourceText.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) names.add((m[1] ?? m[2])!);
+  return names;
+}
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    if (name === 'node_modules' || name.startsWith('.')) return [];
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|tsx|mjs|js)$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+/** Workspace package name → its directory (packages/*). */
+function workspacePackages(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const name of readdirSync(join(repoRoot, 'packages'))) {
+    const manifest = join(repoRoot, 'packages', name, 'package.json');
+    if (existsSync(manifest)) out.set((JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name, join(repoRoot, 'packages', name));
+  }
+  return out;
+}
+
+/** Variables read by the app in `apps/<app>` (src/ and bin/) and every workspace package it uses. */
+export function appEnvReads(app: string): Set<string> {
+  const packages = workspacePackages();
+  const dirs = [join(repoRoot, 'apps', app)];
+  const seen = new Set(dirs);
+  const names = new Set<string>();
+  while (dirs.length) {
+    const dir = dirs.pop()!;
+    for (const sub of ['src', 'bin']) for (const file of sourceFiles(join(dir, sub))) for (const n of envReads(readFileSync(file, 'utf8'))) names.add(n);
+    const deps = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
+    for (const dep of Object.keys(deps)) {
+      const depDir = packages.get(dep);
+      if (depDir && !seen.has(depDir)) {
+        seen.add(depDir);
+        dirs.push(depDir);
+      }
+    }
+  }
+  return names;
+}

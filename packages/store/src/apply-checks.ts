@@ -1,0 +1,58 @@
+import { KIND_SCHEMAS, type Resource, type ResourceKind, type ValidationLookup, isResourceKind, parseResource } from '@orrery/spec';
+import { StoreError } from './types.ts';
+
+/**
+ * The checks every ResourceStore makes before a write, whatever backs it (embedded database,
+ * Kubernetes), so a manifest is refused with the same code and message everywhere.
+ */
+
+export function assertKind(kind: string): asserts kind is ResourceKind {
+  if (!isResourceKind(kind)) throw new StoreError('invalid', `unknown kind "${kind}": use one of Function, Revision, Environment, RegistryCluster, StateSync`);
+}
+
+/** Validates and defaults a resource for apply (JSON form: no `undefined` members). */
+export function parseForApply(obj: unknown, lookup?: ValidationLookup): Resource {
+  const parsed = parseResource(obj, lookup);
+  if (!parsed.ok) {
+    const first = parsed.errors[0]!;
+    throw new StoreError('invalid', `invalid ${describe(obj)}: ${first.path}: ${first.message}${parsed.errors.length > 1 ? ` (and ${parsed.errors.length - 1} more)` : ''}`, parsed.errors);
+  }
+  return asJson(parsed.resource);
+}
+
+/** Validates a new status against the kind's schema; returns it as it will be stored (or null). */
+export function parseStatus(current: Resource, status: unknown): unknown {
+  const { kind, metadata } = current;
+  const check = KIND_SCHEMAS[kind].safeParse({ ...current, status });
+  if (!check.success) {
+    const issue = check.error.issues[0]!;
+    throw new StoreError('invalid', `invalid status for ${kind} ${metadata.namespace}/${metadata.name}: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  // JSON form: what is stored, so `undefined` members never look like a change.
+  return asJson((check.data as { status?: unknown }).status ?? null);
+}
+
+/** The lookup the Function rules need: the Environment it names, read through `getEnvironment`. */
+export async function environmentLookupFor(
+  obj: unknown,
+  getEnvironment: (namespace: string, name: string) => Promise<unknown>,
+): Promise<ValidationLookup | undefined> {
+  const o = obj as { kind?: string; metadata?: { namespace?: string }; spec?: { template?: { environment?: string } } };
+  if (o?.kind !== 'Function') return undefined;
+  const ns = o.metadata?.namespace ?? 'default';
+  const envName = o.spec?.template?.environment ?? 'nodejs';
+  const found = await getEnvironment(ns, envName);
+  const env = found ? KIND_SCHEMAS.Environment.safeParse(found) : undefined;
+  const environment = env?.success ? env.data : undefined;
+  return { environment: (n: string, name: string) => (n === ns && name === envName ? environment : undefined) };
+}
+
+function describe(obj: unknown): string {
+  const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
+  return `${typeof o?.kind === 'string' ? o.kind : 'resource'}${typeof o?.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''}`;
+}
+
+/** The value as it will be stored (jsonb and JSON bodies drop undefined members). */
+export function asJson<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
