@@ -13,6 +13,7 @@ import type { ResourceStore, Watch } from '@orrery/store';
 import type { ReplicaSet } from './local-router-fleet.ts';
 import { renderSettings, syncableName, unsupportedSyncables } from './render-settings.ts';
 import { buildSyncStatus, type ReplicaReport, type ReportedSyncStatus } from './replica-status.ts';
+import { SerialPass } from '../queue/serial-pass.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -42,52 +43,26 @@ export async function readReplica(name: string, adminUrl: string | undefined, ti
 
 export class StateSyncReconciler {
   private watch?: Watch;
-  private timer?: NodeJS.Timeout;
-  private busy = false;
-  private again = false;
-  private stopped = false;
+  private readonly runner: SerialPass;
   private readonly log: Log;
 
   constructor(private readonly o: StateSyncReconcilerOptions) {
     this.log = o.log ?? (() => {});
+    this.runner = new SerialPass(() => this.pass(), (err) => this.log('statesync reconcile failed', { error: String((err as Error).message ?? err) }));
   }
 
   async start(): Promise<void> {
     this.watch = this.o.store.watch('StateSync', {}, (e) => {
       // Status writes echo back; only spec changes and deletions need a pass now.
-      if (e.type !== 'modified' || (e.object.metadata.generation ?? 0) !== (e.object.status?.observedGeneration ?? -1)) this.kick();
+      if (e.type !== 'modified' || (e.object.metadata.generation ?? 0) !== (e.object.status?.observedGeneration ?? -1)) this.runner.kick();
     });
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.o.intervalMs ?? 3000);
+    this.runner.start(this.o.intervalMs ?? 3000);
   }
 
-  private kick(): void {
-    if (this.stopped) return;
-    if (this.busy) {
-      this.again = true;
-      return;
-    }
-    this.busy = true;
-    void (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.pass();
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.log('statesync reconcile failed', { error: String((err as Error).message ?? err) });
-      } finally {
-        this.busy = false;
-      }
-    })();
-  }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
     this.watch?.close();
-    const deadline = Date.now() + 60_000;
-    while (this.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await this.runner.stop(60_000);
   }
 
   private async pass(): Promise<void> {
@@ -150,7 +125,7 @@ export class StateSyncReconciler {
     const extra = unsupportedSyncables(rendered.settings);
     const notes = extra.length ? [`not registered by the router (ignored): ${extra.join(', ')}`] : [];
     if (this.o.replicas.external) notes.push('routers run outside this operator: they keep their own --redis-* flags (rendered settings file written)');
-    if (this.stopped) return;
+    if (this.runner.stopped) return;
     const fresh = (await this.o.store.get('StateSync', active.metadata.namespace, active.metadata.name)) as StateSync | undefined;
     if (!fresh) return;
     await this.o.store.updateStatus('StateSync', active.metadata.namespace, active.metadata.name, buildSyncStatus({

@@ -26,6 +26,7 @@ import {
   targetSelector,
   unknownSyncables,
 } from './render/state-sync.ts';
+import { SerialPass } from '../../queue/serial-pass.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -53,10 +54,7 @@ const keyOf = (ss: StateSync) => `${ss.metadata.namespace}/${ss.metadata.name}`;
 
 export class KubeStateSyncReconciler {
   private watch?: Watch;
-  private timer?: NodeJS.Timeout;
-  private busy = false;
-  private again = false;
-  private stopped = false;
+  private readonly runner: SerialPass;
   private readonly log: Log;
   private readonly released: StateSync[] = [];
 
@@ -66,54 +64,31 @@ export class KubeStateSyncReconciler {
     private readonly o: KubernetesStateSyncsOptions = {},
   ) {
     this.log = o.log ?? (() => {});
+    this.runner = new SerialPass(() => this.pass(), (err) => this.log('statesync reconcile failed', { error: String((err as Error).message ?? err) }));
   }
 
   async start(): Promise<void> {
     this.watch = this.store.watch('StateSync', {}, (e) => {
       if (e.type === 'deleted') this.released.push(e.object as StateSync);
       // Status writes echo back; only spec changes and deletions need a pass now.
-      if (e.type !== 'modified' || (e.object.metadata.generation ?? 0) !== (e.object.status?.observedGeneration ?? -1)) this.kick();
+      if (e.type !== 'modified' || (e.object.metadata.generation ?? 0) !== (e.object.status?.observedGeneration ?? -1)) this.runner.kick();
     });
-    this.kick();
-    this.timer = setInterval(() => this.kick(), this.o.intervalMs ?? 3000);
+    this.runner.start(this.o.intervalMs ?? 3000);
     await Promise.resolve();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
     this.watch?.close();
-    const deadline = Date.now() + 30_000;
-    while (this.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await this.runner.stop(30_000);
   }
 
-  private kick(): void {
-    if (this.stopped) return;
-    if (this.busy) {
-      this.again = true;
-      return;
-    }
-    this.busy = true;
-    void (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.pass();
-        } while (this.again && !this.stopped);
-      } catch (err) {
-        this.log('statesync reconcile failed', { error: String((err as Error).message ?? err) });
-      } finally {
-        this.busy = false;
-      }
-    })();
-  }
 
   private async pass(): Promise<void> {
     for (const gone of this.released.splice(0)) await this.release(gone);
     const items = ((await this.store.list('StateSync')).items as StateSync[]).sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
     const owners = new Map<string, StateSync>();
     for (const ss of items) {
-      if (this.stopped) return;
+      if (this.runner.stopped) return;
       const target = `${ss.metadata.namespace}|${selectorString(targetSelector(ss))}`;
       const owner = owners.get(target);
       if (owner) {
@@ -126,7 +101,7 @@ export class KubeStateSyncReconciler {
   }
 
   private async writeStatus(ss: StateSync, i: Partial<Parameters<typeof buildSyncStatus>[0]>): Promise<void> {
-    if (this.stopped) return;
+    if (this.runner.stopped) return;
     const fresh = (await this.store.get('StateSync', ss.metadata.namespace, ss.metadata.name)) as StateSync | undefined;
     if (!fresh) return;
     await this.store.updateStatus(
