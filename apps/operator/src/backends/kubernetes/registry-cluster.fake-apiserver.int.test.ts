@@ -168,7 +168,10 @@ describe('RegistryCluster on Kubernetes (fake-apiserver, real etcd behind a fake
     const dep = fake.get('apps/v1', 'Deployment', NS, 'reg-registry') as Any;
     const endpoints = (dep.spec.template.spec.containers[0].args as string[]).find((a) => a.startsWith('--etcd-endpoints='))!;
     expect(endpoints.split('=')[1]!.split(',')).toHaveLength(3);
-    expect(rc.status?.endpoint).toBe('http://reg-registry.infra.svc:8080');
+    // The endpoint lands in a status write after the registry Deployment is applied: the status
+    // that first showed three voters may predate it.
+    const endpoint = await waitFor('status.endpoint', 30_000, async () => ((await store.get('RegistryCluster', NS, NAME)) as RegistryCluster).status?.endpoint, undefined, 250);
+    expect(endpoint).toBe('http://reg-registry.infra.svc:8080');
   }, 90_000);
 
   it('scales up by adding a learner through etcd, then raising the StatefulSet', async () => {
