@@ -8,7 +8,7 @@ import { STATESYNC_ENV } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
 import { startRouter, type SharedTables } from './router-server.ts';
-import { connectSharedTables } from './shared-tables-redis.ts';
+import { ROUTER_TABLES, type RouterTable, connectSharedTables } from './shared-tables-redis.ts';
 
 const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090]
   (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
@@ -16,12 +16,15 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--registry-url http://registry:8500] [--registry-namespace ns ...] [--domain example.com]
   [--queue-depth 10000] [--autoscaler-url http://operator:7070]
   [--executor-url http://operator:7070 (pool executor cold path)] [--redis-url redis://127.0.0.1:6379]
-  [--redis-key-prefix orrery] [--sync-period-ms 10000] [--router-id id]
+  [--redis-key-prefix orrery] [--sync-period-ms 10000] [--record-ttl-ms 120000]
+  [--syncables endpoint-quarantine,sticky-owners (tables shared through Redis)]
+  [--redis-tls] [--redis-tls-insecure-skip-verify] [--router-id id]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
-The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Without --redis-url,
---redis-key-prefix and --sync-period-ms the router reads ORRERY_REDIS_URL, ORRERY_REDIS_KEY_PREFIX and
-ORRERY_SYNC_PERIOD_MS (what a StateSync renders on Kubernetes).`;
+The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Each state-sync flag
+not given is read from the environment a StateSync renders on Kubernetes: ORRERY_REDIS_URL,
+ORRERY_REDIS_KEY_PREFIX, ORRERY_SYNC_PERIOD_MS, ORRERY_STATESYNC_RECORD_TTL_MS, ORRERY_STATESYNC_SYNCABLES,
+ORRERY_REDIS_TLS and ORRERY_REDIS_TLS_INSECURE_SKIP_VERIFY ("true"/"false").`;
 
 function fail(message: string): never {
   console.error(`orrery-router: ${message}\n${USAGE}`);
@@ -55,6 +58,10 @@ try {
       'redis-url': { type: 'string' },
       'redis-key-prefix': { type: 'string' },
       'sync-period-ms': { type: 'string' },
+      'record-ttl-ms': { type: 'string' },
+      syncables: { type: 'string' },
+      'redis-tls': { type: 'boolean' },
+      'redis-tls-insecure-skip-verify': { type: 'boolean' },
       'router-id': { type: 'string' },
       'quarantine-ms': { type: 'string' },
       'connect-timeout-ms': { type: 'string' },
@@ -87,13 +94,34 @@ const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
 let shared: SharedTables | undefined;
 // Flags first; otherwise the environment a StateSync on Kubernetes renders into this Deployment.
 const env = (name: string): string | undefined => process.env[name] || undefined;
-const redisUrl = args['redis-url'] ?? env(STATESYNC_ENV.url);
-if (redisUrl) {
+const flagOrEnvBool = (flag: boolean | undefined, name: string): boolean => {
+  if (flag) return true;
+  const v = env(name);
+  if (v === undefined || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  return fail(`${name} must be "true" or "false", got ${JSON.stringify(v)}`);
+};
+const redisUrlGiven = args['redis-url'] ?? env(STATESYNC_ENV.url);
+if (redisUrlGiven) {
   const syncPeriod = args['sync-period-ms'] ?? env(STATESYNC_ENV.syncPeriodMs);
+  const recordTtl = args['record-ttl-ms'] ?? env(STATESYNC_ENV.recordTtlMs);
+  const tls = flagOrEnvBool(args['redis-tls'], STATESYNC_ENV.tls);
+  if (tls && !/^rediss?:\/\//.test(redisUrlGiven)) fail('the Redis URL must start with redis:// or rediss://');
+  // TLS asked for on a redis:// URL: same host and port over TLS (as the StateSync settings render it).
+  const redisUrl = tls ? redisUrlGiven.replace(/^redis:\/\//, 'rediss://') : redisUrlGiven;
+  const syncablesRaw = args.syncables ?? env(STATESYNC_ENV.syncables);
+  const asked = syncablesRaw === undefined ? [...ROUTER_TABLES] : syncablesRaw.split(',').map((x) => x.trim()).filter(Boolean);
+  const known = asked.filter((x): x is RouterTable => (ROUTER_TABLES as readonly string[]).includes(x));
+  const unknown = asked.filter((x) => !known.includes(x as RouterTable));
+  // Another component's table (e.g. lora-adapters) is not an error: the StateSync status names it.
+  if (unknown.length) log(`syncables this router does not have (ignored): ${unknown.join(', ')}; it shares ${ROUTER_TABLES.join(', ')}`);
   shared = await connectSharedTables({
     redisUrl,
     keyPrefix: args['redis-key-prefix'] ?? env(STATESYNC_ENV.keyPrefix) ?? 'orrery',
     syncPeriodMs: syncPeriod ? int('sync-period-ms', syncPeriod, 10_000, 1) : undefined,
+    recordTtlMs: recordTtl ? int('record-ttl-ms', recordTtl, 120_000, 1000) : undefined,
+    syncables: known,
+    tlsInsecureSkipVerify: flagOrEnvBool(args['redis-tls-insecure-skip-verify'], STATESYNC_ENV.tlsInsecure),
     log,
   });
 }

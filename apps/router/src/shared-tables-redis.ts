@@ -10,15 +10,27 @@ import type { QuarantineTable } from './shared-tables.ts';
 import { EndpointQuarantineTable } from './tables/endpoint-quarantine-table.ts';
 import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
 
+/** The router's tables by their StateSync name (`spec.syncables`). */
+export const ROUTER_TABLES = ['endpoint-quarantine', 'sticky-owners'] as const;
+export type RouterTable = (typeof ROUTER_TABLES)[number];
+
 export interface SharedTablesOptions {
   redisUrl: string;
   keyPrefix: string;
   syncPeriodMs: number | undefined;
+  /** TTL of every record this replica writes (statesync default 2 min). */
+  recordTtlMs?: number;
+  /** Tables shared through Redis; the others stay local to this replica. Default: all. */
+  syncables?: readonly RouterTable[];
+  /** TLS without certificate verification (test clusters only; warned at start). */
+  tlsInsecureSkipVerify?: boolean;
   log: (message: string) => void;
 }
 
 export async function connectSharedTables(o: SharedTablesOptions): Promise<SharedTables> {
-  const redis = new Redis(o.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const insecure = o.tlsInsecureSkipVerify && o.redisUrl.startsWith('rediss://');
+  if (insecure) o.log('WARNING: Redis TLS certificate verification is off (insecureSkipVerify): use only on test clusters');
+  const redis = new Redis(o.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, ...(insecure ? { tls: { rejectUnauthorized: false } } : {}) });
   redis.on('error', (err: Error) => o.log(`redis: ${err.message}`));
   await redis.connect();
   const logger = {
@@ -26,14 +38,16 @@ export async function connectSharedTables(o: SharedTablesOptions): Promise<Share
     warn: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`),
     error: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`),
   };
-  const sync = createStateSync(redis, { keyPrefix: o.keyPrefix, syncPeriodMs: o.syncPeriodMs, logger });
+  const sync = createStateSync(redis, { keyPrefix: o.keyPrefix, syncPeriodMs: o.syncPeriodMs, recordTtlMs: o.recordTtlMs, logger });
   const quarantineTable = new EndpointQuarantineTable();
   const owners = new StickyOwnerTable();
-  sync.register(quarantineTable);
-  sync.register(owners);
+  const shared = new Set<RouterTable>(o.syncables ?? ROUTER_TABLES);
+  if (shared.has('endpoint-quarantine')) sync.register(quarantineTable);
+  if (shared.has('sticky-owners')) sync.register(owners);
   sync.start();
 
   const writeThrough = (address: string): void => {
+    if (!shared.has('endpoint-quarantine')) return;
     const bytes = quarantineTable.snapshot().get(address);
     if (bytes) sync.put(quarantineTable.namespace, address, bytes).catch((err: unknown) => o.log(`quarantine write-through: ${String(err)}`));
   };
@@ -44,7 +58,7 @@ export async function connectSharedTables(o: SharedTablesOptions): Promise<Share
     },
     lift(address) {
       quarantineTable.lift(address);
-      sync.delete(quarantineTable.namespace, address).catch((err: unknown) => o.log(`quarantine lift write-through: ${String(err)}`));
+      if (shared.has('endpoint-quarantine')) sync.delete(quarantineTable.namespace, address).catch((err: unknown) => o.log(`quarantine lift write-through: ${String(err)}`));
     },
     isQuarantined: (address, nowMs) => quarantineTable.isQuarantined(address, nowMs),
     entries: () => quarantineTable.entries(),

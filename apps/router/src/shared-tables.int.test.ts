@@ -101,4 +101,31 @@ describe('router replicas sharing Redis', () => {
     expect(f?.teleports).toBe(1);
     expect(f?.stickyRequests).toBe(1);
   });
+
+  it('takes record TTL and the shared tables from the StateSync environment', { timeout: 60_000 }, async () => {
+    const prefix3 = `${prefix}-r3`;
+    const r3 = await g.router(['--routes-file', g.write('routes3.yaml', functionYaml({ name: 'sticky', revisions: ['sticky-00001'], sticky: '{source: queryparam, name: user}' })), '--endpoints-file', g.write('endpoints3.yaml', endpointsYaml([{ fn: 'sticky', rev: 'sticky-00001', address: s1 }])), '--router-id', 'r3'], {
+      [STATESYNC_ENV.url]: 'redis://127.0.0.1:6379',
+      [STATESYNC_ENV.keyPrefix]: prefix3,
+      [STATESYNC_ENV.syncPeriodMs]: '200',
+      [STATESYNC_ENV.recordTtlMs]: '5000',
+      [STATESYNC_ENV.syncables]: 'sticky-owners,lora-adapters',
+    });
+    expect((await get(`${r3.url}/default/sticky/?user=carol`)).status).toBe(200);
+    // Only the sticky owners are shared (the quarantine table stays local; lora-adapters is not the router's).
+    await eventually(async () => {
+      const names = (await stats(r3.admin)).statesync?.syncables?.map((x) => x.syncable);
+      return names?.length ? names : undefined;
+    }, 'r3 statesync status').then((names) => expect(names).toEqual(['router-sticky-owners']));
+    // Its records expire after the rendered TTL (5 s), not the 2 min default.
+    const ttls = await eventually(async () => {
+      const keys = await redis.keys(`${prefix3}:*`);
+      const t = await Promise.all(keys.map((k) => redis.ttl(k)));
+      const withTtl = t.filter((x) => x > 0);
+      return withTtl.length ? withTtl : undefined;
+    }, 'r3 writes its owner record');
+    for (const t of ttls) expect(t).toBeLessThanOrEqual(5);
+    const keys = await redis.keys(`${prefix3}:*`);
+    if (keys.length) await redis.del(...keys);
+  });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './chart-files.ts';
 import { lintDockerfile, parseDockerfile } from './dockerfile-lint.ts';
 
-const APPS = ['operator', 'router', 'statesvc', 'registry', 'runtime'];
+const APPS = ['operator', 'router', 'statesvc', 'registry', 'runtime', 'console'];
 const read = (app: string) => readFileSync(join(repoRoot, 'apps', app, 'Dockerfile'), 'utf8');
 
 describe('app Dockerfiles', () => {

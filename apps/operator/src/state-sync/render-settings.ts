@@ -56,7 +56,14 @@ export function renderSettings(spec: StateSync['spec']): RenderResult {
     syncables: [...spec.syncables],
     tls,
   };
-  const routerArgs = ['--redis-url', settings.redisUrl, '--redis-key-prefix', settings.keyPrefix, '--sync-period-ms', String(settings.syncPeriodMs)];
+  const routerArgs = [
+    '--redis-url', settings.redisUrl,
+    '--redis-key-prefix', settings.keyPrefix,
+    '--sync-period-ms', String(settings.syncPeriodMs),
+    '--record-ttl-ms', String(settings.recordTtlMs),
+    '--syncables', settings.syncables.join(','),
+    ...(spec.redis.tls?.insecureSkipVerify ? ['--redis-tls-insecure-skip-verify'] : []),
+  ];
   const fingerprint = createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 16);
   return { ok: true, settings, routerArgs, fingerprint };
 }

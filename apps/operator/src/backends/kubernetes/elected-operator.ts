@@ -1,5 +1,6 @@
 import { KubernetesFunctionOperator, type KubernetesOperatorOptions } from './function-operator.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
+import { LEADER_URL_ANNOTATION } from './leader-forwarding.ts';
 
 export interface ElectedOperatorOptions extends KubernetesOperatorOptions {
   election: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading'>;
@@ -42,6 +43,17 @@ export class ElectedOperator {
 
   get isLeader(): boolean {
     return this.elector.isLeader;
+  }
+
+  /** The leader's control endpoints when this replica leads (the operator of the current term). */
+  get control(): KubernetesFunctionOperator['handleControl'] | undefined {
+    const op = this.operator;
+    return op && this.elector.isLeader ? (req, res) => op.handleControl(req, res) : undefined;
+  }
+
+  /** Where the current leader serves its control endpoints (the Lease annotation), if anyone leads. */
+  get leaderUrl(): string | undefined {
+    return this.elector.leader?.annotations[LEADER_URL_ANNOTATION];
   }
 
   start(): void {

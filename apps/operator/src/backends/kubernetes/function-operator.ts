@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { deriveStateToken } from '@orrery/auth';
 import {
@@ -11,6 +12,10 @@ import {
   RevisionSchema,
   effectiveKeyspace,
 } from '@orrery/spec';
+import { Autoscaler } from '../../autoscaler/autoscaler.ts';
+import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
+import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
+import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
 import { WorkQueue } from '../../queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
@@ -36,6 +41,8 @@ export interface KubernetesOperatorOptions {
   routerUrl?: string;
   /** Image of the function workers when an Environment does not name one (`--runtime-image`). */
   runtimeImage?: string;
+  /** Platform-wide KPA defaults (`--autoscaler-*` flags); the KPA scales deploy revisions. */
+  kpa?: KpaDefaults;
   /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
   deleteKeyspace?: (namespace: string, keyspace: string) => Promise<void>;
   log?: (msg: string) => void;
@@ -69,6 +76,10 @@ export class KubernetesFunctionOperator {
   readonly functionQueue: WorkQueue;
   readonly revisionQueue: WorkQueue;
   readonly environmentQueue: WorkQueue;
+  /** The KPA of this term: fed by the routers' stats and pokes (`handleAutoscaler`). */
+  readonly autoscaler: Autoscaler;
+  /** `POST /v1/autoscaler/stats|poke` of this term (main-kubernetes routes leader traffic here). */
+  readonly handleAutoscaler: ReturnType<typeof createAutoscalerHandler>;
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
 
@@ -86,6 +97,18 @@ export class KubernetesFunctionOperator {
     this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
     this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
     this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment') });
+    this.autoscaler = new Autoscaler({
+      defaults: o.kpa,
+      // Ready replicas as the Deployment controller reports them (the informer's cached status).
+      readyOf: (key) => {
+        const [namespace, name] = split(key);
+        const dep = this.deployments.get(namespace, childName(name, 'deployment'));
+        return Number((dep?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
+      },
+      onChange: (key) => this.revisionQueue.add(key),
+    });
+    // No `readyAddresses`: routers find new workers through the registry, so a poke is answered at once.
+    this.handleAutoscaler = createAutoscalerHandler(this.autoscaler);
 
     this.functions.on((_t, f) => this.functionQueue.add(cacheKey(f)));
     this.revisions.on((_t, r) => {
@@ -102,13 +125,20 @@ export class KubernetesFunctionOperator {
     });
   }
 
+  /** The leader-only control endpoints of this term; false for paths it does not serve. */
+  async handleControl(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    return this.handleAutoscaler(req, res);
+  }
+
   async start(): Promise<void> {
     const all = [this.functions, this.revisions, this.environments, this.deployments];
     for (const i of all) i.start();
+    this.autoscaler.start();
     await Promise.all(all.map((i) => i.hasSynced()));
   }
 
   async stop(): Promise<void> {
+    this.autoscaler.stop();
     for (const i of [this.functions, this.revisions, this.environments, this.deployments]) i.stop();
     for (const q of [this.functionQueue, this.revisionQueue, this.environmentQueue]) q.stop();
     await Promise.resolve();
@@ -175,10 +205,16 @@ export class KubernetesFunctionOperator {
   async reconcileRevision(key: string): Promise<void> {
     const [namespace, name] = split(key);
     const rev = parsed<Revision>(RevisionSchema, this.revisions.get(namespace, name));
-    if (!rev) return;
+    if (!rev) {
+      this.autoscaler.forget(key); // its Deployment goes with it through garbage collection
+      return;
+    }
     const fnRaw = this.functions.get(namespace, rev.spec.function);
     const fn = parsed<OrreryFunction>(FunctionSchema, fnRaw);
-    if (!fn || fnRaw?.metadata.deletionTimestamp) return;
+    if (!fn || fnRaw?.metadata.deletionTimestamp) {
+      this.autoscaler.forget(key);
+      return;
+    }
     const t = rev.spec.template;
     const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
     const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage });
@@ -190,12 +226,16 @@ export class KubernetesFunctionOperator {
     // Same rule as the local backend: the newest revision runs before traffic reaches it.
     const wanted = routable.has(name) || newest === name;
     let workers: RevisionWorkers;
+    let decision: KpaDecision | undefined;
     if (t.executor === 'pool') {
       const pool = this.deployments.get(namespace, childName('orrery-pool', t.environment));
       const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
       workers = { desired: wanted ? 1 : 0, actual: ready, ready, restarts: 0 };
     } else {
-      const desired = wanted ? Math.max(1, t.autoscaling.minScale ?? 1) : 0;
+      // The KPA decides (initial scale, min/max, scale to zero); revisions nobody can reach run nothing.
+      if (wanted) decision = this.autoscaler.desired(key, rev, routable.has(name));
+      else this.autoscaler.forget(key);
+      const desired = decision?.desired ?? 0;
       const deploymentName = childName(name, 'deployment');
       const dep = this.deployments.get(namespace, deploymentName);
       const specReplicas = (dep?.spec as { replicas?: number } | undefined)?.replicas;
@@ -204,6 +244,10 @@ export class KubernetesFunctionOperator {
       workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0 };
     }
     const status = revisionStatus(rev, workers, this.now());
+    if (decision) {
+      status.autoscalerMode = decision.mode;
+      status.lastDecision = decision.reason;
+    }
     if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
       await this.o.client.applyStatus('Revision', namespace, name, status);
     }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KPA_DEFAULTS } from '../../autoscaler/kpa-settings.ts';
 import { ElectedOperator } from './elected-operator.ts';
 import { KEYSPACE_FINALIZER, KEYSPACE_POLICY_ANNOTATION, KubernetesFunctionOperator } from './function-operator.ts';
 import { Informer } from './informer.ts';
@@ -203,6 +204,37 @@ describe('function operator on the fake-apiserver', () => {
     // Deleting the Function garbage-collects everything it owns.
     await client.delete(GV, 'Function', ns, 'hello');
     await until('children collected', () => !api.get(GV, 'Revision', ns, 'hello-00001') && !api.get('apps/v1', 'Deployment', ns, 'hello-00002-deployment'));
+  });
+
+  it('the KPA scales a revision through the scale subresource: to zero when idle, up on a poke and on load', { timeout: 30_000 }, async () => {
+    const ns = freshNs();
+    const kpa = { ...KPA_DEFAULTS, stableWindowMs: 1000, scaleToZeroGracePeriodMs: 300, tickMs: 50 };
+    const op = new KubernetesFunctionOperator({ client, namespace: ns, kpa });
+    await op.start();
+    cleanups.push(() => op.stop());
+    await client.apply(fnObj(ns, 'elastic'));
+    const replicas = () => (api.get('apps/v1', 'Deployment', ns, 'elastic-00001-deployment')?.spec as { replicas?: number } | undefined)?.replicas;
+    await until('initial scale 1', () => replicas() === 1);
+    // No router reports demand: after the stable window and the grace period the KPA picks zero.
+    await until('scaled to zero', () => replicas() === 0, 10_000);
+    // The status follows the scale call within the same reconcile.
+    const status = await until('status desiredScale 0', () => {
+      const st = api.get(GV, 'Revision', ns, 'elastic-00001')!.status as { desiredScale: number; lastDecision: string; autoscalerMode: string };
+      return st.desiredScale === 0 && st;
+    });
+    expect(status.autoscalerMode).toBe('stable');
+    expect(status.lastDecision).toContain('idle');
+    // A request waits for it: a poke wakes it at once.
+    op.autoscaler.poke(ns, 'elastic-00001', 1, 'router-a');
+    await until('woken by a poke', () => replicas() === 1, 5_000);
+    // Sustained load of 300 concurrent requests at a target of 70 per worker → 5 workers.
+    const load = setInterval(() => op.autoscaler.recordStats('router-a', [{ namespace: ns, function: 'elastic', revision: 'elastic-00001', averageConcurrency: 300, requests: 300, windowMs: 1000 }]), 50);
+    try {
+      await until('scaled up on load', () => replicas() === 5, 10_000);
+    } finally {
+      clearInterval(load);
+    }
+    expect(api.requests.filter((r) => r.path.endsWith('/deployments/elastic-00001-deployment/scale')).length).toBeGreaterThanOrEqual(3);
   });
 
   it('finalizer flow: keyspace deletion policy delete holds the Function until cleanup', { timeout: 30_000 }, async () => {

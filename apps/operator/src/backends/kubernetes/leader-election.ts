@@ -12,6 +12,8 @@ export interface LeaderElectionOptions {
   renewDeadlineMs?: number;
   /** Interval between acquire/renew attempts (default 2 s). */
   retryPeriodMs?: number;
+  /** Written on the Lease while this replica holds it, e.g. the URL followers forward leader-only calls to. */
+  holderAnnotations?: Record<string, string>;
   onStartedLeading: () => void | Promise<void>;
   onStoppedLeading: () => void | Promise<void>;
   log?: (msg: string) => void;
@@ -39,7 +41,7 @@ export class LeaderElector {
   private leading = false;
   private stopped = true;
   private timer?: NodeJS.Timeout;
-  private observed?: { rv: string; holder: string; at: number; durationMs: number };
+  private observed?: { rv: string; holder: string; at: number; durationMs: number; annotations: Record<string, string> };
   private lastRenew = 0;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -58,6 +60,22 @@ export class LeaderElector {
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * The holder as of the last round (at most one retry period old) and the annotations it wrote;
+   * undefined when nobody holds the Lease or the holder's term has expired by our clock.
+   */
+  get leader(): { identity: string; annotations: Record<string, string> } | undefined {
+    const o = this.observed;
+    if (!o || o.holder === '' || Date.now() > o.at + o.durationMs) return undefined;
+    return { identity: o.holder, annotations: o.annotations };
+  }
+
+  /** Our annotations merged over the Lease's own (other writers' keys stay). */
+  private annotate(metadata: KubeObject['metadata']): KubeObject['metadata'] {
+    if (!this.o.holderAnnotations) return metadata;
+    return { ...metadata, annotations: { ...metadata.annotations, ...this.o.holderAnnotations } };
   }
 
   start(): void {
@@ -139,7 +157,8 @@ export class LeaderElector {
     const lease = await this.client.get<Lease>(LEASE_API, 'Lease', this.o.namespace, this.o.name);
     if (!lease) {
       try {
-        await this.client.create<Lease>({ apiVersion: LEASE_API, kind: 'Lease', metadata: { name: this.o.name, namespace: this.o.namespace }, spec });
+        const created = await this.client.create<Lease>({ apiVersion: LEASE_API, kind: 'Lease', metadata: this.annotate({ name: this.o.name, namespace: this.o.namespace }), spec });
+        this.observed = { rv: created.metadata.resourceVersion ?? '', holder: this.o.identity, at: Date.now(), durationMs: this.leaseDurationMs, annotations: created.metadata.annotations ?? {} };
         return true;
       } catch (err) {
         if (isConflict(err)) return false; // someone created it first
@@ -150,13 +169,14 @@ export class LeaderElector {
     const holder = cur.holderIdentity ?? '';
     const rv = lease.metadata.resourceVersion ?? '';
     if (!this.observed || this.observed.rv !== rv) {
-      this.observed = { rv, holder, at: Date.now(), durationMs: (cur.leaseDurationSeconds ?? 15) * 1000 };
+      this.observed = { rv, holder, at: Date.now(), durationMs: (cur.leaseDurationSeconds ?? 15) * 1000, annotations: lease.metadata.annotations ?? {} };
     }
     const mine = holder === this.o.identity;
     const expired = holder === '' || Date.now() > this.observed.at + this.observed.durationMs;
     if (!mine && !expired) return false;
     const next: Lease = {
       ...lease,
+      metadata: this.annotate(lease.metadata),
       spec: {
         ...spec,
         acquireTime: mine && cur.acquireTime ? new Date(cur.acquireTime) : spec.acquireTime,
@@ -165,7 +185,7 @@ export class LeaderElector {
     };
     try {
       const stored = await this.client.replace(next);
-      this.observed = { rv: stored.metadata.resourceVersion ?? '', holder: this.o.identity, at: Date.now(), durationMs: this.leaseDurationMs };
+      this.observed = { rv: stored.metadata.resourceVersion ?? '', holder: this.o.identity, at: Date.now(), durationMs: this.leaseDurationMs, annotations: stored.metadata.annotations ?? {} };
       return true;
     } catch (err) {
       if (isConflict(err)) return false; // lost the race this round

@@ -60,7 +60,8 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
         '--backend', 'kubernetes', '--server', api.url, '--port', '0', '--identity', identity, '--lease-name', 'api-test',
         '--lease-namespace', 'orrery-system', '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
         '--store-token-file', join(dir, 'store-token'), '--admin-token-file', join(dir, 'admin-token'), '--runtime-image', 'registry.example/orrery/runtime:9.9.9',
-      ], { DATABASE_URL: '' });
+        '--autoscaler-stable-window', '2s', '--autoscaler-tick', '100ms',
+      ], { DATABASE_URL: '', POD_IP: '' });
     replicas.push(await start('api-a'), await start('api-b'));
     const health = async (r: SpawnedServer) => (await fetch(`${r.url}/healthz`)).json() as Promise<{ leader: boolean }>;
     await until(async () => (await Promise.all(replicas.map(health))).filter((h) => h.leader).length, (n) => n === 1, 30_000, 'one leader');
@@ -88,5 +89,29 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
     const body = (await trpc.json()) as { result: { data: { items: Array<{ metadata: { name: string } }> } } };
     expect(body.result.data.items.map((f) => f.metadata.name)).toEqual(['via-store']);
     expect((await fetch(`${follower.url}/trpc/functions.list`)).status).toBe(401);
+
+    // Routers report to whichever replica the Service picks; the follower forwards to the leader's KPA.
+    const stats = (token?: string) =>
+      fetch(`${follower.url}/v1/autoscaler/stats`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ router: 'router-a', revisions: [{ namespace: 'apis', function: 'via-store', revision: 'via-store-00001', averageConcurrency: 280, requests: 280, windowMs: 1000 }] }),
+      });
+    expect((await stats()).status).toBe(401);
+    expect((await stats('wrong')).status).toBe(401);
+    const forwarded = await stats('store-secret');
+    expect(forwarded.status).toBe(202);
+    expect(await forwarded.json()).toEqual({ ok: true });
+    const replicasOf = () => (api.get('apps/v1', 'Deployment', 'apis', 'via-store-00001-deployment')?.spec as { replicas?: number } | undefined)?.replicas;
+    // 280 concurrent at a target of 70 per worker: the leader's KPA asks for 4 workers.
+    const load = setInterval(() => void stats('store-secret'), 100);
+    try {
+      await until(async () => replicasOf(), (n) => n === 4, 30_000, 'scaled by the leader from forwarded stats');
+    } finally {
+      clearInterval(load);
+    }
+    const lease = api.get('coordination.k8s.io/v1', 'Lease', 'orrery-system', 'api-test')!;
+    const leader = replicas.find((r) => r !== follower)!;
+    expect((lease.metadata.annotations as Record<string, string> | undefined)?.['orrery.dev/leader-url']).toBe(leader.url);
   });
 });

@@ -16,12 +16,15 @@ import { readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
 import { startRollups } from '../../admin-api/start-rollups.ts';
+import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from '../../autoscaler/autoscaler-flags.ts';
+import { createBearerTokenGuard } from '../../http/bearer-token-guard.ts';
 import { createPlatformApi } from '../../http/platform-api.ts';
 import { startWebhookServer } from '../../webhook/webhook-server.ts';
 import { ElectedOperator } from './elected-operator.ts';
 import { Informer } from './informer.ts';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
 import { createKubernetesResourceStore } from './kube-resource-store.ts';
+import { LEADER_URL_ANNOTATION, createLeaderForwarding } from './leader-forwarding.ts';
 import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
@@ -35,7 +38,10 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
   [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE]
   [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
-  [--router-admin-urls URL,URL] [--rollup-interval 10s]`;
+  [--router-admin-urls URL,URL] [--rollup-interval 10s]
+  [--advertise-url http://POD_IP:PORT (where followers forward KPA stats, pokes and specializations while this replica leads;
+   default http://$POD_IP:<port>, else this host)]
+${AUTOSCALER_USAGE}`;
 
 function kubeConfig(values: { kubeconfig?: string; server?: string }): KubeConfig {
   if (values.server) return kubeConfigFor({ server: values.server });
@@ -77,6 +83,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'database-url': { type: 'string' },
         'router-admin-urls': { type: 'string' },
         'rollup-interval': { type: 'string', default: '10s' },
+        'advertise-url': { type: 'string' },
+        ...AUTOSCALER_FLAGS,
         help: { type: 'boolean' },
       },
       strict: true,
@@ -104,6 +112,13 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const rollupIntervalMs = parseDurationMs(values['rollup-interval']);
   if (!Number.isFinite(rollupIntervalMs) || rollupIntervalMs < 1000) {
     process.stderr.write('orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n');
+    process.exit(2);
+  }
+  let kpa;
+  try {
+    kpa = kpaDefaultsFromFlags(values);
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n${KUBERNETES_USAGE}\n`);
     process.exit(2);
   }
   const log = (msg: string, fields: Record<string, unknown> = {}) =>
@@ -141,10 +156,11 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const db = connect({ url: databaseUrl ?? '' });
   await migrate(db);
   const routerAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
+  const storeToken = readToken('store-token-file');
   const platformApi = await createPlatformApi({
     store,
     db,
-    storeToken: readToken('store-token-file'),
+    storeToken,
     adminToken: readAdminToken(),
     usersFile: values['users-file'],
     statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
@@ -152,8 +168,11 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     log,
   }).catch((err: unknown) => fail((err as Error).message));
 
+  // Filled in once the server listens (the URL needs its port), before campaigning starts.
+  const leaseAnnotations: Record<string, string> = {};
   const elected = new ElectedOperator({
     client,
+    kpa,
     namespace: values.namespace,
     masterKey,
     stateUrl: values['state-url'],
@@ -185,6 +204,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       leaseDurationMs: seconds('lease-duration-seconds'),
       renewDeadlineMs: seconds('renew-deadline-seconds'),
       retryPeriodMs: seconds('retry-period-seconds'),
+      holderAnnotations: leaseAnnotations,
       log,
     },
   });
@@ -208,9 +228,17 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       : undefined;
   if (webhook) environments.start();
 
+  // The KPA (and the pool executor) run on the leader; routers may reach any replica. Same
+  // bearer token as the store, as in local mode.
+  const controlAuthorized = createBearerTokenGuard(storeToken);
+  const toLeader = createLeaderForwarding({ identity, local: () => elected.control, leaderUrl: () => elected.leaderUrl });
   const server = createServer((req, res) => {
     if (req.url === '/healthz' || req.url === '/readyz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, identity, leader: elected.isLeader }));
+      return;
+    }
+    if (req.url?.startsWith('/v1/autoscaler/') || req.url?.startsWith('/v1/executor/')) {
+      if (controlAuthorized(req, res)) void toLeader(req, res);
       return;
     }
     void platformApi.handle(req, res).then((handled) => {
@@ -220,6 +248,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   await new Promise<void>((resolve) => server.listen(Number(values.port), values.host, resolve));
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
+  leaseAnnotations[LEADER_URL_ANNOTATION] = values['advertise-url'] ?? `http://${process.env.POD_IP || (address === '0.0.0.0' || address === '::' ? hostname() : host)}:${port}`;
   if (webhook) process.stdout.write(`webhook ${webhook.url}\n`);
   process.stdout.write(`listening http://${host}:${port}\n`);
   elected.start();
