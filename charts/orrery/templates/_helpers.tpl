@@ -155,10 +155,6 @@ securityContext:
 {{- printf "http://%s.%s.svc:%v" (include "orrery.componentName" (dict "root" . "component" "statesvc")) .Release.Namespace .Values.statesvc.port -}}
 {{- end -}}
 
-{{- define "orrery.routerAdminUrl" -}}
-{{- printf "http://%s.%s.svc:%v" (include "orrery.componentName" (dict "root" . "component" "router-admin")) .Release.Namespace .Values.router.adminPort -}}
-{{- end -}}
-
 {{/* The pod name from the downward API, for flags like --identity=$(POD_NAME) (leader election, router ids). */}}
 {{- define "orrery.podIdentityEnv" -}}
 - name: POD_NAME

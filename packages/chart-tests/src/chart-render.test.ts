@@ -174,8 +174,17 @@ describe('rendered chart', () => {
       '--store-token-file=/etc/orrery/store-token/token',
       '--admin-token-file=/etc/orrery/admin-token/token',
       '--users-file=/etc/orrery/admin-users/users',
-      '--router-admin-urls=http://orrery-router-admin.orrery-system.svc:9090',
+      '--router-admin-port=9090',
     ]));
+    // the live counters come from every router pod: the selector matches the router pods' labels
+    const selector = (c.args as string[]).find((a) => a.startsWith('--router-pod-selector='))!.slice('--router-pod-selector='.length);
+    const routerLabels = named(all, 'Deployment', 'orrery-router')!.spec.template.metadata.labels as Record<string, string>;
+    for (const term of selector.split(',')) {
+      const [k, v] = term.split('=');
+      expect(routerLabels[k!], term).toBe(v);
+    }
+    const routerAdmin = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0].ports.find((p: { name: string }) => p.name === 'admin');
+    expect(routerAdmin.containerPort).toBe(9090);
     const secretOf = (volume: string) => pod.volumes.find((v: { name: string }) => v.name === volume)?.secret.secretName;
     expect([secretOf('store-token'), secretOf('admin-token'), secretOf('admin-users')]).toEqual(['orrery-store-token', 'orrery-admin-token', 'orrery-admin-users']);
     // the token the routers and statesvc present is the one the operator checks

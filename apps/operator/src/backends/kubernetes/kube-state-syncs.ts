@@ -13,6 +13,7 @@ import type { ResourceStore, Watch } from '@orrery/store';
 import { buildSyncStatus } from '../../state-sync/replica-status.ts';
 import { readReplica } from '../../state-sync/state-sync-reconciler.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
+import { type PodAdminView, podAdminUrl } from './pod-admin-url.ts';
 import {
   SETTINGS_HASH_ANNOTATION,
   STATESYNC_ANNOTATION,
@@ -44,10 +45,6 @@ interface Container {
 interface DeploymentView extends KubeObject {
   spec?: { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> }; spec?: { containers?: Container[] } } };
   status?: { observedGeneration?: number; updatedReplicas?: number; readyReplicas?: number };
-}
-interface PodView extends KubeObject {
-  spec?: { containers?: Container[] };
-  status?: { phase?: string; podIP?: string };
 }
 
 const keyOf = (ss: StateSync) => `${ss.metadata.namespace}/${ss.metadata.name}`;
@@ -146,13 +143,11 @@ export class KubeStateSyncReconciler {
       if (!settled) rolling.push(d.metadata.name);
     }
 
-    const pods = (await this.client.list<PodView>('v1', 'Pod', ss.metadata.namespace, selector)).items.filter((p) => !p.metadata.deletionTimestamp);
+    const pods = (await this.client.list<PodAdminView>('v1', 'Pod', ss.metadata.namespace, selector)).items.filter((p) => !p.metadata.deletionTimestamp);
     const reports = await Promise.all(
       pods.map((p) => {
-        if (p.status?.phase !== 'Running' || !p.status.podIP) return Promise.resolve({ replica: p.metadata.name, error: `pod ${p.status?.phase ?? 'Pending'}` });
-        const port = p.spec?.containers?.flatMap((c) => c.ports ?? []).find((x) => x.name === 'admin')?.containerPort ?? this.o.adminPort ?? 9090;
-        const host = p.status.podIP.includes(':') ? `[${p.status.podIP}]` : p.status.podIP;
-        return readReplica(p.metadata.name, `http://${host}:${port}`);
+        const url = podAdminUrl(p, this.o.adminPort ?? 9090);
+        return url ? readReplica(p.metadata.name, url) : Promise.resolve({ replica: p.metadata.name, error: `pod ${p.status?.phase ?? 'Pending'}` });
       }),
     );
     const unknown = unknownSyncables(settings);

@@ -25,6 +25,7 @@ import { Informer } from './informer.ts';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
 import { createKubernetesResourceStore } from './kube-resource-store.ts';
 import { LEADER_URL_ANNOTATION, createLeaderForwarding } from './leader-forwarding.ts';
+import { RouterPods } from './router-pods.ts';
 import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
@@ -38,7 +39,8 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
   [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE]
   [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
-  [--router-admin-urls URL,URL] [--rollup-interval 10s]
+  [--router-admin-urls URL,URL (fixed list) | --router-pod-selector LABELS (default app.kubernetes.io/component=router)
+   [--router-namespace NS (default: --lease-namespace)] [--router-admin-port 9090]] [--rollup-interval 10s]
   [--advertise-url http://POD_IP:PORT (where followers forward KPA stats, pokes and specializations while this replica leads;
    default http://$POD_IP:<port>, else this host)]
 ${AUTOSCALER_USAGE}`;
@@ -82,6 +84,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'users-file': { type: 'string' },
         'database-url': { type: 'string' },
         'router-admin-urls': { type: 'string' },
+        'router-pod-selector': { type: 'string', default: 'app.kubernetes.io/component=router' },
+        'router-namespace': { type: 'string' },
+        'router-admin-port': { type: 'string', default: '9090' },
         'rollup-interval': { type: 'string', default: '10s' },
         'advertise-url': { type: 'string' },
         ...AUTOSCALER_FLAGS,
@@ -156,6 +161,13 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const db = connect({ url: databaseUrl ?? '' });
   await migrate(db);
   const routerAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
+  const routerAdminPort = Number(values['router-admin-port']);
+  if (!Number.isInteger(routerAdminPort) || routerAdminPort < 1 || routerAdminPort > 65535) fail('--router-admin-port must be a port number');
+  // Without a fixed list, every running router pod is asked (the console sums their counters).
+  const routerPods = routerAdminUrls.length
+    ? undefined
+    : new RouterPods(client, { namespace: values['router-namespace'] ?? values['lease-namespace'], labelSelector: values['router-pod-selector'], adminPort: routerAdminPort, log });
+  routerPods?.start();
   const storeToken = readToken('store-token-file');
   const platformApi = await createPlatformApi({
     store,
@@ -164,7 +176,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     adminToken: readAdminToken(),
     usersFile: values['users-file'],
     statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
-    routerAdminUrls: () => routerAdminUrls,
+    routerAdminUrls: () => routerPods?.adminUrls() ?? routerAdminUrls,
     log,
   }).catch((err: unknown) => fail((err as Error).message));
 
@@ -262,6 +274,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     // Release first, so another replica takes over without waiting for the lease to expire.
     await elected.stop({ release: true });
     environments.stop();
+    routerPods?.stop();
     await webhook?.close();
     server.closeAllConnections();
     server.close();
