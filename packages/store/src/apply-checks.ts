@@ -1,5 +1,6 @@
 import { KIND_SCHEMAS, type Resource, type ResourceKind, type ValidationLookup, isResourceKind, parseResource } from '@orrery/spec';
-import { StoreError } from './types.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { type ApplyOptions, StoreError } from './types.ts';
 
 /**
  * The checks every ResourceStore makes before a write, whatever backs it (embedded database,
@@ -30,6 +31,22 @@ export function parseStatus(current: Resource, status: unknown): unknown {
   }
   // JSON form: what is stored, so `undefined` members never look like a change.
   return asJson((check.data as { status?: unknown }).status ?? null);
+}
+
+/**
+ * Revisions are immutable and made only by the operator from a Function's template: a create
+ * needs `allowCreateOnlyKinds` (never set for remote callers), a changed spec is refused.
+ * `same` compares specs as the backend stores them (Kubernetes drops empty maps).
+ */
+export function checkRevisionWrite(res: Resource, prev: { spec?: unknown } | undefined, opts: ApplyOptions, same: (a: unknown, b: unknown) => boolean = isDeepStrictEqual): void {
+  if (res.kind !== 'Revision') return;
+  const { namespace, name } = res.metadata;
+  if (!prev && !opts.allowCreateOnlyKinds) {
+    throw new StoreError('immutable', `Revision ${namespace}/${name} cannot be created directly: the operator creates revisions from a Function's template, so change the Function`);
+  }
+  if (prev && !same(prev.spec, res.spec)) {
+    throw new StoreError('immutable', `Revision ${namespace}/${name} is immutable: change the Function's template to create a new revision`);
+  }
 }
 
 /** The lookup the Function rules need: the Environment it names, read through `getEnvironment`. */

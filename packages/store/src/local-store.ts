@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { type Connection, migrate } from '@orrery/db';
 import type { Resource, ResourceKind } from '@orrery/spec';
-import { assertKind, environmentLookupFor, parseForApply, parseStatus } from './apply-checks.ts';
+import { assertKind, checkRevisionWrite, environmentLookupFor, parseForApply, parseStatus } from './apply-checks.ts';
 import { nextGeneration } from './generation.ts';
 import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
 import {
@@ -160,9 +160,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         if (o.resourceVersion !== undefined && String(prev?.resourceVersion ?? '') !== o.resourceVersion) {
           throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified (have resourceVersion ${o.resourceVersion}, stored ${prev?.resourceVersion ?? 'none'}): read it again and retry`);
         }
-        if (prev && kind === 'Revision' && !isDeepStrictEqual(prev.spec, res.spec)) {
-          throw new StoreError('immutable', `Revision ${namespace}/${name} is immutable: change the Function's template to create a new revision`);
-        }
+        checkRevisionWrite(res, prev, o);
         if (prev && isDeepStrictEqual(prev.spec, res.spec) && isDeepStrictEqual(prev.metadata, meta)) {
           return rowToResource(prev); // nothing changed: no event, no new revision
         }

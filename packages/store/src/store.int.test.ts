@@ -44,6 +44,7 @@ const drivers: Driver[] = [
       const store = createHttpStore(`http://127.0.0.1:${port}`, { token: 'test-token', reconnectMs: 100 });
       return {
         store,
+        operatorStore: local,
         cleanup: async () => {
           server.closeAllConnections();
           await new Promise((r) => server.close(r));

@@ -20,7 +20,6 @@ describeStoreConformance(
     const { api, store } = await openOnFake();
     return { store, forgetHistory: () => api.compact(), cleanup: () => api.close() };
   },
-  { enforcesCreateOnlyKinds: true },
 );
 
 const fn = (name: string, inline = 'x', namespace = 'default') => ({

@@ -10,6 +10,7 @@ import {
   type Watch,
   type WatchEvent,
   assertKind,
+  checkRevisionWrite,
   environmentLookupFor,
   parseForApply,
   parseStatus,
@@ -74,14 +75,7 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       const what = `${kind} ${namespace}/${name}`;
       const needsCurrent = kind === 'Revision' || opts.resourceVersion === '';
       const prev = needsCurrent ? await get(kind, namespace, name) : undefined;
-      if (kind === 'Revision') {
-        if (!prev && !opts.allowCreateOnlyKinds) {
-          throw new StoreError('immutable', `Revision ${namespace}/${name} cannot be created directly: the operator creates revisions from a Function's template, so change the Function`);
-        }
-        if (prev && !sameValue(prev.spec, res.spec)) {
-          throw new StoreError('immutable', `Revision ${namespace}/${name} is immutable: change the Function's template to create a new revision`);
-        }
-      }
+      checkRevisionWrite(res, prev, opts, sameValue);
       // An empty resourceVersion means "must not exist yet" (as in the local store).
       if (opts.resourceVersion === '' && prev) throw new StoreError('conflict', `${what} already exists (resourceVersion ${prev.metadata.resourceVersion})`);
       // Only what a client may set; uid, generation, timestamps … are the API server's.

@@ -7,9 +7,9 @@ let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
   await h.store.apply(fnManifest('counter'));
-  await h.store.apply(revisionManifest('counter', 1));
-  await h.store.apply(revisionManifest('counter', 2));
-  await h.store.apply(revisionManifest('other', 1));
+  await h.store.apply(revisionManifest('counter', 1), { allowCreateOnlyKinds: true }); // as the operator does
+  await h.store.apply(revisionManifest('counter', 2), { allowCreateOnlyKinds: true }); // as the operator does
+  await h.store.apply(revisionManifest('other', 1), { allowCreateOnlyKinds: true }); // as the operator does
 }, 60_000);
 afterAll(() => h.close());
 

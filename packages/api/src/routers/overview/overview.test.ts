@@ -52,7 +52,7 @@ beforeAll(async () => {
   h = await createHarness({ statesvc: { url: statesvc }, routerAdminUrls: () => [router, DEAD], upstreamTimeoutMs: 2000, now: () => now });
 
   await h.store.apply(fnManifest('cart', undefined, { state: { maxKeys: 100 } }));
-  await h.store.apply(revisionManifest('cart', 1));
+  await h.store.apply(revisionManifest('cart', 1), { allowCreateOnlyKinds: true }); // as the operator does
   // Two audit rows: one refused, one done (the overview shows the newest first). The rollback
   // bumps the generation, so the status below observes the generation it leaves.
   await rejection(h.as('viewer', 'vic').functions.rollback({ name: 'cart', revision: 'cart-00001' }));
