@@ -5,8 +5,17 @@
  *
  * ORRERY_BENCH_REGISTRY_SECONDS (default 5) sets each throughput phase's length,
  * ORRERY_BENCH_REGISTRY_INSTANCES (default 10000) the query population,
- * ORRERY_BENCH_REGISTRY_WATCHERS (default 500) the fan-out width.
+ * ORRERY_BENCH_REGISTRY_WATCHERS (default 500) the fan-out width,
+ * ORRERY_BENCH_REGISTRY_WARMUP_SECONDS (default 5) the unmeasured warm-up of the baseline and of
+ * register before their measured phases.
+ * ORRERY_BENCH_REGISTRY_ONLY=register runs just the register comparison, as
+ * ORRERY_BENCH_REGISTRY_ROUNDS (default 3) rounds of baseline / leader-only raw / register, each
+ * with the CPU every process spent per operation (the ratio on a shared machine moves with its
+ * load; a round's phases face about the same load, and CPU per operation depends on it less).
+ * ORRERY_BENCH_REGISTRY_NODE_ARGS (space-separated) are given to the registry's node, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/registry-prof".
  */
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { Pool } from 'undici';
 import { EtcdCluster } from '@orrery/etcdcluster';
@@ -16,6 +25,9 @@ import { spawnRegistry } from '../../apps/registry/src/testkit/fixture.ts';
 const SECONDS = Number(process.env.ORRERY_BENCH_REGISTRY_SECONDS ?? 5);
 const INSTANCES = Number(process.env.ORRERY_BENCH_REGISTRY_INSTANCES ?? 10_000);
 const WATCHERS = Number(process.env.ORRERY_BENCH_REGISTRY_WATCHERS ?? 500);
+const ONLY = process.env.ORRERY_BENCH_REGISTRY_ONLY;
+const ROUNDS = Number(process.env.ORRERY_BENCH_REGISTRY_ROUNDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.ORRERY_BENCH_REGISTRY_WARMUP_SECONDS ?? 5);
 const CONCURRENCY = 64;
 const NS = 'bench';
 const SERVICE = 'company.bench.order.order-center.api';
@@ -56,10 +68,27 @@ async function latencies(n: number, op: () => Promise<void>): Promise<number[]> 
   return out.sort((a, b) => a - b);
 }
 
+/** user+system CPU seconds of a process so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds spent per process while `run` runs: the load generator, the registry, each etcd member. */
+async function withCpu<T>(pids: Record<string, number>, run: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const result = await run();
+  const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid) - before[k]!]));
+  return { result, cpu };
+}
+
 const cluster = await EtcdCluster.start({ size: 3 });
-const registry = await spawnRegistry(cluster.endpoints());
+const registry = await spawnRegistry(cluster.endpoints(), [], process.env.ORRERY_BENCH_REGISTRY_NODE_ARGS?.split(' ').filter(Boolean));
 const pool = new Pool(registry.httpUrl, { connections: CONCURRENCY, pipelining: 1 });
 const raw = new Etcd3({ hosts: cluster.endpoints(), grpcOptions: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
+/** A reference only (the baseline is `raw`): the same calls on one connection to the leader. */
+const rawToLeader = new Etcd3({ hosts: cluster.member(await cluster.leader()).clientURL });
 
 async function post(path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await pool.request({ method: 'POST', path, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
@@ -89,40 +118,107 @@ const body = (n: number, service = SERVICE, ns = NS) => ({
 
 const rows: Array<[string, string, string]> = [];
 const results: Record<string, number> = {};
-try {
+const value = Buffer.from(JSON.stringify(body(1)));
+let rawSeq = 0;
+/** The baseline operation: the two etcd calls a register makes, straight from this process. */
+const rawLeasePut = (client: Etcd3) => async (): Promise<void> => {
+  const g = await client.leaseClient.leaseGrant({ TTL: 600 });
+  await client.kv.put({ key: Buffer.from(`/bench-raw/lp/${rawSeq++}`), value, lease: g.ID });
+};
+/** Instance ids in NS, the query population (ids wrap: past INSTANCES a register is a re-register). */
+let next = 0;
+const register = async (): Promise<void> => {
+  await post('/api/v1/registry/register', body(next++ % INSTANCES));
+};
+/** Always a new instance, outside NS: warm-ups and the register-only rounds. */
+let spare = 0;
+const registerFresh = async (): Promise<void> => {
+  await post('/api/v1/registry/register', body(spare++, SERVICE, 'spare'));
+};
+
+const pids: Record<string, number> = { bench: process.pid, registry: registry.child.pid! };
+for (const m of cluster.members) pids[m.name] = m.process!.pid!;
+const cpuPerOp = (cpu: Record<string, number>, ops: number) =>
+  (Object.values(cpu).reduce((a, b) => a + b, 0) * 1e6) / Math.max(1, ops);
+const cpuBreakdown = (cpu: Record<string, number>, ops: number) =>
+  Object.entries(cpu)
+    .map(([k, s]) => `${k} ${fmt((s * 1e6) / Math.max(1, ops), 0)}`)
+    .join(', ') + ` | total ${fmt(cpuPerOp(cpu, ops), 0)} µs/op`;
+
+/**
+ * Both sides run unmeasured for WARMUP_SECONDS first. A fresh registry process spends its first
+ * 3-5 s of registers at about twice the CPU per register it needs once V8 has optimised the
+ * path (measured: ~1.6 ms, then 0.65-0.8 ms): without this the phase measures JIT warm-up more
+ * than the registry. The baseline gets the same warm-up. Registers are of new instances, as
+ * the baseline's keys are new: a re-registration also revokes the old lease, a third etcd call.
+ */
+async function warm(op: () => Promise<void>): Promise<void> {
+  if (WARMUP_SECONDS > 0) await throughput(CONCURRENCY, WARMUP_SECONDS, op);
+}
+
+/** Baseline and register in alternating rounds with CPU per operation; nothing else. */
+async function registerOnly(): Promise<void> {
+  const ratios: number[] = [];
+  const leaderRatios: number[] = [];
+  await warm(rawLeasePut(raw));
+  await warm(registerFresh);
+  for (let round = 0; round < ROUNDS; round++) {
+    const base = await withCpu(pids, () => throughput(CONCURRENCY, SECONDS, rawLeasePut(raw)));
+    const pinned = await withCpu(pids, () => throughput(CONCURRENCY, SECONDS, rawLeasePut(rawToLeader)));
+    const regStart = process.hrtime.bigint() / 1000n;
+    const reg = await withCpu(pids, () => throughput(CONCURRENCY, SECONDS, registerFresh));
+    const ratio = reg.result.perSec / base.result.perSec;
+    ratios.push(ratio);
+    leaderRatios.push(reg.result.perSec / pinned.result.perSec);
+    console.log(
+      `round ${round + 1}: raw lease+put ${fmt(base.result.perSec, 0)} /s, to the leader only ${fmt(pinned.result.perSec, 0)} /s; register ${fmt(reg.result.perSec, 0)} /s; ratio ${fmt(ratio, 2)}× (errors ${base.result.errors}/${pinned.result.errors}/${reg.result.errors})`,
+    );
+    // Monotonic µs, the clock of V8's CPU profiles: a registry profile can be cut to this phase.
+    console.error(`  register phase monotonic µs ${regStart}..${process.hrtime.bigint() / 1000n}`);
+    console.log(`  raw CPU µs/op:          ${cpuBreakdown(base.cpu, base.result.perSec * SECONDS)}`);
+    console.log(`  raw to leader CPU µs/op: ${cpuBreakdown(pinned.cpu, pinned.result.perSec * SECONDS)}`);
+    console.log(`  register CPU µs/op:     ${cpuBreakdown(reg.cpu, reg.result.perSec * SECONDS)}`);
+  }
+  await raw.kv.deleteRange({ key: Buffer.from('/bench-raw/'), range_end: Buffer.from('/bench-raw0') });
+  const median = (xs: number[]) => pct([...xs].sort((a, b) => a - b), 50);
+  console.log(`\nregister / raw lease+put: ${ratios.map((r) => fmt(r, 2)).join(', ')}; median ${fmt(median(ratios), 2)}×  (target ≥ 0.5)`);
+  console.log(`register / raw lease+put to the leader only: ${leaderRatios.map((r) => fmt(r, 2)).join(', ')}; median ${fmt(median(leaderRatios), 2)}×  (reference)`);
+}
+
+async function fullRun(): Promise<void> {
   // Baseline: raw etcd3 from this process, same concurrency.
-  const value = Buffer.from(JSON.stringify(body(1)));
-  const rawLeasePut = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
-    const g = await raw.leaseClient.leaseGrant({ TTL: 600 });
-    await raw.kv.put({ key: Buffer.from(`/bench-raw/lp/${w}/${i}`), value, lease: g.ID });
-  });
-  results.rawLeasePut = rawLeasePut.perSec;
-  rows.push(['raw etcd3 lease-grant + put (64 concurrent)', `${fmt(rawLeasePut.perSec, 0)} /s`, 'baseline']);
-  const rawPut = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
-    await raw.kv.put({ key: Buffer.from(`/bench-raw/p/${w}/${i % 50}`), value });
+  await warm(rawLeasePut(raw));
+  const base = await withCpu(pids, () => throughput(CONCURRENCY, SECONDS, rawLeasePut(raw)));
+  results.rawLeasePut = base.result.perSec;
+  rows.push(['raw etcd3 lease-grant + put (64 concurrent)', `${fmt(base.result.perSec, 0)} /s`, `baseline; CPU ${fmt(cpuPerOp(base.cpu, base.result.perSec * SECONDS), 0)} µs/op (all processes)`]);
+  const pinned = await throughput(CONCURRENCY, SECONDS, rawLeasePut(rawToLeader));
+  results.rawLeasePutLeader = pinned.perSec;
+  rows.push(['raw etcd3 lease-grant + put, leader only (64 concurrent)', `${fmt(pinned.perSec, 0)} /s`, 'reference: one connection to the leader, as the registry writes']);
+  const rawPut = await throughput(CONCURRENCY, SECONDS, async () => {
+    await raw.kv.put({ key: Buffer.from(`/bench-raw/p/${rawSeq++ % 3200}`), value });
   });
   results.rawPut = rawPut.perSec;
   rows.push(['raw etcd3 put (64 concurrent)', `${fmt(rawPut.perSec, 0)} /s`, 'reference']);
   await raw.kv.deleteRange({ key: Buffer.from('/bench-raw/'), range_end: Buffer.from('/bench-raw0') });
 
   // Registry: register, then heartbeat, 64 concurrent HTTP clients.
-  let next = 0;
-  const reg = await throughput(CONCURRENCY, SECONDS, async () => {
-    const n = next++;
-    if (n >= INSTANCES) {
-      await post('/api/v1/registry/register', body(n % INSTANCES));
-      return;
-    }
-    await post('/api/v1/registry/register', body(n));
-  });
+  await warm(registerFresh);
+  const regRun = await withCpu(pids, () => throughput(CONCURRENCY, SECONDS, register));
+  const reg = regRun.result;
+  console.error(`raw lease+put CPU µs/op: ${cpuBreakdown(base.cpu, base.result.perSec * SECONDS)}`);
+  console.error(`register CPU µs/op:      ${cpuBreakdown(regRun.cpu, reg.perSec * SECONDS)}`);
   results.register = reg.perSec;
-  rows.push(['registry register (64 concurrent)', `${fmt(reg.perSec, 0)} /s`, `${fmt(reg.perSec / rawLeasePut.perSec, 2)}× raw lease+put (target ≥ 0.5×); errors ${reg.errors}`]);
+  rows.push([
+    'registry register (64 concurrent)',
+    `${fmt(reg.perSec, 0)} /s`,
+    `${fmt(reg.perSec / base.result.perSec, 2)}× raw lease+put (target ≥ 0.5×); CPU ${fmt(cpuPerOp(regRun.cpu, reg.perSec * SECONDS), 0)} µs/op; errors ${reg.errors}`,
+  ]);
   const registered = Math.min(next, INSTANCES);
   const hb = await throughput(CONCURRENCY, SECONDS, async (w, i) => {
     await post('/api/v1/registry/heartbeat', { namespace: NS, service: SERVICE, instanceId: `inst-${(w * 997 + i) % registered}` });
   });
   results.heartbeat = hb.perSec;
-  rows.push(['registry heartbeat (64 concurrent)', `${fmt(hb.perSec, 0)} /s`, `${fmt(hb.perSec / rawLeasePut.perSec, 2)}× raw lease+put; errors ${hb.errors}`]);
+  rows.push(['registry heartbeat (64 concurrent)', `${fmt(hb.perSec, 0)} /s`, `${fmt(hb.perSec / base.result.perSec, 2)}× raw lease+put; errors ${hb.errors}`]);
 
   // Fill up to INSTANCES for the query phase.
   const fillStart = performance.now();
@@ -239,13 +335,18 @@ try {
   console.log(`\nregistry benchmark: ${cluster.members.length}-member etcd on loopback, ${SECONDS} s phases, Node ${process.version}`);
   for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`);
   console.log('\nratios:');
-  console.log(`  register / raw lease+put     ${fmt(results.register / results.rawLeasePut, 2)}×  (target ≥ 0.5)`);
+  console.log(`  register / raw lease+put     ${fmt(results.register / results.rawLeasePut, 2)}×  (target ≥ 0.5; ${fmt(results.register / results.rawLeasePutLeader, 2)}× the leader-only raw client)`);
   console.log(`  heartbeat / raw lease+put    ${fmt(results.heartbeat / results.rawLeasePut, 2)}×`);
   console.log(`  raw range p99 / query p99    ${fmt(results.rawRangeP99 / results.queryP99, 1)}×  (query p99 ${fmt(results.queryP99, 2)} ms, target < 10 ms)`);
   console.log(`  fan-out median / 100 ms      ${fmt(results.fanoutMedian / 100, 2)}   (≤ 1 meets the target)`);
+}
+
+try {
+  await (ONLY === 'register' ? registerOnly() : fullRun());
 } finally {
   await pool.close();
   raw.close();
+  rawToLeader.close();
   await registry.stop();
   await cluster.close();
 }

@@ -9,6 +9,7 @@ import { InstanceIndex } from './etcd/instance-index.ts';
 import { InstanceWriter } from './etcd/instance-writer.ts';
 import { KeepAliveChannel } from './etcd/keepalive-channel.ts';
 import { KeyLayout } from './etcd/keys.ts';
+import { LeaderAffinity } from './etcd/leader-affinity.ts';
 import { adminHandler } from './http/admin-api.ts';
 import { publicHandler } from './http/public-api.ts';
 import { createMetrics } from './metrics.ts';
@@ -47,7 +48,8 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   const keys = new KeyLayout(config.prefix);
   const index = new InstanceIndex(reads, keys, config.requestTimeoutMs, () => watchClient(config.etcdEndpoints, config.dialTimeoutMs));
   const keepAlive = new KeepAliveChannel(client, config.requestTimeoutMs);
-  const writer = new InstanceWriter(client, keys, keepAlive, reads);
+  const toLeader = new LeaderAffinity(config.etcdEndpoints, client, (endpoint) => dataClient([endpoint], config.dialTimeoutMs, config.requestTimeoutMs));
+  const writer = new InstanceWriter(client, keys, keepAlive, reads, toLeader);
   const sweeper = new ExpirySweeper(client, keys, index, config.cleanupIntervalMs, config.cleanupDeleteLimit);
   const admin = new ClusterAdmin(() => config.etcdEndpoints, config.requestTimeoutMs);
   const metrics = createMetrics({
@@ -167,6 +169,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
         await Promise.race([servers, timeout]);
         await sweeper.close();
         keepAlive.close();
+        toLeader.close();
         await index.close();
         client.close();
         reads.close();

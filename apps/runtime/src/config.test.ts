@@ -36,9 +36,25 @@ describe('parseRuntimeConfig', () => {
   });
 
   it('insists the state token come with a keyspace and a URL, from the environment', () => {
-    expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'], {})).toThrow(/ORRERY_STATE_TOKEN/);
+    expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'], {})).toThrow(/--state-token-file FILE, or the environment variable ORRERY_STATE_TOKEN/);
     expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks'], { ORRERY_STATE_TOKEN: 't' })).toThrow(/--state-url/);
     expect(() => parseRuntimeConfig(deploy, { ORRERY_STATE_TOKEN: 't' })).toThrow(/which keyspace/);
+  });
+
+  it('takes the state token from a file instead (--state-token-file, ORRERY_STATE_TOKEN_FILE), one way only', () => {
+    const withState = [...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'];
+    expect(parseRuntimeConfig([...withState, '--state-token-file', '/var/orrery/state/t'], {})).toMatchObject({ stateTokenFile: '/var/orrery/state/t', stateToken: undefined });
+    expect(parseRuntimeConfig(withState, { ORRERY_STATE_TOKEN_FILE: '/f' })).toMatchObject({ stateTokenFile: '/f' });
+    expect(() => parseRuntimeConfig([...withState, '--state-token-file', '/f'], { ORRERY_STATE_TOKEN: 't' })).toThrow(/not both/);
+    expect(() => parseRuntimeConfig([...deploy, '--state-token-file', '/f'], {})).toThrow(/--state-token-file is given but no --state-keyspace/);
+    expect(() => parseRuntimeConfig(['--mode', 'pool', '--state-token-file', '/f'], {})).toThrow(/at specialize/);
+  });
+
+  it('the specialize token file belongs to pool mode', () => {
+    expect(parseRuntimeConfig(['--mode', 'pool', '--specialize-token-file', '/t'], {})).toMatchObject({ specializeTokenFile: '/t' });
+    expect(parseRuntimeConfig(['--mode', 'pool'], { ORRERY_SPECIALIZE_TOKEN_FILE: '/e' })).toMatchObject({ specializeTokenFile: '/e' });
+    expect(parseRuntimeConfig(['--mode', 'pool'], {}).specializeTokenFile).toBeUndefined();
+    expect(() => parseRuntimeConfig([...deploy, '--specialize-token-file', '/t'], {})).toThrow(/pool mode/);
   });
 
   it('pool mode starts without a function', () => {

@@ -27,6 +27,13 @@ export interface RuntimeConfig {
   stateKeyspace?: string;
   /** From the environment only (never a flag: flags show in `ps`). Never log it. */
   stateToken?: string;
+  /**
+   * Where the state token is read at start instead (a mounted Kubernetes Secret): JSON
+   * `{namespace, keyspace, token}` as the operator renders it, or a bare token.
+   */
+  stateTokenFile?: string;
+  /** Pool mode: `POST /v1/specialize` needs `Authorization: Bearer <this file's token>`. */
+  specializeTokenFile?: string;
   workDir?: string;
 }
 
@@ -38,15 +45,16 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL)
   [--namespace NS] [--entrypoint NAME] [--container-concurrency N] [--timeout-seconds S]
   [--drain-timeout-seconds S] [--registry-url URL[,URL…]] [--lease-ttl-seconds S] [--instance-id ID]
-  [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN)] [--work-dir DIR]
-  [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
+  [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
+  [--work-dir DIR] [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
+  pool mode: [--specialize-token-file FILE  (POST /v1/specialize then needs Authorization: Bearer <token>)]
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
 
 const STRING_FLAGS = [
   'mode', 'host', 'port', 'admin-port', 'advertise-host', 'namespace', 'function', 'revision',
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
-  'instance-id', 'state-url', 'state-keyspace', 'work-dir',
+  'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-token-file', 'work-dir',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
 
@@ -114,6 +122,8 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     stateUrl: get('state-url'),
     stateKeyspace: get('state-keyspace'),
     stateToken: env.ORRERY_STATE_TOKEN || undefined,
+    stateTokenFile: get('state-token-file'),
+    specializeTokenFile: get('specialize-token-file'),
     workDir: get('work-dir'),
   };
 
@@ -126,9 +136,13 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   if (cfg.stateKeyspace !== undefined) {
     if (mode === 'pool') throw new ConfigError('pool mode receives state credentials at specialize, not at start');
     if (!cfg.stateUrl) throw new ConfigError('--state-keyspace needs --state-url (or ORRERY_STATE_URL)');
-    if (!cfg.stateToken) throw new ConfigError('--state-keyspace needs the token in the environment variable ORRERY_STATE_TOKEN');
-  } else if (cfg.stateToken && mode === 'deploy') {
-    throw new ConfigError('ORRERY_STATE_TOKEN is set but no --state-keyspace (or ORRERY_STATE_KEYSPACE): say which keyspace the token is for');
+    if (cfg.stateToken && cfg.stateTokenFile) throw new ConfigError('give the state token one way: ORRERY_STATE_TOKEN or --state-token-file, not both');
+    if (!cfg.stateToken && !cfg.stateTokenFile) throw new ConfigError('--state-keyspace needs the token: --state-token-file FILE, or the environment variable ORRERY_STATE_TOKEN');
+  } else if (mode === 'deploy' && (cfg.stateToken || cfg.stateTokenFile)) {
+    const what = cfg.stateToken ? 'ORRERY_STATE_TOKEN is set' : '--state-token-file is given';
+    throw new ConfigError(`${what} but no --state-keyspace (or ORRERY_STATE_KEYSPACE): say which keyspace the token is for`);
   }
+  if (mode === 'pool' && cfg.stateTokenFile) throw new ConfigError('pool mode receives state credentials at specialize, not at start (no --state-token-file)');
+  if (mode === 'deploy' && cfg.specializeTokenFile) throw new ConfigError('--specialize-token-file is for pool mode: deploy workers cannot be specialized');
   return cfg;
 }

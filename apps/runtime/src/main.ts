@@ -9,6 +9,8 @@ import { LoadError } from './load/load-error.ts';
 import { createLogger } from './logger.ts';
 import { Registrar } from './registration/registrar.ts';
 import { createSpecializer } from './specialize.ts';
+import { bearerChecker, readSpecializeToken } from './specialize-token.ts';
+import { readStateTokenFile } from './state-token-file.ts';
 import { warmUp } from './warm-up.ts';
 import { WorkerServer } from './worker-server.ts';
 
@@ -22,6 +24,21 @@ try {
 }
 
 const log = createLogger({ component: 'orrery-runtime', pid: process.pid });
+
+// Secrets mounted as files (Kubernetes) are read once, before anything listens: a missing or
+// mismatched file is a configuration error, reported like a bad flag.
+async function readMountedSecrets(): Promise<{ stateToken?: string; specializeToken?: string }> {
+  try {
+    return {
+      stateToken: cfg.stateTokenFile ? await readStateTokenFile(cfg.stateTokenFile, { namespace: cfg.namespace, keyspace: cfg.stateKeyspace! }) : cfg.stateToken,
+      specializeToken: cfg.specializeTokenFile ? await readSpecializeToken(cfg.specializeTokenFile) : undefined,
+    };
+  } catch (err) {
+    process.stderr.write(`orrery-runtime: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
+const secrets = await readMountedSecrets();
 const workDir = cfg.workDir ?? (await mkdtemp(join(tmpdir(), 'orrery-runtime-')));
 // A work dir we made ourselves (holding inline code and maybe the token file) goes with us.
 const removeWorkDir = () => (cfg.workDir ? Promise.resolve() : rm(workDir, { recursive: true, force: true }).catch(() => undefined));
@@ -40,6 +57,7 @@ const server = new WorkerServer({
   maxRequestBytes: cfg.maxRequestBytes,
   log,
   readyWithoutFunction: cfg.mode === 'pool',
+  authorizeSpecialize: secrets.specializeToken ? bearerChecker(secrets.specializeToken) : undefined,
   specialize:
     cfg.mode === 'pool'
       ? createSpecializer({
@@ -88,7 +106,7 @@ if (cfg.mode === 'deploy') {
     containerConcurrency: cfg.containerConcurrency,
     timeoutSeconds: cfg.timeoutSeconds,
     state: cfg.stateKeyspace
-      ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: cfg.stateToken! } }
+      ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: secrets.stateToken! } }
       : undefined,
   };
   try {

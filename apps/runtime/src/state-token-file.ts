@@ -1,4 +1,4 @@
-import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** As in Fission (`.fission-state-token`): claims travel with the token so statesvc can re-derive it. */
@@ -27,4 +27,42 @@ export async function writeStateTokenFile(dir: string, creds: StateCredentials):
   await chmod(tmp, 0o444); // the umask may have removed bits
   await rename(tmp, path);
   return path;
+}
+
+export class StateTokenFileError extends Error {
+  override name = 'StateTokenFileError';
+}
+
+/**
+ * Reads the state token a deploy worker is given as a file (`--state-token-file`, on Kubernetes
+ * the revision's mounted Secret): the JSON this module writes, or a bare token. The claims in a
+ * JSON file must match the worker's flags: a token for another keyspace would only fail later,
+ * on the first state call, with a less helpful error.
+ */
+export async function readStateTokenFile(path: string, expected: { namespace: string; keyspace: string }): Promise<string> {
+  let text: string;
+  try {
+    text = (await readFile(path, 'utf8')).trim();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new StateTokenFileError(
+      code === 'ENOENT' ? `state token file ${path} does not exist (is the state Secret mounted?)` : `cannot read state token file ${path}: ${(err as Error).message}`,
+    );
+  }
+  if (text === '') throw new StateTokenFileError(`state token file ${path} is empty`);
+  if (!text.startsWith('{')) return text;
+  let claims: Partial<StateCredentials>;
+  try {
+    claims = JSON.parse(text) as Partial<StateCredentials>;
+  } catch {
+    throw new StateTokenFileError(`state token file ${path} starts with "{" but is not valid JSON`);
+  }
+  if (typeof claims.token !== 'string' || claims.token === '') throw new StateTokenFileError(`state token file ${path} has no "token"`);
+  if (claims.keyspace !== undefined && claims.keyspace !== expected.keyspace) {
+    throw new StateTokenFileError(`state token file ${path} is for keyspace "${claims.keyspace}" but --state-keyspace is "${expected.keyspace}"`);
+  }
+  if (claims.namespace !== undefined && claims.namespace !== expected.namespace) {
+    throw new StateTokenFileError(`state token file ${path} is for namespace "${claims.namespace}" but --namespace is "${expected.namespace}"`);
+  }
+  return claims.token;
 }

@@ -36,6 +36,8 @@ export interface WorkerServerOptions {
   readyWithoutFunction?: boolean;
   /** Handles `POST /v1/specialize` with the parsed JSON body. */
   specialize?: (body: unknown) => Promise<AdminAnswer>;
+  /** Checks the `Authorization` header of `POST /v1/specialize`; absent = anyone may specialize. */
+  authorizeSpecialize?: (authorization: string | undefined) => boolean;
   now?: () => number;
 }
 
@@ -283,6 +285,10 @@ export class WorkerServer {
           return sendJson(res, 200, this.stats());
         case 'POST /v1/specialize': {
           if (!this.opts.specialize) return sendJson(res, 409, { error: 'this worker runs in deploy mode; only pool workers can be specialized', code: 'not_pool_worker' });
+          if (this.opts.authorizeSpecialize && !this.opts.authorizeSpecialize(req.headers.authorization)) {
+            discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
+            return sendJson(res, 401, { error: 'specialize needs Authorization: Bearer <the pool specialize token>', code: 'unauthorized' }, { 'www-authenticate': 'Bearer' });
+          }
           if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
           const body = await readJson(req, MAX_ADMIN_BODY_BYTES);
           if (!body.ok) return sendJson(res, body.status, { error: body.error, code: body.code });

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveStateToken, signAdminUrl } from '@orrery/auth';
+import { deriveStateToken, signAdminUrl, signKeyspaceDeletionUrl } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
 import { spawnStatesvc, type StatesvcProcess } from './spawn-statesvc.ts';
 
@@ -16,6 +16,7 @@ const MASTER = Buffer.alloc(32, 0x5a);
 const KEYSPACES = `
 - {namespace: default, keyspace: cart, maxKeys: 5, maxValueBytes: 1000}
 - {namespace: default, keyspace: other}
+- {namespace: default, keyspace: doomed}
 - {namespace: team-b, keyspace: cart}
 - {namespace: budget, keyspace: a, maxValueBytes: 1000}
 - {namespace: budget, keyspace: b, defaultTTL: 1h}
@@ -255,6 +256,39 @@ for (const driver of ['memory', 'postgres'] as const) {
       expect(withHeader.status).toBe(400);
       const undeclared = signAdminUrl(MASTER, 'GET', '/v1/admin/usage?scope-namespace=x&scope-keyspace=y', now + 60);
       expect((await fetch(svc.url + undeclared)).status).toBe(404);
+    });
+
+    it('admin keyspace deletion: signed DELETE removes every key of one keyspace, idempotently', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      for (const k of ['a', 'b', 'c']) expect((await call('PUT', `/v1/state/${k}`, { ks: 'doomed', body: '1' })).status).toBe(200);
+      expect((await call('PUT', '/v1/state/keep', { ks: 'other', body: '1' })).status).toBe(200);
+      const del = (path: string, method = 'DELETE') => fetch(svc.url + path, { method }).then(async (r) => ({ status: r.status, json: (await r.json()) }));
+
+      const signed = signKeyspaceDeletionUrl(MASTER, 'default', 'doomed', now + 60);
+      expect(await del(signed)).toEqual({ status: 200, json: { deleted: 3 } });
+      expect((await call('GET', '/v1/state/a', { ks: 'doomed' })).status).toBe(404);
+      expect((await call('GET', '/v1/state', { ks: 'doomed' })).json).toEqual({ keys: [], cursor: '' });
+      const usage = await fetch(svc.url + signAdminUrl(MASTER, 'GET', '/v1/admin/usage?scope-namespace=default&scope-keyspace=doomed', now + 60)).then((r) => r.json());
+      expect(usage).toMatchObject({ keys: 0, bytes: 0 });
+      expect((await call('GET', '/v1/state/keep', { ks: 'other' })).status).toBe(200);
+      expect(await del(signed)).toEqual({ status: 200, json: { deleted: 0 } });
+      // The keyspace starts over empty; deleting a keyspace nobody declares is not an error.
+      expect((await call('PUT', '/v1/state/again', { ks: 'doomed', body: '1' })).status).toBe(200);
+      expect(await del(signKeyspaceDeletionUrl(MASTER, 'default', 'doomed', now + 60))).toEqual({ status: 200, json: { deleted: 1 } });
+      expect(await del(signKeyspaceDeletionUrl(MASTER, 'nobody', 'declares-this', now + 60))).toEqual({ status: 200, json: { deleted: 0 } });
+
+      const badSignature = signed.replace(/signature=([0-9a-f]{63})[0-9a-f]/, (_m, head: string) => `signature=${head}${signed.endsWith('0') ? '1' : '0'}`);
+      expect(badSignature).not.toBe(signed);
+      expectError(await del(badSignature), 401, 'unauthorized');
+      expectError(await del(signed.replace('scope-keyspace=doomed', 'scope-keyspace=other')), 401, 'unauthorized');
+      expectError(await del(signAdminUrl(MASTER, 'GET', '/v1/admin/keyspace?scope-namespace=default&scope-keyspace=other', now + 60)), 401, 'unauthorized');
+      expectError(await del(signKeyspaceDeletionUrl(MASTER, 'default', 'other', now - 1)), 401, 'unauthorized');
+      expectError(await del('/v1/admin/keyspace?scope-namespace=default&scope-keyspace=other'), 401, 'unauthorized');
+      expectError(await del(signAdminUrl(MASTER, 'DELETE', '/v1/admin/keyspace?scope-namespace=default', now + 60)), 400, 'bad_request');
+      expectError(await del(signAdminUrl(MASTER, 'DELETE', '/v1/admin/keyspace?scope-keyspace=other', now + 60)), 400, 'bad_request');
+      expectError(await del(signAdminUrl(MASTER, 'DELETE', '/v1/admin/keyspace?scope-namespace=default&scope-keyspace=%23meta', now + 60)), 400, 'bad_request');
+      expectError(await del(signed, 'GET'), 400, 'bad_request');
+      expect((await call('GET', '/v1/state/keep', { ks: 'other' })).status).toBe(200);
     });
 
     it('TTL expiry is visible over HTTP', { timeout: 30_000 }, async () => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
+import { DNS1123_LABEL, KEYSPACE_PATTERN } from '@orrery/spec';
 import { ScopedStore, StateStoreError, type Scope, type StateDriver } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
 import { HttpError, sendError } from './http-error.ts';
@@ -134,16 +135,18 @@ export function createStateHandler(opts: StateServerOptions) {
   }
 
   async function adminRoute(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<Op> {
-    if (req.method !== 'GET') throw new HttpError('bad_request', 'admin reads are GET requests');
+    // Reads are GET; the one destructive admin route (keyspace deletion) is DELETE.
+    const method = path === '/v1/admin/keyspace' ? 'DELETE' : 'GET';
+    if (req.method !== method) throw new HttpError('bad_request', `use ${method} ${path}`);
     // HMAC covers the URI, not headers: a header-borne admin scope could be swapped by a replayer.
     if (req.headers[NAMESPACE_HEADER] !== undefined || req.headers[KEYSPACE_HEADER] !== undefined) {
       throw new HttpError('bad_request', 'admin scope is read only from the signed scope-namespace / scope-keyspace query parameters, never from headers');
     }
     if (opts.masterKeys.length > 0) {
-      const check = verifyAdminUrl(opts.masterKeys, 'GET', req.url!);
+      const check = verifyAdminUrl(opts.masterKeys, method, req.url!);
       if (!check.ok) throw new HttpError('unauthorized', check.reason);
     } else if (!opts.passThrough) {
-      throw new HttpError('unauthorized', 'admin reads need a signed URL and this statesvc has no master key');
+      throw new HttpError('unauthorized', 'admin routes need a signed URL and this statesvc has no master key');
     }
     const params = new URLSearchParams(query);
     const table = opts.keyspaces();
@@ -155,6 +158,20 @@ export function createStateHandler(opts: StateServerOptions) {
       if (!decl) throw new HttpError('not_found', `keyspace ${namespace}/${keyspace} is not declared`);
       const usage = await opts.driver.usage({ namespace, keyspace });
       sendJson(res, 200, JSON.stringify({ namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL }));
+      return 'admin';
+    }
+    if (path === '/v1/admin/keyspace') {
+      // Deliberately not limited to declared keyspaces: the operator deletes a keyspace's data
+      // after the Function that declared it is gone.
+      const namespace = params.get('scope-namespace');
+      const keyspace = params.get('scope-keyspace');
+      if (!namespace || !keyspace) throw new HttpError('bad_request', 'keyspace deletion needs scope-namespace and scope-keyspace query parameters');
+      if (namespace.length > 63 || !DNS1123_LABEL.test(namespace) || keyspace.length > 63 || !KEYSPACE_PATTERN.test(keyspace)) {
+        throw new HttpError('bad_request', 'scope-namespace must be a DNS-1123 label and scope-keyspace a keyspace name (lower-case letters, digits, dashes)');
+      }
+      const deleted = await opts.driver.deleteKeyspace({ namespace, keyspace });
+      log(`admin: deleted keyspace ${namespace}/${keyspace} (${deleted} live keys)`);
+      sendJson(res, 200, `{"deleted":${deleted}}`);
       return 'admin';
     }
     if (path === '/v1/admin/namespaces') {
@@ -183,7 +200,7 @@ export function createStateHandler(opts: StateServerOptions) {
       sendJson(res, 200, JSON.stringify({ namespaces }));
       return 'admin';
     }
-    throw new HttpError('not_found', `no admin route ${path}; use /v1/admin/usage or /v1/admin/namespaces`);
+    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces or DELETE /v1/admin/keyspace`);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

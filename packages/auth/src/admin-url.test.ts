@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { signAdminUrl, verifyAdminUrl } from './admin-url.ts';
+import { signAdminUrl, signKeyspaceDeletionUrl, verifyAdminUrl } from './admin-url.ts';
 
 const master = Buffer.from('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', 'hex');
 const other = Buffer.alloc(32, 9);
@@ -41,5 +41,13 @@ describe('signed admin URLs', () => {
     );
     expect(verifyAdminUrl([master], 'GET', url.replace('cart', 'other'), 0).ok).toBe(false);
     expect(verifyAdminUrl([master], 'GET', `${url}&scope-keyspace=other`, 0).ok).toBe(false);
+  });
+
+  it('keyspace deletion URLs are DELETE-signed and bind the scope', () => {
+    const url = signKeyspaceDeletionUrl(master, 'default', 'cart', 2_000_000_000);
+    expect(url).toBe(signAdminUrl(master, 'DELETE', '/v1/admin/keyspace?scope-namespace=default&scope-keyspace=cart', 2_000_000_000));
+    expect(verifyAdminUrl([master], 'DELETE', url, 0)).toEqual({ ok: true });
+    expect(verifyAdminUrl([master], 'GET', url, 0).ok).toBe(false);
+    expect(verifyAdminUrl([master], 'DELETE', url.replace('scope-keyspace=cart', 'scope-keyspace=orders'), 0).ok).toBe(false);
   });
 });

@@ -30,6 +30,16 @@ export function signAdminUrl(masterKey: Buffer, method: string, pathAndQuery: st
   return `${withExpires}&signature=${mac(masterKey, method, withExpires).toString('hex')}`;
 }
 
+/**
+ * The signed path?query of statesvc's keyspace deletion (`DELETE /v1/admin/keyspace`), for the
+ * operator's keyspace deletion policy `delete`. Prefix it with the statesvc base URL and send it
+ * unchanged (the signature covers these exact bytes).
+ */
+export function signKeyspaceDeletionUrl(masterKey: Buffer, namespace: string, keyspace: string, expiresAtSeconds: number): string {
+  const path = `/v1/admin/keyspace?scope-namespace=${encodeURIComponent(namespace)}&scope-keyspace=${encodeURIComponent(keyspace)}`;
+  return signAdminUrl(masterKey, 'DELETE', path, expiresAtSeconds);
+}
+
 export type AdminUrlCheck = { ok: true } | { ok: false; reason: string };
 
 /** Checks signature (any accepted master key, constant time) and expiry. */

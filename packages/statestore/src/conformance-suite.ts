@@ -206,6 +206,44 @@ export function describeConformance(name: string, open: () => Promise<Harness>):
       expect(await h.driver.namespaces()).toContain(ns);
     });
 
+    it('deleteKeyspace removes every key and the #meta row of one keyspace, idempotently', async () => {
+      const ns = `del${process.pid}x${++scopeSeq}`;
+      const s = freshScope(ns);
+      const sibling = freshScope(ns);
+      const budget = { maxKeys: 3, namespaceByteBudget: 20 };
+      await h.driver.setCounted(s, 'a', '12345', {}, budget);
+      await h.driver.setCounted(s, 'b', '12345', { ttlMs: 10 }, budget);
+      await h.driver.setCounted(s, 'c', '12345', {}, budget);
+      await h.driver.setCounted(sibling, 'a', '1', {}, budget);
+      h.clock.now += 10; // b has expired but is not swept: it is removed, not counted
+      expect(await h.driver.deleteKeyspace(s)).toBe(2);
+      expect(await h.driver.get(s, 'a')).toBeNull();
+      expect(await h.driver.list(s)).toEqual({ keys: [], cursor: '' });
+      expect(await h.driver.usage(s)).toEqual({ keys: 0, bytes: 0 });
+      expect(await h.driver.metaCount(s)).toBe(0);
+      expect(await h.driver.get(sibling, 'a')).not.toBeNull();
+      expect((await h.driver.namespaceUsage(ns)).bytes).toBe(1);
+      expect(await h.driver.deleteKeyspace(s)).toBe(0);
+      expect(await h.driver.deleteKeyspace(freshScope(ns))).toBe(0);
+      // The keyspace starts over with a full budget and an exact count.
+      for (const k of ['x', 'y', 'z']) await h.driver.setCounted(s, k, '12345', {}, budget);
+      await expectCode(h.driver.setCounted(s, 'w', '1', {}, budget), 'quota_keys');
+      expect(await h.driver.metaCount(s)).toBe(3);
+    });
+
+    it('deleteKeyspace racing writers leaves #meta equal to the stored rows', async () => {
+      const s = freshScope();
+      await Promise.all([
+        ...Array.from({ length: 24 }, (_, i) => h.driver.setCounted(s, `k${i % 12}`, String(i), {}, { maxKeys: 8 }).catch(() => undefined)),
+        h.driver.deleteKeyspace(s),
+        h.driver.delete(s, 'k1'),
+        h.driver.deleteKeyspace(s),
+      ]);
+      const u = await h.driver.usage(s);
+      expect(await h.driver.metaCount(s)).toBe(u.keys);
+      expect(u.keys).toBeLessThanOrEqual(8);
+    });
+
     it('value sizes are counted in UTF-8 bytes', async () => {
       const s = freshScope();
       await h.driver.set(s, 'u', '"éé"');

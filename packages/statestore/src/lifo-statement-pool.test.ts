@@ -76,4 +76,29 @@ describe('LifoStatementPool', () => {
     f.opened[0]!.pending.shift()!.finish();
     await b;
   });
+
+  it('with depth > 1 fills the most recently used connection up to depth before opening another', async () => {
+    const f = fakeClients();
+    const pool = new LifoStatementPool(4, f.open, 3);
+    const first = ['a', 'b', 'c', 'd'].map((t) => pool.run(t, []));
+    expect(f.opened.map((o) => o.pending.map((p) => p.text))).toEqual([['a', 'b', 'c'], ['d']]);
+    // Connection 0 drops below depth: it goes back on top and takes the next statement.
+    f.opened[0]!.pending.shift()!.finish();
+    await first[0];
+    const e = pool.run('e', []);
+    expect(f.opened[0]!.pending.map((p) => p.text)).toEqual(['b', 'c', 'e']);
+    // Everything at depth and no connection left to open: the least busy one pipelines deeper.
+    const more = ['f', 'g', 'h', 'i', 'j', 'k', 'l', 'l2'].map((t) => pool.run(t, []));
+    expect(pool.opened).toBe(4);
+    expect(f.opened.map((o) => o.pending.length)).toEqual([3, 3, 3, 3]);
+    const m = pool.run('m', []);
+    expect(f.opened.map((o) => o.pending.length)).toEqual([4, 3, 3, 3]);
+    for (const o of f.opened) for (const p of o.pending.splice(0)) p.finish();
+    await Promise.all([...first, e, ...more, m]);
+    // All idle again: sequential use stays on one connection.
+    const n = pool.run('n', []);
+    expect(f.opened.filter((o) => o.pending.length > 0)).toHaveLength(1);
+    f.opened.find((o) => o.pending.length > 0)!.pending.shift()!.finish();
+    await n;
+  });
 });

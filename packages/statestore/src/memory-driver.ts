@@ -170,6 +170,27 @@ export class MemoryDriver implements StateDriver {
     return [...this.namespaces_.keys()].sort();
   }
 
+  async deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
+    const ns = this.namespaces_.get(scope.namespace);
+    const ks = ns?.get(scope.keyspace);
+    if (!ns || !ks) return 0;
+    const now = this.now();
+    let live = 0;
+    let bytes = 0;
+    for (const row of ks.rows.values()) {
+      bytes += row.bytes;
+      if (this.live(row, now)) live++;
+    }
+    ns.delete(scope.keyspace);
+    this.nsBytes.set(scope.namespace, (this.nsBytes.get(scope.namespace) ?? 0) - bytes);
+    // As on Postgres, a namespace without keyspaces is no longer listed.
+    if (ns.size === 0) {
+      this.namespaces_.delete(scope.namespace);
+      this.nsBytes.delete(scope.namespace);
+    }
+    return live;
+  }
+
   async sweepExpired(): Promise<number> {
     const now = this.now();
     let n = 0;

@@ -11,8 +11,12 @@ export interface OpenDriverOptions {
   dataDir?: string;
   /** Postgres connections in all (default 10), opened as needed; see `splitPool`. */
   poolSize?: number;
+  /** Statements one statement connection takes in flight before the next is used (see LifoStatementPool). */
+  pipelineDepth?: number;
   now?: () => number;
 }
+
+export const DEFAULT_PIPELINE_DEPTH = 4;
 
 /**
  * Splits the connection budget: about a third (at least 2) for transactions (key creation,
@@ -36,5 +40,5 @@ export async function openDriver(opts: OpenDriverOptions): Promise<StateDriver> 
     await conn.close();
     throw err;
   }
-  return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements });
+  return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements, pipelineDepth: opts.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH });
 }

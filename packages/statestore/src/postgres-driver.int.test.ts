@@ -1,5 +1,6 @@
 import { connect, createTestDatabase, migrate } from '@orrery/db';
 import { describeConformance } from './conformance-suite.ts';
+import { DEFAULT_PIPELINE_DEPTH } from './open-driver.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 
 describeConformance('postgres on PGlite', async () => {
@@ -32,7 +33,7 @@ describeConformance('postgres on Postgres with a statement pool', async () => {
   const tdb = await createTestDatabase();
   const conn = connect({ url: tdb.url, max: 3 });
   await migrate(conn);
-  const driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: 4 });
+  const driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: 4, pipelineDepth: DEFAULT_PIPELINE_DEPTH });
   return {
     driver,
     clock,

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, createTestDatabase, migrate, type Connection } from '@orrery/db';
+import { DEFAULT_PIPELINE_DEPTH } from './open-driver.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 import { MAX_KEYS, raceScenarioArb, runRace } from './quota-race.ts';
 import type { Scope } from './types.ts';
@@ -31,7 +32,7 @@ describe('maxKeys race on the postgres driver', () => {
         } else conn = connect({ url: '' });
         await migrate(conn);
         // On Postgres as openDriver runs it: reads and in-place updates on the LIFO statement pool.
-        driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: target === 'Postgres' ? 8 : 0 });
+        driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: target === 'Postgres' ? 8 : 0, pipelineDepth: DEFAULT_PIPELINE_DEPTH });
       }, 60_000);
       afterAll(async () => {
         await driver?.close();

@@ -81,6 +81,11 @@ export interface StateDriver extends CountedKV {
   namespaceUsage(namespace: string): Promise<NamespaceUsage>;
   /** Every namespace that holds rows. */
   namespaces(): Promise<string[]>;
+  /**
+   * Removes every key of a keyspace and its `#meta` row in one step (the operator's keyspace
+   * deletion policy `delete`); returns how many live keys it held. Idempotent: 0 the second time.
+   */
+  deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number>;
   /** Deletes expired rows now; returns how many. */
   sweepExpired(): Promise<number>;
   /** The `<keyspace>#meta` row count (rows stored, live or not yet swept). For tests and audits. */

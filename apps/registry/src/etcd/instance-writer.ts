@@ -6,6 +6,11 @@ import { neverSent } from './data-client.ts';
 import type { KeepAliveChannel } from './keepalive-channel.ts';
 import type { KeyLayout } from './keys.ts';
 
+/** Where a write runs: straight on the client, or on the leader's connection (leader-affinity.ts). */
+export interface WriteRoute {
+  run<T>(call: (client: Etcd3) => Promise<T>): Promise<T>;
+}
+
 /** Re-reads allowed when concurrent re-registrations keep moving the instance to new leases. */
 const HEARTBEAT_ATTEMPTS = 4;
 
@@ -24,16 +29,17 @@ export class InstanceWriter {
     private readonly keepAlive: KeepAliveChannel,
     /** Idempotent reads may be retried on another member; writes never are (see data-client). */
     private readonly reads: Etcd3 = client,
+    private readonly writes: WriteRoute = { run: (call) => call(client) },
   ) {}
 
   /** Grant a lease, put the record on it; a re-registration moves the record to the new lease. */
   async register(registration: InstanceRecord): Promise<{ revision: number; leaseId: string; record: InstanceRecord }> {
     const rec: InstanceRecord = { ...registration, lastHeartbeatAt: Date.now() };
     const key = Buffer.from(this.keys.instanceKey(rec));
-    const grant = await this.client.leaseClient.leaseGrant({ TTL: rec.leaseTtlSeconds });
+    const grant = await this.writes.run((c) => c.leaseClient.leaseGrant({ TTL: rec.leaseTtlSeconds }));
     let put;
     try {
-      put = await this.client.kv.put({ key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID, prev_kv: true });
+      put = await this.writes.run((c) => c.kv.put({ key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID, prev_kv: true }));
     } catch (err) {
       // A put whose answer was lost (deadline, leader change) may still be applied: revoking its
       // lease would then delete an instance nobody deregistered. Only a put that never left is
@@ -48,7 +54,7 @@ export class InstanceWriter {
 
   /** Delete the record, then revoke its lease. Undefined when there was nothing to delete. */
   async deregister(k: InstanceKey): Promise<{ revision: number; instance: Instance } | undefined> {
-    const del = await this.client.kv.deleteRange({ key: Buffer.from(this.keys.instanceKey(k)), prev_kv: true });
+    const del = await this.writes.run((c) => c.kv.deleteRange({ key: Buffer.from(this.keys.instanceKey(k)), prev_kv: true }));
     const prev = del.prev_kvs[0];
     if (Number(del.deleted) === 0 || !prev) return undefined;
     if (prev.lease && prev.lease !== '0') this.revokeQuietly(prev.lease);
@@ -102,11 +108,13 @@ export class InstanceWriter {
     if (!stampDue(instance, now)) return instance;
     const rec: InstanceRecord = { ...stripInstance(instance), lastHeartbeatAt: now };
     try {
-      const txn = await this.client.kv.txn({
-        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
-        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease } }],
-        failure: [],
-      });
+      const txn = await this.writes.run((c) =>
+        c.kv.txn({
+          compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+          success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease } }],
+          failure: [],
+        }),
+      );
       return txn.succeeded ? { ...instance, lastHeartbeatAt: now, revision: Number(txn.header.revision) } : instance;
     } catch {
       return instance;
@@ -116,12 +124,14 @@ export class InstanceWriter {
   /** Puts the record on a fresh lease with the new TTL if it is still at `modRevision`. */
   private async moveToNewLease(key: Buffer, modRevision: string, oldLease: string, instance: Instance, ttlSeconds: number): Promise<HeartbeatResult | undefined> {
     const rec: InstanceRecord = { ...stripInstance(instance), leaseTtlSeconds: ttlSeconds, lastHeartbeatAt: Date.now() };
-    const grant = await this.client.leaseClient.leaseGrant({ TTL: ttlSeconds });
-    const txn = await this.client.kv.txn({
-      compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
-      success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID } }],
-      failure: [],
-    });
+    const grant = await this.writes.run((c) => c.leaseClient.leaseGrant({ TTL: ttlSeconds }));
+    const txn = await this.writes.run((c) =>
+      c.kv.txn({
+        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID } }],
+        failure: [],
+      }),
+    );
     if (!txn.succeeded) {
       this.revokeQuietly(grant.ID);
       return undefined;
@@ -138,7 +148,7 @@ export class InstanceWriter {
 
   /** Leases left behind are harmless (they expire), so revocation failures are not surfaced. */
   private revokeQuietly(leaseId: string): void {
-    this.client.leaseClient.leaseRevoke({ ID: leaseId }).catch(() => undefined);
+    this.writes.run((c) => c.leaseClient.leaseRevoke({ ID: leaseId })).catch(() => undefined);
   }
 }
 

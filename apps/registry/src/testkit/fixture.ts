@@ -46,8 +46,9 @@ export interface RegistryProcess {
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/orrery-registry.mjs');
 
-export async function spawnRegistry(endpoints: string[], extra: string[] = []): Promise<RegistryProcess> {
-  const child = spawn(process.execPath, [BIN, ...registryArgs(endpoints, extra)], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `nodeArgs` go to node itself (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow). */
+export async function spawnRegistry(endpoints: string[], extra: string[] = [], nodeArgs: string[] = []): Promise<RegistryProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...registryArgs(endpoints, extra)], { stdio: ['ignore', 'pipe', 'pipe'] });
   process.once('exit', () => child.kill('SIGKILL'));
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));

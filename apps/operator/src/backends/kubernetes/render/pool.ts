@@ -1,7 +1,22 @@
 import type { Environment } from '@orrery/spec';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, MANAGED_BY, type Manifest, childName, ownerReferences } from './labels.ts';
-import { RUNTIME_PORT } from './revision-children.ts';
+import { POD_IDENTITY_ENV, RUNTIME_PORT, workerNetworkArgs } from './revision-children.ts';
 import { runtimeImageFor } from './runtime-image.ts';
+
+/** Where the pool's specialize token Secret is mounted, and its one key. */
+export const SPECIALIZE_DIR = '/var/orrery/specialize';
+export const SPECIALIZE_TOKEN_KEY = 'token';
+
+/** What the pool Deployment needs besides the Environment (all optional for old callers). */
+export interface PoolRenderOptions {
+  /** orrery-registry URLs: a specialized worker registers under its revision so routers find it. */
+  registryUrls?: string[];
+  /** Function-agnostic statesvc URL (the token arrives at specialize; this is only the default). */
+  stateUrl?: string;
+}
+
+/** The Secret holding an Environment's specialize token (`orrery-pool-<env>-specialize`). */
+export const specializeSecretName = (environment: string): string => childName('orrery-pool', environment, 'specialize');
 
 const poolLabels = (env: Environment): Record<string, string> => ({
   ...MANAGED_BY,
@@ -28,8 +43,18 @@ export function renderPoolServiceAccount(env: Environment): Manifest {
  * The pool executor's warm generic workers of one Environment. Unlike revision Deployments the
  * replica count is the spec's `poolSize`, so the operator applies it.
  */
-export function renderPoolDeployment(env: Environment, runtimeImage?: string): Manifest {
+export function renderPoolDeployment(env: Environment, runtimeImage?: string, opts: PoolRenderOptions = {}): Manifest {
   const labels = poolLabels(env);
+  const containerEnv: object[] = [...POD_IDENTITY_ENV];
+  if (opts.stateUrl) containerEnv.push({ name: 'ORRERY_STATE_URL', value: opts.stateUrl });
+  const args = [
+    '--mode', 'pool',
+    ...workerNetworkArgs(opts.registryUrls),
+    '--namespace', env.metadata.namespace,
+    '--work-dir', '/tmp/orrery',
+    // Only the executor holds this token: no other pod can load code into a generic worker.
+    '--specialize-token-file', `${SPECIALIZE_DIR}/${SPECIALIZE_TOKEN_KEY}`,
+  ];
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -52,7 +77,8 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string): M
             {
               name: 'runtime',
               image: runtimeImageFor(env, runtimeImage),
-              args: ['--port', String(RUNTIME_PORT), '--pool', '--environment', env.metadata.name, '--work-dir', '/tmp/orrery'],
+              args,
+              env: containerEnv,
               ports: [{ name: 'http', containerPort: RUNTIME_PORT }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 2 },
               ...(env.spec.resources ? { resources: env.spec.resources } : {}),
@@ -61,10 +87,17 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string): M
                 readOnlyRootFilesystem: true,
                 capabilities: { drop: ['ALL'] },
               },
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              volumeMounts: [
+                { name: 'tmp', mountPath: '/tmp' },
+                { name: 'specialize', mountPath: SPECIALIZE_DIR, readOnly: true },
+              ],
             },
           ],
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          // Not optional: a pool pod without its token must not start (it would accept anyone).
+          volumes: [
+            { name: 'tmp', emptyDir: {} },
+            { name: 'specialize', secret: { secretName: specializeSecretName(env.metadata.name), defaultMode: 0o444 } },
+          ],
         },
       },
     },
@@ -90,6 +123,29 @@ export function renderPoolService(env: Environment): Manifest {
   };
 }
 
-export function renderPoolChildren(env: Environment, runtimeImage?: string): Manifest[] {
-  return [renderPoolServiceAccount(env), renderPoolDeployment(env, runtimeImage), renderPoolService(env)];
+/**
+ * The specialize token Secret. The token is an input, never generated here: renders must be
+ * pure and repeatable, and a token that changed on every reconcile would lock the executor out
+ * of the running pool pods (they read it once at start). KubernetesPoolExecutor's
+ * `ensureSpecializeSecret` creates it once with a random token and reads it afterwards.
+ */
+export function renderSpecializeSecret(env: Environment, token: string): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: specializeSecretName(env.metadata.name),
+      namespace: env.metadata.namespace,
+      labels: poolLabels(env),
+      ownerReferences: ownerReferences({ kind: 'Environment', metadata: env.metadata }),
+    },
+    type: 'Opaque',
+    // `data` (base64) rather than stringData: it is what the API server answers on reads.
+    data: { [SPECIALIZE_TOKEN_KEY]: Buffer.from(token).toString('base64') },
+  };
+}
+
+/** The pool's ServiceAccount, Deployment and Service (the specialize Secret comes from the executor). */
+export function renderPoolChildren(env: Environment, runtimeImage?: string, opts: PoolRenderOptions = {}): Manifest[] {
+  return [renderPoolServiceAccount(env), renderPoolDeployment(env, runtimeImage, opts), renderPoolService(env)];
 }

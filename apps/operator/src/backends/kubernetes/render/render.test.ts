@@ -1,7 +1,7 @@
 import { type Environment, type OrreryFunction, type Revision, parseResource } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_LABEL, type Manifest, childName, ownerReferences } from './labels.ts';
-import { renderPoolChildren, renderPoolDeployment } from './pool.ts';
+import { renderPoolChildren, renderPoolDeployment, renderSpecializeSecret, specializeSecretName } from './pool.ts';
 import {
   DEFAULT_RUNTIME_IMAGE,
   renderCodeConfigMap,
@@ -43,7 +43,7 @@ const env: Environment = parse({
 
 const state = { url: 'http://statesvc', namespace: 'team-a', keyspace: 'hello', token: 'secret-token' };
 
-type Container = { image: string; args: string[]; env: Array<{ name: string; value: string }>; resources?: unknown; volumeMounts: Array<{ name: string }> };
+type Container = { image: string; args: string[]; env: Array<{ name: string; value?: string; valueFrom?: unknown }>; resources?: unknown; volumeMounts: Array<{ name: string; mountPath?: string }> };
 const podSpec = (m: Manifest) =>
   (m.spec as { template: { spec: { containers: Container[]; volumes: Array<{ name: string; secret?: unknown; configMap?: unknown }>; serviceAccountName: string } } }).template.spec;
 
@@ -87,7 +87,7 @@ describe('revision children', () => {
     const c = pod.containers[0]!;
     expect(c.image).toBe('example/runtime:1');
     expect(c.resources).toEqual({ limits: { cpu: '500m' } });
-    expect(c.args).toEqual(expect.arrayContaining(['--revision', 'hello-00001', '--code-file', '/var/orrery/code/index.mjs']));
+    expect(c.args).toEqual(expect.arrayContaining(['--revision', 'hello-00001', '--source-file', '/var/orrery/code/index.mjs']));
     expect(c).toMatchObject({ securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } });
   });
 
@@ -97,7 +97,7 @@ describe('revision children', () => {
     const c = podSpec(d).containers[0]!;
     expect(c.image).toBe(DEFAULT_RUNTIME_IMAGE);
     expect(c.args).toEqual(expect.arrayContaining(['--container-concurrency', '3', '--timeout-seconds', '30']));
-    expect(c.args).not.toContain('--code-file');
+    expect(c.args).not.toContain('--source-file');
     expect(c.env).toContainEqual({ name: 'ORRERY_SOURCE_URL', value: 'https://example.com/f.mjs' });
     expect(c.env).toContainEqual({ name: 'A', value: '1' });
     // Users cannot override the platform's own variables.
@@ -136,7 +136,9 @@ describe('revision children', () => {
     const pod = podSpec(d);
     expect(pod.volumes).toContainEqual({ name: 'state', secret: { secretName: 'hello-00001-state', defaultMode: 0o444 } });
     const c = pod.containers[0]!;
-    expect(c.env).toContainEqual({ name: 'ORRERY_STATE_TOKEN_PATH', value: '/var/orrery/state/.orrery-state-token' });
+    // The runtime reads the mounted file at start (flag names a path under the mount).
+    expect(c.args.join(' ')).toContain('--state-url http://statesvc --state-keyspace hello --state-token-file /var/orrery/state/.orrery-state-token');
+    expect(c.volumeMounts).toContainEqual({ name: 'state', mountPath: '/var/orrery/state', readOnly: true });
     // The token itself never appears in the Deployment (only in the Secret).
     expect(JSON.stringify(d)).not.toContain('secret-token');
     expect(renderStateSecret(rev(), state).type).toBe('Opaque');
@@ -146,6 +148,24 @@ describe('revision children', () => {
     const kids = renderRevisionChildren({ fn: fn(), revision: rev({ source: { inline: 'x' }, executor: 'pool' }), environment: env, state });
     expect(kids.map((k) => k.kind)).toEqual(['ConfigMap']);
     expect(kids[0]).toMatchObject({ immutable: true, data: { 'index.mjs': 'x' } });
+  });
+
+  it('workers listen on all interfaces, register their pod IP and name with the registry', () => {
+    const d = renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env, registryUrls: ['http://reg-a:8080', 'http://reg-b:8080'] });
+    const c = podSpec(d).containers[0]!;
+    const arg = (flag: string) => c.args[c.args.indexOf(flag) + 1];
+    expect(arg('--host')).toBe('0.0.0.0');
+    expect(arg('--port')).toBe('8080');
+    expect(arg('--registry-url')).toBe('http://reg-a:8080,http://reg-b:8080');
+    expect(arg('--advertise-host')).toBe('$(POD_IP)');
+    expect(arg('--instance-id')).toBe('$(POD_NAME)');
+    expect(c.env).toContainEqual({ name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
+    expect(c.env).toContainEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
+    // Without registry URLs no --registry-url (the runtime then does not register).
+    expect(podSpec(renderRevisionDeployment({ fn: fn(), revision: rev() })).containers[0]!.args).not.toContain('--registry-url');
+    // A user variable cannot shadow the pod identity the flags refer to.
+    const spoof = rev({ source: { inline: 'x' }, env: [{ name: 'POD_IP', value: '6.6.6.6' }] });
+    expect(podSpec(renderRevisionDeployment({ fn: fn(), revision: spoof })).containers[0]!.env.filter((e) => e.name === 'POD_IP')).toHaveLength(1);
   });
 
   it('the Service selects ready workers of exactly this revision', () => {
@@ -173,5 +193,30 @@ describe('pool children', () => {
     expect(kids[2]!.spec).toMatchObject({ clusterIP: 'None' });
     for (const k of kids) expect(k.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Environment', uid: 'env-uid' });
     expect(podSpec(kids[1]!).containers[0]!.image).toBe('example/runtime:1');
+  });
+
+  it('generic workers start in pool mode, register when specialized, and need the specialize token', () => {
+    const d = renderPoolDeployment(env, undefined, { registryUrls: ['http://reg:8080'], stateUrl: 'http://statesvc:8080' });
+    const pod = podSpec(d);
+    const c = pod.containers[0]!;
+    const arg = (flag: string) => c.args[c.args.indexOf(flag) + 1];
+    expect(arg('--mode')).toBe('pool');
+    expect(arg('--host')).toBe('0.0.0.0');
+    expect(arg('--registry-url')).toBe('http://reg:8080');
+    expect(arg('--advertise-host')).toBe('$(POD_IP)');
+    expect(arg('--namespace')).toBe('team-a');
+    expect(arg('--specialize-token-file')).toBe('/var/orrery/specialize/token');
+    expect(c.env).toContainEqual({ name: 'ORRERY_STATE_URL', value: 'http://statesvc:8080' });
+    expect(pod.volumes).toContainEqual({ name: 'specialize', secret: { secretName: 'orrery-pool-nodejs-specialize', defaultMode: 0o444 } });
+    expect(c.volumeMounts).toContainEqual({ name: 'specialize', mountPath: '/var/orrery/specialize', readOnly: true });
+    // no flag the runtime does not know (it exits 2 on unknown flags)
+    expect(c.args).not.toContain('--pool');
+    expect(c.args).not.toContain('--environment');
+  });
+
+  it('the specialize Secret carries the given token and belongs to the Environment', () => {
+    const s = renderSpecializeSecret(env, 'tok');
+    expect(s).toMatchObject({ kind: 'Secret', metadata: { name: specializeSecretName('nodejs'), ownerReferences: [{ kind: 'Environment', uid: 'env-uid' }] }, data: { token: Buffer.from('tok').toString('base64') } });
+    expect(renderPoolChildren(env).map((k) => k.kind)).not.toContain('Secret');
   });
 });

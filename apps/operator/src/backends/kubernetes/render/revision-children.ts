@@ -31,6 +31,32 @@ export interface RevisionChildrenInput {
   state?: StateToken;
   /** The platform's runtime image (`--runtime-image`), for Environments that do not name one. */
   runtimeImage?: string;
+  /**
+   * orrery-registry URLs the workers register with (routers discover endpoints only through
+   * the registry's watch: a worker that does not register never gets traffic).
+   */
+  registryUrls?: string[];
+}
+
+/**
+ * Downward-API variables every worker container gets: the pod's IP is the address it registers
+ * (`--advertise-host $(POD_IP)`), its name the registry instance id, so a restarted container
+ * replaces its own registration instead of leaving a stale one until the lease runs out.
+ */
+export const POD_IDENTITY_ENV = [
+  { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+];
+
+/**
+ * Flags every worker needs to be reachable and found: listen on all interfaces (the runtime's
+ * default is loopback, which neither the kubelet's probes nor routers can reach), register the
+ * pod IP and name. `$(VAR)` is expanded by the kubelet from the container's env.
+ */
+export function workerNetworkArgs(registryUrls: string[] | undefined): string[] {
+  const args = ['--host', '0.0.0.0', '--port', String(RUNTIME_PORT), '--advertise-host', '$(POD_IP)', '--instance-id', '$(POD_NAME)'];
+  if (registryUrls?.length) args.push('--registry-url', registryUrls.join(','));
+  return args;
 }
 
 export const revisionLabels = (rev: Revision): Record<string, string> => ({
@@ -105,25 +131,23 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
-  const env: Array<{ name: string; value: string }> = [
+  const env: Array<{ name: string; value?: string; valueFrom?: unknown }> = [
+    ...POD_IDENTITY_ENV,
     { name: 'ORRERY_NAMESPACE', value: rev.metadata.namespace },
     { name: 'ORRERY_FUNCTION', value: rev.spec.function },
     { name: 'ORRERY_REVISION', value: rev.metadata.name },
   ];
   if (t.source.url) env.push({ name: 'ORRERY_SOURCE_URL', value: t.source.url });
-  if (state) {
-    env.push(
-      { name: 'ORRERY_STATE_URL', value: state.url },
-      { name: 'ORRERY_STATE_TOKEN_PATH', value: `${STATE_DIR}/${STATE_TOKEN_FILE}` },
-    );
-  }
-  env.push(...t.env.filter((e) => !e.name.startsWith('ORRERY_')));
+  if (state) env.push({ name: 'ORRERY_STATE_URL', value: state.url });
+  // Users cannot override the platform's variables, nor the pod identity the flags refer to.
+  const reserved = new Set(POD_IDENTITY_ENV.map((e) => e.name));
+  env.push(...t.env.filter((e) => !e.name.startsWith('ORRERY_') && !reserved.has(e.name)));
   const args = [
-    '--port', String(RUNTIME_PORT),
+    ...workerNetworkArgs(registryUrls),
     '--namespace', rev.metadata.namespace,
     '--function', rev.spec.function,
     '--revision', rev.metadata.name,
@@ -132,8 +156,9 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
     '--timeout-seconds', String(t.timeoutSeconds),
     '--work-dir', '/tmp/orrery',
   ];
-  if (code) args.push('--code-file', `${CODE_DIR}/index.mjs`);
-  if (state) args.push('--state-url', state.url, '--state-keyspace', state.keyspace);
+  if (code) args.push('--source-file', `${CODE_DIR}/index.mjs`);
+  // The runtime reads the mounted Secret at start (a token in env would show in the pod spec).
+  if (state) args.push('--state-url', state.url, '--state-keyspace', state.keyspace, '--state-token-file', `${STATE_DIR}/${STATE_TOKEN_FILE}`);
   const volumes: object[] = [{ name: 'tmp', emptyDir: {} }];
   const mounts: object[] = [{ name: 'tmp', mountPath: '/tmp' }];
   if (code) {

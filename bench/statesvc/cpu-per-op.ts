@@ -1,0 +1,110 @@
+/**
+ * CPU per request of the orrery-statesvc process, the measure that survives a noisy shared
+ * machine better than latency: utime + stime of the service (all its threads, GC and JIT
+ * included, from /proc/<pid>/stat) divided by the requests it answered in the window.
+ *
+ *   npx tsx bench/statesvc/cpu-per-op.ts [--driver postgres|memory] [--ops GET,PUT] [--conns 8,32]
+ *     [--seconds 3] [--rounds 3] [--node-flags "--max-semi-space-size=16"] [--cpu-prof DIR]
+ *
+ * Linux only (reads /proc). Prints one line per op × conns × round and the median per cell.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { deriveStateToken } from '@orrery/auth';
+import { createTestDatabase } from '@orrery/db';
+import { closedLoopSamples, httpLoad } from './load.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const KEYS = 1000;
+const VALUE = JSON.stringify('v'.repeat(254));
+const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
+
+const { values: args } = parseArgs({
+  options: {
+    driver: { type: 'string', default: 'postgres' },
+    ops: { type: 'string', default: 'GET,PUT' },
+    conns: { type: 'string', default: '8,32' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    'node-flags': { type: 'string', default: '' },
+    'pool-size': { type: 'string', default: '32' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+}
+
+async function start(nodeArgs: string[], args: string[]): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [...nodeArgs, join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    proc.once('exit', (c) => reject(new Error(`statesvc exited ${c}`)));
+  });
+  return { url, proc };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'orrery-cpu-per-op-'));
+  const master = Buffer.alloc(32, 0x42);
+  writeFileSync(join(dir, 'master.key'), master.toString('hex'));
+  writeFileSync(join(dir, 'keyspaces.yaml'), '- {namespace: bench, keyspace: kv, maxKeys: 100000}\n');
+  const headers = { authorization: `Bearer ${deriveStateToken(master, 'bench', 'kv')}`, 'x-orrery-state-namespace': 'bench', 'x-orrery-state-keyspace': 'kv' };
+  const putHeaders = { ...headers, 'content-type': 'application/json' };
+  const tdb = args.driver === 'postgres' ? await createTestDatabase('orrery_bench') : undefined;
+  const nodeArgs = args['node-flags'] ? args['node-flags'].split(/\s+/) : [];
+  if (args['cpu-prof']) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof']);
+  const svcArgs = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--driver', args.driver];
+  if (tdb) svcArgs.push('--database-url', tdb.url, '--pool-size', args['pool-size']);
+  const svc = await start(nodeArgs, svcArgs);
+  try {
+    const fill = httpLoad(svc.url, 16);
+    for (let i = 0; i < KEYS; i += 16) await Promise.all(Array.from({ length: Math.min(16, KEYS - i) }, (_, j) => fill.request('PUT', `/v1/state/k${i + j}`, putHeaders, VALUE)));
+    await fill.close();
+    const seconds = Number(args.seconds);
+    for (const op of args.ops.split(',') as Array<'GET' | 'PUT'>) {
+      for (const conns of args.conns.split(',').map(Number)) {
+        const client = httpLoad(svc.url, conns);
+        const run = (i: number) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? putHeaders : headers, op === 'PUT' ? VALUE : undefined);
+        await closedLoopSamples(conns, 0, 1000, run); // warm-up
+        const perOp: number[] = [];
+        for (let r = 0; r < Number(args.rounds); r++) {
+          const before = cpuTicks(svc.proc.pid!);
+          const s = await closedLoopSamples(conns, 0, seconds * 1000, run);
+          const cpuUs = ((cpuTicks(svc.proc.pid!) - before) / CLOCK_TICKS_PER_S) * 1e6;
+          const n = s.latencies.length + s.errors;
+          const sorted = Float64Array.from(s.latencies).sort();
+          perOp.push(cpuUs / n);
+          console.log(
+            `${op} c=${conns} round ${r + 1}: ${(n / seconds).toFixed(0)} ops/s, p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(2)} ms, errors ${s.errors}, service CPU ${(cpuUs / n).toFixed(1)} µs/op`,
+          );
+        }
+        await client.close();
+        console.log(`${op} c=${conns}: median service CPU ${median(perOp).toFixed(1)} µs/op`);
+      }
+    }
+  } finally {
+    await new Promise<void>((r) => {
+      svc.proc.once('exit', () => r());
+      svc.proc.kill('SIGTERM');
+    });
+    await tdb?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
