@@ -15,12 +15,12 @@
  * ORRERY_BENCH_REGISTRY_NODE_ARGS (space-separated) are given to the registry's node, e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/registry-prof".
  */
-import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { Pool } from 'undici';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { Etcd3 } from 'etcd3';
 import { spawnRegistry } from '../../apps/registry/src/testkit/fixture.ts';
+import { processCpuSeconds } from '../process-cpu.ts';
 
 const SECONDS = Number(process.env.ORRERY_BENCH_REGISTRY_SECONDS ?? 5);
 const INSTANCES = Number(process.env.ORRERY_BENCH_REGISTRY_INSTANCES ?? 10_000);
@@ -68,18 +68,11 @@ async function latencies(n: number, op: () => Promise<void>): Promise<number[]> 
   return out.sort((a, b) => a - b);
 }
 
-/** user+system CPU seconds of a process so far, from /proc (Linux). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
 /** CPU seconds spent per process while `run` runs: the load generator, the registry, each etcd member. */
 async function withCpu<T>(pids: Record<string, number>, run: () => Promise<T>): Promise<{ result: T; cpu: Record<string, number> }> {
-  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuSeconds(pid)]));
   const result = await run();
-  const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid) - before[k]!]));
+  const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuSeconds(pid) - before[k]!]));
   return { result, cpu };
 }
 

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processCpuSeconds } from '../process-cpu.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -68,8 +69,7 @@ interface LoadResult {
 function cpuMicros(pid: number | undefined): number {
   if (!pid) return NaN;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return processCpuSeconds(pid) * 1e6;
   } catch {
     return NaN;
   }

@@ -8,20 +8,20 @@
  *
  * Linux only (reads /proc). Prints one line per op × conns × round and the median per cell.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deriveStateToken } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
-import { closedLoopSamples, httpLoad } from './load.ts';
+import { processCpuSeconds } from '../process-cpu.ts';
+import { closedLoopSamples, httpLoad, summarize } from './load.ts';
+import { startProcess } from './start-process.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const KEYS = 1000;
 const VALUE = JSON.stringify('v'.repeat(254));
-const CLOCK_TICKS_PER_S = 100; // USER_HZ on Linux
 
 const { values: args } = parseArgs({
   options: {
@@ -35,26 +35,6 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
   },
 });
-
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-}
-
-async function start(nodeArgs: string[], args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [...nodeArgs, join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (c) => reject(new Error(`statesvc exited ${c}`)));
-  });
-  return { url, proc };
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -70,7 +50,7 @@ async function main() {
   if (args['cpu-prof']) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof']);
   const svcArgs = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--driver', args.driver];
   if (tdb) svcArgs.push('--database-url', tdb.url, '--pool-size', args['pool-size']);
-  const svc = await start(nodeArgs, svcArgs);
+  const svc = await startProcess([...nodeArgs, join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs'), ...svcArgs]);
   try {
     const fill = httpLoad(svc.url, 16);
     for (let i = 0; i < KEYS; i += 16) await Promise.all(Array.from({ length: Math.min(16, KEYS - i) }, (_, j) => fill.request('PUT', `/v1/state/k${i + j}`, putHeaders, VALUE)));
@@ -83,14 +63,14 @@ async function main() {
         await closedLoopSamples(conns, 0, 1000, run); // warm-up
         const perOp: number[] = [];
         for (let r = 0; r < Number(args.rounds); r++) {
-          const before = cpuTicks(svc.proc.pid!);
+          const before = processCpuSeconds(svc.proc.pid!);
           const s = await closedLoopSamples(conns, 0, seconds * 1000, run);
-          const cpuUs = ((cpuTicks(svc.proc.pid!) - before) / CLOCK_TICKS_PER_S) * 1e6;
+          const cpuUs = (processCpuSeconds(svc.proc.pid!) - before) * 1e6;
           const n = s.latencies.length + s.errors;
-          const sorted = Float64Array.from(s.latencies).sort();
+          const r1 = summarize(s.latencies, seconds, s.errors);
           perOp.push(cpuUs / n);
           console.log(
-            `${op} c=${conns} round ${r + 1}: ${(n / seconds).toFixed(0)} ops/s, p50 ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} ms, p99 ${sorted[Math.floor(sorted.length * 0.99)]?.toFixed(2)} ms, errors ${s.errors}, service CPU ${(cpuUs / n).toFixed(1)} µs/op`,
+            `${op} c=${conns} round ${r + 1}: ${(n / seconds).toFixed(0)} ops/s, p50 ${r1.p50Ms.toFixed(2)} ms, p99 ${r1.p99Ms.toFixed(2)} ms, errors ${s.errors}, service CPU ${(cpuUs / n).toFixed(1)} µs/op`,
           );
         }
         await client.close();

@@ -4,7 +4,7 @@
  * single-statement select/upsert through postgres.js (postgres). Prints ops/s, p50, p99 and
  * the ratios. BENCH_SECONDS (default 2) sets the measured window per cell.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +13,7 @@ import postgres from 'postgres';
 import { deriveStateToken } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
 import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from './load.ts';
+import { startProcess } from './start-process.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.6);
@@ -23,20 +24,6 @@ const SLICES = 2;
 const KEYS = 1000;
 const VALUE = JSON.stringify('v'.repeat(254)); // 256 bytes of JSON
 const POOL = 32;
-
-async function startProcess(args: string[]): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (c) => reject(new Error(`${args.join(' ')} exited ${c}`)));
-  });
-  return { url, proc };
-}
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
