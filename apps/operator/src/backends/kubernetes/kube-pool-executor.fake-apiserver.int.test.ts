@@ -17,6 +17,7 @@ import { COMPONENT_LABEL, FUNCTION_LABEL, REVISION_LABEL } from './render/labels
 import { renderPoolDeployment, specializeSecretName } from './render/pool.ts';
 import { type FakeApiServer, startFakeApiServer } from './testing/fake-apiserver.ts';
 import { FakeKubelet } from './testing/fake-kubelet.ts';
+import { until as pollUntil } from '../../testing/spawn-server.ts';
 
 const NS = 'fns';
 const IDLE_MS = 6000;
@@ -48,15 +49,8 @@ const poolPods = () => pods().filter((p) => p.metadata.labels?.[COMPONENT_LABEL]
 const podsOf = (rev: string) => pods().filter((p) => p.metadata.labels?.[REVISION_LABEL] === rev);
 const get = async (address: string, path = '/') => (await fetch(`http://${address}${path}`)).text();
 
-async function until<T>(f: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until `f` gives a truthy value (the operator tests' shared poller). */
+const until = <T,>(f: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> => pollUntil(f, Boolean, timeoutMs, what) as Promise<NonNullable<T>>;
 
 beforeAll(async () => {
   registry = createServer((req, res) => {

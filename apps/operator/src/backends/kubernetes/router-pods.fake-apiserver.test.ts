@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
+import { until } from '../../testing/spawn-server.ts';
 import { RouterPods } from './router-pods.ts';
 import { type FakeApiServer, startFakeApiServer } from './testing/fake-apiserver.ts';
 
@@ -21,16 +22,6 @@ const pod = (name: string, labels: Record<string, string>, status: { phase: stri
   status,
 });
 
-async function until<T>(what: string, fn: () => T | undefined | false): Promise<T> {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('RouterPods (fake-apiserver): the admin URL of every running router pod', () => {
   it('lists running, selected pods with their admin port and follows changes', async () => {
     const router = { 'app.kubernetes.io/component': 'router', 'app.kubernetes.io/instance': 'orrery' };
@@ -44,10 +35,10 @@ describe('RouterPods (fake-apiserver): the admin URL of every running router pod
       await pods.hasSynced();
       expect(pods.adminUrls()).toEqual(['http://10.0.0.1:9191', 'http://[fd00::2]:9090']);
       api.put(pod('router-c', router, { phase: 'Running', podIP: '10.0.0.3' }));
-      await until('the third router', () => pods.adminUrls().length === 3);
+      await until(() => pods.adminUrls().length, (n) => n === 3, 10_000, 'the third router');
       expect(pods.adminUrls()).toContain('http://10.0.0.3:9090');
       await client.delete('v1', 'Pod', 'orrery-system', 'router-a');
-      await until('router-a gone', () => !pods.adminUrls().includes('http://10.0.0.1:9191'));
+      await until(() => pods.adminUrls(), (urls) => !urls.includes('http://10.0.0.1:9191'), 10_000, 'router-a gone');
       expect(pods.adminUrls()).toEqual(['http://10.0.0.3:9090', 'http://[fd00::2]:9090']);
     } finally {
       pods.stop();
