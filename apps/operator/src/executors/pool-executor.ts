@@ -3,6 +3,7 @@ import type { Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
 import { postJson } from './post-json.ts';
+import { specializeRequest } from './specialize-request.ts';
 
 export interface PoolExecutorOptions {
   runtimeCommand: { command: string; args: string[] };
@@ -200,17 +201,7 @@ export class PoolExecutor {
     // Refill just after this specialization: spawning a node process now would take CPU from
     // the cold request the taken worker is about to serve (on a small machine, tens of ms).
     setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
-    const body = {
-      namespace: ns,
-      function: rev.spec.function,
-      revision: rev.metadata.name,
-      source: t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url },
-      entrypoint: t.entrypoint,
-      containerConcurrency: t.containerConcurrency,
-      timeoutSeconds: t.timeoutSeconds,
-      stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
-      stateUrl: credentials?.url,
-    };
+    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials);
     this.specializations++;
     const sent = performance.now();
     const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000).catch((err: unknown) => {

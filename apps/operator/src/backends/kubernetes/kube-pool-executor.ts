@@ -3,6 +3,8 @@ import type { Environment, Revision } from '@orrery/spec';
 import { FUNCTION_LABEL } from '@orrery/spec';
 import type { StateCredentials } from '../local/local-backend.ts';
 import { type Specialization, SpecializeError } from '../../executors/pool-executor.ts';
+import { postJson } from '../../executors/post-json.ts';
+import { specializeRequest } from '../../executors/specialize-request.ts';
 import { Informer } from './informer.ts';
 import { type KubeClient, type KubeObject, isConflict, isNotFound, statusCode } from './kube-client.ts';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, REVISION_LABEL, ownerReferences } from './render/labels.ts';
@@ -220,18 +222,7 @@ export class KubernetesPoolExecutor {
   private async doSpecialize(rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const t = rev.spec.template;
     const ns = rev.metadata.namespace;
-    const source = await this.sourceOf(rev);
-    const body = {
-      namespace: ns,
-      function: rev.spec.function,
-      revision: rev.metadata.name,
-      source,
-      entrypoint: t.entrypoint,
-      containerConcurrency: t.containerConcurrency,
-      timeoutSeconds: t.timeoutSeconds,
-      stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
-      stateUrl: credentials?.url,
-    };
+    const body = specializeRequest(rev, await this.sourceOf(rev), credentials);
     let lastError: SpecializeError | undefined;
     for (let attempt = 1; attempt <= MAX_POD_ATTEMPTS; attempt++) {
       if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');
@@ -259,7 +250,7 @@ export class KubernetesPoolExecutor {
     const sent = performance.now();
     let res: { status: number; body: Record<string, unknown> };
     try {
-      res = await postSpecialize(`http://${address}/v1/specialize`, body, token, this.o.specializeTimeoutMs ?? 60_000);
+      res = await postJson(`http://${address}/v1/specialize`, body, this.o.specializeTimeoutMs ?? 60_000, { authorization: `Bearer ${token}` });
     } catch (err) {
       await this.deletePods([pod], 'unreachable');
       throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_failed', `pool pod ${pod.metadata.name} (${address}) did not answer specialize: ${(err as Error).message}`));
@@ -404,21 +395,3 @@ const splitKey = (key: string): [string, string] => {
   return [key.slice(0, i), key.slice(i + 1)];
 };
 const claimedAt = (p: KubeObject): number => Date.parse(p.metadata.annotations?.[CLAIMED_AT_ANNOTATION] ?? '') || 0;
-
-/** One authorized JSON POST, answered as `{status, body}` (body `{}` when not JSON). */
-async function postSpecialize(url: string, body: unknown, token: string, timeoutMs: number): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  const text = await res.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    /* not JSON: the status says enough */
-  }
-  return { status: res.status, body: parsed };
-}

@@ -1,0 +1,22 @@
+import type { Revision } from '@orrery/spec';
+import type { StateCredentials } from '../backends/local/local-backend.ts';
+
+/**
+ * The `POST /v1/specialize` body a pool worker loads a revision from (apps/runtime
+ * specialize.ts), the same for local workers and Kubernetes pool pods. `source` is resolved by
+ * the caller: a Kubernetes ConfigMap reference becomes inline code there.
+ */
+export function specializeRequest(rev: Revision, source: { inline?: string; url?: string }, credentials?: StateCredentials) {
+  const t = rev.spec.template;
+  return {
+    namespace: rev.metadata.namespace,
+    function: rev.spec.function,
+    revision: rev.metadata.name,
+    source,
+    entrypoint: t.entrypoint,
+    containerConcurrency: t.containerConcurrency,
+    timeoutSeconds: t.timeoutSeconds,
+    stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
+    stateUrl: credentials?.url,
+  };
+}
