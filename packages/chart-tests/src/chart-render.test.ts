@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { SPECIALIZED_COMPONENT } from '../../../apps/operator/src/backends/kubernetes/kube-pool-executor.ts';
 import { DEFAULT_RUNTIME_IMAGE } from '../../../apps/operator/src/backends/kubernetes/render/runtime-image.ts';
 import { appEnvReads, envReads } from './app-env.ts';
 import { appFlags, declaredFlags, flagName } from './app-flags.ts';
@@ -196,6 +197,19 @@ describe('rendered chart', () => {
     expect(plain.filter((a) => /token-file|users-file/.test(a))).toEqual([]);
   });
 
+  it('function workers register where the routers watch; the pool executor may claim (update) and retire pods', () => {
+    const args = named(all, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[];
+    const routerArgs = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0].args as string[];
+    expect(args).toContain('--registry-url=http://registry-public:8080');
+    expect(routerArgs).toContain('--registry-url=http://registry-public:8080');
+    expect(args).toContain('--pool-idle-timeout=120s');
+    expect((named(minimal, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).some((a) => a.startsWith('--registry-url'))).toBe(false);
+    const role = named(all, 'ClusterRole', 'orrery-operator')!;
+    const podRule = role.rules.find((r: { resources: string[] }) => r.resources.includes('pods'));
+    expect(podRule.verbs).toEqual(['get', 'list', 'watch', 'update', 'delete']);
+    expect(role.rules.find((r: { resources: string[] }) => r.resources.includes('secrets')).verbs).toEqual(expect.arrayContaining(['get', 'create']));
+  });
+
   it('one runtime image name: values → --runtime-image, the operator default and the Dockerfile agree', () => {
     const args = named(all, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[];
     expect(args).toContain('--runtime-image=orrery/runtime:0.1.0');
@@ -238,7 +252,8 @@ describe('rendered chart', () => {
     const np = named(all, 'NetworkPolicy', 'orrery-statesvc')!;
     expect(np.spec.ingress).toHaveLength(1);
     expect(np.spec.ingress[0].from).toEqual([
-      { namespaceSelector: {}, podSelector: { matchExpressions: [{ key: 'orrery.dev/component', operator: 'In', values: ['worker', 'pool'] }] } },
+      // Claimed pool pods are relabelled `specialized`: they keep their state access.
+      { namespaceSelector: {}, podSelector: { matchExpressions: [{ key: 'orrery.dev/component', operator: 'In', values: ['worker', 'pool', SPECIALIZED_COMPONENT] }] } },
       { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': 'operator' } } },
     ]);
     expect(np.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);

@@ -13,7 +13,7 @@ const Body = z.object({ namespace: z.string().min(1), function: z.string().min(1
  * cold path for pool-executor revisions. Deploy revisions answer `409 not_pool_executor` (the
  * router remembers that and only waits for the autoscaler).
  */
-export function createSpecializeHandler(o: { view: Pick<ExecutorView, 'revision' | 'fn'>; pool: PoolExecutor; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
+export function createSpecializeHandler(o: { view: Pick<ExecutorView, 'revision' | 'fn'>; pool: Pick<PoolExecutor, 'specialize'>; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? '').split('?')[0] !== '/v1/executor/specialize') return false;
     if (req.method !== 'POST') {

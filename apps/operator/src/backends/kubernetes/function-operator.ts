@@ -19,10 +19,13 @@ import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
 import { WorkQueue } from '../../queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
+import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
+import { createSpecializeHandler } from '../../executors/specialize-http.ts';
 import type { RevisionWorkers } from '../local/local-backend.ts';
 import { Informer, cacheKey } from './informer.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
+import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { renderPoolChildren } from './render/pool.ts';
 import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
@@ -41,8 +44,12 @@ export interface KubernetesOperatorOptions {
   routerUrl?: string;
   /** Image of the function workers when an Environment does not name one (`--runtime-image`). */
   runtimeImage?: string;
-  /** Platform-wide KPA defaults (`--autoscaler-*` flags); the KPA scales deploy revisions. */
+  /** orrery-registry URLs every worker registers in (`--registry-url`): how routers find workers. */
+  registryUrls?: string[];
+  /** Platform-wide KPA defaults (`--autoscaler-*` flags); the KPA scales deploy and pool revisions. */
   kpa?: KpaDefaults;
+  /** The pool executor of each term (specialized pool pods); `idleTimeoutMs` defaults to 120 s. */
+  pool?: Partial<Pick<KubernetesPoolExecutorOptions, 'idleTimeoutMs' | 'podAddress' | 'readyWaitMs' | 'specializeTimeoutMs'>>;
   /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
   deleteKeyspace?: (namespace: string, keyspace: string) => Promise<void>;
   log?: (msg: string) => void;
@@ -80,6 +87,10 @@ export class KubernetesFunctionOperator {
   readonly autoscaler: Autoscaler;
   /** `POST /v1/autoscaler/stats|poke` of this term (main-kubernetes routes leader traffic here). */
   readonly handleAutoscaler: ReturnType<typeof createAutoscalerHandler>;
+  /** Fission's poolmgr of this term: claims warm pool pods for cold pool-executor revisions. */
+  readonly pool: KubernetesPoolExecutor;
+  /** `POST /v1/executor/specialize` of this term (the routers' cold path for pool revisions). */
+  readonly handleSpecialize: ReturnType<typeof createSpecializeHandler>;
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
 
@@ -97,18 +108,39 @@ export class KubernetesFunctionOperator {
     this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
     this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
     this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment') });
+    this.pool = new KubernetesPoolExecutor({
+      client: o.client,
+      namespace: o.namespace,
+      idleTimeoutMs: o.pool?.idleTimeoutMs ?? 120_000,
+      podAddress: o.pool?.podAddress,
+      readyWaitMs: o.pool?.readyWaitMs,
+      specializeTimeoutMs: o.pool?.specializeTimeoutMs,
+      log: this.log,
+    });
     this.autoscaler = new Autoscaler({
       defaults: o.kpa,
-      // Ready replicas as the Deployment controller reports them (the informer's cached status).
+      // A revision is either deploy (ready replicas as the Deployment controller reports them, from
+      // the informer's cached status) or pool (specialized pods that finished loading its code).
       readyOf: (key) => {
         const [namespace, name] = split(key);
         const dep = this.deployments.get(namespace, childName(name, 'deployment'));
-        return Number((dep?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
+        return Number((dep?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) + this.pool.readySpecialized(key);
       },
       onChange: (key) => this.revisionQueue.add(key),
+      // Router demand keeps specialized pool pods from being reaped as idle.
+      onActivity: (key) => this.pool.touch(key),
     });
     // No `readyAddresses`: routers find new workers through the registry, so a poke is answered at once.
     this.handleAutoscaler = createAutoscalerHandler(this.autoscaler);
+    this.handleSpecialize = createSpecializeHandler({
+      // The informer caches: no API-server read on a cold request's path.
+      view: {
+        revision: async (ns, name) => parsed<Revision>(RevisionSchema, this.revisions.get(ns, name)),
+        fn: async (ns, name) => parsed<OrreryFunction>(FunctionSchema, this.functions.get(ns, name)),
+      },
+      pool: this.pool,
+      credentials: (fn) => this.stateToken(fn),
+    });
 
     this.functions.on((_t, f) => this.functionQueue.add(cacheKey(f)));
     this.revisions.on((_t, r) => {
@@ -123,25 +155,31 @@ export class KubernetesFunctionOperator {
       const env = d.metadata.labels?.['orrery.dev/environment'];
       if (env) this.environmentQueue.add(`${d.metadata.namespace}/${env}`);
     });
+    // A specialized pod became ready or went away: its revision's readiness and scale changed.
+    this.pool.pods.on((_t, p) => {
+      const rev = p.metadata.labels?.[REVISION_LABEL];
+      if (rev) this.revisionQueue.add(`${p.metadata.namespace}/${rev}`);
+    });
   }
 
   /** The leader-only control endpoints of this term; false for paths it does not serve. */
   async handleControl(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
-    return this.handleAutoscaler(req, res);
+    return (await this.handleAutoscaler(req, res)) || this.handleSpecialize(req, res);
   }
 
   async start(): Promise<void> {
     const all = [this.functions, this.revisions, this.environments, this.deployments];
     for (const i of all) i.start();
     this.autoscaler.start();
-    await Promise.all(all.map((i) => i.hasSynced()));
+    await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start()]);
   }
 
   async stop(): Promise<void> {
     this.autoscaler.stop();
     for (const i of [this.functions, this.revisions, this.environments, this.deployments]) i.stop();
     for (const q of [this.functionQueue, this.revisionQueue, this.environmentQueue]) q.stop();
-    await Promise.resolve();
+    // Specialized pods keep serving; the next leader's executor adopts them by their labels.
+    await this.pool.stop();
   }
 
   private revisionsOf(namespace: string, fn: string): Revision[] {
@@ -217,7 +255,7 @@ export class KubernetesFunctionOperator {
     }
     const t = rev.spec.template;
     const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
-    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage });
+    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
 
@@ -227,10 +265,28 @@ export class KubernetesFunctionOperator {
     const wanted = routable.has(name) || newest === name;
     let workers: RevisionWorkers;
     let decision: KpaDecision | undefined;
+    let poolCondition: { status: 'True' | 'Unknown'; reason: string; message: string } | undefined;
     if (t.executor === 'pool') {
-      const pool = this.deployments.get(namespace, childName('orrery-pool', t.environment));
-      const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
-      workers = { desired: wanted ? 1 : 0, actual: ready, ready, restarts: 0 };
+      // The KPA drives pooled revisions through the pool executor: at zero the last specialized
+      // pod goes when idle; the first request specializes one through /v1/executor/specialize.
+      if (wanted) {
+        decision = this.autoscaler.desired(key, rev, routable.has(name));
+        this.pool.scale(rev, decision.desired, this.stateToken(fn));
+      } else {
+        this.autoscaler.forget(key);
+        if (this.pool.specializedCount(key)) await this.pool.release(key);
+      }
+      const ready = this.pool.readySpecialized(key);
+      workers = { desired: decision?.desired ?? 0, actual: this.pool.specializedCount(key), ready, restarts: 0 };
+      const warm = this.pool.warmCounts()[`${namespace}/${t.environment}`] ?? 0;
+      if (ready === 0 && wanted) {
+        // Pool revisions serve on demand: ready once the pool has warm pods (and stays so, as a
+        // deploy revision scaled to zero does, while the pool refills after a claim).
+        poolCondition =
+          warm > 0 || conditionTrue(rev.status?.conditions, 'Ready')
+            ? { status: 'True', reason: 'PoolExecutor', message: `served by specialized pool pods on demand (${warm} warm in environment ${t.environment})` }
+            : { status: 'Unknown', reason: 'PoolWarming', message: `waiting for warm pods of environment ${t.environment}` };
+      }
     } else {
       // The KPA decides (initial scale, min/max, scale to zero); revisions nobody can reach run nothing.
       if (wanted) decision = this.autoscaler.desired(key, rev, routable.has(name));
@@ -244,6 +300,7 @@ export class KubernetesFunctionOperator {
       workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0 };
     }
     const status = revisionStatus(rev, workers, this.now());
+    if (poolCondition) status.conditions = setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now());
     if (decision) {
       status.autoscalerMode = decision.mode;
       status.lastDecision = decision.reason;
@@ -257,7 +314,9 @@ export class KubernetesFunctionOperator {
     const [namespace, name] = split(key);
     const env = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, name));
     if (!env) return;
-    for (const child of renderPoolChildren(env, this.o.runtimeImage)) await this.o.client.apply(child);
+    // The token Secret before the pool: pool pods mount it and do not start without it.
+    await this.pool.ensureSpecializeSecret(env);
+    for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl })) await this.o.client.apply(child);
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
     const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready };

@@ -19,6 +19,7 @@ import { startRollups } from '../../admin-api/start-rollups.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from '../../autoscaler/autoscaler-flags.ts';
 import { createBearerTokenGuard } from '../../http/bearer-token-guard.ts';
 import { createPlatformApi } from '../../http/platform-api.ts';
+import { createKeyspaceDeleter } from '../../keyspace/delete-keyspace.ts';
 import { startWebhookServer } from '../../webhook/webhook-server.ts';
 import { ElectedOperator } from './elected-operator.ts';
 import { Informer } from './informer.ts';
@@ -35,7 +36,9 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--namespace NS (watch one namespace; default all)] [--lease-namespace orrery-system] [--lease-name orrery-operator]
   [--identity NAME] [--lease-duration-seconds 15] [--renew-deadline-seconds 10] [--retry-period-seconds 2]
   [--webhook-port 9443] [--webhook-cert-file tls.crt --webhook-key-file tls.key]
-  [--state-url URL] [--master-key-file FILE] [--router-url URL] [--runtime-image ${DEFAULT_RUNTIME_IMAGE}]
+  [--state-url URL] [--master-key-file FILE (state tokens; with --state-url also keyspace cleanup)] [--router-url URL]
+  [--registry-url URL[,URL] (orrery-registry: every function worker registers there, which is how routers find it)]
+  [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
   [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE]
   [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
@@ -78,6 +81,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'master-key-file': { type: 'string' },
         'router-url': { type: 'string' },
         'runtime-image': { type: 'string', default: DEFAULT_RUNTIME_IMAGE },
+        'registry-url': { type: 'string' },
+        'pool-idle-timeout': { type: 'string', default: '120s' },
         'registry-image': { type: 'string', default: 'orrery/registry:latest' },
         'store-token-file': { type: 'string' },
         'admin-token-file': { type: 'string' },
@@ -119,6 +124,18 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write('orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n');
     process.exit(2);
   }
+  const poolIdleTimeoutMs = parseDurationMs(values['pool-idle-timeout']);
+  if (!Number.isFinite(poolIdleTimeoutMs) || poolIdleTimeoutMs < 1000) {
+    process.stderr.write('orrery-operator: --pool-idle-timeout must be a duration of at least 1s, like "120s"\n');
+    process.exit(2);
+  }
+  const registryUrls = (values['registry-url'] ?? '').split(',').filter(Boolean);
+  for (const u of registryUrls) {
+    if (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol)) {
+      process.stderr.write(`orrery-operator: --registry-url ${JSON.stringify(u)} is not an http(s) URL\n`);
+      process.exit(2);
+    }
+  }
   let kpa;
   try {
     kpa = kpaDefaultsFromFlags(values);
@@ -155,6 +172,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       return fail((err as Error).message);
     }
   };
+  if (!registryUrls.length) log('no --registry-url: function workers register nowhere, so routers that discover workers through the registry will not find them');
+  const deleteKeyspace = values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined;
   const store = createKubernetesResourceStore({ client, namespace: values.namespace });
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
   if (!databaseUrl) log('no --database-url or DATABASE_URL: the admin API keeps its audit log, users and sessions in memory (lost on restart, not shared between replicas)');
@@ -190,6 +209,15 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     stateUrl: values['state-url'],
     routerUrl: values['router-url'],
     runtimeImage: values['runtime-image'],
+    registryUrls,
+    pool: { idleTimeoutMs: poolIdleTimeoutMs },
+    // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
+    deleteKeyspace: deleteKeyspace
+      ? async (namespace, keyspace) => {
+          const deleted = await deleteKeyspace(namespace, keyspace);
+          log('deleted keyspace', { namespace, keyspace, keys: deleted });
+        }
+      : undefined,
     // Leader-only work beside the function controllers: one writer of the console's history (two
     // replicas sampling would double every point), and the RegistryCluster and StateSync
     // reconcilers over the same store. Stopping them leaves their pods running for the next leader.
