@@ -432,8 +432,12 @@ describe('admin API and membership (MEM-001, MEM-002)', () => {
       return undefined;
     });
     cluster.markVoter('m4');
-    const st = (await admin(a, 'GET', '/admin/v1/status')).body.data;
-    expect(st.members.find((m: MemberView) => m.id === id)?.isLearner).toBe(false);
+    // The member list comes from whichever member answers status; one that has not applied the
+    // promotion yet still shows a learner for a moment, so wait for the view to converge.
+    await waitFor('m4 listed as a voter', 30_000, async () => {
+      const st = (await admin(a, 'GET', '/admin/v1/status')).body.data;
+      return st.members.find((m: MemberView) => m.id === id)?.isLearner === false ? true : undefined;
+    });
     // Leadership to the new voter, through the current leader.
     await waitFor('transfer to m4', 60_000, async () => {
       const t = await admin(a, 'POST', '/admin/v1/leader/transfer', { targetId: id });
