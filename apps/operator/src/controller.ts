@@ -1,12 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
-import { deriveStateToken } from '@orrery/auth';
 import {
   type Environment,
   FUNCTION_LABEL,
   type OrreryFunction,
   type Revision,
   type ResourceKind,
-  effectiveKeyspace,
 } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import { type LocalBackend, type StateCredentials, revisionKey } from './backends/local/local-backend.ts';
@@ -18,6 +15,8 @@ import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.
 import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
 import { environmentStatus } from './reconcile/environment-status.ts';
 import { revisionStatus } from './reconcile/revision-status.ts';
+import { stateCredentials } from './reconcile/state-credentials.ts';
+import { statusChanged } from './reconcile/status-changed.ts';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -129,7 +128,7 @@ export class FunctionOperator {
       revisions = [...revisions, created];
     }
     const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(fn.status))) {
+    if (statusChanged(status, fn.status)) {
       await this.o.store.updateStatus('Function', namespace, name, status);
     }
     for (const r of revisions) this.revisions.add(`${namespace}/${r.metadata.name}`);
@@ -140,7 +139,7 @@ export class FunctionOperator {
     const env = (await this.o.store.get('Environment', namespace, name)) as Environment | undefined;
     if (!env) return;
     const status = environmentStatus(env, this.o.pool?.readyWorkers?.(namespace, name) ?? 0, this.now());
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(env.status))) {
+    if (statusChanged(status, env.status)) {
       await this.o.store.updateStatus('Environment', namespace, name, status);
     }
   }
@@ -195,32 +194,16 @@ export class FunctionOperator {
         status.lastDecision = poolDecision.reason;
       }
     }
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
+    if (statusChanged(status, rev.status)) {
       await this.o.store.updateStatus('Revision', namespace, name, status);
     }
   }
 
   /** Scoped state credentials for a stateful function (deploy env or specialize body). */
   credentials(fn: OrreryFunction): StateCredentials | undefined {
-    if (!fn.spec.state || !this.o.masterKey || !this.o.stateUrl) return undefined;
-    const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
-    return {
-      url: this.o.stateUrl,
-      namespace: fn.metadata.namespace,
-      keyspace,
-      token: deriveStateToken(this.o.masterKey, fn.metadata.namespace, keyspace),
-    };
+    return stateCredentials(fn, this.o);
   }
-}
 
-/**
- * Compare statuses as stored (JSON, so `undefined` members vanish) and without transition
- * times, so an unchanged state writes nothing — otherwise every write would trigger another.
- */
-function stripTimes(status: unknown): unknown {
-  if (!status || typeof status !== 'object') return status ?? null;
-  const s = JSON.parse(JSON.stringify(status)) as { conditions?: Array<Record<string, unknown>> };
-  return { ...s, conditions: s.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
 }
 
 export { revisionKey };

@@ -1,6 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
-import { deriveStateToken } from '@orrery/auth';
 import {
   EnvironmentSchema,
   FUNCTION_LABEL,
@@ -21,6 +19,8 @@ import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisi
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
+import { stateCredentials } from '../../reconcile/state-credentials.ts';
+import { statusChanged } from '../../reconcile/status-changed.ts';
 import { createSpecializeHandler } from '../../executors/specialize-http.ts';
 import type { RevisionWorkers } from '../local/local-backend.ts';
 import { Informer, cacheKey } from './informer.ts';
@@ -225,7 +225,7 @@ export class KubernetesFunctionOperator {
       if (created) revisions = [...revisions, created];
     }
     const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(fn.status))) {
+    if (statusChanged(status, fn.status)) {
       await this.o.client.applyStatus('Function', namespace, name, status);
     }
     for (const r of revisions) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
@@ -305,7 +305,7 @@ export class KubernetesFunctionOperator {
       status.autoscalerMode = decision.mode;
       status.lastDecision = decision.reason;
     }
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(rev.status))) {
+    if (statusChanged(status, rev.status)) {
       await this.o.client.applyStatus('Revision', namespace, name, status);
     }
   }
@@ -320,26 +320,14 @@ export class KubernetesFunctionOperator {
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
     const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready };
-    if (!isDeepStrictEqual(stripTimes(status), stripTimes(env.status))) {
+    if (statusChanged(status, env.status)) {
       await this.o.client.applyStatus('Environment', namespace, name, status);
     }
   }
 
   private stateToken(fn: OrreryFunction): StateToken | undefined {
-    if (!fn.spec.state || !this.o.masterKey || !this.o.stateUrl) return undefined;
-    const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
-    return {
-      url: this.o.stateUrl,
-      namespace: fn.metadata.namespace,
-      keyspace,
-      token: deriveStateToken(this.o.masterKey, fn.metadata.namespace, keyspace),
-    };
+    return stateCredentials(fn, this.o);
   }
+
 }
 
-/** Statuses compared as stored JSON, without transition times (an unchanged state writes nothing). */
-function stripTimes(status: unknown): unknown {
-  if (!status || typeof status !== 'object') return status ?? null;
-  const s = JSON.parse(JSON.stringify(status)) as { conditions?: Array<Record<string, unknown>> };
-  return { ...s, conditions: s.conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
-}

@@ -1,0 +1,23 @@
+import { deriveStateToken } from '@orrery/auth';
+import { type OrreryFunction, parseResource } from '@orrery/spec';
+import { describe, expect, it } from 'vitest';
+import { stateCredentials } from './state-credentials.ts';
+
+const master = Buffer.alloc(32, 7);
+const fn = (state?: Record<string, unknown>): OrreryFunction => {
+  const r = parseResource({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Function', metadata: { name: 'cart', namespace: 'shop' }, spec: { template: { source: { inline: 'x' } }, ...(state ? { state } : {}) } });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.resource as OrreryFunction;
+};
+
+describe('stateCredentials', () => {
+  it('derives the keyspace token (keyspace defaults to the function name)', () => {
+    expect(stateCredentials(fn({}), { masterKey: master, stateUrl: 'http://state' })).toEqual({ url: 'http://state', namespace: 'shop', keyspace: 'cart', token: deriveStateToken(master, 'shop', 'cart') });
+    expect(stateCredentials(fn({ keyspace: 'carts' }), { masterKey: master, stateUrl: 'http://state' })?.token).toBe(deriveStateToken(master, 'shop', 'carts'));
+  });
+  it('gives none to a stateless function or without a statesvc URL or master key', () => {
+    expect(stateCredentials(fn(), { masterKey: master, stateUrl: 'http://state' })).toBeUndefined();
+    expect(stateCredentials(fn({}), { stateUrl: 'http://state' })).toBeUndefined();
+    expect(stateCredentials(fn({}), { masterKey: master })).toBeUndefined();
+  });
+});
