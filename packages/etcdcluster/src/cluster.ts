@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { etcdMemberArgs } from './member-args.ts';
 import { noRetryClient } from './no-retry.ts';
 import { freePorts } from './ports.ts';
 import { waitFor } from './wait.ts';
@@ -129,21 +130,10 @@ export class EtcdCluster {
   }
 
   private spawnMember(m: EtcdMember, initialCluster: string, state: 'new' | 'existing'): void {
+    const o = this.opts;
     const args = [
-      '--name', m.name,
-      '--data-dir', m.dataDir,
-      '--listen-client-urls', m.clientURL,
-      '--advertise-client-urls', m.clientURL,
-      '--listen-peer-urls', m.peerURL,
-      '--initial-advertise-peer-urls', m.peerURL,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-state', state,
-      '--initial-cluster-token', this.opts.token,
-      '--heartbeat-interval', String(this.opts.heartbeatMs),
-      '--election-timeout', String(this.opts.electionMs),
-      '--logger', 'zap',
-      '--log-level', 'warn',
-      ...this.opts.extraArgs,
+      ...etcdMemberArgs({ ...m, initialCluster, state, token: o.token, heartbeatMs: o.heartbeatMs, electionMs: o.electionMs }),
+      ...o.extraArgs,
     ];
     this.launch(m, args);
   }

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePorts } from '@orrery/etcdcluster';
+import { etcdMemberArgs, freePorts } from '@orrery/etcdcluster';
 import type { RegistryMembers } from './cluster-placement.ts';
 
 export interface MemberIdentity {
@@ -94,21 +94,7 @@ export class LocalMembers implements RegistryMembers {
   private spawnMember(name: string, initialCluster: string, state: 'new' | 'existing'): void {
     const m = this.members.get(name);
     if (!m || running(m.process) || this.held.has(name)) return;
-    const args = [
-      '--name', m.name,
-      '--data-dir', m.dataDir,
-      '--listen-client-urls', m.clientURL,
-      '--advertise-client-urls', m.clientURL,
-      '--listen-peer-urls', m.peerURL,
-      '--initial-advertise-peer-urls', m.peerURL,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-state', state,
-      '--initial-cluster-token', this.o.token,
-      '--heartbeat-interval', String(this.o.heartbeatMs),
-      '--election-timeout', String(this.o.electionMs),
-      '--logger', 'zap',
-      '--log-level', 'warn',
-    ];
+    const args = etcdMemberArgs({ ...m, initialCluster, state, token: this.o.token, heartbeatMs: this.o.heartbeatMs, electionMs: this.o.electionMs });
     const child = spawn(this.o.etcdBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     m.process = child;
     // A missing or unrunnable binary is an 'error' event: without a listener it would crash the operator.
