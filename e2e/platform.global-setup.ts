@@ -69,7 +69,11 @@ export async function teardown(): Promise<void> {
   if (child && child.exitCode === null) {
     const exited = new Promise((r) => child!.once('exit', r));
     child.kill('SIGINT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 60_000))]);
+    // The fallback timer is cleared once the platform is down: a pending one would keep vitest's
+    // main process alive ("something prevents the main process from exiting").
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
+    clearTimeout(timer);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
