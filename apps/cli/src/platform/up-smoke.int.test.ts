@@ -107,7 +107,9 @@ describe('orrery up (local platform smoke test)', () => {
     for (const up of ups) {
       if (up.child.exitCode === null && up.child.signalCode === null) {
         up.child.kill('SIGTERM');
-        await Promise.race([up.exit, new Promise((r) => setTimeout(r, 60_000))]);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([up.exit, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
+        clearTimeout(timer);
         up.child.kill('SIGKILL');
       }
     }
