@@ -300,6 +300,8 @@ describe('rendered chart', () => {
     expect(notes).toContain('redis.existingSecret is empty');
     expect(notes).toContain('webhook has no caBundle');
     expect(notes).toContain('store.token.existingSecret is empty');
+    expect(notes).toContain('registry.url is empty');
+    expect(renderChart(EVERYTHING).files.get('NOTES.txt')).not.toContain('registry.url is empty');
     expect(renderChart(mergeValues(REQUIRED, { store: { token: { existingSecret: 'orrery-store-token' } } })).files.get('NOTES.txt')).not.toContain('store.token.existingSecret is empty');
   });
 });
