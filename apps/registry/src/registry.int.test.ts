@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, noRetryClient, waitFor } from '@orrery/etcdcluster';
+import { RegistryAdminStatusSchema } from '@orrery/spec';
 import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
@@ -373,6 +374,8 @@ describe('admin API and membership (MEM-001, MEM-002)', () => {
     expect(st.body.code).toBe('ok');
     expect(st.body.data.members).toHaveLength(3);
     expect(st.body.data.members.filter((m: MemberView) => m.isLeader)).toHaveLength(1);
+    // The answer is what the CLI's schema expects (one contract in @orrery/spec).
+    expect(RegistryAdminStatusSchema.safeParse(st.body.data).error).toBeUndefined();
     for (const m of st.body.data.members) {
       expect(m).toMatchObject({ reachable: true, isLearner: false });
       expect(m.raftTerm).toBeGreaterThan(0);

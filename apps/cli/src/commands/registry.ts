@@ -1,5 +1,6 @@
 import { AdminCallError, adminCall } from '../registry/admin-client.ts';
-import { renderStatus, type StatusData } from '../registry/status-table.ts';
+import { RegistryAdminStatusSchema } from '@orrery/spec';
+import { renderStatus } from '../registry/status-table.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'registry cluster admin: status, member add-learner|promote|remove, leader transfer';
@@ -53,8 +54,10 @@ export async function run(argv: string[]): Promise<number> {
     switch (key) {
       case 'status': {
         if (!need(0, 'status')) return 2;
-        const data = await adminCall<StatusData>(baseUrl, token, 'GET', '/admin/v1/status');
-        print(data, renderStatus(data));
+        const raw = await adminCall<unknown>(baseUrl, token, 'GET', '/admin/v1/status');
+        const parsed = RegistryAdminStatusSchema.safeParse(raw);
+        if (!parsed.success) throw new AdminCallError('bad_response', `the registry's /admin/v1/status answer does not match this CLI's contract (is the registry a different version?): ${parsed.error.issues[0]?.message ?? ''}`);
+        print(parsed.data, renderStatus(parsed.data));
         return 0;
       }
       case 'member add-learner': {

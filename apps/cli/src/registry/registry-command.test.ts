@@ -8,6 +8,13 @@ const seen: Array<{ method: string; url: string; auth: string; body: string }> =
 let server: Server;
 let url: string;
 
+const goodStatus = {
+  clusterId: 'c1',
+  leader: { id: 'a1', name: 'm1' },
+  members: [{ id: 'a1', name: 'm1', peerURLs: ['http://x:1'], clientURLs: ['http://x:0'], isLearner: false, isLeader: true, reachable: true, raftTerm: 2, errors: [] }],
+};
+let statusData: unknown = goodStatus;
+
 beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
@@ -18,9 +25,7 @@ beforeAll(async () => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ code, message, data, requestId: 'r' }));
       };
-      if (req.url === '/admin/v1/status') {
-        return send('ok', { clusterId: 'c1', leader: { id: 'a1', name: 'm1' }, members: [{ id: 'a1', name: 'm1', isLearner: false, isLeader: true, reachable: true, raftTerm: 2 }] });
-      }
+      if (req.url === '/admin/v1/status') return send('ok', statusData);
       if (req.url === '/admin/v1/members/add-learner') return send('ok', { member: { id: 'b2' }, initialCluster: 'm1=http://x:1,m4=http://y:2' });
       if (req.url === '/admin/v1/members/promote') return send('conf_change_failed', {}, 409, 'promote b2: the learner has not caught up');
       return send('ok', { from: 'a1', leader: 'b2', changed: true });
@@ -52,6 +57,18 @@ describe('orrery registry', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('cluster c1  leader m1 (a1)');
     expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/admin/v1/status', auth: 'Bearer t0k' });
+  });
+
+  it('refuses a status answer that does not match the shared contract (exit 1, bad_response)', async () => {
+    statusData = { clusterId: 'c1', leader: null, members: [{ id: 'a1', name: 'm1' }] };
+    try {
+      const r = await capture(['status', '--admin-url', url, '--token', 't0k']);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('bad_response');
+      expect(r.err).toContain('/admin/v1/status');
+    } finally {
+      statusData = goodStatus;
+    }
   });
 
   it('sends add-learner and explains how to start the member', async () => {

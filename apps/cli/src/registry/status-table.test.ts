@@ -7,8 +7,8 @@ describe('registry status table', () => {
       clusterId: 'c1',
       leader: { id: 'a1', name: 'm1' },
       members: [
-        { id: 'a1', name: 'm1', isLearner: false, isLeader: true, reachable: true, raftTerm: 3, raftIndex: 42, raftAppliedIndex: 42, dbSize: 20480, clientURLs: ['http://127.0.0.1:2379'] },
-        { id: 'b2', name: '', isLearner: true, isLeader: false, reachable: false, errors: ['not started yet'] },
+        { id: 'a1', name: 'm1', isLearner: false, isLeader: true, reachable: true, raftTerm: 3, raftIndex: 42, raftAppliedIndex: 42, dbSize: 20480, peerURLs: ['http://127.0.0.1:2380'], clientURLs: ['http://127.0.0.1:2379'], errors: [] },
+        { id: 'b2', name: '', peerURLs: ['http://127.0.0.1:2390'], clientURLs: [], isLearner: true, isLeader: false, reachable: false, errors: ['not started yet'] },
       ],
     });
     const lines = text.split('\n');

@@ -1,24 +1,7 @@
 /** Renders `/admin/v1/status` data as a fixed-width table (pure, for the CLI). */
-export interface StatusMember {
-  id: string;
-  name: string;
-  isLearner: boolean;
-  isLeader: boolean;
-  reachable: boolean;
-  raftTerm?: number;
-  raftIndex?: number;
-  raftAppliedIndex?: number;
-  dbSize?: number;
-  clientURLs?: string[];
-  peerURLs?: string[];
-  errors?: string[];
-}
-
-export interface StatusData {
-  clusterId: string;
-  leader: { id: string; name: string } | null;
-  members: StatusMember[];
-}
+import type { RegistryAdminStatus } from '@orrery/spec';
+/** The registry's /admin/v1/status data (the schema both sides share). */
+export type StatusData = RegistryAdminStatus;
 
 function bytes(n: number | undefined): string {
   if (n === undefined) return '-';
@@ -39,7 +22,7 @@ export function renderStatus(s: StatusData): string {
     m.raftIndex?.toString() ?? '-',
     m.raftAppliedIndex?.toString() ?? '-',
     bytes(m.dbSize),
-    m.clientURLs?.[0] ?? '-',
+    m.clientURLs[0] ?? '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -49,9 +32,9 @@ export function renderStatus(s: StatusData): string {
     line(header),
     ...rows.map(line),
   ];
-  const problems = s.members.filter((m) => m.errors && m.errors.length > 0);
+  const problems = s.members.filter((m) => m.errors.length > 0);
   if (problems.length > 0) {
-    out.push('', ...problems.map((m) => `${m.name || m.id}: ${m.errors!.join('; ')}`));
+    out.push('', ...problems.map((m) => `${m.name || m.id}: ${m.errors.join('; ')}`));
   }
   return out.join('\n');
 }

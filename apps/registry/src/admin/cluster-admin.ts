@@ -1,28 +1,10 @@
 import { noRetryClient } from '@orrery/etcdcluster';
+import type { RegistryAdminStatus, RegistryMemberView } from '@orrery/spec';
 import type { ErrorCode } from '../http/envelope.ts';
 
-export interface MemberView {
-  id: string;
-  name: string;
-  peerURLs: string[];
-  clientURLs: string[];
-  isLearner: boolean;
-  isLeader: boolean;
-  reachable: boolean;
-  raftTerm?: number;
-  raftIndex?: number;
-  raftAppliedIndex?: number;
-  dbSize?: number;
-  dbSizeInUse?: number;
-  version?: string;
-  errors: string[];
-}
-
-export interface ClusterStatus {
-  clusterId: string;
-  leader: { id: string; name: string } | null;
-  members: MemberView[];
-}
+/** The wire contract of /admin/v1/status lives in @orrery/spec (the CLI reads the same schema). */
+export type MemberView = RegistryMemberView;
+export type ClusterStatus = RegistryAdminStatus;
 
 export class AdminError extends Error {
   constructor(
