@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { noRetryClient } from '@orrery/etcdcluster';
 import type { RegistryConfig } from './config.ts';
 import { ClusterAdmin } from './admin/cluster-admin.ts';
 import { dataClient, readClient, watchClient } from './etcd/data-client.ts';
@@ -10,6 +9,7 @@ import { InstanceWriter } from './etcd/instance-writer.ts';
 import { KeepAliveChannel } from './etcd/keepalive-channel.ts';
 import { KeyLayout } from './etcd/keys.ts';
 import { LeaderAffinity } from './etcd/leader-affinity.ts';
+import { memberClientUrl, memberStatus } from './etcd/member-status.ts';
 import { adminHandler } from './http/admin-api.ts';
 import { publicHandler } from './http/public-api.ts';
 import { createMetrics } from './metrics.ts';
@@ -67,19 +67,13 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     if (leaderCache && Date.now() - leaderCache.at < 1000) return leaderCache.value;
     const value = (async () => {
       for (const endpoint of config.etcdEndpoints) {
-        const c = noRetryClient(endpoint, 1500);
         try {
-          const s = await c.maintenance.status();
-          if (!etcdClusterId) etcdClusterId = BigInt(s.header.cluster_id).toString(16);
-          if (!s.leader || s.leader === '0') continue;
-          const leaderId = BigInt(s.leader).toString(16);
-          const list = await c.cluster.memberList({});
-          const m = list.members.find((x) => x.ID === s.leader);
-          return { leaderId, leaderAddr: m?.clientURLs[0] ?? '' };
+          const s = await memberStatus(endpoint, 1500);
+          if (!etcdClusterId) etcdClusterId = s.clusterId;
+          if (!s.leaderId) continue;
+          return { leaderId: s.leaderId, leaderAddr: (await memberClientUrl(endpoint, s.leaderId, 1500)) ?? '' };
         } catch {
           /* try the next endpoint */
-        } finally {
-          c.close();
         }
       }
       return undefined;

@@ -1,5 +1,6 @@
 import { noRetryClient } from '@orrery/etcdcluster';
 import type { RegistryAdminStatus, RegistryMemberView } from '@orrery/spec';
+import { leaderByHighestTerm, memberStatus } from '../etcd/member-status.ts';
 import type { ErrorCode } from '../http/envelope.ts';
 
 /** The wire contract of /admin/v1/status lives in @orrery/spec (the CLI reads the same schema). */
@@ -93,32 +94,27 @@ export class ClusterAdmin {
         const base = { ...m, isLeader: false, reachable: false, errors: [] as string[] };
         const url = m.clientURLs[0];
         if (!url) return { ...base, errors: ['not started yet (no client URL)'] };
-        const client = noRetryClient(url, Math.min(this.timeoutMs, 2000));
         try {
-          const s = await client.maintenance.status();
+          const s = await memberStatus(url, Math.min(this.timeoutMs, 2000));
           return {
             ...base,
             reachable: true,
-            raftTerm: Number(s.raftTerm),
-            raftIndex: Number(s.raftIndex),
-            raftAppliedIndex: Number(s.raftAppliedIndex),
-            dbSize: Number(s.dbSize),
-            dbSizeInUse: Number(s.dbSizeInUse),
+            raftTerm: s.raftTerm,
+            raftIndex: s.raftIndex,
+            raftAppliedIndex: s.raftAppliedIndex,
+            dbSize: s.dbSize,
+            dbSizeInUse: s.dbSizeInUse,
             version: s.version,
-            errors: s.errors ?? [],
-            isLearner: Boolean(s.isLearner) || m.isLearner,
-            leaderSeen: s.leader && s.leader !== '0' ? hex(s.leader) : undefined,
+            errors: s.errors,
+            isLearner: s.isLearner || m.isLearner,
+            leaderSeen: s.leaderId,
           };
         } catch (err) {
           return { ...base, errors: [String((err as Error).message).split('\n')[0]!] };
-        } finally {
-          client.close();
         }
       }),
     );
-    // The leader is who the reachable member with the highest term says it is.
-    const best = views.filter((v) => v.reachable && v.leaderSeen).sort((a, b) => (b.raftTerm ?? 0) - (a.raftTerm ?? 0))[0];
-    const leaderId = best?.leaderSeen;
+    const leaderId = leaderByHighestTerm(views.filter((v) => v.reachable).map((v) => ({ leaderId: v.leaderSeen, raftTerm: v.raftTerm ?? 0 })));
     const out: MemberView[] = views.map(({ leaderSeen: _l, ...v }) => ({ ...v, isLeader: v.id === leaderId }));
     const leader = out.find((v) => v.isLeader);
     return { clusterId, leader: leader ? { id: leader.id, name: leader.name } : null, members: out };

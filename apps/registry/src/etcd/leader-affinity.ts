@@ -1,6 +1,6 @@
 import type { Etcd3 } from 'etcd3';
-import { noRetryClient } from '@orrery/etcdcluster';
 import { neverSent } from './data-client.ts';
+import { leaderByHighestTerm, memberStatus } from './member-status.ts';
 
 export interface LeaderAffinityOptions {
   /** How often a pinned leader is checked again (leadership may have moved). */
@@ -111,22 +111,10 @@ export class LeaderAffinity {
    * still believe it leads for a moment, so the highest term wins.
    */
   private async findLeader(): Promise<string | undefined> {
-    const answers = await Promise.all(
-      this.endpoints.map(async (endpoint) => {
-        const probe = noRetryClient(endpoint, this.options.probeTimeoutMs);
-        try {
-          const s = await probe.maintenance.status();
-          return s.leader !== '0' && s.header.member_id === s.leader ? { endpoint, term: BigInt(s.raftTerm) } : undefined;
-        } catch {
-          return undefined;
-        } finally {
-          probe.close();
-        }
-      }),
-    );
-    let best: { endpoint: string; term: bigint } | undefined;
-    for (const a of answers) if (a && (!best || a.term > best.term)) best = a;
-    return best?.endpoint;
+    const answers = await Promise.all(this.endpoints.map((endpoint) => memberStatus(endpoint, this.options.probeTimeoutMs).catch(() => undefined)));
+    const selfReported = answers.filter((a) => a !== undefined && a.leaderId === a.memberId);
+    const leaderId = leaderByHighestTerm(selfReported);
+    return selfReported.find((a) => a?.leaderId === leaderId)?.endpoint;
   }
 
   /** Closes the per-member connections (the all-members client belongs to the caller). */
