@@ -31,6 +31,20 @@ class KeepAliveAfter extends KeepAliveChannel {
   }
 }
 
+/** Answers its first keep-alive like a resumed old leader that never saw the lease: gone (TTL -1). */
+class StaleFirstAnswer extends KeepAliveChannel {
+  staleAnswers = 0;
+  restarts = 0;
+  override async once(leaseId: string): Promise<number> {
+    if (this.staleAnswers++ === 0) return -1;
+    return super.once(leaseId);
+  }
+  override restart(why: string): void {
+    this.restarts++;
+    super.restart(why);
+  }
+}
+
 let cluster: EtcdCluster;
 let client: Etcd3;
 const keys = new KeyLayout('/writer-test');
@@ -145,6 +159,24 @@ describe('InstanceWriter.heartbeat', () => {
     } finally {
       plain.close();
       racing.close();
+    }
+  });
+
+  it('a stale "lease not found" for a live record is asked again, not answered not_found', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(client, keys, plain);
+    const stale = new StaleFirstAnswer(client, 4000);
+    const id = { namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'stale' };
+    try {
+      const reg = await writer.register(record('stale', 'v1'));
+      const out = await new InstanceWriter(client, keys, stale).heartbeat(id);
+      expect(out.found).toBe(true);
+      expect(out.found && out.instance.leaseId).toBe(reg.leaseId);
+      expect(stale.restarts).toBe(1);
+      expect(stale.staleAnswers).toBe(2);
+    } finally {
+      plain.close();
+      stale.close();
     }
   });
 });

@@ -71,8 +71,9 @@ export class InstanceWriter {
    *
    * A keep-alive that finds the lease gone does not by itself mean the instance is gone: a
    * re-registration between the read and the keep-alive moves the record to a new lease and
-   * revokes the old one while the instance stays registered throughout. So the instance is
-   * read again, and only its absence answers not_found.
+   * revokes the old one while the instance stays registered throughout, and a resumed old
+   * leader may not know a lease granted while it was paused. So the instance is read again
+   * (linearizably), and only its absence answers not_found.
    */
   async heartbeat(k: InstanceKey, ttlSeconds?: number): Promise<HeartbeatResult> {
     const key = Buffer.from(this.keys.instanceKey(k));
@@ -84,8 +85,14 @@ export class InstanceWriter {
       if (!kv) return { found: false };
       const instance = decodeInstance(kv);
       if (!instance) return { found: false };
-      // Still on the lease the keep-alive just found gone: etcd is deleting it with its lease.
-      if (kv.lease === goneLease) return { found: false };
+      if (kv.lease === goneLease) {
+        // etcd answers "lease not found" only once the revocation is applied, and the revocation
+        // deletes the record with it. A linearizable read that still shows the record on that
+        // lease means the answer came from a member that does not know the lease — an old leader
+        // resumed after a pause, before it learns of the new term. Ask again on a fresh stream.
+        this.keepAlive.restart(`member gave a stale "lease not found" for lease ${kv.lease}`);
+        await new Promise((r) => setTimeout(r, 100 * attempt));
+      }
       if (ttlSeconds !== undefined && ttlSeconds !== instance.leaseTtlSeconds) {
         const moved = await this.moveToNewLease(key, kv.mod_revision, kv.lease, instance, ttlSeconds);
         if (moved) return moved;
@@ -95,7 +102,7 @@ export class InstanceWriter {
       if (remaining > 0) return { found: true, instance: await this.stampIfDue(key, kv.mod_revision, kv.lease, instance), remainingTtlSeconds: remaining, ttlChanged: false };
       goneLease = kv.lease;
     }
-    throw new Error(`instance ${k.namespace}/${k.service}/${k.instanceId} changed leases ${HEARTBEAT_ATTEMPTS} times during one heartbeat; retry`);
+    throw new Error(`instance ${k.namespace}/${k.service}/${k.instanceId}: no keep-alive settled in ${HEARTBEAT_ATTEMPTS} attempts (leases changing or members answering stale); retry`);
   }
 
   /**

@@ -59,6 +59,14 @@ export class KeepAliveChannel {
     return opening;
   }
 
+  /**
+   * Drops the current stream so the next keep-alive opens a fresh one (possibly to another
+   * member); keep-alives waiting on the old stream fail and their heartbeats answer an error.
+   */
+  restart(why: string): void {
+    this.reset(new Error(`lease keep-alive stream restarted: ${why}`));
+  }
+
   private remove(leaseId: string, entry: Pending): void {
     const list = this.pending.get(leaseId);
     if (!list) return;
