@@ -213,6 +213,12 @@ export class PoolExecutor {
       void worker.stop(); // a failed load may leave module state behind: never reuse it
       throw new SpecializeError(res.status === 422 ? 422 : 502, answer.code ?? 'specialize_failed', answer.error ?? `specialize answered ${res.status}`);
     }
+    if (this.stopped) {
+      // stopAll ran while this specialization was in flight: the worker left the pool before and
+      // never reached `specialized`, so nothing else would stop it (it would outlive the operator).
+      await worker.stop();
+      throw new SpecializeError(503, 'shutting_down', 'the operator is shutting down');
+    }
     const s: Specialized = { worker, rev: { namespace: ns, function: rev.spec.function, revision: rev.metadata.name }, lastUsedMs: Date.now() };
     const list = this.specialized.get(key) ?? [];
     list.push(s);
