@@ -9,7 +9,7 @@ import { InstanceWriter } from './etcd/instance-writer.ts';
 import { KeepAliveChannel } from './etcd/keepalive-channel.ts';
 import { KeyLayout } from './etcd/keys.ts';
 import { LeaderAffinity } from './etcd/leader-affinity.ts';
-import { memberClientUrl, memberStatus } from './etcd/member-status.ts';
+import { memberClientUrl, readMemberStatus, withMember } from './etcd/member-status.ts';
 import { adminHandler } from './http/admin-api.ts';
 import { publicHandler } from './http/public-api.ts';
 import { createMetrics } from './metrics.ts';
@@ -68,10 +68,13 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     const value = (async () => {
       for (const endpoint of config.etcdEndpoints) {
         try {
-          const s = await memberStatus(endpoint, 1500);
-          if (!etcdClusterId) etcdClusterId = s.clusterId;
-          if (!s.leaderId) continue;
-          return { leaderId: s.leaderId, leaderAddr: (await memberClientUrl(endpoint, s.leaderId, 1500)) ?? '' };
+          // Status and member list over one connection to this member.
+          const found = await withMember(endpoint, 1500, async (client) => {
+            const s = await readMemberStatus(client, endpoint);
+            if (!etcdClusterId) etcdClusterId = s.clusterId;
+            return s.leaderId ? { leaderId: s.leaderId, leaderAddr: (await memberClientUrl(client, s.leaderId)) ?? '' } : undefined;
+          });
+          if (found) return found;
         } catch {
           /* try the next endpoint */
         }

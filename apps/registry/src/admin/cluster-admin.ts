@@ -1,4 +1,4 @@
-import { noRetryClient } from '@orrery/etcdcluster';
+import { memberIdHex as hex, noRetryClient } from '@orrery/etcdcluster';
 import type { RegistryAdminStatus, RegistryMemberView } from '@orrery/spec';
 import { leaderByHighestTerm, memberStatus } from '../etcd/member-status.ts';
 import type { ErrorCode } from '../http/envelope.ts';
@@ -16,7 +16,6 @@ export class AdminError extends Error {
   }
 }
 
-const hex = (decimal: string): string => BigInt(decimal).toString(16);
 
 /** Member ids are shown in hex (like etcdctl); accept "8e9e05c52164694d", "0x8e9e…" or decimal-free hex only. */
 export function parseMemberId(raw: unknown, field: string): string {

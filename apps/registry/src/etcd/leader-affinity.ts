@@ -1,6 +1,6 @@
 import type { Etcd3 } from 'etcd3';
 import { neverSent } from './data-client.ts';
-import { leaderByHighestTerm, memberStatus } from './member-status.ts';
+import { type MemberStatusAnswer, leaderByHighestTerm, memberStatus } from './member-status.ts';
 
 export interface LeaderAffinityOptions {
   /** How often a pinned leader is checked again (leadership may have moved). */
@@ -112,9 +112,9 @@ export class LeaderAffinity {
    */
   private async findLeader(): Promise<string | undefined> {
     const answers = await Promise.all(this.endpoints.map((endpoint) => memberStatus(endpoint, this.options.probeTimeoutMs).catch(() => undefined)));
-    const selfReported = answers.filter((a) => a !== undefined && a.leaderId === a.memberId);
+    const selfReported = answers.filter((a): a is MemberStatusAnswer => a !== undefined && a.leaderId === a.memberId);
     const leaderId = leaderByHighestTerm(selfReported);
-    return selfReported.find((a) => a?.leaderId === leaderId)?.endpoint;
+    return selfReported.find((a) => a.leaderId === leaderId)?.endpoint;
   }
 
   /** Closes the per-member connections (the all-members client belongs to the caller). */

@@ -1,4 +1,5 @@
-import { noRetryClient } from '@orrery/etcdcluster';
+import type { Etcd3 } from 'etcd3';
+import { memberIdHex as hex, noRetryClient } from '@orrery/etcdcluster';
 
 /** What one etcd member says about itself and the cluster (maintenance Status), ids in hex. */
 export interface MemberStatusAnswer {
@@ -17,44 +18,47 @@ export interface MemberStatusAnswer {
   errors: string[];
 }
 
-const hex = (decimal: string): string => BigInt(decimal).toString(16);
-
 /**
- * Asks one member directly (never through a balanced pool, never retried: a paused member must
- * cost at most `timeoutMs`). Throws what the call threw.
+ * Runs `fn` on a client of one member only (never a balanced pool, never retried: a paused member
+ * must cost at most `timeoutMs`), closing it afterwards. Throws what the calls threw.
  */
-export async function memberStatus(endpoint: string, timeoutMs: number): Promise<MemberStatusAnswer> {
+export async function withMember<T>(endpoint: string, timeoutMs: number, fn: (client: Etcd3) => Promise<T>): Promise<T> {
   const client = noRetryClient(endpoint, timeoutMs);
   try {
-    const s = await client.maintenance.status();
-    return {
-      endpoint,
-      memberId: hex(s.header.member_id),
-      clusterId: hex(s.header.cluster_id),
-      leaderId: s.leader && s.leader !== '0' ? hex(s.leader) : undefined,
-      raftTerm: Number(s.raftTerm),
-      raftIndex: Number(s.raftIndex),
-      raftAppliedIndex: Number(s.raftAppliedIndex),
-      dbSize: Number(s.dbSize),
-      dbSizeInUse: Number(s.dbSizeInUse),
-      version: s.version,
-      isLearner: Boolean(s.isLearner),
-      errors: s.errors ?? [],
-    };
+    return await fn(client);
   } finally {
     client.close();
   }
 }
 
-/** The first client URL of a member (by hex id) in the member list one endpoint gives. */
-export async function memberClientUrl(endpoint: string, memberId: string, timeoutMs: number): Promise<string | undefined> {
-  const client = noRetryClient(endpoint, timeoutMs);
-  try {
-    const list = await client.cluster.memberList({});
-    return list.members.find((m) => hex(m.ID) === memberId)?.clientURLs[0];
-  } finally {
-    client.close();
-  }
+/** The member's maintenance Status, ids in hex. */
+export async function readMemberStatus(client: Etcd3, endpoint: string): Promise<MemberStatusAnswer> {
+  const s = await client.maintenance.status();
+  return {
+    endpoint,
+    memberId: hex(s.header.member_id),
+    clusterId: hex(s.header.cluster_id),
+    leaderId: s.leader && s.leader !== '0' ? hex(s.leader) : undefined,
+    raftTerm: Number(s.raftTerm),
+    raftIndex: Number(s.raftIndex),
+    raftAppliedIndex: Number(s.raftAppliedIndex),
+    dbSize: Number(s.dbSize),
+    dbSizeInUse: Number(s.dbSizeInUse),
+    version: s.version,
+    isLearner: Boolean(s.isLearner),
+    errors: s.errors ?? [],
+  };
+}
+
+/** Asks one member for its status over a connection of its own. */
+export function memberStatus(endpoint: string, timeoutMs: number): Promise<MemberStatusAnswer> {
+  return withMember(endpoint, timeoutMs, (client) => readMemberStatus(client, endpoint));
+}
+
+/** The first client URL of a member (by hex id) in the member list this client's member gives. */
+export async function memberClientUrl(client: Etcd3, memberId: string): Promise<string | undefined> {
+  const list = await client.cluster.memberList({});
+  return list.members.find((m) => hex(m.ID) === memberId)?.clientURLs[0];
 }
 
 /**
