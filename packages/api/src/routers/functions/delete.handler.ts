@@ -2,7 +2,8 @@ import { notFound, storeCall } from '../../errors.ts';
 import { auditedMutation, nsName } from '../../trpc.ts';
 import { DeleteFunctionInput } from './delete.schema.ts';
 
-export const remove = auditedMutation('operator', 'functions.delete', 'Delete a Function; the operator reconciles what it owned.', nsName())
+// admin, not operator: deleting takes every revision and its workers with it, and no rollback brings them back.
+export const remove = auditedMutation('admin', 'functions.delete', 'Delete a Function; the operator reconciles what it owned.', nsName())
   .input(DeleteFunctionInput)
   .mutation(async ({ ctx, input }) => {
     const before = await storeCall(() => ctx.store.get('Function', input.namespace, input.name));

@@ -114,18 +114,48 @@ describe('functions.rollback (operator)', () => {
     expect((await rejection(h.as('operator').functions.rollback({ name: 'counter', revision: 'other-00001' }))).code).toBe('NOT_FOUND');
     expect(await lastAudit()).toMatchObject({ action: 'functions.rollback', result: 'error' });
   });
+  it('is forbidden for a viewer, leaves the split alone, and audits the refusal', async () => {
+    const before = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    const err = await rejection(h.as('viewer', 'vic').functions.rollback({ name: 'counter', revision: 'counter-00002' }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(((await h.store.get('Function', 'default', 'counter')) as OrreryFunction).spec.traffic).toEqual(before.spec.traffic);
+    const row = await lastAudit();
+    expect(row).toMatchObject({ who: 'vic', role: 'viewer', action: 'functions.rollback', target: 'default/counter', result: 'error' });
+    expect(row.error).toMatch(/^FORBIDDEN/);
+  });
+  it('refuses bad input with the zod path, audited', async () => {
+    const err = await rejection(h.as('operator').functions.rollback({ name: 'counter', revision: 'Not_A_Revision' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('revision');
+    expect(await lastAudit()).toMatchObject({ action: 'functions.rollback', target: 'default/counter', result: 'error' });
+    const missing = await rejection(h.as('operator').functions.rollback({ name: 'counter' } as never));
+    expect(issuesOf(missing.cause)?.[0]?.path).toBe('revision');
+  });
 });
 
-describe('functions.delete (operator)', () => {
+describe('functions.delete (admin)', () => {
   it('deletes and audits; a second delete is NOT_FOUND', async () => {
     await h.as('operator').functions.applyManifest({ manifest: fnManifest('doomed') });
-    expect(await h.as('operator').functions.delete({ name: 'doomed' })).toEqual({ deleted: true });
+    expect(await h.as('admin').functions.delete({ name: 'doomed' })).toEqual({ deleted: true });
     expect(await h.store.get('Function', 'default', 'doomed')).toBeUndefined();
     expect(await lastAudit()).toMatchObject({ action: 'functions.delete', target: 'default/doomed', result: 'ok' });
-    expect((await rejection(h.as('operator').functions.delete({ name: 'doomed' }))).code).toBe('NOT_FOUND');
+    expect((await rejection(h.as('admin').functions.delete({ name: 'doomed' }))).code).toBe('NOT_FOUND');
   });
   it('is forbidden for a viewer', async () => {
     expect((await rejection(h.as('viewer').functions.delete({ name: 'counter' }))).code).toBe('FORBIDDEN');
+    expect(await h.store.get('Function', 'default', 'counter')).toBeDefined();
+  });
+  it('is forbidden for an operator (admin only) and the refusal is audited', async () => {
+    const err = await rejection(h.as('operator', 'otto').functions.delete({ name: 'counter' }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toMatch(/role operator may not do this; it needs admin/);
+    expect(await h.store.get('Function', 'default', 'counter')).toBeDefined();
+    expect(await lastAudit()).toMatchObject({ who: 'otto', action: 'functions.delete', target: 'default/counter', result: 'error' });
+  });
+  it('refuses bad input with the zod path', async () => {
+    const err = await rejection(h.as('admin').functions.delete({ name: 'counter', resourceVersion: 'latest' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('resourceVersion');
     expect(await h.store.get('Function', 'default', 'counter')).toBeDefined();
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issuesOf } from '../../errors.ts';
 import { createHarness, fnManifest, rejection, type Harness } from '../../testing/api-harness.ts';
 
 // A router replica stood in by an HTTP server with the documented /v1/stats shape (the e2e suite
@@ -40,5 +41,10 @@ describe('functions.live (viewer)', () => {
   });
   it('needs a session', async () => {
     expect((await rejection(h.as(undefined).functions.live({ name: 'web' }))).code).toBe('UNAUTHORIZED');
+  });
+  it('refuses bad input with the zod path', async () => {
+    const err = await rejection(h.as('viewer').functions.live({ namespace: 'Bad Namespace', name: 'web' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('namespace');
   });
 });

@@ -79,6 +79,14 @@ describe('registry.clusters / members (viewer)', () => {
     expect((await rejection(h.as('viewer').registry.members({ cluster: 'none' }))).code).toBe('NOT_FOUND');
     expect((await rejection(h.as(undefined).registry.members({ cluster: 'reg' }))).code).toBe('UNAUTHORIZED');
   });
+  it('refuses bad input with the zod path', async () => {
+    const err = await rejection(h.as('viewer').registry.members({ cluster: 'Reg_1' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('cluster');
+  });
+  it('clusters needs a session', async () => {
+    expect((await rejection(h.as(undefined).registry.clusters())).code).toBe('UNAUTHORIZED');
+  });
 });
 
 describe('registry.instances (viewer; registry API stood in by a local HTTP server)', () => {
@@ -94,17 +102,20 @@ describe('registry.instances (viewer; registry API stood in by a local HTTP serv
     expect(err.code).toBe('BAD_REQUEST');
     expect(err.message).toContain('invalid selector');
   });
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).registry.instances({ cluster: 'reg', registryNamespace: 'prod' }))).code).toBe('UNAUTHORIZED');
+  });
 });
 
 describe.each([
-  ['addLearner', 'add-learner', undefined],
-  ['promote', 'promote', 'reg-4'],
-  ['transferLeader', 'transfer-leader', 'reg-2'],
-  ['remove', 'remove', 'reg-3'],
-] as const)('registry.%s (operator)', (proc, action, memberName) => {
-  it('records a request annotation in the shared format and audits it', async () => {
+  ['addLearner', 'add-learner', undefined, 'operator'],
+  ['promote', 'promote', 'reg-4', 'operator'],
+  ['transferLeader', 'transfer-leader', 'reg-2', 'admin'],
+  ['remove', 'remove', 'reg-3', 'admin'],
+] as const)('registry.%s', (proc, action, memberName, role) => {
+  it(`records a request annotation in the shared format and audits it (${role})`, async () => {
     const input = { cluster: 'reg', ...(memberName ? { member: memberName } : {}) };
-    const out = await (h.as('operator', 'otto').registry[proc] as (i: typeof input) => Promise<{ requestId: string }>)(input);
+    const out = await (h.as(role, 'otto').registry[proc] as (i: typeof input) => Promise<{ requestId: string }>)(input);
     const c = await cluster();
     const parsed = parseRegistryClusterRequests(c.metadata.annotations);
     expect(parsed.ok).toBe(true);
@@ -122,24 +133,38 @@ describe.each([
   });
 });
 
+describe.each([
+  ['transferLeader', 'reg-2'],
+  ['remove', 'reg-3'],
+] as const)('registry.%s is admin only', (proc, memberName) => {
+  it('an operator is refused and audited', async () => {
+    const before = (await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION];
+    const err = await rejection((h.as('operator', 'otto').registry[proc] as (i: unknown) => Promise<unknown>)({ cluster: 'reg', member: memberName }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toMatch(/role operator may not do this; it needs admin/);
+    expect((await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION]).toBe(before);
+    expect(await lastAudit()).toMatchObject({ who: 'otto', action: `registry.${proc}`, result: 'error' });
+  });
+});
+
 describe('registry requests housekeeping', () => {
   it('drops requests the operator already handled and refuses unknown members', async () => {
     const c = await cluster();
     const ids = (parseRegistryClusterRequests(c.metadata.annotations) as { requests: Array<{ id: string }> }).requests.map((r) => r.id);
     await h.store.updateStatus('RegistryCluster', 'default', 'reg', { ...c.status, handledRequests: ids.slice(0, 2) });
-    await h.as('operator').registry.transferLeader({ cluster: 'reg' });
+    await h.as('admin').registry.transferLeader({ cluster: 'reg' });
     const after = (parseRegistryClusterRequests((await cluster()).metadata.annotations) as { requests: Array<{ id: string }> }).requests.map((r) => r.id);
     expect(after.slice(0, -1)).toEqual(ids.slice(2));
     expect((await rejection(h.as('operator').registry.promote({ cluster: 'reg', member: 'reg-9' }))).code).toBe('NOT_FOUND');
   });
   it('validates member names with a path', async () => {
-    const err = await rejection(h.as('operator').registry.remove({ cluster: 'reg', member: '' }));
+    const err = await rejection(h.as('admin').registry.remove({ cluster: 'reg', member: '' }));
     expect(err.code).toBe('BAD_REQUEST');
     expect(issuesOf(err.cause)![0]!.path).toBe('member');
   });
 });
 
-describe('registry.scale (operator)', () => {
+describe('registry.scale (admin)', () => {
   it('edits spec.replicas and audits before/after', async () => {
     const r = await h.as('admin').registry.scale({ cluster: 'reg', replicas: 5 });
     expect(r.replicas).toBe(5);
@@ -147,14 +172,19 @@ describe('registry.scale (operator)', () => {
     expect(await lastAudit()).toMatchObject({ action: 'registry.scale', result: 'ok', before: { replicas: 3 }, after: { replicas: 5 } });
   });
   it('refuses an even count (spec rule) with a path', async () => {
-    const err = await rejection(h.as('operator').registry.scale({ cluster: 'reg', replicas: 4 }));
+    const err = await rejection(h.as('admin').registry.scale({ cluster: 'reg', replicas: 4 }));
     expect(err.code).toBe('BAD_REQUEST');
     expect(issuesOf(err.cause)![0]!.path).toBe('replicas');
     expect((await cluster()).spec.replicas).toBe(5);
     expect(await lastAudit()).toMatchObject({ action: 'registry.scale', result: 'error' });
   });
-  it('is forbidden for a viewer', async () => {
+  it('is forbidden for a viewer and for an operator (admin only), audited', async () => {
     expect((await rejection(h.as('viewer').registry.scale({ cluster: 'reg', replicas: 1 }))).code).toBe('FORBIDDEN');
+    const err = await rejection(h.as('operator', 'otto').registry.scale({ cluster: 'reg', replicas: 3 }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toMatch(/it needs admin/);
+    expect((await cluster()).spec.replicas).toBe(5);
+    expect(await lastAudit()).toMatchObject({ who: 'otto', action: 'registry.scale', result: 'error' });
   });
 });
 

@@ -5,7 +5,8 @@ import { writableObject } from '../writable-object.ts';
 import { clusterTarget } from './cluster-target.ts';
 import { ScaleClusterInput } from './scale.schema.ts';
 
-export const scale = auditedMutation('operator', 'registry.scale', 'Set the desired voter count (spec.replicas, odd); the operator changes membership one safe step at a time.', clusterTarget)
+// admin: the voter count sets the quorum size (and scaling down removes members).
+export const scale = auditedMutation('admin', 'registry.scale', 'Set the desired voter count (spec.replicas, odd); the operator changes membership one safe step at a time.', clusterTarget)
   .input(ScaleClusterInput)
   .mutation(async ({ ctx, input }) => {
     const c = (await storeCall(() => ctx.store.get('RegistryCluster', input.namespace, input.cluster))) as RegistryCluster | undefined;

@@ -55,10 +55,35 @@ describe('resources.applyManifest / delete (operator, audited)', () => {
     expect(await lastAudit()).toMatchObject({ action: 'resources.applyManifest', who: 'viewer-user', result: 'error' });
     expect((await h.store.get('Environment', 'default', 'nodejs'))?.spec).toMatchObject({ poolSize: 3 });
   });
+  it('delete is admin only: an operator is refused and audited', async () => {
+    const err = await rejection(h.as('operator', 'otto').resources.delete({ kind: 'Environment', name: 'nodejs' }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toMatch(/it needs admin/);
+    expect(await h.store.get('Environment', 'default', 'nodejs')).toBeDefined();
+    expect(await lastAudit()).toMatchObject({ action: 'resources.delete', who: 'otto', result: 'error' });
+  });
   it('deletes idempotently; Revisions go with their Function', async () => {
-    expect(await h.as('operator').resources.delete({ kind: 'Environment', name: 'nodejs' })).toEqual({ deleted: true });
-    expect(await h.as('operator').resources.delete({ kind: 'Environment', name: 'nodejs' })).toEqual({ deleted: false });
-    expect((await rejection(h.as('operator').resources.delete({ kind: 'Revision', name: 'web-00001' }))).code).toBe('BAD_REQUEST');
+    expect(await h.as('admin').resources.delete({ kind: 'Environment', name: 'nodejs' })).toEqual({ deleted: true });
+    expect(await h.as('admin').resources.delete({ kind: 'Environment', name: 'nodejs' })).toEqual({ deleted: false });
+    expect((await rejection(h.as('admin').resources.delete({ kind: 'Revision', name: 'web-00001' }))).code).toBe('BAD_REQUEST');
     expect(await lastAudit()).toMatchObject({ action: 'resources.delete', target: 'Revision/default/web-00001', result: 'error' });
+  });
+});
+
+describe('resources.applyManifest of a RegistryCluster (replicas need admin, like registry.scale)', () => {
+  const rc = (replicas?: number) => ({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { name: 'quorum' }, spec: replicas === undefined ? {} : { replicas } });
+  it('an operator may create one and re-apply it with the same count', async () => {
+    expect((await h.as('operator').resources.applyManifest({ manifest: rc(3) })).outcome).toBe('created');
+    expect((await h.as('operator').resources.applyManifest({ manifest: rc() })).outcome).toBe('unchanged'); // 3 is the default
+  });
+  it('an operator may not change the voter count; the refusal is audited', async () => {
+    const err = await rejection(h.as('operator', 'otto').resources.applyManifest({ manifest: rc(1) }));
+    expect(err.code).toBe('FORBIDDEN');
+    expect(err.message).toMatch(/spec\.replicas of RegistryCluster quorum \(3 → 1\); it needs admin/);
+    expect(await lastAudit()).toMatchObject({ action: 'resources.applyManifest', who: 'otto', target: 'RegistryCluster/default/quorum', result: 'error' });
+    expect((await h.store.get('RegistryCluster', 'default', 'quorum'))?.spec).toMatchObject({ replicas: 3 });
+  });
+  it('an admin may', async () => {
+    expect((await h.as('admin').resources.applyManifest({ manifest: rc(5) })).outcome).toBe('configured');
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken, signAdminUrl } from '@orrery/auth';
+import { issuesOf } from '../../errors.ts';
 import { createHarness, fnManifest, rejection, type Harness } from '../../testing/api-harness.ts';
 import { spawnStatesvc } from '../../testing/spawn-statesvc.ts';
 
@@ -68,6 +69,11 @@ describe('state.keyspaces (viewer, real statesvc)', () => {
     expect((await rejection(h.as('viewer').state.keyspaces({ function: 'ghost' }))).code).toBe('NOT_FOUND');
     expect((await rejection(h.as(undefined).state.keyspaces({}))).code).toBe('UNAUTHORIZED');
   });
+  it('refuses bad input with the zod path', async () => {
+    const err = await rejection(h.as('viewer').state.keyspaces({ function: 'Shop!' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('function');
+  });
   it('a wrong master key is refused by statesvc (the API really signs)', async () => {
     const saved = h.services.statesvc;
     h.services.statesvc = { url: statesvc.url, masterKey: randomBytes(32) };
@@ -89,6 +95,14 @@ describe('state.namespaces (viewer, real statesvc)', () => {
     expect(r.items[0]!.bytesPercent).toBe(Math.round((direct.namespaces[0]!.bytes / 10000) * 1000) / 10);
     expect(r.items[0]!.keyspaces.find((k) => k.keyspace === 'cart')!.keys).toBe(3);
   });
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).state.namespaces({}))).code).toBe('UNAUTHORIZED');
+  });
+  it('refuses bad input with the zod path', async () => {
+    const err = await rejection(h.as('viewer').state.namespaces({ namespace: 'x'.repeat(64) }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('namespace');
+  });
 });
 
 describe('state.history (viewer; rollups from collectKeyspaceRollup against the real statesvc)', () => {
@@ -105,6 +119,10 @@ describe('state.history (viewer; rollups from collectKeyspaceRollup against the 
     expect(r.points[0]!.keys).toBe(4);
     const err = await rejection(h.as('viewer').state.history({ keyspace: 'Bad#' }));
     expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('keyspace');
     h.services.now = undefined;
+  });
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).state.history({ keyspace: 'cart' }))).code).toBe('UNAUTHORIZED');
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issuesOf } from '../../errors.ts';
 import { StickyRollupCollector } from '../../rollups/sticky-rollup-collector.ts';
 import { counterDelta, minuteOf } from '../../rollups/counter-delta.ts';
 import { createHarness, rejection, type Harness } from '../../testing/api-harness.ts';
@@ -78,5 +79,9 @@ describe('sticky.history (viewer; rollups written by StickyRollupCollector)', ()
   it('validates the window with a path', async () => {
     const err = await rejection(h.as('viewer').sticky.history({ function: 'cart', minutes: 0 }));
     expect(err.code).toBe('BAD_REQUEST');
+    expect(issuesOf(err.cause)?.[0]?.path).toBe('minutes');
+  });
+  it('needs a session', async () => {
+    expect((await rejection(h.as(undefined).sticky.history({ function: 'cart' }))).code).toBe('UNAUTHORIZED');
   });
 });
