@@ -13,7 +13,7 @@ type NsKs = Pick<Scope, 'namespace' | 'keyspace'>;
 const liveAt = (now: number) => sql`(expires_at is null or expires_at > ${now})`;
 
 // The hot statements as fixed text (prepared once per connection). The functions are created by
-// packages/db/drizzle/0003_state_functions.sql, which argues their atomicity.
+// packages/db/drizzle/0003_state_functions.sql (orrery_state_set as replaced by 0004), which argue their atomicity.
 const GET_ENTRY =
   'select value, version, expires_at from state_entries where namespace = $1 and keyspace = $2 and key = $3 and (expires_at is null or expires_at > $4)';
 const SET_ENTRY = 'select result, new_version from orrery_state_set($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
@@ -42,10 +42,12 @@ function unavailable(err: unknown): never {
 /**
  * Postgres driver (also runs on embedded PGlite). Lock order is always: namespace row (only
  * with a byte budget) → `<keyspace>#meta` row → entry row, so writers never deadlock.
- * An in-place update of a live key changes no count and takes only the entry's row lock;
- * everything that adds or removes a row holds the `#meta` row FOR UPDATE for its transaction.
- * Get, set, delete and keyspace deletion are each one statement (set/delete/keyspace deletion
- * call the plpgsql functions of migration 0003, whose implicit transaction holds those locks).
+ * An in-place update of a live key changes no count and takes only the entry's row lock (in a
+ * subtransaction rolled back when it writes nothing, so no entry lock is carried into the
+ * `#meta` wait: migration 0004); everything that adds or removes a row holds the `#meta` row
+ * FOR UPDATE for its transaction. Get, set, delete and keyspace deletion are each one
+ * statement (set/delete/keyspace deletion call the plpgsql functions of migrations 0003/0004,
+ * whose implicit transaction holds those locks).
  */
 export class PostgresDriver implements StateDriver {
   readonly name = 'postgres' as const;

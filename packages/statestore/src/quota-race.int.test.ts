@@ -47,7 +47,8 @@ describe('maxKeys race on the postgres driver', () => {
             expect(r.meta).toBe(r.rows);
             expect(r.metaAfterSweep).toBe(r.liveAfterSweep);
           }),
-          { numRuns: target === 'Postgres' ? 20 : 10 },
+          // 50 on Postgres: a lock-order inversion (fixed by migration 0004) showed up about once in 40 runs.
+          { numRuns: target === 'Postgres' ? 50 : 10 },
         );
       });
     });
