@@ -15,7 +15,9 @@ import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from '.
 
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver memory|postgres] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
-  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]`;
+  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]
+  --data-dir DIR  memory driver: keep state across restarts in DIR/memory-state.journal (one statesvc per DIR;
+                  without it the memory driver loses everything on exit); postgres driver: the PGlite directory`;
 
 const log = (msg: string) => console.error(`[statesvc] ${msg}`);
 
@@ -134,6 +136,7 @@ try {
     driver: driverName,
     databaseUrl: args['database-url'],
     dataDir: args['data-dir'],
+    log,
     poolSize: args['pool-size'] === undefined ? undefined : nonNegativeInt('pool-size', args['pool-size'], 10),
   });
 } catch (err) {

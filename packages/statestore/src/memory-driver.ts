@@ -1,5 +1,6 @@
 import { quotaKeys, quotaNamespaceBytes, versionConflict } from './errors.ts';
 import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
+import { encodeDelete, encodeDeleteKeyspace, encodeSet, MemoryJournal, replayJournal, type JournalOptions, type JournalRecord } from './memory-journal.ts';
 import type { Entry, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget } from './types.ts';
 
 interface Row extends Entry {
@@ -12,9 +13,35 @@ interface Keyspace {
   sorted: string[] | null;
 }
 
+export interface MemoryDriverOptions {
+  now?: () => number;
+  /**
+   * Keep the data in an append-only journal at `path` (see memory-journal.ts): replayed and
+   * compacted here, appended to before every mutation resolves. Without it nothing is written.
+   */
+  journal?: JournalOptions & { path: string };
+  /** Called once by close(), after the journal is closed (openDriver releases the data dir lock). */
+  onClose?: () => void;
+}
+
+/** What opening a journal found, for the service's log. */
+export interface JournalOpenReport {
+  path: string;
+  /** Records replayed (header excluded). */
+  records: number;
+  /** Live rows kept after dropping expired ones. */
+  rows: number;
+  /** Bytes of an incomplete final record that were ignored. */
+  tornBytes: number;
+  /** The next version to be handed out. */
+  nextVersion: number;
+}
+
 /**
  * The embedded driver. Every operation runs synchronously inside one call, so the budget
  * check and the write are trivially one step (the single-threaded loop is the store mutex).
+ * With a journal, each mutation is appended (a synchronous write) after its checks pass and
+ * before memory changes, so a failed append leaves the state as it was.
  */
 export class MemoryDriver implements StateDriver {
   readonly name = 'memory' as const;
@@ -22,9 +49,94 @@ export class MemoryDriver implements StateDriver {
   private readonly nsBytes = new Map<string, number>();
   private nextVersion = 1;
   private readonly now: () => number;
+  private readonly journal: MemoryJournal | undefined;
+  private readonly onClose: (() => void) | undefined;
+  private readonly journalLog: (msg: string) => void;
+  private compactionQueued = false;
+  private closed = false;
+  /** Set when a journal was opened. */
+  readonly journalReport: JournalOpenReport | undefined;
 
-  constructor(opts: { now?: () => number } = {}) {
+  constructor(opts: MemoryDriverOptions = {}) {
     this.now = opts.now ?? Date.now;
+    this.onClose = opts.onClose;
+    this.journalLog = opts.journal?.log ?? (() => {});
+    if (opts.journal) {
+      const { path, ...journalOpts } = opts.journal;
+      let maxVersion = 0;
+      const replayed = replayJournal(path, (rec) => {
+        if (rec.t === 'set' && rec.ver > maxVersion) maxVersion = rec.ver;
+        this.applyRecord(rec);
+      });
+      // Versions continue above everything ever handed out, deleted and compacted keys included.
+      this.nextVersion = Math.max(replayed.next, maxVersion + 1);
+      const now = this.now();
+      let rows = 0;
+      for (const [namespace, ns] of this.namespaces_) {
+        for (const [keyspace, ks] of ns) {
+          for (const [key, row] of ks.rows) if (!this.live(row, now)) this.removeRow(namespace, ks, key, row);
+          if (ks.rows.size === 0) ns.delete(keyspace);
+          rows += ks.rows.size;
+        }
+        if (ns.size === 0) {
+          this.namespaces_.delete(namespace);
+          this.nsBytes.delete(namespace);
+        }
+      }
+      this.journal = MemoryJournal.create(path, this.nextVersion, this.snapshotLines(now), journalOpts);
+      this.journalReport = { path, records: replayed.records, rows, tornBytes: replayed.tornBytes, nextVersion: this.nextVersion };
+    }
+  }
+
+  /** Replay: applies one journal record with no checks (they passed when it was written). */
+  private applyRecord(rec: JournalRecord): void {
+    const scope = { namespace: rec.ns, keyspace: rec.ks };
+    if (rec.t === 'set') {
+      const ks = this.keyspace(scope, true)!;
+      const prev = ks.rows.get(rec.k);
+      if (!prev) ks.sorted = null;
+      const bytes = Buffer.byteLength(rec.v, 'utf8');
+      ks.rows.set(rec.k, { value: rec.v, bytes, version: rec.ver, expiresAt: rec.exp });
+      this.nsBytes.set(rec.ns, (this.nsBytes.get(rec.ns) ?? 0) - (prev?.bytes ?? 0) + bytes);
+    } else if (rec.t === 'del') {
+      const ks = this.keyspace(scope, false);
+      const row = ks?.rows.get(rec.k);
+      if (ks && row) this.removeRow(rec.ns, ks, rec.k, row);
+    } else {
+      this.dropKeyspace(scope);
+    }
+  }
+
+  /** The live rows as `set` records. */
+  private *snapshotLines(now: number): Generator<string> {
+    for (const [namespace, ns] of this.namespaces_) {
+      for (const [keyspace, ks] of ns) {
+        for (const [key, row] of ks.rows) if (this.live(row, now)) yield encodeSet(namespace, keyspace, key, row.value, row.version, row.expiresAt);
+      }
+    }
+  }
+
+  /** Appends to the journal (only called when there is one); queues a compaction when it has grown. */
+  private record(lines: string): void {
+    if (this.journal!.append(lines) && !this.compactionQueued) {
+      this.compactionQueued = true;
+      setImmediate(() => {
+        this.compactionQueued = false;
+        if (this.closed) return;
+        try {
+          this.compactJournal();
+        } catch (err) {
+          // The journal stays as it was (complete); it is tried again after more growth.
+          this.journalLog(`memory state journal ${this.journal!.path}: compaction failed: ${(err as Error).message}`);
+        }
+      });
+    }
+  }
+
+  /** Rewrites the journal as a snapshot of the live rows now (also done on open). No-op without a journal. */
+  compactJournal(): void {
+    if (!this.journal) return;
+    this.journal.compact(this.nextVersion, this.snapshotLines(this.now()));
   }
 
   private keyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>, create: boolean): Keyspace | undefined {
@@ -52,7 +164,8 @@ export class MemoryDriver implements StateDriver {
     this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - row.bytes);
   }
 
-  private purgeKeyspace(namespace: string, ks: Keyspace, now: number): number {
+  private purgeKeyspace(namespace: string, keyspace: string, ks: Keyspace, now: number): number {
+    if (this.journal) return this.purgeJournaled(namespace, keyspace, ks, now);
     let n = 0;
     for (const [key, row] of ks.rows) {
       if (!this.live(row, now)) {
@@ -61,6 +174,22 @@ export class MemoryDriver implements StateDriver {
       }
     }
     return n;
+  }
+
+  /** purgeKeyspace with a journal: the removals are recorded (one write) before they are made. */
+  private purgeJournaled(namespace: string, keyspace: string, ks: Keyspace, now: number): number {
+    let lines = '';
+    const expired: Array<[string, Row]> = [];
+    for (const [key, row] of ks.rows) {
+      if (!this.live(row, now)) {
+        expired.push([key, row]);
+        lines += encodeDelete(namespace, keyspace, key);
+      }
+    }
+    if (expired.length === 0) return 0;
+    this.record(lines);
+    for (const [key, row] of expired) this.removeRow(namespace, ks, key, row);
+    return expired.length;
   }
 
   async get(scope: Scope, key: string): Promise<Entry | null> {
@@ -83,7 +212,7 @@ export class MemoryDriver implements StateDriver {
     }
     if (!old && ks.rows.size + 1 > budget.maxKeys) {
       // Expired keys stop counting at once: purge them before refusing.
-      this.purgeKeyspace(scope.namespace, ks, now);
+      this.purgeKeyspace(scope.namespace, scope.keyspace, ks, now);
       if (ks.rows.size + 1 > budget.maxKeys) throw quotaKeys(budget.maxKeys);
     }
     const bytes = Buffer.byteLength(value, 'utf8');
@@ -91,15 +220,19 @@ export class MemoryDriver implements StateDriver {
     if (nsBudget > 0) {
       const after = (this.nsBytes.get(scope.namespace) ?? 0) - (old?.bytes ?? 0) + bytes;
       if (after > nsBudget) {
-        for (const other of this.namespaces_.get(scope.namespace)?.values() ?? []) this.purgeKeyspace(scope.namespace, other, now);
+        for (const [name, other] of this.namespaces_.get(scope.namespace) ?? []) this.purgeKeyspace(scope.namespace, name, other, now);
         const current = ks.rows.get(key);
         if ((this.nsBytes.get(scope.namespace) ?? 0) - (current?.bytes ?? 0) + bytes > nsBudget) throw quotaNamespaceBytes(nsBudget);
       }
     }
     const prev = ks.rows.get(key);
     if (!prev) ks.sorted = null;
-    const version = this.nextVersion++;
-    ks.rows.set(key, { value, bytes, version, expiresAt: opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null });
+    const version = this.nextVersion;
+    const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null;
+    // Journal first: if the append fails, nothing below runs and the write is refused.
+    if (this.journal) this.record(encodeSet(scope.namespace, scope.keyspace, key, value, version, expiresAt));
+    this.nextVersion++;
+    ks.rows.set(key, { value, bytes, version, expiresAt });
     this.nsBytes.set(scope.namespace, (this.nsBytes.get(scope.namespace) ?? 0) - (prev?.bytes ?? 0) + bytes);
     return { version };
   }
@@ -110,6 +243,7 @@ export class MemoryDriver implements StateDriver {
     if (!ks || !row) return false;
     const isLive = this.live(row, this.now());
     if (isLive && opts.ifVersion !== undefined && row.version !== opts.ifVersion) throw versionConflict(key, opts.ifVersion);
+    if (this.journal) this.record(encodeDelete(scope.namespace, scope.keyspace, key));
     this.removeRow(scope.namespace, ks, key, row);
     return isLive;
   }
@@ -171,6 +305,13 @@ export class MemoryDriver implements StateDriver {
   }
 
   async deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
+    if (!this.namespaces_.get(scope.namespace)?.has(scope.keyspace)) return 0;
+    if (this.journal) this.record(encodeDeleteKeyspace(scope.namespace, scope.keyspace));
+    return this.dropKeyspace(scope);
+  }
+
+  /** Removes a keyspace with its rows; returns how many were live. */
+  private dropKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): number {
     const ns = this.namespaces_.get(scope.namespace);
     const ks = ns?.get(scope.keyspace);
     if (!ns || !ks) return 0;
@@ -194,7 +335,7 @@ export class MemoryDriver implements StateDriver {
   async sweepExpired(): Promise<number> {
     const now = this.now();
     let n = 0;
-    for (const [namespace, ns] of this.namespaces_) for (const ks of ns.values()) n += this.purgeKeyspace(namespace, ks, now);
+    for (const [namespace, ns] of this.namespaces_) for (const [keyspace, ks] of ns) n += this.purgeKeyspace(namespace, keyspace, ks, now);
     return n;
   }
 
@@ -203,5 +344,15 @@ export class MemoryDriver implements StateDriver {
   }
 
   async ping(): Promise<void> {}
-  async close(): Promise<void> {}
+
+  /** Closes the journal (final fdatasync) when there is one; afterwards writes are refused. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.journal?.close();
+    } finally {
+      this.onClose?.();
+    }
+  }
 }

@@ -1,5 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect, migrate } from '@orrery/db';
+import { lockDataDir } from './data-dir-lock.ts';
 import { MemoryDriver } from './memory-driver.ts';
+import { MEMORY_JOURNAL_FILE } from './memory-journal.ts';
 import { PostgresDriver } from './postgres-driver.ts';
 import type { StateDriver } from './types.ts';
 
@@ -7,8 +11,16 @@ export interface OpenDriverOptions {
   driver: 'memory' | 'postgres';
   /** postgres driver: a postgres:// URL, else DATABASE_URL, else embedded PGlite. */
   databaseUrl?: string;
-  /** PGlite data directory when no URL is given (memory when none). */
+  /**
+   * memory driver: keep the data in `<dataDir>/memory-state.journal` (created mode 0700/0600) and
+   * hold `<dataDir>/lock` while open; without it the data lives only in the process.
+   * postgres driver: the PGlite data directory when no URL is given (in memory when none).
+   */
   dataDir?: string;
+  /** memory driver with a data dir: fdatasync interval in ms (default 1000; 0 = leave it to the OS). */
+  fsyncIntervalMs?: number;
+  /** Progress lines (what the journal replay found). */
+  log?: (msg: string) => void;
   /** Postgres connections in all (default 10), opened as needed; see `splitPool`. */
   poolSize?: number;
   /** Statements one statement connection takes in flight before the next is used (see LifoStatementPool). */
@@ -31,7 +43,7 @@ export function splitPool(total: number): { transactions: number; statements: nu
 
 /** Opens a driver; the postgres one applies migrations first. */
 export async function openDriver(opts: OpenDriverOptions): Promise<StateDriver> {
-  if (opts.driver === 'memory') return new MemoryDriver({ now: opts.now });
+  if (opts.driver === 'memory') return opts.dataDir === undefined ? new MemoryDriver({ now: opts.now }) : openMemoryDataDir(opts.dataDir, opts);
   const pool = splitPool(opts.poolSize ?? 10);
   const conn = connect({ url: opts.databaseUrl, dataDir: opts.dataDir, max: pool.transactions });
   try {
@@ -41,4 +53,23 @@ export async function openDriver(opts: OpenDriverOptions): Promise<StateDriver> 
     throw err;
   }
   return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements, pipelineDepth: opts.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH });
+}
+
+/** The memory driver journaled under `dataDir`, holding the directory's lock until closed. */
+function openMemoryDataDir(dataDir: string, opts: OpenDriverOptions): MemoryDriver {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const lock = lockDataDir(dataDir);
+  try {
+    const path = join(dataDir, MEMORY_JOURNAL_FILE);
+    const driver = new MemoryDriver({ now: opts.now, journal: { path, fsyncIntervalMs: opts.fsyncIntervalMs, log: opts.log }, onClose: () => lock.release() });
+    const r = driver.journalReport!;
+    opts.log?.(
+      `memory driver: ${path}: ${r.rows} live key(s) from ${r.records} record(s), next version ${r.nextVersion}` +
+        (r.tornBytes > 0 ? `; ignored an incomplete final record of ${r.tornBytes} bytes (a write cut short by a crash, never acknowledged)` : ''),
+    );
+    return driver;
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
 }
