@@ -1,104 +1,97 @@
-import { AdminCallError, adminCall } from '../registry/admin-client.ts';
-import { RegistryAdminStatusSchema } from '@orrery/spec';
-import { renderStatus } from '../registry/status-table.ts';
+import { parseDurationMs } from '@orrery/spec';
+import { describeApiError } from '../connection/api-errors.ts';
+import { requireApiClient } from '../connection/api-client.ts';
+import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { runDirect } from '../registry/admin-direct.ts';
+import { runThroughApi } from '../registry/api-membership.ts';
 import { parseCommandArgs } from './command-args.ts';
 
-export const summary = 'registry cluster admin: status, member add-learner|promote|remove, leader transfer';
+export const summary = 'registry clusters: status, member add-learner|promote|remove, leader transfer';
 
-const HELP = `usage: orrery registry <command> [--admin-url URL] [--token TOKEN] [--json]
+const HELP = `usage: orrery registry <command> CLUSTER [args] [-n namespace] [--json] [--no-wait] [--timeout 5m]
 
-commands:
-  status                              members, roles, leader, raft term/index/applied, db size
-  member add-learner NAME PEER_URL    add a non-voting learner (prints how to start its etcd)
-  member promote ID                   make a caught-up learner a voter
-  member remove ID                    remove a member (never breaks quorum: etcd refuses)
-  leader transfer ID                  move raft leadership to a voter
+Through the admin API — role-checked and audited like the console's buttons. CLUSTER is a
+RegistryCluster as [namespace/]name; MEMBER a member name (<cluster>-<n>) or etcd id in hex:
 
-The admin API listens on loopback only. --admin-url defaults to $ORRERY_REGISTRY_ADMIN_URL or
-http://127.0.0.1:18080; the token comes from --token or $ORRERY_REGISTRY_ADMIN_TOKEN.
-Member ids are hex, as "status" prints them. Membership calls are sent once: if one times
-out, check "status" before repeating it.`;
+  status CLUSTER                      members (role, leader, term, indexes, lag, health),
+                                      pending requests and the last request's outcome
+  member add-learner CLUSTER [MEMBER] add a learner (it votes only once promoted)   operator
+  member promote CLUSTER MEMBER       make a caught-up learner a voter               operator
+  member remove CLUSTER MEMBER        remove a member (refused if quorum would break) admin
+  leader transfer CLUSTER [MEMBER]    move leadership (default: a healthy voter)      admin
+
+Each change is a request the operator carries out. The command prints its progress until the
+operator reports the outcome: exit 0 when it succeeded, 1 when it failed, was rejected or is
+still running after --timeout (default 5m; it keeps running — follow it with "status").
+--no-wait returns as soon as the request is recorded.
+${API_CONNECTION_HELP}
+
+Direct to one registry's admin API, bypassing the admin API (NO role check, NO audit row; for a
+registry the platform does not manage): --admin-url URL (or $ORRERY_REGISTRY_ADMIN_URL) with
+--token TOKEN (or $ORRERY_REGISTRY_ADMIN_TOKEN), and the registry's own arguments:
+
+  status | member add-learner NAME PEER_URL | member promote ID | member remove ID |
+  leader transfer ID
+
+Those calls are sent once and answer when etcd has applied them: if one times out, check
+"status" before repeating it.`;
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('registry', HELP, argv, {
     options: {
+      namespace: { type: 'string', short: 'n' },
+      json: { type: 'boolean' },
+      'no-wait': { type: 'boolean' },
+      timeout: { type: 'string', default: '5m' },
+      ...API_CONNECTION_OPTIONS,
       'admin-url': { type: 'string' },
       token: { type: 'string' },
-      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (positionals.length === 0) {
+  const [cmd, sub] = positionals;
+  if (!cmd) {
     console.error(HELP);
     return 2;
   }
-  const baseUrl = values['admin-url'] ?? process.env.ORRERY_REGISTRY_ADMIN_URL ?? 'http://127.0.0.1:18080';
-  const token = values.token ?? process.env.ORRERY_REGISTRY_ADMIN_TOKEN ?? '';
-  if (!token) {
-    console.error('orrery registry: no admin token; pass --token or set ORRERY_REGISTRY_ADMIN_TOKEN');
+  const key = cmd === 'status' ? 'status' : `${cmd} ${sub ?? ''}`.trim();
+  const rest = positionals.slice(cmd === 'status' ? 1 : 2);
+  const unknown = () => {
+    console.error(`orrery registry: unknown command "${positionals.join(' ')}"\n\n${HELP}`);
+    return 2;
+  };
+
+  // Bypassing the API is never a default: only an explicit registry admin URL selects it.
+  const adminUrl = values['admin-url'] ?? process.env.ORRERY_REGISTRY_ADMIN_URL;
+  if (adminUrl) {
+    const token = values.token ?? process.env.ORRERY_REGISTRY_ADMIN_TOKEN ?? '';
+    if (!token) {
+      console.error('orrery registry: no registry admin token; pass --token or set ORRERY_REGISTRY_ADMIN_TOKEN');
+      return 2;
+    }
+    const code = await runDirect(key, rest, { baseUrl: adminUrl, token, json: values.json ?? false });
+    return code === -1 ? unknown() : code;
+  }
+
+  const timeoutMs = parseDurationMs(values.timeout);
+  if (!Number.isFinite(timeoutMs)) {
+    console.error(`orrery registry: --timeout takes a duration like 90s or 5m, got ${JSON.stringify(values.timeout)}`);
     return 2;
   }
-  const [cmd, sub, ...rest] = positionals;
-  const key = sub && cmd !== 'status' ? `${cmd} ${sub}` : cmd!;
-  const args = cmd === 'status' ? positionals.slice(1) : rest;
-  const need = (n: number, usage: string): boolean => {
-    if (args.length === n) return true;
-    console.error(`orrery registry: usage: orrery registry ${usage}`);
-    return false;
-  };
-  const print = (data: unknown, text: string): void => console.log(values.json ? JSON.stringify(data, null, 2) : text);
+  const conn = resolveConnection({ apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const api = requireApiClient(conn);
+  if ('error' in api) {
+    console.error(`orrery registry: ${api.error}`);
+    return 1;
+  }
   try {
-    switch (key) {
-      case 'status': {
-        if (!need(0, 'status')) return 2;
-        const raw = await adminCall<unknown>(baseUrl, token, 'GET', '/admin/v1/status');
-        const parsed = RegistryAdminStatusSchema.safeParse(raw);
-        if (!parsed.success) throw new AdminCallError('bad_response', `the registry's /admin/v1/status answer does not match this CLI's contract (is the registry a different version?): ${parsed.error.issues[0]?.message ?? ''}`);
-        print(parsed.data, renderStatus(parsed.data));
-        return 0;
-      }
-      case 'member add-learner': {
-        if (!need(2, 'member add-learner NAME PEER_URL')) return 2;
-        const data = await adminCall<{ member: { id: string }; initialCluster: string }>(baseUrl, token, 'POST', '/admin/v1/members/add-learner', {
-          name: args[0],
-          peerURL: args[1],
-        });
-        print(
-          data,
-          `added learner ${args[0]} as ${data.member.id}\nstart its etcd with:\n  --name ${args[0]} --initial-advertise-peer-urls ${args[1]} --initial-cluster ${data.initialCluster} --initial-cluster-state existing\nthen, once it has caught up: orrery registry member promote ${data.member.id}`,
-        );
-        return 0;
-      }
-      case 'member promote': {
-        if (!need(1, 'member promote ID')) return 2;
-        const data = await adminCall(baseUrl, token, 'POST', '/admin/v1/members/promote', { id: args[0] });
-        print(data, `promoted ${args[0]} to voter`);
-        return 0;
-      }
-      case 'member remove': {
-        if (!need(1, 'member remove ID')) return 2;
-        const data = await adminCall(baseUrl, token, 'POST', '/admin/v1/members/remove', { id: args[0] });
-        print(data, `removed ${args[0]}`);
-        return 0;
-      }
-      case 'leader transfer': {
-        if (!need(1, 'leader transfer ID')) return 2;
-        const data = await adminCall<{ from: string; leader: string; changed: boolean }>(baseUrl, token, 'POST', '/admin/v1/leader/transfer', { targetId: args[0] });
-        print(data, data.changed ? `leadership moved from ${data.from} to ${data.leader}` : `${data.leader} already leads`);
-        return 0;
-      }
-      default:
-        console.error(`orrery registry: unknown command "${positionals.join(' ')}"\n\n${HELP}`);
-        return 2;
-    }
+    const code = await runThroughApi(key, rest, { client: api.client, namespace: values.namespace, json: values.json ?? false, wait: !values['no-wait'], timeoutMs });
+    return code === -1 ? unknown() : code;
   } catch (err) {
-    if (err instanceof AdminCallError) {
-      console.error(`orrery registry: ${err.code}: ${err.message}`);
-      return 1;
-    }
-    throw err;
+    console.error(`orrery registry: ${describeApiError(err, conn.apiUrl)}`);
+    return 1;
   }
 }

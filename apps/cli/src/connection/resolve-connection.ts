@@ -104,3 +104,13 @@ the operator from .orrery/platform.json, else ${DEFAULT_STORE_URL}) with --token
 $ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).
 --store-url URL (or $ORRERY_STORE_URL) with --store-token-file FILE talks to the store directly
 instead (development; nothing is audited).`;
+
+/** The flags of commands that only the admin API can serve (no store-direct path). */
+export const API_CONNECTION_OPTIONS = {
+  'api-url': { type: 'string' },
+  'token-file': { type: 'string' },
+} as const;
+
+export const API_CONNECTION_HELP = `connection: the admin API (role-checked and audited) at --api-url URL (or $ORRERY_API_URL; default:
+the operator from .orrery/platform.json, else ${DEFAULT_STORE_URL}) with --token-file FILE (or
+$ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).`;

@@ -3,6 +3,7 @@
  * plain resource data so the rendering is a pure function.
  */
 import type { Resource } from '@orrery/spec';
+import { formatTraffic } from '../functions/traffic-notation.ts';
 
 type Row = Record<string, string>;
 type Loose = { spec?: Record<string, unknown>; status?: Record<string, unknown> & { conditions?: Array<{ type: string; status: string; reason?: string }> } };
@@ -16,10 +17,7 @@ function ready(r: Resource): string {
 function trafficOf(r: Resource): string {
   const status = (r as Loose).status?.traffic as Array<{ revisionName: string; percent: number; tag?: string }> | undefined;
   const spec = (r as Loose).spec?.traffic as Array<{ revisionName?: string; latestRevision?: boolean; percent: number; tag?: string }> | undefined;
-  const targets = status && status.length > 0 ? status : spec && spec.length > 0 ? spec : [{ latestRevision: true, percent: 100 }];
-  return targets
-    .map((t) => `${'tag' in t && t.tag ? `${t.tag}:` : ''}${('revisionName' in t && t.revisionName) || 'latest'}=${t.percent}%`)
-    .join(',');
+  return formatTraffic(status && status.length > 0 ? status : (spec ?? []));
 }
 
 const str = (v: unknown, dflt = ''): string => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? (v === '' ? dflt : String(v)) : dflt);

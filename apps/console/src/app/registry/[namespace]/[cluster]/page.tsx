@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { registryRequestStatus, type TrackedRegistryRequest } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
 import { HealthBadge } from '../../../../components/health-badge.tsx';
@@ -15,7 +16,6 @@ import { InstancesBrowser } from './instances-browser.tsx';
 import { MemberTable } from './member-table.tsx';
 import { MembershipGraph } from './membership-graph.tsx';
 import type { Member } from './members-output.ts';
-import { requestStatus, type TrackedRequest } from './request-status.ts';
 import styles from './registry.module.css';
 
 /** While a request is in flight the page polls faster, so progress shows promptly. */
@@ -43,11 +43,11 @@ export default function RegistryClusterPage() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [ask, setAsk] = useState<Ask | null>(null);
-  const [tracked, setTracked] = useState<TrackedRequest | null>(null);
+  const [tracked, setTracked] = useState<TrackedRegistryRequest | null>(null);
   const membersKey = trpc.registry.members.queryKey(ref);
   const members = useQuery(
     trpc.registry.members.queryOptions(ref, {
-      refetchInterval: (q) => (tracked && requestStatus(tracked, q.state.data, q.state.dataUpdatedAt).phase !== 'done' ? TRACKING_INTERVAL_MS : LIVE_INTERVAL_MS),
+      refetchInterval: (q) => (tracked && registryRequestStatus(tracked, q.state.data, q.state.dataUpdatedAt).phase !== 'done' ? TRACKING_INTERVAL_MS : LIVE_INTERVAL_MS),
     }),
   );
 
@@ -93,7 +93,7 @@ export default function RegistryClusterPage() {
   const learners = list.filter((m) => m.role === 'learner');
   const leader = list.find((m) => m.isLeader);
   const health = data ? clusterHealth(data.conditions) : undefined;
-  const status = tracked ? requestStatus(tracked, data, members.dataUpdatedAt) : undefined;
+  const status = tracked ? registryRequestStatus(tracked, data, members.dataUpdatedAt) : undefined;
 
   const effect = ask
     ? quorumEffect({

@@ -1,5 +1,11 @@
-/** A one-click request the page sent and now follows until the operator reports it done. */
-export interface TrackedRequest {
+/**
+ * Progress of one RegistryCluster request (`orrery.dev/requests`, see registry-cluster-requests.ts)
+ * as its sender follows it: the console's registry page and `orrery registry` both poll
+ * `registry.members` and ask this where the request stands, so they say the same thing.
+ */
+
+/** A request someone sent and now follows until the operator reports it done. */
+export interface TrackedRegistryRequest {
   requestId: string;
   /** What was asked, in words ("promote registry-4"). */
   label: string;
@@ -7,13 +13,14 @@ export interface TrackedRequest {
   sentAt: number;
 }
 
-interface ClusterView {
+/** The part of a cluster's members view (API `registry.members`) progress depends on. */
+export interface RegistryRequestView {
   pendingRequests: ReadonlyArray<{ id: string }>;
   lastRequest: { id: string; outcome: string; message: string } | null;
   conditions: ReadonlyArray<{ type: string; status: string; message?: string }>;
 }
 
-export type RequestStatus =
+export type RegistryRequestStatus =
   | { phase: 'sent'; text: string }
   | { phase: 'pending'; position: number; text: string }
   | { phase: 'done'; outcome: string; text: string };
@@ -21,9 +28,9 @@ export type RequestStatus =
 /**
  * Where a tracked request stands, from the cluster as last fetched. The operator acknowledges a
  * request in `lastRequest`; if a later request already replaced it there, the request is at least
- * no longer pending, which the page can only say once it holds data fetched after sending.
+ * no longer pending, which the sender can only say once it holds data fetched after sending.
  */
-export function requestStatus(req: TrackedRequest, view: ClusterView | undefined, fetchedAt: number): RequestStatus {
+export function registryRequestStatus(req: TrackedRegistryRequest, view: RegistryRequestView | undefined, fetchedAt: number): RegistryRequestStatus {
   if (view?.lastRequest?.id === req.requestId) {
     return { phase: 'done', outcome: view.lastRequest.outcome, text: `${req.label}: ${view.lastRequest.outcome} — ${view.lastRequest.message}` };
   }
