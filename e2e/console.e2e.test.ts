@@ -212,6 +212,27 @@ describe('console', () => {
     expect(await criticalViolations(page)).toEqual([]);
   });
 
+  it('deep links open the object they name', async () => {
+    // The keyspace shown on a namespace's state page is in the URL, both ways.
+    await page.goto(`${p.consoleUrl}/state/default?keyspace=cart`);
+    await page.getByTestId('history-keyspace').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('history-keyspace').inputValue()).toBe('cart');
+    await page.getByTestId('history-keyspace').selectOption('counter');
+    await page.waitForURL(/\/state\/default\?keyspace=counter$/);
+    // A sticky row opens the function's sticky panel.
+    await page.goto(`${p.consoleUrl}/sticky`);
+    await page.getByRole('link', { name: 'default/cart', exact: true }).click();
+    await page.waitForURL(/\/functions\/default\/cart#sticky$/);
+    await page.locator('#sticky').waitFor({ timeout: 30_000 });
+    // A StateSync has its own page.
+    await page.goto(`${p.consoleUrl}/statesync`);
+    await page.getByRole('link', { name: 'default/router', exact: true }).click();
+    await page.waitForURL(/\/statesync\/default\/router$/);
+    await page.locator('[data-testid^="statesync-replica-"]').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'statesync-detail');
+    expect(await criticalViolations(page)).toEqual([]);
+  });
+
   it('a viewer sees actions disabled and the API answers 403', async () => {
     const ctx = await browser.newContext();
     const v = await ctx.newPage();

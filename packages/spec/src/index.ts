@@ -11,5 +11,6 @@ export * from './kinds/state-sync.ts';
 export * from './resource.ts';
 export * from './validate/index.ts';
 export * from './wire/registry-admin-status.ts';
+export * from './wire/console-links.ts';
 export * from './wire/router-stats.ts';
 export * from './wire/statesync-env.ts';

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
+import { functionPath, statePath } from '@orrery/spec';
 import { HealthBadge } from '../components/health-badge.tsx';
 import { QueryState } from '../components/query-state.tsx';
 import { useTRPC } from '../lib/trpc.ts';
@@ -130,7 +131,7 @@ function Usage({ functions, namespaces }: { functions: Summary['functions']; nam
             {functions.map((f) => (
               <tr key={`${f.namespace}/${f.name}`} data-testid={`overview-function-${f.name}`}>
                 <td>
-                  <Link href={`/functions/${encodeURIComponent(f.namespace)}/${encodeURIComponent(f.name)}`}>
+                  <Link href={functionPath(f.namespace, f.name)}>
                     {f.namespace}/{f.name}
                   </Link>
                 </td>
@@ -160,7 +161,7 @@ function Usage({ functions, namespaces }: { functions: Summary['functions']; nam
         <ul className={styles.namespaces} aria-label="Keyed state per namespace">
           {namespaces.map((n) => (
             <li key={n.namespace} data-testid={`overview-namespace-${n.namespace}`}>
-              <Link href={`/state/${encodeURIComponent(n.namespace)}`}>{n.namespace}</Link>: {n.keys} keys in {n.keyspaces} keyspace{n.keyspaces === 1 ? '' : 's'},{' '}
+              <Link href={statePath(n.namespace)}>{n.namespace}</Link>: {n.keys} keys in {n.keyspaces} keyspace{n.keyspaces === 1 ? '' : 's'},{' '}
               {formatBytes(n.bytes)}
               {n.byteBudget > 0 ? ` of ${formatBytes(n.byteBudget)} (${Math.round((n.bytes / n.byteBudget) * 1000) / 10} %)` : ' (no byte budget)'}
             </li>

@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { functionPath, revisionPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
@@ -52,7 +53,7 @@ export default function FunctionsPage() {
               const key = `${f.metadata.namespace}/${f.metadata.name}`;
               const h = health.get(key);
               const ready = f.status?.conditions?.find((c) => c.type === 'Ready');
-              const href = `/functions/${encodeURIComponent(f.metadata.namespace)}/${encodeURIComponent(f.metadata.name)}`;
+              const href = functionPath(f.metadata.namespace, f.metadata.name);
               return (
                 <tr key={key} data-testid={`function-row-${f.metadata.name}`} data-namespace={f.metadata.namespace}>
                   <td>{f.metadata.namespace}</td>
@@ -67,9 +68,16 @@ export default function FunctionsPage() {
                     </span>
                   </td>
                   <td>
-                    {f.status?.latestReadyRevision ?? <span className="muted">none ready</span>}
+                    {f.status?.latestReadyRevision ? (
+                      <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestReadyRevision)}>{f.status.latestReadyRevision}</Link>
+                    ) : (
+                      <span className="muted">none ready</span>
+                    )}
                     {f.status?.latestCreatedRevision && f.status.latestCreatedRevision !== f.status.latestReadyRevision ? (
-                      <span className="muted"> (newest: {f.status.latestCreatedRevision})</span>
+                      <span className="muted">
+                        {' '}
+                        (newest: <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestCreatedRevision)}>{f.status.latestCreatedRevision}</Link>)
+                      </span>
                     ) : null}
                   </td>
                   <td data-testid="function-traffic">{trafficSummary(f.spec.traffic, f.status?.traffic)}</td>

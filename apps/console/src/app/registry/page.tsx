@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
+import { registryClusterPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
@@ -35,7 +36,7 @@ export default function RegistryClustersPage() {
               return (
                 <tr key={`${c.namespace}/${c.name}`} data-testid={`cluster-${c.namespace}-${c.name}`}>
                   <th scope="row">
-                    <Link href={`/registry/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`}>
+                    <Link href={registryClusterPath(c.namespace, c.name)}>
                       {c.namespace}/{c.name}
                     </Link>
                   </th>

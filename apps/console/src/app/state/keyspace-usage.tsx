@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { useQueries } from '@tanstack/react-query';
+import { statePath } from '@orrery/spec';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { formatBytes } from './format-bytes.ts';
@@ -46,10 +47,12 @@ export function KeyspaceUsage({ namespaces, linkNamespaces }: { namespaces: stri
               return (
                 <tr key={id} data-testid={`keyspace-row-${id}`}>
                   <th scope="row">
-                    {linkNamespaces ? <Link href={`/state/${encodeURIComponent(k.namespace)}`}>{k.namespace}</Link> : k.namespace}/{k.function}
+                    {linkNamespaces ? <Link href={statePath(k.namespace)}>{k.namespace}</Link> : k.namespace}/{k.function}
                   </th>
                   <td>
-                    <code>{k.keyspace}</code>
+                    <Link href={statePath(k.namespace, k.keyspace)} title={`history of keyspace ${k.keyspace}`}>
+                      <code>{k.keyspace}</code>
+                    </Link>
                   </td>
                   <td className={styles.num}>
                     <span data-testid={`keyspace-keys-${id}`}>{k.keys}</span> / <span data-testid={`keyspace-maxkeys-${id}`}>{k.maxKeys}</span>

@@ -1,6 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
+import { statePath } from '@orrery/spec';
 import { formatBytes } from './format-bytes.ts';
 import { UsageBar } from './usage-bar.tsx';
 import styles from './state.module.css';
@@ -31,7 +32,7 @@ export function NamespaceQuotas({ items }: { items: NamespaceQuota[] }) {
       </thead>
       <tbody>
         {items.map((n) => {
-          const href = `/state/${encodeURIComponent(n.namespace)}`;
+          const href = statePath(n.namespace);
           return (
             <tr key={n.namespace} data-testid={`namespace-row-${n.namespace}`} onClick={() => router.push(href)} style={{ cursor: 'pointer' }}>
               <th scope="row">

@@ -1,24 +1,10 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import { HealthBadge } from '../../components/health-badge.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
-import { isBackingOff, replicaHealth, worstHealth } from './replica-health.ts';
+import { StateSyncCard } from './statesync-card.tsx';
 
-function ago(iso: string | undefined, now: number): string {
-  if (!iso) return 'never';
-  const s = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
-  return s < 120 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
-}
-
-/** Rows of one replica together (a replica reports once per syncable), in first-seen order. */
-function groupByReplica<R extends { replica: string }>(rows: R[]): Array<[string, R[]]> {
-  const groups = new Map<string, R[]>();
-  for (const r of rows) groups.set(r.replica, [...(groups.get(r.replica) ?? []), r]);
-  return [...groups];
-}
-
-/** StateSync: per resource, per router replica (and syncable), the last cycle, entities, errors and backoff. */
+/** StateSync: every resource with its per-replica health; each links to its own page. */
 export default function StateSyncPage() {
   const trpc = useTRPC();
   const list = useQuery(trpc.statesync.list.queryOptions({}));
@@ -29,68 +15,9 @@ export default function StateSyncPage() {
       <h1>StateSync</h1>
       <QueryState isLoading={list.isLoading} error={list.error} />
       {list.data && items.length === 0 ? <p className="muted">No StateSync resources.</p> : null}
-      {items.map((s) => {
-        const degraded = s.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
-        return (
-          <section key={`${s.namespace}/${s.name}`} className="card" aria-labelledby={`ss-${s.namespace}-${s.name}`} data-testid={`statesync-${s.namespace}-${s.name}`}>
-            <h2 id={`ss-${s.namespace}-${s.name}`}>
-              {s.namespace}/{s.name}
-            </h2>
-            <p className="muted">
-              Target component <code>{s.target.component}</code>, every {String(s.syncPeriod)}; syncables: {s.syncables.join(', ')}
-            </p>
-            {degraded ? (
-              <p className="error" role="status">
-                Degraded ({degraded.reason}): {degraded.message}
-              </p>
-            ) : null}
-            {s.replicas.length === 0 ? <p className="muted">No replica has reported yet.</p> : null}
-            {s.replicas.length > 0 ? (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Replica (health)</th>
-                    <th scope="col">Syncable</th>
-                    <th scope="col">Syncable health</th>
-                    <th scope="col">Last cycle</th>
-                    <th scope="col">Entities pushed</th>
-                    <th scope="col">Entities pulled</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col">Backoff</th>
-                  </tr>
-                </thead>
-                {groupByReplica(s.replicas).map(([replica, rows]) => {
-                  const overall = worstHealth(rows.map((r) => replicaHealth(r, String(s.syncPeriod))));
-                  return (
-                    <tbody key={replica} data-testid={`statesync-replica-${replica}`} data-health={overall}>
-                      {rows.map((r, i) => (
-                        <tr key={r.syncable ?? ''} data-testid={`statesync-replica-${replica}-${r.syncable ?? 'all'}`}>
-                          {i === 0 ? (
-                            <th scope="rowgroup" rowSpan={rows.length}>
-                              {replica} <HealthBadge health={overall} />
-                            </th>
-                          ) : null}
-                          <td>{r.syncable ?? '—'}</td>
-                          <td>
-                            <HealthBadge health={replicaHealth(r, String(s.syncPeriod))} title={r.lastError ?? undefined} />
-                          </td>
-                          <td title={r.lastSuccessfulCycle}>{ago(r.lastSuccessfulCycle, now)}</td>
-                          <td>{r.entitiesPushed}</td>
-                          <td>{r.entitiesPulled}</td>
-                          <td className={r.lastError ? 'error' : 'muted'}>{r.lastError ?? 'none'}</td>
-                          <td className={isBackingOff(r.backoffSeconds, String(s.syncPeriod)) ? 'warning' : undefined}>
-                            {isBackingOff(r.backoffSeconds, String(s.syncPeriod)) ? `backing off: next cycle in ${r.backoffSeconds} s` : `no (next cycle in ${r.backoffSeconds} s)`}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  );
-                })}
-              </table>
-            ) : null}
-          </section>
-        );
-      })}
+      {items.map((s) => (
+        <StateSyncCard key={`${s.namespace}/${s.name}`} s={s} now={now} linkTitle />
+      ))}
     </>
   );
 }

@@ -1,5 +1,7 @@
 'use client';
+import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
+import { functionStickyPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
@@ -61,7 +63,9 @@ export default function StickyPage() {
                 return (
                   <tr key={id} data-testid={`sticky-row-${f.function}`} data-namespace={f.namespace}>
                     <th scope="row">
-                      {f.namespace}/{f.function}
+                      <Link href={functionStickyPath(f.namespace, f.function)} title={`the sticky panel of ${f.namespace}/${f.function}`}>
+                        {f.namespace}/{f.function}
+                      </Link>
                     </th>
                     <td className={styles.num} data-testid={`sticky-requests-${id}`}>{f.requests}</td>
                     <td className={styles.num} data-testid={`sticky-sticky-requests-${id}`}>{f.stickyRequests}</td>

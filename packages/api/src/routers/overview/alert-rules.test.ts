@@ -17,7 +17,7 @@ describe('quotaAlerts (> 90 % warning, ≥ 100 % critical)', () => {
   });
   it('warns just above 90 % and names the numbers and the state page', () => {
     expect(quotaAlerts([ns([{ keyspace: 'cart', keys: 91, maxKeys: 100 }])])).toEqual([
-      { severity: 'warning', kind: 'keyspace-quota', message: 'keyspace default/cart holds 91 of 100 keys (91 %)', link: '/state/default' },
+      { severity: 'warning', kind: 'keyspace-quota', message: 'keyspace default/cart holds 91 of 100 keys (91 %)', link: '/state/default?keyspace=cart' },
     ]);
   });
   it('is critical at the quota', () => {
@@ -46,7 +46,7 @@ describe('teleportSpikeAlerts', () => {
   it('flags a burst in the current or the previous minute over a quiet baseline', () => {
     const a = teleportSpikeAlerts([at(0, 6)], now);
     expect(a).toHaveLength(1);
-    expect(a[0]).toMatchObject({ severity: 'warning', kind: 'teleport-spike', link: '/functions/default/cart' });
+    expect(a[0]).toMatchObject({ severity: 'warning', kind: 'teleport-spike', link: '/functions/default/cart#sticky' });
     expect(a[0]!.message).toContain('6 teleports in a minute');
     expect(teleportSpikeAlerts([at(1, 6)], now)).toHaveLength(1);
   });
@@ -67,7 +67,7 @@ describe('teleportSpikeAlerts', () => {
   });
   it('judges each function on its own', () => {
     const a = teleportSpikeAlerts([at(0, 9, 'a'), at(0, 1, 'b')], now);
-    expect(a.map((x) => x.link)).toEqual(['/functions/default/a']);
+    expect(a.map((x) => x.link)).toEqual(['/functions/default/a#sticky']);
   });
 });
 
@@ -112,8 +112,8 @@ describe('stateSyncBackoffAlerts', () => {
       ]),
     );
     expect(a).toEqual([
-      { severity: 'warning', kind: 'statesync-backoff', message: 'statesync default/routers: replica router-b/sticky-owners backing off 8 s after: ECONNREFUSED', link: '/statesync' },
-      { severity: 'critical', kind: 'statesync-backoff', message: 'statesync default/routers: replica router-c backing off 60 s', link: '/statesync' },
+      { severity: 'warning', kind: 'statesync-backoff', message: 'statesync default/routers: replica router-b/sticky-owners backing off 8 s after: ECONNREFUSED', link: '/statesync/default/routers' },
+      { severity: 'critical', kind: 'statesync-backoff', message: 'statesync default/routers: replica router-c backing off 60 s', link: '/statesync/default/routers' },
     ]);
   });
   it('stays quiet when nobody backs off', () => {

@@ -2,6 +2,7 @@
  * The overview's alert rules with their thresholds. Pure: inputs are what the overview procedure
  * already read (statesvc usage, sticky rollups, registry members, statesync replicas).
  */
+import { functionStickyPath, registryClusterPath, statePath, stateSyncPath } from '@orrery/spec';
 import { isBackingOff } from '../statesync/backing-off.ts';
 
 export type AlertSeverity = 'critical' | 'warning';
@@ -37,7 +38,6 @@ export const STATESYNC_BACKOFF_CRITICAL_SECONDS = 60;
 
 const pct = (part: number, whole: number) => Math.round((part / whole) * 1000) / 10;
 const severityFor = (percent: number): AlertSeverity => (percent >= QUOTA_CRITICAL_PERCENT ? 'critical' : 'warning');
-const stateLink = (namespace: string) => `/state/${encodeURIComponent(namespace)}`;
 
 export interface NamespaceUsageInput {
   namespace: string;
@@ -54,13 +54,13 @@ export function quotaAlerts(namespaces: readonly NamespaceUsageInput[]): Alert[]
       if (!(k.maxKeys > 0)) continue;
       const p = pct(k.keys, k.maxKeys);
       if (p > QUOTA_WARNING_PERCENT) {
-        out.push({ severity: severityFor(p), kind: 'keyspace-quota', message: `keyspace ${n.namespace}/${k.keyspace} holds ${k.keys} of ${k.maxKeys} keys (${p} %)`, link: stateLink(n.namespace) });
+        out.push({ severity: severityFor(p), kind: 'keyspace-quota', message: `keyspace ${n.namespace}/${k.keyspace} holds ${k.keys} of ${k.maxKeys} keys (${p} %)`, link: statePath(n.namespace, k.keyspace) });
       }
     }
     if (n.byteBudget > 0) {
       const p = pct(n.bytes, n.byteBudget);
       if (p > QUOTA_WARNING_PERCENT) {
-        out.push({ severity: severityFor(p), kind: 'namespace-quota', message: `namespace ${n.namespace} uses ${n.bytes} of ${n.byteBudget} bytes (${p} %)`, link: stateLink(n.namespace) });
+        out.push({ severity: severityFor(p), kind: 'namespace-quota', message: `namespace ${n.namespace} uses ${n.bytes} of ${n.byteBudget} bytes (${p} %)`, link: statePath(n.namespace) });
       }
     }
   }
@@ -103,7 +103,7 @@ export function teleportSpikeAlerts(points: readonly TeleportPoint[], now: Date)
         severity: 'warning',
         kind: 'teleport-spike',
         message: `function ${f.namespace}/${f.function}: ${f.recentMax} teleports in a minute (baseline ${Math.round(baseline * 10) / 10}/min): sticky owners are moving`,
-        link: `/functions/${encodeURIComponent(f.namespace)}/${encodeURIComponent(f.function)}`,
+        link: functionStickyPath(f.namespace, f.function),
       });
     }
   }
@@ -134,7 +134,7 @@ export function learnerLagAlerts(clusters: readonly ClusterMembersInput[]): Aler
         severity: 'warning',
         kind: 'learner-lag',
         message: `registry ${c.namespace}/${c.name}: learner ${m.name} is ${leaderIndex - applied} entries behind the leader (${caughtUp} % caught up; promotable at ${LEARNER_CAUGHT_UP_RATIO * 100} %)`,
-        link: `/registry/${encodeURIComponent(c.namespace)}/${encodeURIComponent(c.name)}`,
+        link: registryClusterPath(c.namespace, c.name),
       });
     }
   }
@@ -159,7 +159,7 @@ export function stateSyncBackoffAlerts(syncs: readonly StateSyncReplicasInput[])
         severity: r.backoffSeconds >= STATESYNC_BACKOFF_CRITICAL_SECONDS ? 'critical' : 'warning',
         kind: 'statesync-backoff',
         message: `statesync ${s.namespace}/${s.name}: replica ${r.replica}${r.syncable ? `/${r.syncable}` : ''} backing off ${r.backoffSeconds} s${r.lastError ? ` after: ${r.lastError}` : ''}`,
-        link: '/statesync',
+        link: stateSyncPath(s.namespace, s.name),
       });
     }
   }

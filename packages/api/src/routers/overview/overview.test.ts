@@ -147,7 +147,7 @@ describe('overview.summary (viewer)', () => {
       ['warning', 'statesync-backoff'],
       ['warning', 'teleport-spike'],
     ]);
-    expect(r.alerts.find((a) => a.kind === 'teleport-spike')!.link).toBe('/functions/default/cart');
+    expect(r.alerts.find((a) => a.kind === 'teleport-spike')!.link).toBe('/functions/default/cart#sticky');
   });
 
   it('scopes objects to a namespace', async () => {

@@ -1,8 +1,9 @@
 'use client';
 import Link from 'next/link';
-import { useParams } from 'next/navigation';
-import { useState } from 'react';
+import { useParams, useRouter, useSearchParams } from 'next/navigation';
+import { Suspense } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { statePath } from '@orrery/spec';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useTRPC } from '../../../lib/trpc.ts';
 import { formatBytes } from '../format-bytes.ts';
@@ -10,17 +11,31 @@ import { KeyspaceHistory } from '../keyspace-history.tsx';
 import { KeyspaceUsage } from '../keyspace-usage.tsx';
 import { NamespaceQuotas } from '../namespace-quotas.tsx';
 import { UsageBar } from '../usage-bar.tsx';
+import { chosenKeyspace } from './chosen-keyspace.ts';
 import styles from '../state.module.css';
 
-/** One namespace's quota and every keyspace in it (declared or only holding data), deep-linkable. */
+/**
+ * One namespace's quota and every keyspace in it (declared or only holding data). The keyspace
+ * whose history is shown lives in the URL (`?keyspace=`), so a link or a reload shows the same.
+ */
 export default function NamespaceStatePage() {
+  // useSearchParams needs a Suspense boundary (Next renders the rest without it).
+  return (
+    <Suspense>
+      <NamespaceState />
+    </Suspense>
+  );
+}
+
+function NamespaceState() {
   const params = useParams<{ namespace: string }>();
   const namespace = decodeURIComponent(params.namespace);
   const trpc = useTRPC();
   const usage = useQuery(trpc.state.namespaces.queryOptions({ namespace }));
   const ns = usage.data?.items.find((n) => n.namespace === namespace);
-  const [picked, setPicked] = useState<string | undefined>(undefined);
-  const keyspace = picked ?? ns?.keyspaces[0]?.keyspace;
+  const router = useRouter();
+  const search = useSearchParams();
+  const { keyspace, missing } = chosenKeyspace(search.get('keyspace'), ns?.keyspaces.map((k) => k.keyspace) ?? []);
   return (
     <>
       <p>
@@ -51,9 +66,11 @@ export default function NamespaceStatePage() {
             </thead>
             <tbody>
               {ns.keyspaces.map((k) => (
-                <tr key={k.keyspace} data-testid={`ns-keyspace-${k.keyspace}`}>
+                <tr key={k.keyspace} data-testid={`ns-keyspace-${k.keyspace}`} aria-current={k.keyspace === keyspace ? 'true' : undefined}>
                   <th scope="row">
-                    <code>{k.keyspace}</code>
+                    <Link href={statePath(namespace, k.keyspace)} scroll={false} title={`show the history of ${k.keyspace}`}>
+                      <code>{k.keyspace}</code>
+                    </Link>
                   </th>
                   <td>{k.declared ? 'yes' : 'no (data without a declaration)'}</td>
                   <td className={styles.num}>
@@ -79,7 +96,7 @@ export default function NamespaceStatePage() {
           <div className={styles.toolbar}>
             <label>
               Keyspace
-              <select value={keyspace} onChange={(e) => setPicked(e.target.value)}>
+              <select value={keyspace} data-testid="history-keyspace" onChange={(e) => router.replace(statePath(namespace, e.target.value), { scroll: false })}>
                 {ns.keyspaces.map((k) => (
                   <option key={k.keyspace} value={k.keyspace}>
                     {k.keyspace}
@@ -88,6 +105,11 @@ export default function NamespaceStatePage() {
               </select>
             </label>
           </div>
+          {missing && usage.data ? (
+            <p className="warning" role="status">
+              Keyspace <code>{missing}</code> from the link holds nothing in {namespace}; showing {keyspace}.
+            </p>
+          ) : null}
           <KeyspaceHistory namespace={namespace} keyspace={keyspace} />
         </section>
       ) : null}

@@ -5,6 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { HealthBadge } from '../../../../components/health-badge.tsx';
 import { QueryState } from '../../../../components/query-state.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
+import { useScrollToHash } from '../../../../lib/use-scroll-to-hash.ts';
 import { RevisionLoad } from './revision-load.tsx';
 import { RevisionsTimeline } from './revisions-timeline.tsx';
 import { StickyPanel } from './sticky-panel.tsx';
@@ -24,6 +25,8 @@ export default function FunctionDetailPage() {
   const health = live.data?.health;
   const f = fn.data;
   const revisionNames = (revisions.data?.items ?? []).map((r) => r.metadata.name);
+  // Deep links: #sticky (the sticky panel) and #rev-<revision> (its timeline entry).
+  useScrollToHash(Boolean(f && revisions.data));
   return (
     <>
       <p>

@@ -1,7 +1,7 @@
 'use client';
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { OrreryFunction, Revision } from '@orrery/spec';
+import { revisionSectionId, type OrreryFunction, type Revision } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
@@ -47,9 +47,13 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
           const tags = traffic.map((t) => t.tag).filter(Boolean);
           const onlyTarget = percent === 100 && traffic.length === 1 && !fn.spec.traffic.some((t) => t.latestRevision);
           return (
-            <li key={name} className={styles.revision} data-testid={`revision-${name}`}>
+            <li key={name} id={revisionSectionId(name)} className={styles.revision} data-testid={`revision-${name}`}>
               <div>
-                <strong>{name}</strong>
+                <strong>
+                  <a href={`#${revisionSectionId(name)}`} title="link to this revision">
+                    {name}
+                  </a>
+                </strong>
                 {name === fn.status?.latestCreatedRevision ? <span className="badge muted">newest</span> : null}{' '}
                 {name === fn.status?.latestReadyRevision ? <span className="badge health-Healthy">latest ready</span> : null}
                 <div className="muted">

@@ -1,6 +1,7 @@
 'use client';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
+import { STICKY_SECTION_ID } from '@orrery/spec';
 import { useRequestRate } from './use-request-rate.ts';
 import styles from './function-detail.module.css';
 
@@ -24,7 +25,7 @@ export function StickyPanel({ live, sampledAt }: { live: Live | undefined; sampl
       ]
     : [];
   return (
-    <section className={`card ${styles.panel}`} aria-labelledby="sticky-heading">
+    <section id={STICKY_SECTION_ID} className={`card ${styles.panel}`} aria-labelledby="sticky-heading">
       <h2 id="sticky-heading">Live traffic and sticky routing</h2>
       <p>
         Request rate: <strong data-testid="function-rps">{rate === null ? '—' : `${rate.toFixed(1)} req/s`}</strong>{' '}
