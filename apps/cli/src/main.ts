@@ -24,9 +24,18 @@ async function load(name: string): Promise<Command> {
   return (await import(join(commandsDir, `${name}.ts`))) as Command;
 }
 
+/** A file in commands/ is a command when it exports run (command-args.ts is shared parsing, not one). */
+async function loadCommand(name: string): Promise<Command | undefined> {
+  const m = await load(name);
+  return typeof m.run === 'function' ? m : undefined;
+}
+
 async function help(): Promise<void> {
   const lines = ['usage: orrery <command> [flags]', '', 'commands:'];
-  for (const name of commandNames()) lines.push(`  ${name.padEnd(12)} ${(await load(name)).summary}`);
+  for (const name of commandNames()) {
+    const c = await loadCommand(name);
+    if (c) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
+  }
   lines.push('', 'Run `orrery <command> --help` for the flags of one command.');
   console.log(lines.join('\n'));
 }
@@ -37,11 +46,12 @@ async function main(argv: string[]): Promise<number> {
     await help();
     return name ? 0 : 2;
   }
-  if (!commandNames().includes(name)) {
+  const command = commandNames().includes(name) ? await loadCommand(name) : undefined;
+  if (!command) {
     console.error(`orrery: unknown command "${name}". Run \`orrery --help\` for the list.`);
     return 2;
   }
-  return (await load(name)).run(rest);
+  return command.run(rest);
 }
 
 process.exitCode = await main(process.argv.slice(2));
