@@ -1,6 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { withKeyHitRatio, windowKeyHitRatio } from './key-hit-ratio.ts';
@@ -13,8 +13,8 @@ const percent = (r: number | null | undefined) => (r === null || r === undefined
 
 /**
  * Teleports per minute over the last hour (bars) with total requests, sticky requests and
- * missing keys (lines, right axis) and the key hit ratio (share of requests that carried their
- * sticky key; see key-hit-ratio.ts), from the persisted rollups. The figcaption is the text
+ * missing keys (lines, right axis), and below it the key hit ratio (share of requests that
+ * carried their sticky key; see key-hit-ratio.ts), from the persisted rollups. The figcaption is the text
  * version of the chart.
  */
 export function StickyHistoryChart({ namespace, fn }: { namespace: string; fn: string }) {
@@ -40,18 +40,27 @@ export function StickyHistoryChart({ namespace, fn }: { namespace: string; fn: s
             <XAxis dataKey="minute" tickFormatter={minuteLabel} minTickGap={24} />
             <YAxis yAxisId="teleports" allowDecimals={false} />
             <YAxis yAxisId="requests" orientation="right" allowDecimals={false} />
-            <YAxis yAxisId="ratio" orientation="right" domain={[0, 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} width={44} />
-            <Tooltip
-              labelFormatter={(v) => (typeof v === 'string' ? minuteLabel(v) : '')}
-              formatter={(value, name) => (name === 'key hit ratio' ? percent(typeof value === 'number' ? value : null) : value)}
-            />
+            <Tooltip labelFormatter={(v) => (typeof v === 'string' ? minuteLabel(v) : '')} />
             <Legend />
             <Bar yAxisId="teleports" dataKey="teleports" name="teleports" fill="var(--degraded)" isAnimationActive={false} />
             <Line yAxisId="requests" type="monotone" dataKey="requests" name="requests" stroke="var(--muted)" dot={false} isAnimationActive={false} />
             <Line yAxisId="requests" type="monotone" dataKey="stickyRequests" name="sticky requests" stroke="var(--accent)" dot={false} isAnimationActive={false} />
             <Line yAxisId="requests" type="monotone" dataKey="missingKeys" name="missing keys" stroke="var(--warning)" strokeDasharray="5 3" dot={false} isAnimationActive={false} />
-            <Line yAxisId="ratio" type="stepAfter" dataKey="keyHitRatio" name="key hit ratio" stroke="var(--healthy)" strokeDasharray="2 2" dot={false} connectNulls={false} isAnimationActive={false} />
           </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+      {/* A ratio needs its own 0–100 % scale: a third axis beside two count axes was unreadable. */}
+      <div className={styles.ratioChart} aria-hidden="true">
+        <ResponsiveContainer>
+          {/* The right margin stands in for the counts chart's right axis, so both charts' minutes line up. */}
+          <LineChart data={points} accessibilityLayer={false} margin={{ top: 5, right: 65, bottom: 5, left: 0 }}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="minute" tickFormatter={minuteLabel} minTickGap={24} hide />
+            <YAxis domain={[0, 1]} ticks={[0, 0.5, 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} />
+            <Tooltip labelFormatter={(v) => (typeof v === 'string' ? minuteLabel(v) : '')} formatter={(value) => percent(typeof value === 'number' ? value : null)} />
+            <Legend />
+            <Line type="stepAfter" dataKey="keyHitRatio" name="key hit ratio" stroke="var(--healthy)" dot={false} connectNulls={false} isAnimationActive={false} />
+          </LineChart>
         </ResponsiveContainer>
       </div>
       <figcaption className="muted" data-testid={`sticky-history-summary-${namespace}-${fn}`}>
