@@ -13,10 +13,9 @@ say() { printf '[start] %s\n' "$*"; }
 if ! command -v node >/dev/null 2>&1; then
   say "Node.js 20.19 or newer is required: https://nodejs.org/ (or: apt-get install nodejs)"; exit 1
 fi
-if [ ! -d node_modules ] || [ ! -e node_modules/.package-lock.json ]; then
-  say "installing npm dependencies (first run)"
-  npm install --no-audit --no-fund || { say "npm install failed"; exit 1; }
-fi
+# shellcheck source=scripts/npm-deps.sh
+. scripts/npm-deps.sh
+ensure_npm_deps '[start]' || { say "npm install failed"; exit 1; }
 
 missing=()
 command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || missing+=(etcd-server)

@@ -4,10 +4,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "[test] installing npm dependencies"
-  npm install --no-audit --no-fund || { echo "npm install failed"; echo "0 passed, 1 failed"; exit 1; }
-fi
+# shellcheck source=scripts/npm-deps.sh
+. scripts/npm-deps.sh
+ensure_npm_deps '[test]' || { echo "npm install failed"; echo "0 passed, 1 failed"; exit 1; }
 bash scripts/services.sh || { echo "0 passed, 1 failed"; exit 1; }
 
 # The console is served by the platform tests and the browser specs: build it once, up front.
