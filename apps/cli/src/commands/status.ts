@@ -2,16 +2,30 @@ import { resolve } from 'node:path';
 import { createHttpStore } from '@orrery/store';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { readPlatformInfo } from '../platform/platform-file.ts';
+import { processUsage } from '../platform/processes.ts';
 import { redisAnswers } from '../platform/probe-redis.ts';
-import { type ComponentHealth, type FunctionRow, functionRows, renderStatus } from '../platform/status-report.ts';
+import {
+  type ComponentHealth,
+  type ResourceReport,
+  emptyReport,
+  environmentRows,
+  functionRows,
+  registryClusterRows,
+  renderStatus,
+  revisionRows,
+  stateSyncRows,
+} from '../platform/status-report.ts';
 import { parseCommandArgs } from './command-args.ts';
 
-export const summary = 'health of every local platform component and the Functions in the store';
+export const summary = 'health of every local platform component and the resources in the store';
 
 const HELP = `usage: orrery status [--data-dir .orrery] [--json]
 
-Reads <data-dir>/platform.json (written by \`orrery up\`), asks each component's /healthz and lists
-the Functions with their Ready condition and latest revision. Exits 1 when anything is unhealthy.`;
+Reads <data-dir>/platform.json (written by \`orrery up\`), asks each component's /healthz (with
+its pid, CPU time and resident memory) and lists the resources with their readiness: Functions
+(latest revision, traffic), Revisions (scale), Environments (warm pool), RegistryClusters
+(leader, members, voters and learners) and StateSyncs (per replica). Exits 1 when anything is
+unhealthy.`;
 
 async function healthy(url: string): Promise<{ ok: boolean; detail: string }> {
   try {
@@ -36,29 +50,40 @@ export async function run(argv: string[]): Promise<number> {
     return 1;
   }
   const components: ComponentHealth[] = await Promise.all(
-    info.components.map(async (c) => {
-      if (c.state === 'degraded') return { name: c.name, state: 'Degraded' as const, detail: c.reason ?? '' };
+    info.components.map(async (c): Promise<ComponentHealth> => {
+      const usage = c.pid !== undefined ? processUsage(c.pid) : undefined;
+      const proc = c.pid !== undefined && usage ? { pid: c.pid, cpuSeconds: usage.cpuSeconds, rssBytes: usage.rssBytes } : {};
+      if (c.state === 'degraded') return { name: c.name, state: 'Degraded', detail: c.reason ?? '', ...proc };
       if (c.name === 'redis' && c.url) {
         const { hostname, port } = new URL(c.url);
         const ok = await redisAnswers(hostname, Number(port || 6379));
-        return { name: c.name, state: ok ? ('Ready' as const) : ('Unhealthy' as const), detail: ok ? c.url : `${c.url}: no PONG` };
+        return { name: c.name, state: ok ? 'Ready' : 'Unhealthy', detail: ok ? c.url : `${c.url}: no PONG`, ...proc };
       }
-      if (!c.healthUrl) return { name: c.name, state: 'Ready' as const, detail: c.url ?? '' };
+      if (!c.healthUrl) return { name: c.name, state: 'Ready', detail: c.url ?? '', ...proc };
       const h = await healthy(c.healthUrl);
-      return { name: c.name, state: h.ok ? ('Ready' as const) : ('Unhealthy' as const), detail: h.ok ? (c.url ?? c.healthUrl) : `${c.healthUrl}: ${h.detail}` };
+      return { name: c.name, state: h.ok ? 'Ready' : 'Unhealthy', detail: h.ok ? (c.url ?? c.healthUrl) : `${c.healthUrl}: ${h.detail}`, ...proc };
     }),
   );
-  let functions: FunctionRow[] = [];
+  let resources: ResourceReport = emptyReport();
   let storeError: string | undefined;
   const store = createHttpStore(info.storeUrl);
   try {
-    functions = functionRows((await store.list('Function')).items);
+    const [functions, revisions, environments, registryClusters, stateSyncs] = await Promise.all(
+      (['Function', 'Revision', 'Environment', 'RegistryCluster', 'StateSync'] as const).map(async (kind) => (await store.list(kind)).items),
+    );
+    resources = {
+      functions: functionRows(functions!),
+      revisions: revisionRows(revisions!),
+      environments: environmentRows(environments!),
+      registryClusters: registryClusterRows(registryClusters!),
+      stateSyncs: stateSyncRows(stateSyncs!),
+    };
   } catch (err) {
     storeError = (err as Error).message;
   } finally {
     await store.close();
   }
-  if (values.json) console.log(JSON.stringify({ components, functions, storeError }, null, 2));
-  else console.log(renderStatus(components, functions, storeError));
+  if (values.json) console.log(JSON.stringify({ components, ...resources, storeError }, null, 2));
+  else console.log(renderStatus(components, resources, storeError));
   return components.some((c) => c.state === 'Unhealthy') || storeError ? 1 : 0;
 }
