@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { platformFile, readPlatformInfo } from '../platform/platform-file.ts';
+import { stopStaleChildren } from '../platform/stale-children.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'stop the local platform started by `orrery up` (graceful, then forced)';
@@ -30,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const timeoutMs = Number(values.timeout) * 1000;
-  const { supervisor, ...children } = info.pids;
+  const { supervisor } = info.pids;
   if (pidAlive(supervisor)) {
     console.log(`orrery down: stopping the supervisor (pid ${supervisor})`);
     process.kill(supervisor, 'SIGTERM');
@@ -43,15 +44,9 @@ export async function run(argv: string[]): Promise<number> {
   } else {
     console.log('orrery down: the supervisor is gone (crashed or killed); cleaning up its children');
   }
-  // Whatever survived a dead supervisor: SIGTERM, a short grace, then SIGKILL.
-  const left = Object.entries(children).filter(([, pid]) => pidAlive(pid));
-  for (const [, pid] of left) process.kill(pid, 'SIGTERM');
-  const end = Date.now() + 10_000;
-  while (left.some(([, pid]) => pidAlive(pid)) && Date.now() < end) await sleep(200);
-  for (const [name, pid] of left.filter(([, p]) => pidAlive(p))) {
-    console.error(`orrery down: killing ${name} (pid ${pid})`);
-    process.kill(pid, 'SIGKILL');
-  }
+  // Whatever survived a dead supervisor (only processes that are really ours): SIGTERM, a short grace, SIGKILL.
+  // Read again: a supervisor that restarted a child recorded the new pid.
+  await stopStaleChildren(readPlatformInfo(dataDir) ?? info, (l) => console.log(`orrery down: ${l}`));
   rmSync(platformFile(dataDir), { force: true });
   console.log('orrery down: stopped');
   return 0;

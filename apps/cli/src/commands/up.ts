@@ -1,8 +1,10 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readPlatformInfo } from '../platform/platform-file.ts';
 import { renderSummary } from '../platform/summary.ts';
-import { Supervisor } from '../platform/supervisor.ts';
+import { collectExampleManifests } from '../platform/examples.ts';
+import { REPO_ROOT, Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
+import { stopStaleChildren } from '../platform/stale-children.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'run the whole platform locally (operator, statesvc, registry cluster, routers, console, examples)';
@@ -11,21 +13,38 @@ const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-
                  [--no-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
 
 Starts every component under one supervisor, in the foreground; Ctrl-C (or \`orrery down\`) stops
-them all. Data (functions, revisions, registry, and state with --state-driver postgres) lives in
+them all. A component that exits on its own is restarted (backoff from 0.5 s to 30 s; after 5
+crashes within 2 minutes it stays Degraded). Data (functions, revisions, registry, state) lives in
 --data-dir and survives restarts.
 
   --data-dir DIR          where the store, secrets, registry data and logs live (.orrery)
   --port-base N           routers on N and N+1, store/operator/admin API N+2, statesvc N+3,
                           registry API N+4, router admin N+6/N+7, console N+8; the registry's
                           etcd members pick free ports once and keep them; 0 = free ports (8080)
-  --state-driver D        memory (default; state is lost on restart) or postgres
-                          (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
+  --state-driver D        memory (default; journaled to <data-dir>/state, kept across restarts)
+                          or postgres (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
   --no-examples           do not apply examples/
   --no-console            do not build or serve the console (the admin API still runs)
   --users-file FILE       console / admin API users, one name:role:hash line each (orrery passwd);
                           the admin token always logs in as admin
   --redis-url URL         Redis the routers share tables through, when it answers
   --redis-key-prefix P    key prefix in that Redis (orrery)`;
+
+/**
+ * False when a live supervisor already runs on `dataDir`. When the one recorded there is dead,
+ * the children it left running (killed supervisor, OOM) are stopped first instead of clashing
+ * on their ports.
+ */
+export async function claimDataDir(dataDir: string, say: (line: string) => void, complain: (line: string) => void): Promise<boolean> {
+  const running = readPlatformInfo(dataDir);
+  if (!running) return true;
+  if (pidAlive(running.pids.supervisor)) {
+    complain(`already running (supervisor pid ${running.pids.supervisor}) for ${dataDir}; run \`orrery down\` first`);
+    return false;
+  }
+  await stopStaleChildren(running, say);
+  return true;
+}
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('up', HELP, argv, {
@@ -55,11 +74,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const dataDir = resolve(values['data-dir']);
-  const running = readPlatformInfo(dataDir);
-  if (running && pidAlive(running.pids.supervisor)) {
-    console.error(`orrery up: already running (supervisor pid ${running.pids.supervisor}) for ${dataDir}; run \`orrery down\` first`);
-    return 1;
-  }
+  if (!(await claimDataDir(dataDir, (l) => console.log(`orrery up: ${l}`), (l) => console.error(`orrery up: ${l}`)))) return 1;
 
   const supervisor = new Supervisor({
     dataDir,
@@ -87,7 +102,9 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     const info = await starting;
-    console.log(renderSummary(info, `${dataDir}/secrets/admin.token`, !values['no-examples']));
+    const examples = !values['no-examples'];
+    const exampleKinds = examples ? collectExampleManifests(join(REPO_ROOT, 'examples')).map((m) => m.object.kind ?? '') : [];
+    console.log(renderSummary(info, { adminTokenFile: join(dataDir, 'secrets', 'admin.token'), adminToken: supervisor.adminToken, examples, exampleKinds }));
     console.log('orrery up: ready');
   } catch (err) {
     console.error(`orrery up: start failed: ${(err as Error).message}`);

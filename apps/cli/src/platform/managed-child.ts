@@ -16,6 +16,8 @@ export interface ChildSpec {
   /** Wait for `listening http://…` on stdout (servers) instead of returning at once (etcd). */
   waitForListening?: boolean;
   readyTimeoutMs?: number;
+  /** Aborting while it is not ready yet stops it (the supervisor is shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface ManagedChild {
@@ -84,18 +86,26 @@ export async function startChild(spec: ChildSpec): Promise<ManagedChild> {
     await new Promise<void>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`did not print "listening" within ${timeoutMs / 1000} s`)), timeoutMs);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(new Error('start aborted (shutting down)'));
+      };
       const check = (c: Buffer) => {
         out += c.toString();
         const m = LISTENING.exec(out);
         if (!m) return;
         clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onAbort);
         managed.url = m[1];
         managed.adminUrl = m[2];
         resolve();
       };
       child.stdout.on('data', check);
+      if (spec.signal?.aborted) onAbort();
+      else spec.signal?.addEventListener('abort', onAbort, { once: true });
       void exitPromise.then(() => {
         clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onAbort);
         reject(new Error(`exited (code ${child.exitCode ?? child.signalCode}) before it was ready`));
       });
     });

@@ -6,24 +6,47 @@ describe('renderSummary', () => {
   const info: PlatformInfo = {
     storeUrl: 'http://127.0.0.1:8082',
     routerUrls: ['http://127.0.0.1:8080', 'http://127.0.0.1:8081'],
+    registryUrl: 'http://127.0.0.1:8084',
     dataDir: '/tmp/x',
     pids: { supervisor: 1 },
-    components: [{ name: 'registry', state: 'degraded', reason: 'no etcd binary' }],
+    components: [
+      { name: 'registry', state: 'degraded', reason: 'no etcd binary' },
+      { name: 'router-1', state: 'ready', url: 'http://127.0.0.1:8080', adminUrl: 'http://127.0.0.1:8086' },
+      { name: 'router-2', state: 'ready', url: 'http://127.0.0.1:8081', adminUrl: 'http://127.0.0.1:8087' },
+    ],
     stateDriver: 'memory',
     startedAt: '',
   };
+  const all = { adminTokenFile: '/tmp/x/secrets/admin.token', adminToken: 'f00dcafe', examples: true, exampleKinds: ['Environment', 'Function', 'RegistryCluster', 'StateSync'] };
 
-  it('names the router, the store, the admin token file, what is degraded, and one curl per example', () => {
-    const text = renderSummary(info, '/tmp/x/secrets/admin.token', true);
+  it('names the router, the store, the admin token and its file, what is degraded, and one curl per example', () => {
+    const text = renderSummary(info, all);
     expect(text).toContain('Degraded  registry');
     expect(text).toContain('no etcd binary');
-    expect(text).toContain('/tmp/x/secrets/admin.token');
+    expect(text).toMatch(/admin token {3}f00dcafe {3}\(stored in \/tmp\/x\/secrets\/admin\.token\)/);
     expect(text).toContain('curl -X POST http://127.0.0.1:8080/default/counter/');
     expect(text).toContain("-H 'X-Session-Id: alice'");
     expect(text).toContain("curl -H 'Orrery-Tag: canary' http://127.0.0.1:8080/default/canary/");
   });
 
-  it('prints no example curls with --no-examples', () => {
-    expect(renderSummary(info, 'f', false)).not.toContain('curl');
+  it('has a curl for the registry example (instances through the registry API) and the statesync example (router admin stats)', () => {
+    const text = renderSummary(info, all);
+    expect(text).toContain("curl 'http://127.0.0.1:8084/api/v1/registry/instances?namespace=default'");
+    expect(text).toContain("curl 'http://127.0.0.1:8084/api/v1/registry/instances?namespace=default&servicePrefix=orrery.functions.default.counter'");
+    expect(text).toMatch(/curl http:\/\/127\.0\.0\.1:8086\/v1\/stats .*statesync.*http:\/\/127\.0\.0\.1:8087\/v1\/stats/);
+  });
+
+  it('leaves out the registry and statesync curls when their examples or components are missing', () => {
+    const noKinds = renderSummary(info, { ...all, exampleKinds: ['Function'] });
+    expect(noKinds).not.toContain('/api/v1/registry/instances');
+    expect(noKinds).not.toContain('/v1/stats');
+    const noRegistry = renderSummary({ ...info, registryUrl: undefined }, all);
+    expect(noRegistry).not.toContain('/api/v1/registry/instances');
+  });
+
+  it('prints no example curls with --no-examples, and only the file when the token is not known', () => {
+    const text = renderSummary(info, { adminTokenFile: 'f', examples: false });
+    expect(text).not.toContain('curl');
+    expect(text).toContain('admin token   in f');
   });
 });

@@ -1,7 +1,20 @@
 /** The text `orrery up` prints once everything is started: where things are and how to try them. */
 import type { PlatformInfo } from './platform-file.ts';
 
-export function renderSummary(info: PlatformInfo, adminTokenFile: string, examples: boolean): string {
+export interface SummaryOptions {
+  adminTokenFile: string;
+  /**
+   * The token itself: the summary goes to the user's own terminal, and logging in to the
+   * console is the first thing they do (like Jupyter printing its token).
+   */
+  adminToken?: string;
+  /** One curl per example (false with --no-examples). */
+  examples: boolean;
+  /** Kinds of the applied example manifests: the registry and statesync curls need theirs. */
+  exampleKinds?: readonly string[];
+}
+
+export function renderSummary(info: PlatformInfo, o: SummaryOptions): string {
   const router = info.routerUrls[0] ?? '<no router running>';
   const lines = ['', 'Orrery is up.', ''];
   for (const c of info.components) {
@@ -14,10 +27,10 @@ export function renderSummary(info: PlatformInfo, adminTokenFile: string, exampl
     `  store/operator ${info.storeUrl}   (GET ${info.storeUrl}/v1/store/Function)`,
     `  console       ${info.consoleUrl ?? 'not running'}   (log in with the admin token)`,
     `  admin API     ${info.storeUrl}/trpc/   (console, CLI and automation; docs/api.md)`,
-    `  admin token   in ${adminTokenFile}`,
+    `  admin token   ${o.adminToken ? `${o.adminToken}   (stored in ${o.adminTokenFile})` : `in ${o.adminTokenFile}`}`,
     `  data          ${info.dataDir}   (component logs in ${info.dataDir}/logs/_platform; worker logs: npx orrery logs <function>)`,
   );
-  if (examples) {
+  if (o.examples) {
     lines.push(
       '',
       'Try the examples:',
@@ -28,6 +41,17 @@ export function renderSummary(info: PlatformInfo, adminTokenFile: string, exampl
       `  curl ${router}/default/canary/                     # canary: 90 % v1, 10 % v2`,
       `  curl -H 'Orrery-Tag: canary' ${router}/default/canary/   # always v2`,
     );
+    const kinds = o.exampleKinds ?? [];
+    if (kinds.includes('RegistryCluster') && info.registryUrl) {
+      lines.push(
+        `  curl '${info.registryUrl}/api/v1/registry/instances?namespace=default'   # registry: every registered worker (service, endpoints, lease)`,
+        `  curl '${info.registryUrl}/api/v1/registry/instances?namespace=default&servicePrefix=orrery.functions.default.counter'   # one function's instances`,
+      );
+    }
+    const admins = info.components.filter((c) => c.name.startsWith('router-') && c.state === 'ready' && c.adminUrl).map((c) => c.adminUrl!);
+    if (kinds.includes('StateSync') && admins.length) {
+      lines.push(`  curl ${admins[0]}/v1/stats   # statesync: "statesync" shows this router's Redis sync (cycles, entities pulled/pushed)${admins[1] ? `; the other router: ${admins[1]}/v1/stats` : ''}`);
+    }
   }
   lines.push('', 'Status: npx orrery status   Stop: Ctrl-C or npx orrery down', '');
   return lines.join('\n');

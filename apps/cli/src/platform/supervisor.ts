@@ -10,13 +10,15 @@ import type { RegistryCluster } from '@orrery/spec';
 import { type ResourceStore, createHttpStore } from '@orrery/store';
 import { ETCD_BIN, PLATFORM_REGISTRY, readPlatformRegistryManifest } from './platform-registry.ts';
 import { applyExamples } from './examples.ts';
-import { type ManagedChild, startChild } from './managed-child.ts';
+import { type ChildSpec, type ManagedChild, startChild } from './managed-child.ts';
 import { type ComponentInfo, type PlatformInfo, platformFile, writePlatformInfo } from './platform-file.ts';
 import { planPorts } from './ports.ts';
 import { redisAnswers } from './probe-redis.ts';
 import { findBinary } from './find-binary.ts';
 import { type PlatformSecrets, ensureSecrets } from './secrets.ts';
 import { buildConsole, consoleBuildIsFresh } from './console-build.ts';
+import { type RestartPolicy, type RestartState, DEFAULT_RESTART_POLICY, decideRestart, formatDelay, initialRestartState, markStarted } from './restart-policy.ts';
+import { stopProcessGroup } from './processes.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const bin = (app: string) => join(REPO_ROOT, 'apps', app, 'bin', `orrery-${app}.mjs`);
@@ -38,7 +40,17 @@ export interface UpOptions {
   usersFile?: string;
   /** Build (when stale) and serve the console; default true. */
   console?: boolean;
+  /** Restarting children that exit on their own (default DEFAULT_RESTART_POLICY). */
+  restartPolicy?: RestartPolicy;
   say?: (line: string) => void;
+}
+
+/** How to (re)start one child and what its component looks like once it is ready. */
+interface ChildRecipe {
+  name: string;
+  /** Starts it and resolves once it is ready (or rejects: it did not become ready). */
+  start(signal: AbortSignal): Promise<ManagedChild>;
+  component(child: ManagedChild): ComponentInfo;
 }
 
 const node = process.execPath;
@@ -51,6 +63,12 @@ export class Supervisor {
   readonly components: ComponentInfo[] = [];
   private store?: ResourceStore;
   private stopping = false;
+  /** Aborts children that are still starting when stop() begins. */
+  private readonly abort = new AbortController();
+  private readonly recipes = new Map<string, ChildRecipe>();
+  private readonly restarts = new Map<string, RestartState>();
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
+  private readonly restarting = new Set<Promise<void>>();
   private secrets!: PlatformSecrets;
   info?: PlatformInfo;
 
@@ -68,31 +86,85 @@ export class Supervisor {
     return this.secrets.adminToken;
   }
 
-  private component(c: ComponentInfo): void {
+  private component(c: ComponentInfo, quiet = false): void {
     const i = this.components.findIndex((x) => x.name === c.name);
     if (i >= 0) this.components[i] = c;
     else this.components.push(c);
+    if (this.info) this.writeInfo();
+    if (quiet) return;
     if (c.state === 'ready') this.say(`  ✓ ${c.name} ready${c.url ? ` at ${c.url}` : ''}`);
     else if (c.state === 'degraded') this.say(`  ! ${c.name} degraded: ${c.reason}`);
   }
 
-  private async launch(name: string, args: string[], env: NodeJS.ProcessEnv = process.env, app = name): Promise<ManagedChild> {
-    this.say(`  … starting ${name}`);
-    const child = await startChild({ name, command: node, args: [bin(app), ...args], env, logDir: this.logDir, waitForListening: true });
+  /** Starts a child from its recipe, tracks it (restarts included) and records its component. */
+  private async run(recipe: ChildRecipe): Promise<ManagedChild> {
+    this.recipes.set(recipe.name, recipe);
+    this.say(`  … starting ${recipe.name}`);
+    const child = await recipe.start(this.abort.signal);
     this.track(child);
+    this.component(recipe.component(child));
     return child;
+  }
+
+  /** A node app of this repository (`apps/<app>/bin/orrery-<app>.mjs`) that prints `listening …`. */
+  private nodeApp(name: string, args: string[], env: NodeJS.ProcessEnv, app: string, component: ChildRecipe['component']): ChildRecipe {
+    const spec: ChildSpec = { name, command: node, args: [bin(app), ...args], env, logDir: this.logDir, waitForListening: true };
+    return { name, start: (signal) => startChild({ ...spec, signal }), component };
   }
 
   private track(child: ManagedChild): void {
     this.children.push(child);
+    this.restarts.set(child.name, markStarted(this.restarts.get(child.name) ?? initialRestartState(), Date.now()));
     this.writeInfo();
     child.process.once('exit', (code, signal) => {
       if (this.stopping) return;
-      const c = this.components.find((x) => x.name === child.name || child.name.startsWith(`${x.name}-`));
-      this.say(`  ! ${child.name} exited unexpectedly (${signal ?? `code ${code}`}); see ${child.logFile}`);
-      if (c) this.component({ ...c, state: 'degraded', reason: `${child.name} exited (${signal ?? `code ${code}`})` });
-      if (this.info) this.writeInfo();
+      const i = this.children.indexOf(child);
+      if (i >= 0) this.children.splice(i, 1);
+      this.crashed(child.name, signal ?? `exit code ${code}`, child.logFile, child.pid);
     });
+  }
+
+  /** A child exited on its own (or its restart did not become ready): restart it later, or give up. */
+  private crashed(name: string, how: string, logFile: string, pid: number | undefined): void {
+    const c = this.components.find((x) => x.name === name || name.startsWith(`${x.name}-`)) ?? { name, state: 'degraded' as const };
+    const recipe = this.recipes.get(name);
+    if (!recipe) {
+      this.say(`  ! ${name} exited unexpectedly (${how}); see ${logFile}`);
+      this.component({ ...c, state: 'degraded', reason: `${name} exited (${how})`, pid: undefined });
+      return;
+    }
+    const decision = decideRestart(this.restarts.get(name) ?? initialRestartState(), Date.now(), this.o.restartPolicy ?? DEFAULT_RESTART_POLICY);
+    this.restarts.set(name, decision.state);
+    if (decision.action === 'give-up') {
+      this.component({ ...c, state: 'degraded', reason: `${decision.reason} (last: ${how}); not restarted any more — see ${logFile}`, pid: undefined });
+      return;
+    }
+    this.say(`  ! ${name} exited unexpectedly (${how}); restarting ${name} (${how}, attempt ${decision.attempt}) in ${formatDelay(decision.delayMs)}`);
+    this.component({ ...c, state: 'degraded', reason: `restarting after ${how} (attempt ${decision.attempt})`, pid: undefined }, true);
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      const job = this.relaunch(recipe, logFile, pid).finally(() => this.restarting.delete(job));
+      this.restarting.add(job);
+    }, decision.delayMs);
+    this.restartTimers.add(timer);
+  }
+
+  private async relaunch(recipe: ChildRecipe, logFile: string, oldPid: number | undefined): Promise<void> {
+    if (this.stopping) return;
+    // What the dead child started (the operator's workers and etcd members) would hold ports.
+    if (oldPid !== undefined) {
+      const left = await stopProcessGroup(oldPid, 5_000).catch(() => []);
+      if (left.length) this.say(`  … stopped ${left.length} process(es) ${recipe.name} had left behind (its workers, etcd members, …)`);
+    }
+    if (this.stopping) return;
+    try {
+      const child = await recipe.start(this.abort.signal);
+      this.track(child); // stop() waits for this job, then stops it with the rest
+      if (!this.stopping) this.component(recipe.component(child));
+    } catch (err) {
+      if (this.stopping) return;
+      this.crashed(recipe.name, `restart failed: ${(err as Error).message.split('\n')[0]}`, logFile, undefined);
+    }
   }
 
   async start(): Promise<PlatformInfo> {
@@ -136,17 +208,17 @@ export class Supervisor {
     // Workers register at the platform registry cluster's API (fixed port), once it runs.
     if (existsSync(ETCD_BIN)) operatorArgs.push('--registry-cluster', `${PLATFORM_REGISTRY.namespace}/${PLATFORM_REGISTRY.name}:${ports.registry}`);
     if (this.o.usersFile) operatorArgs.push('--users-file', resolve(this.o.usersFile));
-    const operator = await this.launch('operator', operatorArgs, operatorEnv);
-    this.component({ name: 'operator', state: 'ready', url: operator.url, healthUrl: `${operator.url}/healthz`, pid: operator.pid });
+    await this.run(this.nodeApp('operator', operatorArgs, operatorEnv, 'operator', (c) => ({ name: 'operator', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
     this.store = createHttpStore(storeUrl);
 
     const startStatesvc = async () => {
       const args = ['--port', String(ports.statesvc), '--driver', this.o.stateDriver, '--master-key-file', this.secrets.masterKeyFile];
       if (this.o.stateDriver === 'postgres') args.push('--database-url', this.o.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_POSTGRES_URL);
+      // The memory driver keeps its journal there, so state survives a restart of statesvc or of the platform.
+      else args.push('--data-dir', join(this.dataDir, 'state'));
       args.push('--store-url', storeUrl); // keyspace declarations come from the Functions in the store
       try {
-        const statesvc = await this.launch('statesvc', args);
-        this.component({ name: 'statesvc', state: 'ready', url: statesvc.url, healthUrl: `${statesvc.url}/healthz`, pid: statesvc.pid });
+        await this.run(this.nodeApp('statesvc', args, process.env, 'statesvc', (c) => ({ name: 'statesvc', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
       } catch (err) {
         this.component({ name: 'statesvc', state: 'degraded', reason: (err as Error).message.split('\n')[0] });
       }
@@ -161,9 +233,9 @@ export class Supervisor {
       // Cold starts: pokes and stats go to the operator's autoscaler, pool specializations to its executor.
       args.push('--autoscaler-url', storeUrl, '--executor-url', storeUrl);
       if (redisUrl) args.push('--redis-url', redisUrl, '--redis-key-prefix', this.o.redisKeyPrefix ?? 'orrery');
+      const name = `router-${i}`;
       try {
-        const r = await this.launch(`router-${i}`, args, process.env, 'router');
-        this.component({ name: `router-${i}`, state: 'ready', url: r.url, adminUrl: r.adminUrl, healthUrl: `${r.adminUrl}/healthz`, pid: r.pid });
+        const r = await this.run(this.nodeApp(name, args, process.env, 'router', (c) => ({ name, state: 'ready', url: c.url, adminUrl: c.adminUrl, healthUrl: `${c.adminUrl}/healthz`, pid: c.pid })));
         return r.url;
       } catch (err) {
         this.component({ name: `router-${i}`, state: 'degraded', reason: (err as Error).message.split('\n')[0] });
@@ -181,8 +253,8 @@ export class Supervisor {
       if (this.o.console === false) return;
       try {
         if (!consoleBuildIsFresh()) await buildConsole(this.logDir, this.say);
-        const c = await this.launch('console', ['--port', String(ports.console), '--api-url', storeUrl], { ...process.env, NEXT_TELEMETRY_DISABLED: '1' });
-        this.component({ name: 'console', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid });
+        const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+        await this.run(this.nodeApp('console', ['--port', String(ports.console), '--api-url', storeUrl], env, 'console', (c) => ({ name: 'console', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
       } catch (err) {
         this.component({ name: 'console', state: 'degraded', reason: (err as Error).message.split('\n')[0] });
       }
@@ -238,27 +310,36 @@ export class Supervisor {
       this.component({ name: 'redis', state: 'degraded', reason: `${why}: the router replicas keep separate tables` });
       return false;
     }
-    this.say(`  … starting redis-server on port ${port}`);
     const dir = join(this.dataDir, 'redis');
     mkdirSync(dir, { recursive: true });
-    const child = await startChild({
+    const spec: ChildSpec = {
       name: 'redis',
       command: redisBin,
       args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
       logDir: this.logDir,
-    });
-    this.track(child);
-    const end = Date.now() + 15_000;
-    while (Date.now() < end && !child.exited()) {
-      if (await redisAnswers(hostname, port)) {
-        this.component({ name: 'redis', state: 'ready', url: redisUrl, pid: child.pid });
-        return true;
-      }
-      await new Promise((r) => setTimeout(r, 200));
+    };
+    const why = `the router replicas keep separate tables`;
+    try {
+      await this.run({
+        name: 'redis',
+        component: (c) => ({ name: 'redis', state: 'ready', url: redisUrl, pid: c.pid }),
+        // Ready once it answers PING (redis-server prints no `listening http://` line).
+        start: async (signal) => {
+          const child = await startChild(spec);
+          const end = Date.now() + 15_000;
+          while (Date.now() < end && !child.exited() && !signal.aborted) {
+            if (await redisAnswers(hostname, port)) return child;
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          await child.stop(3_000);
+          throw new Error(`redis-server did not answer on port ${port} (see ${child.logFile})`);
+        },
+      });
+      return true;
+    } catch (err) {
+      this.component({ name: 'redis', state: 'degraded', reason: `${(err as Error).message}: ${why}` });
+      return false;
     }
-    await child.stop(3_000);
-    this.component({ name: 'redis', state: 'degraded', reason: `redis-server did not answer on port ${port} (see ${child.logFile}): the router replicas keep separate tables` });
-    return false;
   }
 
   /**
@@ -312,6 +393,11 @@ export class Supervisor {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    // No restart from now on: pending ones are dropped, one that is starting is aborted and awaited.
+    for (const t of this.restartTimers) clearTimeout(t);
+    this.restartTimers.clear();
+    this.abort.abort();
+    await Promise.allSettled([...this.restarting]);
     const workers = await this.workerPids();
     await this.store?.close().catch(() => {});
     // Reverse start order: traffic stops first, the registry and etcd last.
