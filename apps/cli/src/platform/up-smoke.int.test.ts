@@ -1,8 +1,10 @@
 /**
  * Smoke test of `npm start`: runs `orrery up` as a real process on free ports with a temp data
- * dir, invokes every example through the router, checks the store lists the resources, stops
- * it, asserts that no child survives, and restarts it to see the counter kept its value.
- * State uses the postgres driver on an isolated database: the memory driver forgets on restart.
+ * dir and the default (memory, journaled) state driver, invokes every example through the
+ * router, checks the two routers share their tables through Redis and the store lists the
+ * resources, SIGKILLs a router and waits for the supervisor to bring it back, stops it, asserts
+ * that no child survives, and restarts it to see the counter value, the registry's instances
+ * and its members kept.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -11,8 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@orrery/db';
-import type { OrreryFunction } from '@orrery/spec';
+import type { OrreryFunction, RegistryCluster } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { pidAlive } from './pid-alive.ts';
 import { type PlatformInfo, readPlatformInfo } from './platform-file.ts';
@@ -90,17 +91,32 @@ async function livePids(info: PlatformInfo): Promise<number[]> {
   return [...Object.values(info.pids), ...pids];
 }
 
+/** The smoke test's own instance in the platform registry, on a lease that outlives a restart. */
+const SMOKE_INSTANCE = { namespace: 'smoke', service: 'orrery.smoke.platform.up.api', instanceId: `smoke-${randomBytes(3).toString('hex')}` };
+
+async function registryInstances(registryUrl: string, namespace: string): Promise<{ instanceId: string }[]> {
+  const { body } = await call(`${registryUrl}/api/v1/registry/instances?namespace=${namespace}`);
+  return (body.data as { instances: { instanceId: string }[] }).instances;
+}
+
+interface RouterStats {
+  statesync?: { started: boolean; cycles: { ok: number }; syncables: { syncable: string; entitiesPulledTotal: number; entitiesPushedTotal: number }[] };
+}
+
+async function routerStats(adminUrl: string): Promise<RouterStats> {
+  const { body } = await call(`${adminUrl}/v1/stats`);
+  return body;
+}
+
 describe('orrery up (local platform smoke test)', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   const ups: Up[] = [];
   const seenPids = new Set<number>();
 
-  beforeAll(async () => {
-    db = await createTestDatabase('orrery_smoke');
+  beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'orrery-up-'));
-    env = { ...process.env, DATABASE_URL: db.url };
+    env = { ...process.env };
   });
 
   afterAll(async () => {
@@ -114,7 +130,6 @@ describe('orrery up (local platform smoke test)', () => {
       }
     }
     for (const pid of seenPids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
-    await db?.drop();
     // The routers' shared tables expire on their own; remove them now anyway.
     const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
@@ -129,13 +144,18 @@ describe('orrery up (local platform smoke test)', () => {
   }, 120_000);
 
   const redisPrefix = `orrery-smoke-${randomBytes(4).toString('hex')}`;
-  const flags = () => ['--state-driver', 'postgres', '--redis-key-prefix', redisPrefix];
+  // The default state driver (memory): it journals to <data-dir>/state, so the counter survives.
+  const flags = () => ['--redis-key-prefix', redisPrefix];
   const key = `smoke-${randomBytes(4).toString('hex')}`;
   let counterAfterFirstRun = 0;
+  let registryMembersBefore: string[] = [];
 
-  it('starts everything, serves every example, lists the resources, and stops leaving nothing behind', { timeout: 240_000 }, async () => {
+  let firstUp: Up | undefined;
+
+  it('starts everything, serves every example, shares the router tables through Redis, lists the resources', { timeout: 240_000 }, async () => {
     const up = startUp(dataDir, env, flags());
     ups.push(up);
+    firstUp = up;
     const info = await waitReady(up, dataDir);
     expect(info.routerUrls).toHaveLength(2);
     const router = info.routerUrls[0]!;
@@ -144,6 +164,11 @@ describe('orrery up (local platform smoke test)', () => {
     expect(up.output()).toMatch(/✓ registry ready at http/);
     expect(info.registryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(up.output()).toMatch(/curl .*\/default\/counter\//);
+    // The summary prints the admin token itself, and a curl for the registry and statesync examples.
+    const token = readFileSync(join(dataDir, 'secrets', 'admin.token'), 'utf8').trim();
+    expect(up.output()).toContain(`admin token   ${token}`);
+    expect(up.output()).toContain(`curl '${info.registryUrl}/api/v1/registry/instances?namespace=default'`);
+    expect(up.output()).toMatch(/curl http:\/\/127\.0\.0\.1:\d+\/v1\/stats .*statesync/);
 
     // counter: increments across calls (and across both router replicas)
     const first = await until(() => call(`${router}/default/counter/?key=${key}`, { method: 'POST' }), (r) => r.status === 200, 60_000, 'counter answers');
@@ -203,40 +228,111 @@ describe('orrery up (local platform smoke test)', () => {
       await store.close();
     }
 
-    // orrery status: every running component healthy, the functions listed
+    // The two routers share their tables through Redis: router-1 admitted every cart session
+    // (sticky owners), pushed them to Redis, and router-2 — which served no sticky request —
+    // pulled them from there.
+    const [admin1, admin2] = ['router-1', 'router-2'].map((n) => info.components.find((c) => c.name === n)?.adminUrl);
+    expect(admin1 && admin2).toBeTruthy();
+    const sticky = (st: RouterStats) => st.statesync?.syncables.find((x) => /sticky/.test(x.syncable));
+    await until(() => routerStats(admin1!), (st) => (sticky(st)?.entitiesPushedTotal ?? 0) > 0, 40_000, 'router-1 pushed its sticky owners to Redis');
+    await until(() => routerStats(admin2!), (st) => (sticky(st)?.entitiesPulledTotal ?? 0) > 0, 40_000, 'router-2 pulled sticky owners from Redis');
+    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redis.connect();
+      expect((await redis.keys(`${redisPrefix}*sticky*`)).length).toBeGreaterThan(0);
+    } finally {
+      redis.disconnect();
+    }
+    for (const a of [admin1!, admin2!]) expect((await routerStats(a)).statesync?.cycles.ok, a).toBeGreaterThan(0);
+
+    // The registry cluster keeps its data: an instance on a one-hour lease, and the member ids.
+    const reg = await call(`${info.registryUrl}/api/v1/registry/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...SMOKE_INSTANCE, leaseTtlSeconds: 3600, endpoints: [{ name: 'http', protocol: 'http', host: '127.0.0.1', port: 1 }] }),
+    });
+    expect(reg.status, JSON.stringify(reg.body)).toBe(200);
+    expect((await registryInstances(info.registryUrl!, 'smoke')).map((i) => i.instanceId)).toEqual([SMOKE_INSTANCE.instanceId]);
+
+    // orrery status: every running component healthy (with pid and memory), the resources listed
     const status = spawn(process.execPath, [CLI, 'status', '--data-dir', dataDir, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let statusOut = '';
     status.stdout.on('data', (c: Buffer) => (statusOut += c.toString()));
     const statusCode = await new Promise<number | null>((r) => status.once('exit', r));
-    const report = JSON.parse(statusOut) as { components: { name: string; state: string }[]; functions: { name: string; ready: string }[] };
+    const report = JSON.parse(statusOut) as {
+      components: { name: string; state: string; pid?: number; rssBytes?: number }[];
+      functions: { name: string; ready: string }[];
+      revisions: { name: string; ready: string }[];
+      environments: { name: string; ready: string }[];
+      registryClusters: { name: string; available: string; leader: string; voters: number; members: { id: string }[] }[];
+      stateSyncs: { name: string; ready: string }[];
+    };
     expect(statusCode, statusOut).toBe(0);
     expect(report.components.find((c) => c.name === 'operator')?.state).toBe('Ready');
+    expect(report.components.find((c) => c.name === 'operator')?.rssBytes).toBeGreaterThan(0);
     expect(report.components.find((c) => c.name === 'console')?.state).toBe('Ready');
     expect(report.functions.find((f) => f.name === 'counter')?.ready).toBe('True');
+    expect(report.revisions.map((r) => r.name)).toEqual(expect.arrayContaining(['counter-00001', 'canary-00002']));
+    expect(report.environments.map((e) => e.name)).toContain('nodejs');
+    const registry = report.registryClusters.find((c) => c.name === 'registry');
+    expect(registry).toMatchObject({ available: 'True', voters: 3 });
+    expect(registry!.leader).not.toBe('-');
+    expect(report.stateSyncs.map((x) => x.name)).toContain('router');
+    const store2 = createHttpStore(info.storeUrl);
+    try {
+      registryMembersBefore = ((await store2.get('RegistryCluster', 'default', 'registry')) as RegistryCluster).status!.members!.map((m) => m.id).sort();
+      expect(registryMembersBefore).toHaveLength(3);
+    } finally {
+      await store2.close();
+    }
 
     // The console serves its pages, and the admin API answers through its /trpc route with the admin token.
     expect(info.consoleUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${info.consoleUrl}/login`)).status).toBe(200);
-    const token = readFileSync(join(dataDir, 'secrets', 'admin.token'), 'utf8').trim();
     const fns = await fetch(`${info.consoleUrl}/trpc/functions.list?input=${encodeURIComponent('{}')}`, { headers: { authorization: `Bearer ${token}` } });
     expect(fns.status).toBe(200);
     expect(JSON.stringify(await fns.json())).toContain('"counter"');
     expect((await fetch(`${info.consoleUrl}/trpc/functions.list?input=${encodeURIComponent('{}')}`)).status).toBe(401);
+  });
 
-    // Ctrl-C: every child and every worker is gone afterwards
+  it('restarts a router killed with SIGKILL and records its new pid', { timeout: 120_000 }, async () => {
+    const up = firstUp!;
+    const before = readPlatformInfo(dataDir)!;
+    const oldPid = before.pids['router-2']!;
+    expect(pidAlive(oldPid)).toBe(true);
+    seenPids.add(oldPid);
+    process.kill(oldPid, 'SIGKILL');
+    await until(() => up.output(), (o) => o.includes('restarting router-2 (SIGKILL, attempt 1)'), 10_000, 'the supervisor says it restarts router-2');
+    const after = await until(() => readPlatformInfo(dataDir)!, (i) => i.pids['router-2'] !== undefined && i.pids['router-2'] !== oldPid, 60_000, 'a new router-2 pid in platform.json');
+    const newPid = after.pids['router-2']!;
+    seenPids.add(newPid);
+    expect(pidAlive(newPid)).toBe(true);
+    expect(after.components.find((c) => c.name === 'router-2')).toMatchObject({ state: 'ready', pid: newPid });
+    // It answers again on the same address and the counter goes on where it was.
+    const r = await until(() => call(`${before.routerUrls[1]}/default/counter/?key=${key}`, { method: 'POST' }), (x) => x.status === 200, 60_000, 'router-2 answers again');
+    expect(r.body.count).toBe(3);
+    counterAfterFirstRun = 3;
+  });
+
+  it('Ctrl-C stops every child (the restarted one included) and every worker', { timeout: 120_000 }, async () => {
+    const up = firstUp!;
+    const info = readPlatformInfo(dataDir)!;
     const pids = await livePids(info);
     pids.forEach((p) => seenPids.add(p));
     expect(pids.length).toBeGreaterThanOrEqual(6); // supervisor, operator, statesvc, 2 routers, console (+ workers; etcd is checked below by data dir)
     expect(processesUsing(dataDir).filter((p) => /etcd --name /.test(p)).length).toBeGreaterThanOrEqual(3);
+    expect(pids).toContain(info.pids['router-2']); // the restarted router's pid
     up.child.kill('SIGINT');
     expect(await up.exit).toBe(0);
+    // Children exiting during the shutdown are not restarted.
+    expect(up.output().split('SIGINT, stopping every component')[1]).not.toMatch(/restarting|exited unexpectedly/);
     expect(pids.filter(pidAlive)).toEqual([]);
     expect(processesUsing(dataDir)).toEqual([]);
     expect(readPlatformInfo(dataDir)).toBeUndefined();
   });
 
-  it('a second `orrery up` reuses the data: functions, revisions and the counter value; `orrery down` stops it', { timeout: 200_000 }, async () => {
-    expect(counterAfterFirstRun).toBe(2);
+  it('a second `orrery up` reuses the data: functions, revisions, the counter value (memory driver), registry instances and members; `orrery down` stops it', { timeout: 200_000 }, async () => {
+    expect(counterAfterFirstRun).toBe(3);
     const up = startUp(dataDir, env, flags());
     ups.push(up);
     const info = await waitReady(up, dataDir);
@@ -249,6 +345,10 @@ describe('orrery up (local platform smoke test)', () => {
     try {
       const canaryRevs = (await store.list('Revision')).items.filter((r) => r.metadata.name.startsWith('canary-')).map((r) => r.metadata.name);
       expect(canaryRevs.sort()).toEqual(['canary-00001', 'canary-00002']);
+      // The registry cluster came back from its data: the same members, and the instance on its lease.
+      const rc = (await store.get('RegistryCluster', 'default', 'registry')) as RegistryCluster;
+      expect(rc.status!.members!.map((m) => m.id).sort()).toEqual(registryMembersBefore);
+      expect((await registryInstances(info.registryUrl!, 'smoke')).map((i) => i.instanceId)).toEqual([SMOKE_INSTANCE.instanceId]);
     } finally {
       await store.close();
     }
