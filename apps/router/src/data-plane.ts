@@ -3,12 +3,12 @@
  * proxy, or wait in the activator queue. One Exchange object per request carries everything
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
 import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
 import { WaitingQueue } from './activator/waiting-queue.ts';
+import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
 import { teleportBucket } from './admit/teleport-buckets.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { UpstreamHandler } from './proxy/http1-upstream.ts';
@@ -43,13 +43,13 @@ export interface DataPlaneOptions {
 
 const encoder = new TextEncoder();
 
-function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+function sendError(res: IngressResponse, status: number, code: string, message: string): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ error: message, code });
-  res.writeHead(status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))]);
+  res.writeHead(status, undefined, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))]);
   res.end(body);
 }
 
@@ -82,10 +82,11 @@ export class DataPlane {
     this.quarantineCheck = (address) => q.isQuarantined(address);
   }
 
-  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+  /** One request from either ingress (ingress/raw-ingress-server.ts, ingress/node-http-ingress.ts). */
+  readonly handle = (req: IngressRequest, res: IngressResponse): void => {
     const t0 = performance.now();
     const domain = this.opts.domainSuffix;
-    const target = parseIngressTarget(req.url ?? '/', domain ? findHost(req.rawHeaders) : undefined, domain);
+    const target = parseIngressTarget(req.url, domain ? findHost(req.rawHeaders) : undefined, domain);
     if (!target) {
       sendError(res, 404, 'not_found', 'route requests as /{namespace}/{function}/... or by host <function>.<namespace>.<domain>');
       return;
@@ -171,16 +172,7 @@ export class DataPlane {
   }
 }
 
-const kExchange = Symbol('orrery.exchange');
-type TaggedResponse = ServerResponse & { [kExchange]?: Exchange };
-
-/* Shared listeners: no per-request closures (each would also cost a keepNames call under tsx). */
-function onResponseClose(this: TaggedResponse): void {
-  this[kExchange]?.onClientClose();
-}
-function onResponseDrain(this: TaggedResponse): void {
-  this[kExchange]?.onDrain();
-}
+/* Shared callbacks: no per-request closures (each would also cost a keepNames call under tsx). */
 function onQueueTimeout(ex: Exchange): void {
   ex.onQueueTimeout();
 }
@@ -188,8 +180,8 @@ function onRetry(ex: Exchange): void {
   ex.retry();
 }
 
-/** One request from arrival to the end of its response; also the upstream handler and the queue waiter. */
-class Exchange implements UpstreamHandler {
+/** One request from arrival to the end of its response; also the upstream handler, the queue waiter and the response listener. */
+class Exchange implements UpstreamHandler, ResponseListener {
   done = false;
   private admission: Admission | undefined;
   private avoid: Endpoint | undefined;
@@ -205,8 +197,8 @@ class Exchange implements UpstreamHandler {
 
   constructor(
     private readonly plane: DataPlane,
-    private readonly req: IncomingMessage,
-    private readonly res: TaggedResponse,
+    private readonly req: IngressRequest,
+    private readonly res: IngressResponse,
     private readonly head: RequestHead,
     private readonly fn: FunctionRoute,
     private readonly fnStats: FunctionStats,
@@ -223,8 +215,7 @@ class Exchange implements UpstreamHandler {
     s.requestsTotal++;
     s.meter.requests++;
     s.meter.change(1, this.t0);
-    this.res[kExchange] = this;
-    this.res.on('close', onResponseClose);
+    this.res.setListener(this);
     const q = this.plane.queues.get(this.rev.key);
     // FIFO: while others wait for this revision, a newcomer queues behind them.
     if (q && q.size > 0) this.enqueue(q);
@@ -297,14 +288,14 @@ class Exchange implements UpstreamHandler {
     const h = this.head;
     // A retry reuses the list: X-Forwarded-* are appended once.
     if (this.attempts === 0) {
-      const client = req.socket.remoteAddress ?? '';
+      const client = req.remoteAddress;
       h.forward.push('x-forwarded-for', h.forwardedFor ? `${h.forwardedFor}, ${client}` : client, 'x-forwarded-proto', h.forwardedProto ?? 'http', 'x-forwarded-host', h.host ?? '');
     }
     const hasLength = h.contentLength !== undefined;
     const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
     this.tDispatch = performance.now();
     this.plane.opts.pools.get(endpoint.address).dispatch(
-      { method: req.method ?? 'GET', path: this.upstreamPath, headers: h.forward, body: hasBody ? req : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
+      { method: req.method, path: this.upstreamPath, headers: h.forward, body: hasBody ? req.body : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
       this,
     );
   }
@@ -318,16 +309,20 @@ class Exchange implements UpstreamHandler {
     this.admission!.endpoint!.dialTimeoutStrikes = 0;
     this.resumeUpstream = resume;
     this.status = statusCode;
-    if (statusText) this.res.writeHead(statusCode, statusText, headers);
-    else this.res.writeHead(statusCode, headers);
+    try {
+      this.res.writeHead(statusCode, statusText || undefined, headers);
+    } catch {
+      // A header node (or the raw ingress) will not send — e.g. a control character from the
+      // worker: a 502 instead of a thrown exception inside the upstream socket's data handler.
+      this.abortUpstream?.(new Error('its response head has a header name or value that cannot be forwarded'));
+      return false;
+    }
     this.ownOverhead = this.tDispatch - this.t0 + (performance.now() - tHeaders);
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    const ok = this.res.write(chunk);
-    if (!ok) this.res.once('drain', onResponseDrain);
-    return ok;
+    return this.res.write(chunk);
   }
 
   onDrain(): void {
@@ -409,8 +404,7 @@ class Exchange implements UpstreamHandler {
     if (this.finished) return;
     this.finished = true;
     if (code !== undefined) sendError(this.res, status, code, message ?? code);
-    this.res.removeListener('close', onResponseClose);
-    this.res[kExchange] = undefined;
+    this.res.setListener(undefined);
     const now = performance.now();
     this.revStats.meter.change(-1, now);
     this.revStats.countCode(status);

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { startRouter, type SharedTables } from './router-server.ts';
 import { ROUTER_TABLES, type RouterTable, connectSharedTables } from './shared-tables-redis.ts';
 
-const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090]
+const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090] [--ingress raw|node]
   (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
   [--endpoints-file endpoints.yaml]
   [--registry-url http://registry:8500] [--registry-namespace ns ...] [--domain example.com]
@@ -45,6 +45,7 @@ try {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
       'admin-port': { type: 'string', default: '9090' },
+      ingress: { type: 'string', default: 'raw' },
       'routes-file': { type: 'string' },
       'store-url': { type: 'string' },
       'store-token-file': { type: 'string' },
@@ -78,6 +79,7 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
+if (args.ingress !== 'raw' && args.ingress !== 'node') fail(`--ingress must be raw or node, got ${JSON.stringify(args.ingress)}`);
 if (!args['routes-file'] && !args['store-url']) fail('give --store-url (the operator\'s resource store) or --routes-file');
 if (args['routes-file'] && args['store-url']) fail('--routes-file and --store-url are exclusive: pick one routing source');
 let storeToken: string | undefined;
@@ -130,6 +132,7 @@ const router = await startRouter({
   host: args.host,
   port: int('port', args.port, 8080),
   adminPort: int('admin-port', args['admin-port'], 9090),
+  ingress: args.ingress,
   routesFile: args['routes-file'],
   store: args['store-url'] ? createHttpStore(args['store-url'], { token: storeToken }) : undefined,
   endpointsFile: args['endpoints-file'],

@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { EndpointIndex, type EndpointRecord } from './admit/endpoint-index.ts';
 import { DataPlane } from './data-plane.ts';
+import { nodeHttpListener } from './ingress/node-http-ingress.ts';
+import { RawIngress } from './ingress/raw-ingress-server.ts';
 import type { EndpointSource } from './endpoints/endpoint-source.ts';
 import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
 import { RegistryWatch } from './endpoints/registry-watch.ts';
@@ -23,10 +25,14 @@ import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
 import { createRouterMetrics } from './stats/metrics.ts';
 import { RouterStats } from './stats/router-stats.ts';
 
+export type IngressMode = 'raw' | 'node';
+
 export interface RouterOptions {
   host: string;
   port: number;
   adminPort: number;
+  /** `raw` (default): the net-based ingress for the common request, node:http for the rest; `node`: node:http only. */
+  ingress?: IngressMode;
   routesFile?: string;
   /** Functions and Revisions from the resource store (list + watch), instead of routesFile. */
   store?: ResourceStore;
@@ -194,8 +200,10 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     sources.push(registry);
   }
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, dp.handle);
-  server.headersTimeout = 60_000;
+  // node:http serves everything in `node` mode, and in `raw` mode the connections handed over.
+  const nodeServer = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: 0 }, nodeHttpListener(dp.handle));
+  nodeServer.headersTimeout = HEADERS_TIMEOUT_MS;
+  const raw = (o.ingress ?? 'raw') === 'raw' ? new RawIngress({ handle: dp.handle, fallback: nodeServer, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
   const admin = createServer((req, res) => {
     void handleAdmin(req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -219,6 +227,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
         endpoints: index.all(),
         quarantined: quarantine.entries(),
         dialErrors: dp.dialErrors,
+        ingress: raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers } : { mode: 'node' },
         registry: registry?.status(),
         statesync: o.sharedTables?.status(),
       });
@@ -240,7 +249,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   }, 1000);
   tick.unref();
 
-  const a1 = await listen(server, o.port, o.host);
+  const a1 = raw ? await raw.listen(o.port, o.host) : await listen(nodeServer, o.port, o.host);
   const a2 = await listen(admin, o.adminPort, o.host);
   const h = hostForUrl(o.host);
   return {
@@ -251,11 +260,15 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
       clearInterval(tick);
       routeSource?.stop();
       await Promise.allSettled(sources.map((s) => s.stop()));
-      await new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 5_000).unref();
-      });
+      if (raw) {
+        await raw.close(5_000);
+      } else {
+        await new Promise<void>((r) => {
+          nodeServer.close(() => r());
+          nodeServer.closeIdleConnections();
+          setTimeout(() => nodeServer.closeAllConnections(), 5_000).unref();
+        });
+      }
       await new Promise<void>((r) => admin.close(() => r()));
       admin.closeAllConnections();
       await o.sharedTables?.stop();
@@ -269,6 +282,11 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
+
+/** node's keep-alive idle timeout for the data plane, and the raw ingress' (so both behave alike). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** A request head must be complete within this (slowloris); node's default. */
+const HEADERS_TIMEOUT_MS = 60_000;
 
 /** How long a poke may wait for the operator to answer with the woken revision's first worker. */
 const POKE_WAIT_MS = 10_000;

@@ -7,6 +7,7 @@
  * One request per connection at a time; idle connections are reused LIFO (warmest first).
  */
 import { connect, type Socket } from 'node:net';
+import type { RequestBody } from '../ingress/ingress.ts';
 
 export interface UpstreamHandler {
   /** Gives the handler a way to abort the exchange (e.g. the client went away). */
@@ -25,8 +26,8 @@ export interface UpstreamRequest {
   path: string;
   /** Flat [name, value, …] list without hop-by-hop headers (and without Host). */
   headers: string[];
-  /** A readable to stream (chunked unless `headers` carry content-length), or null. */
-  body: NodeJS.ReadableStream | null;
+  /** A body to stream (chunked unless `headers` carry content-length), or null. */
+  body: RequestBody | null;
   bodyHasLength: boolean;
   /** No response head within this → error code ORRERY_HEADERS_TIMEOUT; idle body → ORRERY_BODY_TIMEOUT. */
   timeoutMs: number;
@@ -189,7 +190,7 @@ class UpstreamConnection {
     this.bodyStream = body;
   }
 
-  private bodyStream: NodeJS.ReadableStream | undefined;
+  private bodyStream: RequestBody | undefined;
 
   private readonly onSocketDrain = (): void => {
     if (this.bodyStream && !this.bodyWritten) this.bodyStream.resume();

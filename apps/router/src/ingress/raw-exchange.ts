@@ -1,0 +1,117 @@
+/**
+ * One request on a raw-ingress connection, seen by the data plane as both its request and its
+ * response (one object per request instead of node's IncomingMessage + ServerResponse pair).
+ * The response head is held until the first body bytes or the end, so a small response goes
+ * out in a single write.
+ */
+import type { IngressRequest, IngressResponse, ResponseListener } from './ingress.ts';
+import { httpDate } from './http-date.ts';
+import type { RawRequestBody } from './raw-request-body.ts';
+import type { ParsedHead } from './request-head-parser.ts';
+import { buildResponseHead, type ResponseFraming } from './response-head.ts';
+
+/** What the exchange needs from its connection. */
+export interface RawExchangeConnection {
+  readonly remoteAddress: string;
+  readonly keepAliveTimeoutMs: number;
+  /** The connection will close after this response (the client asked, or the server is closing). */
+  readonly closeAfter: boolean;
+  /** Writes prefix + data + suffix as one write where possible; false when the socket buffer is full. */
+  send(prefix: string, data: Buffer | undefined, suffix: string): boolean;
+  responseEnded(ex: RawExchange, close: boolean): void;
+  destroy(): void;
+}
+
+export class RawExchange implements IngressRequest, IngressResponse, ResponseFraming {
+  readonly method: string;
+  readonly url: string;
+  readonly rawHeaders: string[];
+  body: RawRequestBody | null = null;
+  headersSent = false;
+  ended = false;
+  destroyed = false;
+  listener: ResponseListener | undefined;
+  /** A write returned false: the listener hears `onDrain` when the socket drains. */
+  needDrain = false;
+  chunked = false;
+  hasBody = true;
+  close = false;
+  private head: string | undefined;
+
+  constructor(
+    private readonly conn: RawExchangeConnection,
+    parsed: ParsedHead,
+  ) {
+    this.method = parsed.method;
+    this.url = parsed.target;
+    this.rawHeaders = parsed.rawHeaders;
+  }
+
+  get remoteAddress(): string {
+    return this.conn.remoteAddress;
+  }
+
+  get readableDidRead(): boolean {
+    return this.body?.didRead ?? false;
+  }
+
+  setListener(listener: ResponseListener | undefined): void {
+    this.listener = listener;
+  }
+
+  writeHead(status: number, statusText: string | undefined, headers: string[]): void {
+    if (this.headersSent) throw new Error('the response head was already written');
+    const conn = this.conn;
+    // Builds (and validates) first: on a throw nothing is sent and headersSent stays false.
+    this.head = buildResponseHead(status, statusText, headers, { headRequest: this.method === 'HEAD', keepAlive: !conn.closeAfter, keepAliveTimeoutMs: conn.keepAliveTimeoutMs, date: httpDate() }, this);
+    this.headersSent = true;
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.ended || this.destroyed) return true;
+    if (!this.headersSent) this.writeHead(200, undefined, []);
+    const ok = this.send(chunk, false);
+    if (!ok) this.needDrain = true;
+    return ok;
+  }
+
+  end(lastChunk?: Buffer | string): void {
+    if (this.ended || this.destroyed) return;
+    if (!this.headersSent) this.writeHead(200, undefined, []);
+    this.send(typeof lastChunk === 'string' ? Buffer.from(lastChunk, 'utf8') : lastChunk, true);
+    this.ended = true;
+    this.conn.responseEnded(this, this.close);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.conn.destroy();
+  }
+
+  /** The connection closed under an unfinished exchange (client abort). */
+  connectionClosed(): void {
+    if (this.ended) return;
+    this.destroyed = true;
+    // Mark first, then tell: the data plane reads `destroyed` to count a 499.
+    this.body?.fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    this.listener?.onClientClose();
+  }
+
+  private send(data: Buffer | undefined, end: boolean): boolean {
+    let prefix = this.head ?? '';
+    this.head = undefined;
+    let suffix = '';
+    if (data !== undefined && data.length > 0 && this.hasBody) {
+      if (this.chunked) {
+        prefix += `${data.length.toString(16)}\r\n`;
+        suffix = end ? '\r\n0\r\n\r\n' : '\r\n';
+      }
+    } else {
+      // No body bytes (or a response that cannot have any: node drops them too).
+      data = undefined;
+      if (end && this.chunked) suffix = '0\r\n\r\n';
+    }
+    return this.conn.send(prefix, data, suffix);
+  }
+}

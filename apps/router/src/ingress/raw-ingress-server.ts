@@ -1,0 +1,115 @@
+/**
+ * The raw ingress: a `net.Server` whose connections are served by raw-connection.ts for the
+ * common request, without node's HTTP server machinery (per request it allocated an
+ * IncomingMessage and a ServerResponse, ran llhttp callbacks and wrote head and body apart —
+ * about half of the router's CPU per request). A connection whose request the strict parser
+ * does not take is handed to `fallback`, a node:http server that never listens itself: it
+ * answers that request and every later one on the connection, exactly as before.
+ */
+import type { Server as HttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { IngressHandler } from './ingress.ts';
+import { RawConnection, type RawConnectionHost } from './raw-connection.ts';
+import { MAX_HEAD_BYTES, type HandoverReason } from './request-head-parser.ts';
+
+export interface RawIngressOptions {
+  handle: IngressHandler;
+  /** Takes the connections handed over; must not be listening. */
+  fallback: HttpServer;
+  /** Idle time allowed between requests (node's keepAliveTimeout). */
+  keepAliveTimeoutMs: number;
+  /** Time allowed for a complete request head (node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** Heads this large or larger go to node (default: node's 16 KiB). */
+  maxHeadBytes?: number;
+}
+
+export class RawIngress implements RawConnectionHost {
+  readonly server: Server;
+  readonly handle: IngressHandler;
+  readonly keepAliveTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly maxHeadBytes: number;
+  closing = false;
+  private readonly connections = new Set<RawConnection>();
+  private sweeper: NodeJS.Timeout | undefined;
+  /** Connections handed to node, by the parser's reason. */
+  readonly handovers: Partial<Record<HandoverReason, number>> = {};
+  accepted = 0;
+
+  constructor(private readonly opts: RawIngressOptions) {
+    this.handle = opts.handle;
+    this.keepAliveTimeoutMs = opts.keepAliveTimeoutMs;
+    this.headersTimeoutMs = opts.headersTimeoutMs;
+    this.maxHeadBytes = opts.maxHeadBytes ?? MAX_HEAD_BYTES;
+    // The same socket options node's http server uses (it may end up owning the socket).
+    this.server = createServer({ allowHalfOpen: true, noDelay: true }, this.accept);
+    // node starts tracking connections (headersTimeout checks, closeIdleConnections) on its
+    // 'listening' event; the fallback never listens, so it is told here.
+    opts.fallback.emit('listening');
+  }
+
+  private readonly accept = (socket: Socket): void => {
+    this.accepted++;
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.connections.add(new RawConnection(socket, this));
+  };
+
+  handover(socket: Socket, reason: HandoverReason): void {
+    this.handovers[reason] = (this.handovers[reason] ?? 0) + 1;
+    this.opts.fallback.emit('connection', socket);
+  }
+
+  forget(conn: RawConnection): void {
+    this.connections.delete(conn);
+  }
+
+  get openConnections(): number {
+    return this.connections.size;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        // One sweep for every connection's deadline instead of a timer per connection.
+        const period = Math.max(10, Math.min(1_000, this.headersTimeoutMs / 4, this.keepAliveTimeoutMs / 4));
+        this.sweeper = setInterval(() => {
+          const now = performance.now();
+          for (const c of this.connections) c.checkDeadline(now);
+        }, period);
+        this.sweeper.unref();
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /**
+   * Stops accepting; idle connections close now, busy ones after their response (which says
+   * `Connection: close`). Resolves when every connection, handed over or not, has closed;
+   * after `forceAfterMs` the rest are destroyed.
+   */
+  close(forceAfterMs = 5_000): Promise<void> {
+    this.closing = true;
+    const fallback = this.opts.fallback;
+    return new Promise<void>((resolve) => {
+      // net.Server counts every socket it accepted, those handed to node included.
+      this.server.close(() => resolve());
+      for (const c of this.connections) if (c.idle) c.destroy();
+      fallback.close();
+      const force = setTimeout(() => {
+        for (const c of this.connections) c.destroy();
+        fallback.closeAllConnections();
+      }, forceAfterMs);
+      force.unref();
+      this.server.once('close', () => {
+        clearTimeout(force);
+        if (this.sweeper) clearInterval(this.sweeper);
+      });
+    });
+  }
+}
