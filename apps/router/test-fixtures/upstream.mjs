@@ -1,4 +1,4 @@
-// Test upstream worker: answers JSON {name, path, method, headers, body}; `?delay=ms` sleeps first.
+// Test upstream worker: answers JSON {name, seq, path, method, headers, rawHeaders, body}; `?delay=ms` sleeps first.
 // With --exclusive it answers 500 whenever it sees two requests at once (requestsPerPod tests).
 import http from 'node:http';
 import { parseArgs } from 'node:util';
@@ -28,7 +28,7 @@ const server = http.createServer((req, res) => {
       inflight--;
       const status = values.exclusive && overlapped ? 500 : 200;
       res.writeHead(status, { 'content-type': 'application/json', 'x-upstream': values.name, connection: 'keep-alive', 'x-hop': 'drop-me' });
-      res.end(JSON.stringify({ name: values.name, seq, path: req.url, method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.end(JSON.stringify({ name: values.name, seq, path: req.url, method: req.method, headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks).toString('utf8') }));
     }, delay);
   });
 });
