@@ -1,11 +1,12 @@
 /**
  * Router benchmark (issue 6): the same upstream (a node:http child process) and the same load
  * generator (bench/router/load.mjs, its own process), measured directly, through
- * `orrery-router`, and through nginx (own config on loopback, upstream keepalive, daemon off).
+ * `orrery-router` with each ingress (`--ingress raw`, the default, and `--ingress node`), and
+ * through nginx (own config on loopback, upstream keepalive, daemon off).
  * Prints RPS / p50 / p99 at 32 connections (best of BENCH_ROUNDS interleaved rounds, so a burst
  * of other load on the machine hits every target alike), the added p50 at 1 connection, the
  * proxies' own CPU per request (from /proc, independent of machine load) and router/nginx.
- * BENCH_SECONDS (default 6) sets each measured phase; the default run takes about 70 s.
+ * BENCH_SECONDS (default 6) sets each measured phase; the default run takes about 90 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,8 +94,11 @@ async function main(): Promise<void> {
     `apiVersion: orrery.dev/v1alpha1\nkind: Function\nmetadata: {name: bench, namespace: default}\nspec:\n  template: {source: {inline: "x"}, containerConcurrency: 0, timeoutSeconds: 30}\n  traffic: [{revisionName: bench-00001, percent: 100}]\n`,
   );
   writeFileSync(join(tmp, 'endpoints.yaml'), `- {namespace: default, function: bench, revision: bench-00001, address: "127.0.0.1:${upPort}", ready: true}\n`);
-  const router = start(process.execPath, [join(repo, 'apps/router/bin/orrery-router.mjs'), '--port', '0', '--admin-port', '0', '--routes-file', join(tmp, 'routes.yaml'), '--endpoints-file', join(tmp, 'endpoints.yaml')], 'router');
-  const routerUrl = (await waitForLine(router, /listening (http:\/\/[^\s]+) admin/, 'orrery-router'))[1]!;
+  const startRouter = async (ingress: 'raw' | 'node'): Promise<{ child: ChildProcess; url: string }> => {
+    const child = start(process.execPath, [join(repo, 'apps/router/bin/orrery-router.mjs'), '--port', '0', '--admin-port', '0', '--ingress', ingress, '--routes-file', join(tmp, 'routes.yaml'), '--endpoints-file', join(tmp, 'endpoints.yaml')], `router (${ingress})`);
+    return { child, url: (await waitForLine(child, /listening (http:\/\/[^\s]+) admin/, `orrery-router --ingress ${ingress}`))[1]! };
+  };
+  const [router, routerNode] = await Promise.all([startRouter('raw'), startRouter('node')]);
 
   let nginxUrl: string | undefined;
   let nginxMaster: ChildProcess | undefined;
@@ -130,7 +134,8 @@ async function main(): Promise<void> {
   };
   const targets: Array<{ name: string; url: string; pid: () => number | undefined }> = [
     { name: 'direct', url: `http://127.0.0.1:${upPort}/`, pid: () => undefined },
-    { name: 'orrery-router', url: `${routerUrl}/default/bench/`, pid: () => router.pid },
+    { name: 'orrery-router', url: `${router.url}/default/bench/`, pid: () => router.child.pid },
+    { name: 'router (node)', url: `${routerNode.url}/default/bench/`, pid: () => routerNode.child.pid },
   ];
   if (nginxUrl) targets.push({ name: 'nginx', url: `${nginxUrl}/default/bench/`, pid: nginxWorker });
 
@@ -162,15 +167,17 @@ async function main(): Promise<void> {
   }
   const direct = results.get('direct')!;
   const router2 = results.get('orrery-router')!;
+  const viaNode = results.get('router (node)')!;
   const added = router2.c1.p50us - direct.c1.p50us;
-  console.log(`\nrouter added p50 at 1 connection: ${f(added)} µs (target < 150 µs) ${added < 150 ? 'OK' : 'MISSED'}`);
+  console.log(`\nrouter added p50 at 1 connection: ${f(added)} µs (target < 150 µs) ${added < 150 ? 'OK' : 'MISSED'}; with --ingress node ${f(viaNode.c1.p50us - direct.c1.p50us)} µs`);
   console.log(`router / direct RPS at 32 connections: ${f(router2.c32.rps / direct.c32.rps, 2)}`);
+  console.log(`router CPU per request, raw / node ingress: ${f(router2.cpuPerRequestUs, 1)} / ${f(viaNode.cpuPerRequestUs, 1)} µs`);
   const ng = results.get('nginx');
   if (ng) {
     const nginxAdded = ng.c1.p50us - direct.c1.p50us;
     const ratio = router2.c32.rps / ng.c32.rps;
     console.log(`nginx added p50 at 1 connection: ${f(nginxAdded)} µs (nginx worker_processes ${nginxWorkers})`);
-    console.log(`router / nginx RPS at 32 connections: ${f(ratio, 2)} (target ≥ 0.70) ${ratio >= 0.7 ? 'OK' : 'MISSED'}`);
+    console.log(`router / nginx RPS at 32 connections: ${f(ratio, 2)} (target ≥ 0.70) ${ratio >= 0.7 ? 'OK' : 'MISSED'}; with --ingress node ${f(viaNode.c32.rps / ng.c32.rps, 2)}`);
   }
 }
 
