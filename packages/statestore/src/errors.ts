@@ -1,17 +1,12 @@
-/** Machine-readable error codes and HTTP statuses of RFC-0023 §3. */
-export const ERROR_STATUS = {
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  version_conflict: 412,
-  quota_value_bytes: 413,
-  quota_keys: 429,
-  capability_unavailable: 503,
-  internal: 500,
-} as const;
+import { STATE_ERROR_STATUS, type StateErrorCode } from '@orrery/spec';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/**
+ * Machine-readable error codes and HTTP statuses of RFC-0023 §3: statesvc's wire contract
+ * (packages/spec/src/wire/statesvc-http.ts) defines them; the store raises the same codes.
+ */
+export const ERROR_STATUS = STATE_ERROR_STATUS;
+
+export type ErrorCode = StateErrorCode;
 
 export class StateStoreError extends Error {
   readonly code: ErrorCode;

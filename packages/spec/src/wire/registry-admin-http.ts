@@ -1,0 +1,167 @@
+import { z } from 'zod';
+import type { HttpApi, HttpParam } from './http-route.ts';
+import { RegistryAdminStatusSchema, RegistryMemberViewSchema } from './registry-admin-status.ts';
+import {
+  REGISTRY_CODE_STATUS,
+  REGISTRY_ENVELOPE_DESCRIPTION,
+  REGISTRY_ERROR_WHEN,
+  RegistryErrorEnvelopeSchema,
+  registryOkEnvelope,
+  type RegistryErrorCode,
+} from './registry-envelope.ts';
+
+/**
+ * The registry's admin API (`admin_addr`, loopback + admin token): etcd membership and status.
+ * orrery-registry, `orrery registry … --admin-url` and docs/http-api.md read this file.
+ */
+
+const memberId = z.string().describe('etcd member id in hex, as `/admin/v1/status` shows it.');
+
+export const RegistryReplicationStatusSchema = z.object({
+  clusterId: z.string(),
+  leader: z.object({ id: z.string(), name: z.string() }).nullable(),
+  members: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      isLearner: z.boolean(),
+      isLeader: z.boolean(),
+      reachable: z.boolean(),
+      raftIndex: z.number().optional(),
+      raftAppliedIndex: z.number().optional(),
+      lag: z.number().nullable().describe("Entries behind the leader's raft index; null when unknown."),
+    }),
+  ),
+  registry: z
+    .object({
+      indexRevision: z.number().describe('Highest etcd revision applied to this replica\'s index.'),
+      instances: z.number().describe('Instances in the index.'),
+      watchStreams: z.number().describe('Open watch streams.'),
+      barrierReads: z.number().describe('Linearizable barrier reads sent to etcd so far.'),
+    })
+    .describe("This registry replica's own view."),
+});
+export type RegistryReplicationStatus = z.infer<typeof RegistryReplicationStatusSchema>;
+
+export const RegistryAddLearnerRequestSchema = z.object({
+  name: z.string().describe("The new member's etcd `--name`, e.g. `etcd-3`."),
+  peerURL: z.string().describe("The new member's peer URL, e.g. `http://10.0.0.14:2380`."),
+});
+export type RegistryAddLearnerRequest = z.infer<typeof RegistryAddLearnerRequestSchema>;
+
+export const RegistryAddLearnerDataSchema = z.object({
+  member: z.object({ id: memberId, name: z.string(), peerURLs: z.array(z.string()), isLearner: z.literal(true) }),
+  initialCluster: z.string().describe('Start the new etcd with `--initial-cluster <this>`.'),
+  initialClusterState: z.literal('existing').describe('… and `--initial-cluster-state existing`.'),
+});
+export type RegistryAddLearnerData = z.infer<typeof RegistryAddLearnerDataSchema>;
+
+export const RegistryMemberIdRequestSchema = z.object({ id: memberId });
+export type RegistryMemberIdRequest = z.infer<typeof RegistryMemberIdRequestSchema>;
+
+const memberList = z.array(z.object({ id: z.string(), name: z.string(), isLearner: z.boolean() })).describe('The membership after the change.');
+
+export const RegistryPromoteDataSchema = z.object({ promoted: memberId, members: memberList });
+export type RegistryPromoteData = z.infer<typeof RegistryPromoteDataSchema>;
+
+export const RegistryRemoveDataSchema = z.object({ removed: memberId, members: memberList });
+export type RegistryRemoveData = z.infer<typeof RegistryRemoveDataSchema>;
+
+export const RegistryLeaderTransferRequestSchema = z.object({ targetId: memberId });
+export type RegistryLeaderTransferRequest = z.infer<typeof RegistryLeaderTransferRequestSchema>;
+
+export const RegistryLeaderTransferDataSchema = z.object({
+  leader: memberId.describe('The leader now.'),
+  from: memberId.describe('The leader before.'),
+  changed: z.boolean().describe('False when the target already led.'),
+});
+export type RegistryLeaderTransferData = z.infer<typeof RegistryLeaderTransferDataSchema>;
+
+const ADMIN_HEADERS: HttpParam[] = [{ name: 'Authorization', required: true, description: '`Bearer <admin_token>`; callers must be on loopback.' }];
+const AUTH_ERRORS: RegistryErrorCode[] = ['unauthorized', 'forbidden', 'method_not_allowed'];
+const CHANGE_ERRORS: RegistryErrorCode[] = [...AUTH_ERRORS, 'bad_request', 'payload_too_large', 'not_found', 'conf_change_failed', 'not_leader', 'not_ready', 'read_failed'];
+
+export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
+  id: 'registry-admin',
+  title: 'Registry admin API (`admin_addr`)',
+  intro:
+    'Membership and status of the etcd cluster behind a registry. Only from loopback with the admin token. Membership calls are never retried: a timeout means the outcome is unknown — check `status` before repeating.',
+  guide: 'registry.md',
+  errorBody: RegistryErrorEnvelopeSchema,
+  errorCodes: Object.fromEntries(
+    (Object.keys(REGISTRY_ERROR_WHEN) as RegistryErrorCode[]).map((code) => [code, { status: REGISTRY_CODE_STATUS[code], when: REGISTRY_ERROR_WHEN[code] }]),
+  ),
+  envelope: { wrap: registryOkEnvelope, description: REGISTRY_ENVELOPE_DESCRIPTION },
+  routes: [
+    {
+      method: 'GET',
+      path: '/admin/v1/status',
+      purpose: 'Cluster id, leader, and every member as it answers its own status call.',
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      responses: { 200: { description: 'Status.', schema: RegistryAdminStatusSchema } },
+      errors: [...AUTH_ERRORS, 'read_failed', 'not_leader'],
+    },
+    {
+      method: 'GET',
+      path: '/admin/v1/replication/status',
+      purpose: "Raft progress and lag per member, plus this replica's index.",
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      responses: { 200: { description: 'Replication status.', schema: RegistryReplicationStatusSchema } },
+      errors: [...AUTH_ERRORS, 'read_failed', 'not_leader'],
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/members/add-learner',
+      purpose: 'MemberAdd as a learner; answers how to start the new etcd.',
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      body: RegistryAddLearnerRequestSchema,
+      responses: { 200: { description: 'Added.', schema: RegistryAddLearnerDataSchema } },
+      errors: CHANGE_ERRORS,
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/members/promote',
+      purpose: 'MemberPromote (etcd refuses until the learner is in sync).',
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      body: RegistryMemberIdRequestSchema,
+      responses: { 200: { description: 'Promoted.', schema: RegistryPromoteDataSchema } },
+      errors: CHANGE_ERRORS,
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/members/remove',
+      purpose: 'MemberRemove, sent to a member that stays.',
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      body: RegistryMemberIdRequestSchema,
+      responses: { 200: { description: 'Removed.', schema: RegistryRemoveDataSchema } },
+      errors: CHANGE_ERRORS,
+    },
+    {
+      method: 'POST',
+      path: '/admin/v1/leader/transfer',
+      purpose: 'MoveLeader, sent to the current leader.',
+      auth: 'admin token',
+      headers: ADMIN_HEADERS,
+      body: RegistryLeaderTransferRequestSchema,
+      responses: { 200: { description: 'Transferred (or already there).', schema: RegistryLeaderTransferDataSchema } },
+      errors: CHANGE_ERRORS,
+    },
+  ],
+  schemas: {
+    RegistryAdminStatus: RegistryAdminStatusSchema,
+    RegistryMemberView: RegistryMemberViewSchema,
+    RegistryReplicationStatus: RegistryReplicationStatusSchema,
+    RegistryAddLearnerRequest: RegistryAddLearnerRequestSchema,
+    RegistryAddLearnerData: RegistryAddLearnerDataSchema,
+    RegistryMemberIdRequest: RegistryMemberIdRequestSchema,
+    RegistryPromoteData: RegistryPromoteDataSchema,
+    RegistryRemoveData: RegistryRemoveDataSchema,
+    RegistryLeaderTransferRequest: RegistryLeaderTransferRequestSchema,
+    RegistryLeaderTransferData: RegistryLeaderTransferDataSchema,
+  },
+};

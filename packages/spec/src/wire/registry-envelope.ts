@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * The registry's answer envelope `{code, message, data, requestId}` and its codes (the StellMap
+ * seed's, plus `revision_expired` for watch resumption past compaction), shared by its public
+ * and admin listeners.
+ */
+export const REGISTRY_CODE_STATUS = {
+  ok: 200,
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conf_change_failed: 409,
+  revision_expired: 410,
+  payload_too_large: 413,
+  not_ready: 503,
+  not_leader: 503,
+  read_failed: 503,
+  scan_failed: 503,
+  propose_failed: 503,
+} as const;
+export type RegistryCode = keyof typeof REGISTRY_CODE_STATUS;
+export type RegistryErrorCode = Exclude<RegistryCode, 'ok'>;
+
+export const REGISTRY_ERROR_WHEN: Record<RegistryErrorCode, string> = {
+  bad_request: 'a body or query that does not parse (the message names the field and shows a valid example)',
+  unauthorized: 'no `Authorization: Bearer` where a token is needed',
+  forbidden: 'wrong token; admin API called from a non-loopback address',
+  not_found: 'instance or member not registered; unknown route',
+  method_not_allowed: 'wrong method for the route (`Allow` says which)',
+  conf_change_failed: 'etcd refused a membership change (the message says why and what to do)',
+  revision_expired: '`sinceRevision` compacted away (or ahead of etcd) with `includeSnapshot=false`',
+  payload_too_large: 'request body above 64 KiB',
+  not_ready: 'the index is still loading, or etcd has no leader / no reachable voter',
+  not_leader: 'etcd has no leader right now (an election is running); retry shortly',
+  read_failed: 'a read from etcd failed or timed out',
+  scan_failed: 'a range scan of etcd failed',
+  propose_failed: 'etcd did not take a write',
+};
+
+export const RegistryCodeSchema = z.enum(Object.keys(REGISTRY_CODE_STATUS) as [RegistryCode, ...RegistryCode[]]);
+
+/** An error answer: any code but `ok`, an empty `data`. */
+export const RegistryErrorEnvelopeSchema = z.object({
+  code: RegistryCodeSchema.exclude(['ok']).describe('Machine-readable code; the HTTP status follows from it.'),
+  message: z.string().describe('What went wrong and what to do about it.'),
+  data: z.object({}).describe('Empty on errors.'),
+  requestId: z.string().describe('Also in the `X-Request-Id` header; quote it when reporting a problem.'),
+});
+export type RegistryErrorEnvelope = z.infer<typeof RegistryErrorEnvelopeSchema>;
+
+/** A success answer carrying `data`. */
+export function registryOkEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({
+    code: z.literal('ok'),
+    message: z.string().describe('Empty on success.'),
+    data,
+    requestId: z.string(),
+  });
+}
+
+export const REGISTRY_ENVELOPE_DESCRIPTION =
+  'Every JSON answer not marked "no envelope" is the envelope `{code, message, data, requestId}` (`requestId` also in `X-Request-Id`): on success `code` is `ok` and the answer schemas below describe `data`; errors are `RegistryErrorEnvelope`.';

@@ -1,0 +1,274 @@
+import { z } from 'zod';
+import type { HttpApi, HttpParam } from './http-route.ts';
+
+/**
+ * statesvc's HTTP API (RFC-0023 §3): the bodies it answers and accepts, its error codes and its
+ * routes. statesvc, the admin API's statesvc client and docs/http-api.md all read this file.
+ */
+
+/** Error code → HTTP status. statestore's errors use the same table. */
+export const STATE_ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  version_conflict: 412,
+  quota_value_bytes: 413,
+  quota_keys: 429,
+  capability_unavailable: 503,
+  internal: 500,
+} as const;
+export type StateErrorCode = keyof typeof STATE_ERROR_STATUS;
+
+const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
+  bad_request: 'bad key, `If-Match`, `X-Orrery-State-TTL`, `limit` or cursor; body not JSON; wrong method; admin scope sent in headers',
+  unauthorized: 'no `Authorization: Bearer`, missing scope headers; admin URL unsigned, wrong or expired',
+  forbidden: 'the token does not derive for the claimed namespace/keyspace; keyspace not declared',
+  not_found: 'key absent or expired; admin usage of an undeclared keyspace; unknown route',
+  version_conflict: '`If-Match` / `expectVersion` mismatch; create-only (`0`) on an existing key',
+  quota_value_bytes: "body above the keyspace's `maxValueBytes` or the `--max-body-bytes` cap",
+  quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which",
+  capability_unavailable: 'the state driver (database) cannot be reached',
+  internal: 'a bug; details go to the statesvc log only',
+};
+
+export const StateErrorCodeSchema = z.enum(Object.keys(STATE_ERROR_STATUS) as [StateErrorCode, ...StateErrorCode[]]);
+
+export const StateErrorBodySchema = z.object({
+  error: z.string().describe('What went wrong and what to do about it.'),
+  code: StateErrorCodeSchema.describe('Machine-readable code; the HTTP status follows from it.'),
+});
+export type StateErrorBody = z.infer<typeof StateErrorBodySchema>;
+
+const version = z.number().int().positive().describe('The key\'s version after the write: from one global sequence, it only grows (also across delete and re-create).');
+
+export const StateValueResponseSchema = z.object({
+  value: z.json().describe('The stored JSON value, exactly as written. Its version is in `X-Orrery-State-Version`.'),
+});
+export type StateValueResponse = z.infer<typeof StateValueResponseSchema>;
+
+export const StateVersionResponseSchema = z.object({ version });
+export type StateVersionResponse = z.infer<typeof StateVersionResponseSchema>;
+
+export const StateDeletedResponseSchema = z.object({ deleted: z.literal(true).describe('Always true: a missing key answers 404 instead.') });
+export type StateDeletedResponse = z.infer<typeof StateDeletedResponseSchema>;
+
+export const StateCasRequestSchema = z.object({
+  expectVersion: z.number().int().nonnegative().describe('The version the write expects; `0` = create only.'),
+  value: z.json().describe('The new JSON value.'),
+});
+export type StateCasRequest = z.infer<typeof StateCasRequestSchema>;
+
+export const StateListResponseSchema = z.object({
+  keys: z.array(z.string()).describe('Keys in UTF-8 byte order.'),
+  cursor: z.string().describe('Opaque; pass it back as `cursor` for the next page. Empty when the listing is done.'),
+});
+export type StateListResponse = z.infer<typeof StateListResponseSchema>;
+
+const defaultTTL = z.string().nullable().describe('As declared in `spec.state.defaultTTL` (e.g. `"1h"`), or null.');
+
+export const StateKeyspaceUsageSchema = z.object({
+  namespace: z.string(),
+  keyspace: z.string(),
+  keys: z.number().int().nonnegative().describe('Live keys.'),
+  bytes: z.number().int().nonnegative().describe('Bytes of the live values.'),
+  maxKeys: z.number().int().positive().describe('Effective limit (a declared 0 resolved to the platform default).'),
+  maxValueBytes: z.number().int().positive().describe('Effective limit per value.'),
+  defaultTTL,
+});
+export type StateKeyspaceUsage = z.infer<typeof StateKeyspaceUsageSchema>;
+
+export const StateNamespaceKeyspaceSchema = z.object({
+  keyspace: z.string(),
+  keys: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  declared: z.boolean().describe('False for data left behind by a keyspace no Function declares any more.'),
+  maxKeys: z.number().int().positive().nullable().describe('Effective limit; null when not declared.'),
+  maxValueBytes: z.number().int().positive().nullable().describe('Effective limit; null when not declared.'),
+  defaultTTL,
+});
+export type StateNamespaceKeyspace = z.infer<typeof StateNamespaceKeyspaceSchema>;
+
+export const StateNamespaceUsageSchema = z.object({
+  namespace: z.string(),
+  keys: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  byteBudget: z.number().int().nonnegative().describe('`--namespace-byte-budget`; 0 = none.'),
+  keyspaces: z.array(StateNamespaceKeyspaceSchema).describe('Declared keyspaces and keyspaces holding data, by name.'),
+});
+export type StateNamespaceUsage = z.infer<typeof StateNamespaceUsageSchema>;
+
+export const StateNamespacesResponseSchema = z.object({
+  namespaces: z.array(StateNamespaceUsageSchema).describe('By name; namespaces with declared keyspaces or data.'),
+});
+export type StateNamespacesResponse = z.infer<typeof StateNamespacesResponseSchema>;
+
+export const StateKeyspaceDeletedSchema = z.object({
+  deleted: z.number().int().nonnegative().describe('Live keys removed (0 the second time).'),
+});
+export type StateKeyspaceDeleted = z.infer<typeof StateKeyspaceDeletedSchema>;
+
+export const StateHealthSchema = z.object({ status: z.literal('ok') });
+export const StateReadySchema = z.object({ status: z.literal('ready') });
+
+const SCOPE_HEADERS: HttpParam[] = [
+  { name: 'Authorization', required: true, description: '`Bearer <token>` from the file at `ORRERY_STATE_TOKEN_PATH`.' },
+  { name: 'X-Orrery-State-Namespace', required: true, description: 'The namespace the token was issued for.' },
+  { name: 'X-Orrery-State-Keyspace', required: true, description: 'The keyspace the token was issued for.' },
+];
+const IF_MATCH: HttpParam = { name: 'If-Match', description: 'A version (`5` or `"5"`): write only if the key is at it; `0` = create only. 412 otherwise.' };
+const TTL_IN: HttpParam = { name: 'X-Orrery-State-TTL', description: 'Seconds to live; `0` = never expires (overrides the keyspace `defaultTTL`).' };
+const VERSION_OUT: HttpParam = { name: 'X-Orrery-State-Version', description: 'The version of the value answered or written.' };
+const KEY: HttpParam = { name: 'key', required: true, description: 'Percent-encoded (`encodeURIComponent`); 1–512 UTF-8 bytes, no control characters, no leading `#`.' };
+const SIGNED: HttpParam[] = [
+  { name: 'expires', required: true, description: 'Unix seconds; part of the signed URL (`signAdminUrl` from `@orrery/auth`).' },
+  { name: 'signature', required: true, description: 'HMAC over the method and path?query (omitted in pass-through mode).' },
+];
+const STATE_AUTH = 'state token (scope headers)';
+const ADMIN_AUTH = 'signed admin URL';
+const ALWAYS: StateErrorCode[] = ['capability_unavailable', 'internal'];
+
+export const STATESVC_HTTP_API: HttpApi = {
+  id: 'statesvc',
+  title: 'statesvc (keyed state)',
+  intro:
+    'The state API functions call (`ORRERY_STATE_URL`), default port 8080. Values are JSON. Every error answers `StateErrorBody` with the status of its code.',
+  guide: 'state.md',
+  errorBody: StateErrorBodySchema,
+  errorCodes: Object.fromEntries(Object.entries(STATE_ERROR_STATUS).map(([code, status]) => [code, { status, when: STATE_ERROR_WHEN[code as StateErrorCode] }])),
+  routes: [
+    {
+      method: 'GET',
+      path: '/v1/state/{key}',
+      purpose: 'Read one key.',
+      auth: STATE_AUTH,
+      pathParams: [KEY],
+      headers: SCOPE_HEADERS,
+      responseHeaders: [VERSION_OUT, { name: 'X-Orrery-State-TTL', description: 'Seconds left, only when the key expires.' }],
+      responses: { 200: { description: 'The value.', schema: StateValueResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', ...ALWAYS],
+    },
+    {
+      method: 'PUT',
+      path: '/v1/state/{key}',
+      purpose: 'Write one key (a compare-and-swap with `If-Match`).',
+      auth: STATE_AUTH,
+      pathParams: [KEY],
+      headers: [...SCOPE_HEADERS, IF_MATCH, TTL_IN],
+      bodyDescription: 'Any JSON value, stored as sent (surrounding whitespace trimmed); its size is its UTF-8 byte count.',
+      responseHeaders: [VERSION_OUT],
+      responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...ALWAYS],
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/state/{key}',
+      purpose: 'Delete one key.',
+      auth: STATE_AUTH,
+      pathParams: [KEY],
+      headers: [...SCOPE_HEADERS, IF_MATCH],
+      responses: { 200: { description: 'Deleted.', schema: StateDeletedResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...ALWAYS],
+    },
+    {
+      method: 'POST',
+      path: '/v1/state/{key}/cas',
+      purpose: 'Compare-and-swap for clients that cannot send `If-Match`.',
+      auth: STATE_AUTH,
+      pathParams: [KEY],
+      headers: [...SCOPE_HEADERS, TTL_IN],
+      body: StateCasRequestSchema,
+      responseHeaders: [VERSION_OUT],
+      responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/v1/state',
+      purpose: 'List keys, one page at a time.',
+      auth: STATE_AUTH,
+      headers: SCOPE_HEADERS,
+      query: [
+        { name: 'prefix', description: 'Only keys starting with this.' },
+        { name: 'cursor', description: 'From the previous page; absent or empty = from the start.' },
+        { name: 'limit', description: 'Page size, 1–1000 (default 100).' },
+      ],
+      responses: { 200: { description: 'One page.', schema: StateListResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/v1/admin/usage',
+      purpose: "One keyspace's usage and limits (console, admin API).",
+      auth: ADMIN_AUTH,
+      query: [
+        { name: 'scope-namespace', required: true, description: 'Namespace of the keyspace.' },
+        { name: 'scope-keyspace', required: true, description: 'The keyspace.' },
+        ...SIGNED,
+      ],
+      responses: { 200: { description: 'Usage.', schema: StateKeyspaceUsageSchema } },
+      errors: ['bad_request', 'unauthorized', 'not_found', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/v1/admin/namespaces',
+      purpose: 'Usage of every namespace (or one) with its keyspaces and byte budget.',
+      auth: ADMIN_AUTH,
+      query: [{ name: 'scope-namespace', description: 'Only this namespace.' }, ...SIGNED],
+      responses: { 200: { description: 'Usage per namespace.', schema: StateNamespacesResponseSchema } },
+      errors: ['bad_request', 'unauthorized', ...ALWAYS],
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/admin/keyspace',
+      purpose: "Remove every key of one keyspace (the operator's deletion policy `delete`); idempotent, declared or not.",
+      auth: ADMIN_AUTH,
+      query: [
+        { name: 'scope-namespace', required: true, description: 'A DNS-1123 label.' },
+        { name: 'scope-keyspace', required: true, description: 'A keyspace name.' },
+        ...SIGNED,
+      ],
+      responses: { 200: { description: 'Deleted.', schema: StateKeyspaceDeletedSchema } },
+      errors: ['bad_request', 'unauthorized', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/healthz',
+      purpose: 'The process is up.',
+      auth: 'none',
+      responses: { 200: { description: 'Alive.', schema: StateHealthSchema } },
+      errors: [],
+    },
+    {
+      method: 'GET',
+      path: '/readyz',
+      purpose: 'The state driver answers.',
+      auth: 'none',
+      responses: { 200: { description: 'Ready.', schema: StateReadySchema } },
+      errors: ['capability_unavailable'],
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      purpose: 'Prometheus metrics (`orrery_statestore_*`, `orrery_statesvc_*`).',
+      auth: 'none',
+      responses: { 200: { description: 'Prometheus text format.', contentType: 'text/plain' } },
+      errors: [],
+    },
+  ],
+  schemas: {
+    StateErrorBody: StateErrorBodySchema,
+    StateValueResponse: StateValueResponseSchema,
+    StateVersionResponse: StateVersionResponseSchema,
+    StateDeletedResponse: StateDeletedResponseSchema,
+    StateCasRequest: StateCasRequestSchema,
+    StateListResponse: StateListResponseSchema,
+    StateKeyspaceUsage: StateKeyspaceUsageSchema,
+    StateNamespacesResponse: StateNamespacesResponseSchema,
+    StateNamespaceUsage: StateNamespaceUsageSchema,
+    StateNamespaceKeyspace: StateNamespaceKeyspaceSchema,
+    StateKeyspaceDeleted: StateKeyspaceDeletedSchema,
+    StateHealth: StateHealthSchema,
+    StateReady: StateReadySchema,
+  },
+};
