@@ -1,10 +1,9 @@
+import type { RegistryTargetGroup } from '@orrery/spec';
 import type { Instance } from './model/instance.ts';
 import { matchesFilter, type InstanceFilter } from './query/filter.ts';
 
-export interface TargetGroup {
-  targets: string[];
-  labels: Record<string, string>;
-}
+/** One Prometheus HTTP SD target group, as defined in @orrery/spec. */
+export type TargetGroup = RegistryTargetGroup;
 
 export interface SdContext {
   region: string;

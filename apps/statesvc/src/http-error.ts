@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { StateErrorBody } from '@orrery/spec';
 import { ERROR_STATUS, StateStoreError, type ErrorCode } from '@orrery/statestore';
 
 export class HttpError extends Error {
@@ -25,7 +26,7 @@ export function sendError(res: ServerResponse, err: unknown, log: (msg: string) 
   }
   const status = ERROR_STATUS[code];
   if (!res.headersSent) {
-    const body = JSON.stringify({ error: message, code });
+    const body = JSON.stringify({ error: message, code } satisfies StateErrorBody);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   } else {

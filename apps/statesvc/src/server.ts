@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
-import { DNS1123_LABEL, KEYSPACE_PATTERN } from '@orrery/spec';
+import {
+  DNS1123_LABEL,
+  KEYSPACE_PATTERN,
+  type StateKeyspaceDeleted,
+  type StateKeyspaceUsage,
+  type StateListResponse,
+  type StateNamespaceUsage,
+} from '@orrery/spec';
 import { ScopedStore, StateStoreError, type Scope, type StateDriver } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
 import { HttpError, sendError } from './http-error.ts';
@@ -50,7 +57,11 @@ function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
   };
 }
 
-/** The statesvc HTTP handler (RFC-0023 §3): routes, scope from the token, errors as {error, code}. */
+/**
+ * The statesvc HTTP handler (RFC-0023 §3): routes, scope from the token, errors as {error, code}.
+ * Answers follow STATESVC_HTTP_API in @orrery/spec; the hot-path bodies are built as strings
+ * (no object to type), and http-contract.int.test.ts parses every answer with the schemas.
+ */
 export function createStateHandler(opts: StateServerOptions) {
   const log = opts.log ?? ((m: string) => console.error(`[statesvc] ${m}`));
   const metrics = opts.metrics ?? new StateMetrics();
@@ -130,7 +141,7 @@ export function createStateHandler(opts: StateServerOptions) {
       limit = Number(limitText);
     }
     const result = await store.list(scope, { prefix: params.get('prefix') ?? undefined, cursor: params.get('cursor') ?? undefined, limit });
-    sendJson(res, 200, JSON.stringify(result));
+    sendJson(res, 200, JSON.stringify(result satisfies StateListResponse));
     return 'list';
   }
 
@@ -157,7 +168,8 @@ export function createStateHandler(opts: StateServerOptions) {
       const decl = table.get(keyspaceId(namespace, keyspace));
       if (!decl) throw new HttpError('not_found', `keyspace ${namespace}/${keyspace} is not declared`);
       const usage = await opts.driver.usage({ namespace, keyspace });
-      sendJson(res, 200, JSON.stringify({ namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL }));
+      const answer: StateKeyspaceUsage = { namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL };
+      sendJson(res, 200, JSON.stringify(answer));
       return 'admin';
     }
     if (path === '/v1/admin/keyspace') {
@@ -171,14 +183,14 @@ export function createStateHandler(opts: StateServerOptions) {
       }
       const deleted = await opts.driver.deleteKeyspace({ namespace, keyspace });
       log(`admin: deleted keyspace ${namespace}/${keyspace} (${deleted} live keys)`);
-      sendJson(res, 200, `{"deleted":${deleted}}`);
+      sendJson(res, 200, JSON.stringify({ deleted } satisfies StateKeyspaceDeleted));
       return 'admin';
     }
     if (path === '/v1/admin/namespaces') {
       const only = params.get('scope-namespace');
       const names = new Set<string>([...table.values()].map((d) => d.namespace));
       for (const n of await opts.driver.namespaces()) names.add(n);
-      const namespaces = [];
+      const namespaces: StateNamespaceUsage[] = [];
       for (const namespace of [...names].sort()) {
         if (only && namespace !== only) continue;
         const usage = await opts.driver.namespaceUsage(namespace);

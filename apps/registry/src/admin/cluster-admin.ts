@@ -1,9 +1,17 @@
 import { memberIdHex as hex, noRetryClient } from '@orrery/etcdcluster';
-import type { RegistryAdminStatus, RegistryMemberView } from '@orrery/spec';
+import type {
+  RegistryAddLearnerData,
+  RegistryAdminStatus,
+  RegistryLeaderTransferData,
+  RegistryMemberView,
+  RegistryPromoteData,
+  RegistryRemoveData,
+  RegistryReplicationStatus,
+} from '@orrery/spec';
 import { leaderByHighestTerm, memberStatus } from '../etcd/member-status.ts';
 import type { ErrorCode } from '../http/envelope.ts';
 
-/** The wire contract of /admin/v1/status lives in @orrery/spec (the CLI reads the same schema). */
+/** The admin API's answers are defined in @orrery/spec (registry-admin-http.ts; the CLI reads the same schemas). */
 export type MemberView = RegistryMemberView;
 export type ClusterStatus = RegistryAdminStatus;
 
@@ -128,7 +136,7 @@ export class ClusterAdmin {
     return noRetryClient(url, this.timeoutMs);
   }
 
-  async addLearner(name: string, peerURL: string) {
+  async addLearner(name: string, peerURL: string): Promise<RegistryAddLearnerData> {
     const client = await this.voterClient();
     try {
       const res = await client.cluster.memberAdd({ peerURLs: [peerURL], isLearner: true });
@@ -150,7 +158,7 @@ export class ClusterAdmin {
     }
   }
 
-  async promote(idDecimal: string) {
+  async promote(idDecimal: string): Promise<RegistryPromoteData> {
     const client = await this.voterClient();
     try {
       const res = await client.cluster.memberPromote({ ID: idDecimal });
@@ -162,7 +170,7 @@ export class ClusterAdmin {
     }
   }
 
-  async remove(idDecimal: string) {
+  async remove(idDecimal: string): Promise<RegistryRemoveData> {
     const status = await this.status();
     const target = hex(idDecimal);
     if (!status.members.some((m) => m.id === target)) throw new AdminError('not_found', `no member with id ${target}`);
@@ -182,7 +190,7 @@ export class ClusterAdmin {
   }
 
   /** MoveLeader only works on the current leader, so it is sent there and nowhere else. */
-  async transferLeader(targetDecimal: string) {
+  async transferLeader(targetDecimal: string): Promise<RegistryLeaderTransferData> {
     const status = await this.status();
     const target = hex(targetDecimal);
     const leader = status.members.find((m) => m.isLeader);
@@ -203,7 +211,7 @@ export class ClusterAdmin {
   }
 
   /** Raft replication progress per member, relative to the leader. */
-  async replicationStatus() {
+  async replicationStatus(): Promise<Omit<RegistryReplicationStatus, 'registry'>> {
     const status = await this.status();
     const leader = status.members.find((m) => m.isLeader);
     return {

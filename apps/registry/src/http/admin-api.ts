@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RegistryReplicationStatus } from '@orrery/spec';
 import { AdminError, parseMemberId, type ClusterAdmin } from '../admin/cluster-admin.ts';
 import { classifyEtcdError } from '../etcd/errors.ts';
 import { bearerMatches, hasBearer, isLoopback } from './auth.ts';
@@ -9,7 +10,7 @@ export interface AdminApiDeps {
   admin: ClusterAdmin;
   adminToken: string;
   /** The registry's own replication view (index revision, open watch streams). */
-  registryView: () => Record<string, unknown>;
+  registryView: () => RegistryReplicationStatus['registry'];
 }
 
 const ROUTES: Record<string, 'GET' | 'POST'> = {
@@ -25,7 +26,7 @@ function field(body: unknown, name: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 }
 
-/** The admin listener: loopback callers with the admin bearer token only. */
+/** The admin listener: loopback callers with the admin bearer token only. Routes and answers: REGISTRY_ADMIN_HTTP_API in @orrery/spec. */
 export function adminHandler(deps: AdminApiDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
@@ -67,7 +68,7 @@ async function route(deps: AdminApiDeps, path: string, req: IncomingMessage): Pr
     case '/admin/v1/status':
       return deps.admin.status();
     case '/admin/v1/replication/status':
-      return { ...(await deps.admin.replicationStatus()), registry: deps.registryView() };
+      return { ...(await deps.admin.replicationStatus()), registry: deps.registryView() } satisfies RegistryReplicationStatus;
     case '/admin/v1/members/add-learner': {
       const body = await readJson(req);
       const name = field(body, 'name');

@@ -1,39 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { REGISTRY_CODE_STATUS, type RegistryCode } from '@orrery/spec';
 
-/** The seed's response codes, plus revision_expired for watch resumption past compaction. */
-export type ErrorCode =
-  | 'ok'
-  | 'bad_request'
-  | 'not_found'
-  | 'not_ready'
-  | 'not_leader'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'read_failed'
-  | 'scan_failed'
-  | 'propose_failed'
-  | 'conf_change_failed'
-  | 'revision_expired'
-  | 'payload_too_large'
-  | 'method_not_allowed';
+/** The seed's response codes and their statuses: the wire contract in @orrery/spec (registry-envelope.ts). */
+export type ErrorCode = RegistryCode;
 
-export const STATUS_BY_CODE: Record<ErrorCode, number> = {
-  ok: 200,
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conf_change_failed: 409,
-  revision_expired: 410,
-  payload_too_large: 413,
-  not_ready: 503,
-  not_leader: 503,
-  read_failed: 503,
-  scan_failed: 503,
-  propose_failed: 503,
-};
+export const STATUS_BY_CODE: Record<ErrorCode, number> = REGISTRY_CODE_STATUS;
 
 export interface Envelope<T = unknown> {
   code: ErrorCode;

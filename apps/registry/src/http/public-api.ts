@@ -1,5 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Etcd3 } from 'etcd3';
+import type {
+  RegistryDeregisterData,
+  RegistryHealthData,
+  RegistryHeartbeatData,
+  RegistryInstancesData,
+  RegistryReadyData,
+  RegistryRegisterData,
+  RegistryTargetGroup,
+} from '@orrery/spec';
 import { parseIdentity, parseLeaseTtl, parseRegistration } from '../model/instance.ts';
 import { parseFilter, parseWatchOptions } from '../query/filter.ts';
 import { IndexTimeoutError, type InstanceIndex } from '../etcd/instance-index.ts';
@@ -55,7 +64,10 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
   '/metrics': { method: 'GET', name: 'metrics' },
 };
 
-/** The public listener: the StellMap data plane, the internal helpers, health and metrics. */
+/**
+ * The public listener: the StellMap data plane, the internal helpers, health and metrics. Its
+ * routes and answers are REGISTRY_HTTP_API in @orrery/spec (typed here, checked by registry.int.test.ts).
+ */
 export function publicHandler(deps: PublicApiDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
@@ -103,14 +115,14 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
     case 'register': {
       const rec = must(parseRegistration(await readJson(req)));
       const { revision, leaseId, record } = await deps.writer.register(rec);
-      sendOk(res, requestId, { revision, instance: { ...record, revision, leaseId } });
+      sendOk(res, requestId, { revision, instance: { ...record, revision, leaseId } } satisfies RegistryRegisterData);
       return;
     }
     case 'deregister': {
       const id = must(parseIdentity(await readJson(req)));
       const out = await deps.writer.deregister(id);
       if (!out) throw new ApiError('not_found', `instance ${id.namespace}/${id.service}/${id.instanceId} is not registered`);
-      sendOk(res, requestId, { revision: out.revision, instance: { namespace: id.namespace, service: id.service, instanceId: id.instanceId } });
+      sendOk(res, requestId, { revision: out.revision, instance: { namespace: id.namespace, service: id.service, instanceId: id.instanceId } } satisfies RegistryDeregisterData);
       return;
     }
     case 'heartbeat': {
@@ -127,14 +139,14 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
         leaseTtlSeconds: out.instance.leaseTtlSeconds,
         remainingTtlSeconds: out.remainingTtlSeconds,
         ttlChanged: out.ttlChanged,
-      });
+      } satisfies RegistryHeartbeatData);
       return;
     }
     case 'instances': {
       const filter = must(parseFilter(url.searchParams));
       const revision = await deps.index.barrier();
       const instances = deps.index.select(filter);
-      sendOk(res, requestId, { revision, instances });
+      sendOk(res, requestId, { revision, instances } satisfies RegistryInstancesData);
       return;
     }
     case 'replication_watch':
@@ -179,7 +191,7 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
       // Prometheus SD may span every namespace: namespace is optional here.
       const namespace = params.get('namespace');
       await deps.index.barrier();
-      let groups;
+      let groups: RegistryTargetGroup[];
       if (namespace) {
         const filter = must(parseFilter(filterParams));
         groups = targetGroups(deps.index.select(filter), filter, endpoint, deps.sd(), includeSelf);
@@ -200,14 +212,14 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
     }
     case 'healthz': {
       const leader = await deps.leader().catch(() => undefined);
-      sendOk(res, requestId, { status: 'alive', leaderId: leader?.leaderId ?? '', leaderAddr: leader?.leaderAddr ?? '', indexRevision: deps.index.revision });
+      sendOk(res, requestId, { status: 'alive', leaderId: leader?.leaderId ?? '', leaderAddr: leader?.leaderAddr ?? '', indexRevision: deps.index.revision } satisfies RegistryHealthData);
       return;
     }
     case 'readyz': {
       if (!deps.index.ready) throw new ApiError('not_ready', 'the registry index is still loading from etcd');
       const leader = await deps.leader().catch(() => undefined);
       if (!leader?.leaderId) throw new ApiError('not_ready', 'etcd has no leader (or no member answered); not serving linearizable reads');
-      sendOk(res, requestId, { status: 'ready', leaderId: leader.leaderId, indexRevision: deps.index.revision });
+      sendOk(res, requestId, { status: 'ready', leaderId: leader.leaderId, indexRevision: deps.index.revision } satisfies RegistryReadyData);
       return;
     }
     case 'metrics': {

@@ -1,3 +1,4 @@
+import type { RegistryEndpoint, RegistryInstance, RegistryInstanceRecord } from '@orrery/spec';
 import {
   formatServiceName,
   parseServiceName,
@@ -12,38 +13,14 @@ export const DEFAULT_ENDPOINT_WEIGHT = 100;
 /** etcd refuses leases above this; a week is plenty for a registry instance. */
 export const MAX_LEASE_TTL_SECONDS = 7 * 24 * 3600;
 
-export interface Endpoint {
-  name: string;
-  protocol: string;
-  host: string;
-  port: number;
-  path?: string;
-  weight: number;
-}
+/** The wire shapes are defined once in @orrery/spec (registry-http.ts); the model uses them as they are. */
+export type Endpoint = RegistryEndpoint;
 
 /** What is stored in etcd (the value) for one instance. */
-export interface InstanceRecord extends ServiceSegments {
-  namespace: string;
-  service: string;
-  instanceId: string;
-  zone: string;
-  labels: Record<string, string>;
-  metadata: Record<string, string>;
-  endpoints: Endpoint[];
-  leaseTtlSeconds: number;
-  /** Time of the last heartbeat (ms since the epoch), set by the server; see heartbeat-age.ts. */
-  lastHeartbeatAt?: number;
-}
+export type InstanceRecord = RegistryInstanceRecord;
 
 /** An instance as answered to clients: the record plus where it sits in etcd's history. */
-export interface Instance extends InstanceRecord {
-  /** etcd mod revision of the record. */
-  revision: number;
-  /** etcd create revision (stable across updates). */
-  createRevision: number;
-  /** etcd lease id (hex). */
-  leaseId: string;
-}
+export type Instance = RegistryInstance;
 
 export interface InstanceKey {
   namespace: string;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
+import type { RegistryWatchEvent } from '@orrery/spec';
 import type { Instance } from '../model/instance.ts';
 import { onlyStampChanged } from '../model/heartbeat-age.ts';
 import { matchesFilter, type InstanceFilter, type WatchOptions } from '../query/filter.ts';
@@ -11,10 +12,8 @@ export const KEEPALIVE_MS = 15_000;
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const ALL_KEYS = Buffer.from([0]);
 
-export type WatchEvent =
-  | { type: 'snapshot'; revision: number; instances: Instance[] }
-  | { type: 'upsert'; revision: number; instance: Instance }
-  | { type: 'delete'; revision: number; instance: Instance };
+/** snapshot / upsert / delete: the event data line, as defined in @orrery/spec. */
+export type WatchEvent = RegistryWatchEvent;
 
 export interface WatchDeps {
   index: InstanceIndex;
