@@ -3,7 +3,13 @@
  * token. This skips the admin API — no role check, no audit row — so it is only taken when asked
  * for explicitly: for a registry the platform does not manage, or when the API is down.
  */
-import { RegistryAdminStatusSchema } from '@orrery/spec';
+import {
+  RegistryAddLearnerDataSchema,
+  RegistryAdminStatusSchema,
+  RegistryLeaderTransferDataSchema,
+  RegistryPromoteDataSchema,
+  RegistryRemoveDataSchema,
+} from '@orrery/spec';
 import { AdminCallError, adminCall } from './admin-client.ts';
 import { renderStatus } from './status-table.ts';
 
@@ -26,16 +32,14 @@ export async function runDirect(key: string, args: string[], o: DirectOptions): 
     switch (key) {
       case 'status': {
         if (!need(0, 'status')) return 2;
-        const raw = await adminCall<unknown>(o.baseUrl, o.token, 'GET', '/admin/v1/status');
-        const parsed = RegistryAdminStatusSchema.safeParse(raw);
-        if (!parsed.success) throw new AdminCallError('bad_response', `the registry's /admin/v1/status answer does not match this CLI's contract (is the registry a different version?): ${parsed.error.issues[0]?.message ?? ''}`);
-        print(parsed.data, renderStatus(parsed.data));
+        const status = await adminCall(o.baseUrl, o.token, 'GET', '/admin/v1/status', RegistryAdminStatusSchema);
+        print(status, renderStatus(status));
         return 0;
       }
       case 'member add-learner': {
         if (!need(2, 'member add-learner NAME PEER_URL')) return 2;
         bypassNote();
-        const data = await adminCall<{ member: { id: string }; initialCluster: string }>(o.baseUrl, o.token, 'POST', '/admin/v1/members/add-learner', { name: args[0], peerURL: args[1] });
+        const data = await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/members/add-learner', RegistryAddLearnerDataSchema, { name: args[0], peerURL: args[1] });
         print(
           data,
           `added learner ${args[0]} as ${data.member.id}\nstart its etcd with:\n  --name ${args[0]} --initial-advertise-peer-urls ${args[1]} --initial-cluster ${data.initialCluster} --initial-cluster-state existing\nthen, once it has caught up: orrery registry member promote ${data.member.id} --admin-url ${o.baseUrl}`,
@@ -45,19 +49,19 @@ export async function runDirect(key: string, args: string[], o: DirectOptions): 
       case 'member promote': {
         if (!need(1, 'member promote ID')) return 2;
         bypassNote();
-        print(await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/members/promote', { id: args[0] }), `promoted ${args[0]} to voter`);
+        print(await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/members/promote', RegistryPromoteDataSchema, { id: args[0] }), `promoted ${args[0]} to voter`);
         return 0;
       }
       case 'member remove': {
         if (!need(1, 'member remove ID')) return 2;
         bypassNote();
-        print(await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/members/remove', { id: args[0] }), `removed ${args[0]}`);
+        print(await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/members/remove', RegistryRemoveDataSchema, { id: args[0] }), `removed ${args[0]}`);
         return 0;
       }
       case 'leader transfer': {
         if (!need(1, 'leader transfer ID')) return 2;
         bypassNote();
-        const data = await adminCall<{ from: string; leader: string; changed: boolean }>(o.baseUrl, o.token, 'POST', '/admin/v1/leader/transfer', { targetId: args[0] });
+        const data = await adminCall(o.baseUrl, o.token, 'POST', '/admin/v1/leader/transfer', RegistryLeaderTransferDataSchema, { targetId: args[0] });
         print(data, data.changed ? `leadership moved from ${data.from} to ${data.leader}` : `${data.leader} already leads`);
         return 0;
       }

@@ -26,7 +26,10 @@ beforeAll(async () => {
         res.end(JSON.stringify({ code, message, data, requestId: 'r' }));
       };
       if (req.url === '/admin/v1/status') return send('ok', statusData);
-      if (req.url === '/admin/v1/members/add-learner') return send('ok', { member: { id: 'b2' }, initialCluster: 'm1=http://x:1,m4=http://y:2' });
+      if (req.url === '/admin/v1/members/add-learner') {
+        return send('ok', { member: { id: 'b2', name: 'm4', peerURLs: ['http://y:2'], isLearner: true }, initialCluster: 'm1=http://x:1,m4=http://y:2', initialClusterState: 'existing' });
+      }
+      if (req.url === '/admin/v1/members/remove') return send('ok', { removed: 'b2' }); // missing the member list
       if (req.url === '/admin/v1/members/promote') return send('conf_change_failed', {}, 409, 'promote b2: the learner has not caught up');
       return send('ok', { from: 'a1', leader: 'b2', changed: true });
     });
@@ -89,6 +92,13 @@ describe('orrery registry', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it('refuses a membership answer that does not match the contract (exit 1, bad_response naming the field)', async () => {
+    const r = await capture(['member', 'remove', 'b2', '--admin-url', url, '--token', 't']);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("bad_response: the registry's /admin/v1/members/remove answer does not match this CLI's contract");
+    expect(r.err).toContain('members:');
   });
 
   it('transfers leadership', async () => {

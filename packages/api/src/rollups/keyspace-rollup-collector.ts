@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { keyspaceRollups } from '@orrery/db';
-import { statesvcAdminGet, type NamespaceUsage } from '../clients/statesvc-admin.ts';
+import { StateNamespacesResponseSchema } from '@orrery/spec';
+import { statesvcAdminGet } from '../clients/statesvc-admin.ts';
 import type { ApiServices } from '../context.ts';
 import { minuteOf } from './counter-delta.ts';
 
@@ -10,7 +11,7 @@ import { minuteOf } from './counter-delta.ts';
  */
 export async function collectKeyspaceRollup(services: ApiServices): Promise<number> {
   const minute = minuteOf(services.now?.() ?? new Date());
-  const r = await statesvcAdminGet<{ namespaces: NamespaceUsage[] }>(services, '/v1/admin/namespaces');
+  const r = await statesvcAdminGet(services, '/v1/admin/namespaces', StateNamespacesResponseSchema);
   let n = 0;
   for (const ns of r.namespaces) {
     for (const ks of ns.keyspaces) {

@@ -43,7 +43,8 @@ export interface NamespaceUsageInput {
   namespace: string;
   bytes: number;
   byteBudget: number;
-  keyspaces: ReadonlyArray<{ keyspace: string; keys: number; maxKeys: number }>;
+  /** maxKeys is null for a keyspace no Function declares (data left behind): never alerted. */
+  keyspaces: ReadonlyArray<{ keyspace: string; keys: number; maxKeys: number | null }>;
 }
 
 /** Keyspaces whose keys exceed 90 % of maxKeys, and namespaces whose bytes exceed 90 % of the byte budget (0 = no limit). */
@@ -51,7 +52,7 @@ export function quotaAlerts(namespaces: readonly NamespaceUsageInput[]): Alert[]
   const out: Alert[] = [];
   for (const n of namespaces) {
     for (const k of n.keyspaces) {
-      if (!(k.maxKeys > 0)) continue;
+      if (k.maxKeys === null || !(k.maxKeys > 0)) continue;
       const p = pct(k.keys, k.maxKeys);
       if (p > QUOTA_WARNING_PERCENT) {
         out.push({ severity: severityFor(p), kind: 'keyspace-quota', message: `keyspace ${n.namespace}/${k.keyspace} holds ${k.keys} of ${k.maxKeys} keys (${p} %)`, link: statePath(n.namespace, k.keyspace) });

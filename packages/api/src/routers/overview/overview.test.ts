@@ -37,7 +37,7 @@ beforeAll(async () => {
                   keys: 95,
                   bytes: 100,
                   byteBudget: 1000,
-                  keyspaces: [{ keyspace: 'cart', keys: 95, bytes: 100, declared: true, maxKeys: 100, maxValueBytes: 262144 }],
+                  keyspaces: [{ keyspace: 'cart', keys: 95, bytes: 100, declared: true, maxKeys: 100, maxValueBytes: 262144, defaultTTL: null }],
                 },
               ],
             },

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte } from 'drizzle-orm';
 import { auditLog, functionRollups } from '@orrery/db';
-import { effectiveKeyspace, effectiveMaxKeys, type OrreryFunction, type RegistryCluster, type Revision, type StateSync } from '@orrery/spec';
+import { effectiveKeyspace, effectiveMaxKeys, StateNamespacesResponseSchema, type OrreryFunction, type RegistryCluster, type Revision, type StateSync } from '@orrery/spec';
 import { fetchRouterStats } from '../../clients/router-stats.ts';
 import { statesvcAdminGet, type NamespaceUsage } from '../../clients/statesvc-admin.ts';
 import { storeCall } from '../../errors.ts';
@@ -46,7 +46,7 @@ export const summary = protectedProcedure(
     ]);
 
     const sticky = new Map(sumReplicas(routers, { namespace: ns }).map((t) => [`${t.namespace}/${t.function}`, t]));
-    const keyspaceUsage = new Map<string, { keys: number; maxKeys: number }>();
+    const keyspaceUsage = new Map<string, { keys: number; maxKeys: number | null }>();
     if (usage.ok) for (const n of usage.namespaces) for (const k of n.keyspaces) keyspaceUsage.set(`${n.namespace}/${k.keyspace}`, k);
     const revisionsOf = new Map<string, number>();
     for (const r of revs) revisionsOf.set(`${r.metadata.namespace}/${r.spec.function}`, (revisionsOf.get(`${r.metadata.namespace}/${r.spec.function}`) ?? 0) + 1);
@@ -140,7 +140,7 @@ async function readUsage(ctx: Parameters<typeof statesvcAdminGet>[0], namespace:
   if (!ctx.statesvc) return { ok: false, error: 'no statesvc configured' };
   try {
     const q = namespace ? `/v1/admin/namespaces?scope-namespace=${encodeURIComponent(namespace)}` : '/v1/admin/namespaces';
-    const r = await statesvcAdminGet<{ namespaces: NamespaceUsage[] }>(ctx, q);
+    const r = await statesvcAdminGet(ctx, q, StateNamespacesResponseSchema);
     return { ok: true, namespaces: Array.isArray(r.namespaces) ? r.namespaces : [] };
   } catch (err) {
     return { ok: false, error: (err as Error).message };

@@ -33,8 +33,28 @@ beforeAll(async () => {
       res.end(JSON.stringify({ code: 'bad_request', message: 'invalid selector "version in v2": expected values like (v1,v2)' }));
       return;
     }
+    // An instance as the registry's contract (@orrery/spec RegistryInstance) has it; namespace "skewed" gets a partial one.
+    const instance = {
+      namespace: 'prod',
+      service: 'a.b.c.d.api',
+      organization: 'a',
+      businessDomain: 'b',
+      capabilityDomain: 'c',
+      application: 'd',
+      role: 'api',
+      instanceId: 'i1',
+      zone: '',
+      labels: { color: 'gray' },
+      metadata: {},
+      endpoints: [{ name: 'http', protocol: 'http', host: '10.0.0.1', port: 8080, weight: 100 }],
+      leaseTtlSeconds: 30,
+      revision: 7,
+      createRevision: 7,
+      leaseId: '1a',
+    };
+    const instances = q.get('namespace') === 'skewed' ? [{ service: 'a.b.c.d.api', instanceId: 'i1' }] : [instance];
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ code: 'ok', message: 'ok', data: { revision: 7, instances: [{ service: 'a.b.c.d.api', instanceId: 'i1' }] } }));
+    res.end(JSON.stringify({ code: 'ok', message: '', data: { revision: 7, instances }, requestId: 'r1' }));
   });
   await new Promise<void>((r) => fakeRegistry.listen(0, '127.0.0.1', r));
   registryUrl = `http://127.0.0.1:${(fakeRegistry.address() as AddressInfo).port}`;
@@ -101,6 +121,11 @@ describe('registry.instances (viewer; registry API stood in by a local HTTP serv
     const err = await rejection(h.as('viewer').registry.instances({ cluster: 'reg', registryNamespace: 'prod', selector: ['version in v2'] }));
     expect(err.code).toBe('BAD_REQUEST');
     expect(err.message).toContain('invalid selector');
+  });
+  it('an answer that does not match the registry contract is BAD_GATEWAY (bad_response), naming the field', async () => {
+    const err = await rejection(h.as('viewer').registry.instances({ cluster: 'reg', registryNamespace: 'skewed' }));
+    expect(err.code).toBe('BAD_GATEWAY');
+    expect(err.message).toMatch(/^bad_response: .*instances\.0\.namespace: /);
   });
   it('needs a session', async () => {
     expect((await rejection(h.as(undefined).registry.instances({ cluster: 'reg', registryNamespace: 'prod' }))).code).toBe('UNAUTHORIZED');

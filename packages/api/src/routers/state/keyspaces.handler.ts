@@ -1,5 +1,5 @@
-import { effectiveKeyspace, effectiveMaxKeys, effectiveMaxValueBytes, type OrreryFunction } from '@orrery/spec';
-import { statesvcAdminGet, type KeyspaceUsage } from '../../clients/statesvc-admin.ts';
+import { effectiveKeyspace, effectiveMaxKeys, effectiveMaxValueBytes, StateKeyspaceUsageSchema, type OrreryFunction } from '@orrery/spec';
+import { statesvcAdminGet } from '../../clients/statesvc-admin.ts';
 import { notFound, storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
 import { KeyspaceUsageInput } from './keyspaces.schema.ts';
@@ -20,7 +20,7 @@ export const keyspaces = protectedProcedure('viewer', "Keyspace usage (keys vs m
       stateful.map(async (f) => {
         const keyspace = effectiveKeyspace(f.metadata.name, f.spec.state);
         const q = `/v1/admin/usage?scope-namespace=${encodeURIComponent(f.metadata.namespace)}&scope-keyspace=${encodeURIComponent(keyspace)}`;
-        const usage = await statesvcAdminGet<KeyspaceUsage>(ctx, q);
+        const usage = await statesvcAdminGet(ctx, q, StateKeyspaceUsageSchema);
         return {
           function: f.metadata.name,
           namespace: f.metadata.namespace,
