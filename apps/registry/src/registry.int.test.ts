@@ -1,18 +1,18 @@
 /**
  * The registry over a real 3-member etcd cluster (one cluster for this file): the seed's
- * example requests, watch semantics, consistency (CONS-001..003), the admin API with
- * MEM-001/002, FAULT-001, REC-001 and a checked linearizable history under leader faults.
+ * example requests, the wire contract, watch semantics, consistency (CONS-001..003), the admin
+ * API with MEM-001/002, FAULT-001, REC-001 and a checked linearizable history under leader faults.
  */
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, noRetryClient, waitFor } from '@orrery/etcdcluster';
-import { RegistryAdminStatusSchema } from '@orrery/spec';
+import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API, REGISTRY_HTTP_API, RegistryAdminStatusSchema } from '@orrery/spec';
 import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
-import { admin, call, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
+import { admin as adminCall, call, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
 import { checkLinearizable, type Operation } from './lincheck/wgl.ts';
 import { prepareHistory, registryModel, type RegistryInput, type RegistryOutput } from './lincheck/registry-model.ts';
 
@@ -56,6 +56,12 @@ const open = async (url: string, headers: Record<string, string> = {}) => {
   const s = await SseClient.open(url, headers);
   sse.push(s);
   return s;
+};
+/** Every admin answer in this file (membership changes included) is checked against REGISTRY_ADMIN_HTTP_API. */
+const admin = async (r: { adminUrl: string }, method: 'GET' | 'POST', path: string, body?: unknown) => {
+  const answer = await adminCall(r, method, path, body);
+  checkRouteAnswer(REGISTRY_ADMIN_HTTP_API, method, path, answer.status, answer.body);
+  return answer;
 };
 const register = (r: RunningRegistry, ns: string, id: string, over: Record<string, unknown> = {}) => call(r.httpUrl, 'POST', '/api/v1/registry/register', regBody(ns, id, over));
 const query = (r: RunningRegistry, qs: string) => call(r.httpUrl, 'GET', `/api/v1/registry/instances?${qs}`);
@@ -157,6 +163,57 @@ describe('seed examples', () => {
     expect((await call(a.httpUrl, 'GET', '/readyz')).status).toBe(200);
     const m = await fetch(`${a.httpUrl}/metrics`);
     expect(await m.text()).toContain('orrery_registry_requests_total');
+  });
+});
+
+describe('wire contract (@orrery/spec, the source of docs/http-api.md)', () => {
+  it('every route answers as its schema says, errors as the error envelope with a listed code', { timeout: 30_000 }, async () => {
+    const seen = new Set<string>();
+    const pub = async (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      const r = await call(a.httpUrl, method, path, body, headers);
+      seen.add(checkRouteAnswer(REGISTRY_HTTP_API, method, path, r.status, r.body));
+      return r;
+    };
+    const ns = 'contract';
+    const id = { namespace: ns, service: SERVICE, instanceId: 'c1' };
+    const w = await open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}`);
+    await w.waitFor('snapshot', (e) => e.length >= 1);
+    expect((await pub('POST', '/api/v1/registry/register', { ...regBody(ns, 'c1'), metadata: { owner: 'team' } })).status).toBe(200);
+    expect((await pub('POST', '/api/v1/registry/heartbeat', id)).status).toBe(200);
+    expect((await pub('POST', '/api/v1/registry/heartbeat', { ...id, leaseTtlSeconds: 90 })).body.data.ttlChanged).toBe(true);
+    expect((await pub('GET', `/api/v1/registry/instances?namespace=${ns}`)).body.data.instances).toHaveLength(1);
+    expect((await pub('GET', `/internal/v1/prometheus/sd?namespace=${ns}`, undefined, { authorization: `Bearer ${TOKENS.sd}` })).body).toHaveLength(1);
+    expect((await pub('POST', '/api/v1/registry/deregister', id)).status).toBe(200);
+    await w.waitFor('delete', (e) => e.some((x) => x.event === 'delete'));
+    for (const e of w.events) seen.add(checkRouteAnswer(REGISTRY_HTTP_API, 'GET', '/api/v1/registry/watch', 200, e.data));
+    const repl = await open(`${a.httpUrl}/internal/v1/replication/watch?namespace=${ns}`, { authorization: `Bearer ${TOKENS.replication}` });
+    await repl.waitFor('snapshot', (e) => e.length >= 1);
+    seen.add(checkRouteAnswer(REGISTRY_HTTP_API, 'GET', '/internal/v1/replication/watch', 200, repl.events[0]!.data));
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await pub('GET', path)).status).toBe(200);
+
+    // Errors, one of each kind a healthy cluster can be asked for.
+    expect((await pub('POST', '/api/v1/registry/heartbeat', id)).status).toBe(404);
+    expect((await pub('GET', `/api/v1/registry/instances?namespace=${ns}&selector=${encodeURIComponent('version in v2')}`)).status).toBe(400);
+    expect((await pub('POST', '/api/v1/registry/register', { ...regBody(ns, 'big'), metadata: { blob: 'x'.repeat(70_000) } })).status).toBe(413);
+    expect((await pub('GET', '/api/v1/registry/register')).status).toBe(405);
+    expect((await pub('GET', '/internal/v1/prometheus/sd?namespace=x')).status).toBe(401);
+    expect((await pub('GET', '/internal/v1/prometheus/sd?namespace=x', undefined, { authorization: 'Bearer nope' })).status).toBe(403);
+    expect((await pub('GET', '/no/such/route')).status).toBe(404);
+    const badWatch = await SseClient.open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}&includeSnapshot=maybe`);
+    seen.add(checkRouteAnswer(REGISTRY_HTTP_API, 'GET', '/api/v1/registry/watch', badWatch.status, JSON.parse(badWatch.body)));
+
+    for (const r of REGISTRY_HTTP_API.routes) expect([...seen]).toContain(`${r.method} ${r.path} 200`);
+    const codes = new Set([...seen].map((x) => x.split(' ').at(-1)));
+    for (const code of ['bad_request', 'not_found', 'payload_too_large', 'method_not_allowed', 'unauthorized', 'forbidden']) expect([...codes]).toContain(code);
+
+    // The admin listener (membership changes are checked the same way in the MEM tests below).
+    for (const path of ['/admin/v1/status', '/admin/v1/replication/status']) expect((await admin(a, 'GET', path)).status).toBe(200);
+    expect((await admin(a, 'GET', '/admin/v1/members/promote')).status).toBe(405);
+    expect((await admin(a, 'POST', '/admin/v1/members/remove', { id: 'ffff' })).status).toBe(404);
+    for (const [headers, status] of [[{}, 401], [{ authorization: 'Bearer wrong' }, 403]] as const) {
+      const r = await call(a.adminUrl, 'GET', '/admin/v1/status', undefined, headers);
+      expect(checkRouteAnswer(REGISTRY_ADMIN_HTTP_API, 'GET', '/admin/v1/status', r.status, r.body)).toBe(`GET /admin/v1/status ${status === 401 ? 'unauthorized' : 'forbidden'}`);
+    }
   });
 });
 
@@ -268,6 +325,7 @@ describe('watch', () => {
     const gone = await SseClient.open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}&sinceRevision=${old}&includeSnapshot=false`);
     expect(gone.status).toBe(410);
     expect(JSON.parse(gone.body)).toMatchObject({ code: 'revision_expired' });
+    checkRouteAnswer(REGISTRY_HTTP_API, 'GET', '/api/v1/registry/watch', gone.status, JSON.parse(gone.body));
     const fresh = await open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}&sinceRevision=${old}&includeSnapshot=true`);
     await fresh.waitFor('snapshot', (e) => e.length >= 1);
     expect(fresh.events[0]!.event).toBe('snapshot');

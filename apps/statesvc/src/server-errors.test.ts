@@ -1,6 +1,7 @@
 /** 503 and 500 paths, which a healthy real driver cannot produce on demand. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
+import { checkRouteAnswer, STATESVC_HTTP_API } from '@orrery/spec';
 import { MemoryDriver, StateStoreError } from '@orrery/statestore';
 import { parseKeyspaces } from './keyspaces.ts';
 import { startStateServer, type RunningStateServer } from './server.ts';
@@ -32,15 +33,20 @@ describe('statesvc error paths', () => {
     srv = await startStateServer({ driver: new UnavailableDriver(), keyspaces: () => keyspaces, masterKeys: [MASTER], passThrough: false, log: (m) => logs.push(m) });
     const get = await fetch(`${srv.url}/v1/state/a`, { headers });
     expect(get.status).toBe(503);
-    expect(await get.json()).toMatchObject({ code: 'capability_unavailable' });
+    const getBody = await get.json();
+    expect(getBody).toMatchObject({ code: 'capability_unavailable' });
+    expect(checkRouteAnswer(STATESVC_HTTP_API, 'GET', '/v1/state/a', get.status, getBody)).toBe('GET /v1/state/{key} capability_unavailable');
     const ready = await fetch(`${srv.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ code: 'capability_unavailable' });
+    const readyBody = await ready.json();
+    expect(readyBody).toMatchObject({ code: 'capability_unavailable' });
+    expect(checkRouteAnswer(STATESVC_HTTP_API, 'GET', '/readyz', ready.status, readyBody)).toBe('GET /readyz capability_unavailable');
     expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
     const list = await fetch(`${srv.url}/v1/state`, { headers });
     expect(list.status).toBe(500);
     const body = await list.json();
     expect(body).toEqual({ error: 'internal error; see the statesvc log', code: 'internal' });
+    expect(checkRouteAnswer(STATESVC_HTTP_API, 'GET', '/v1/state', list.status, body)).toBe('GET /v1/state internal');
     expect(logs.join('\n')).toMatch(/a bug/);
     expect(logs.join('\n')).not.toContain(headers.authorization.slice(7));
   });
