@@ -3,6 +3,7 @@ import { describeTree } from '../crd/definitions.ts';
 import { toOpenApi, type OpenApiSchema } from '../crd/openapi.ts';
 import { KIND_SCHEMAS, RESOURCE_KINDS } from '../resource.ts';
 import { REASONS } from '../validate/reasons.ts';
+import { cell } from './markdown-cell.ts';
 
 /**
  * The generated parts of docs/resources.md: one field table per kind (spec and status) from
@@ -55,16 +56,6 @@ function rules(node: OpenApiSchema, required: boolean): string {
   if (node.minimum !== undefined) out.push(`${node.exclusiveMinimum ? '>' : '≥'} ${node.minimum}`);
   if (node.maximum !== undefined) out.push(`${node.exclusiveMaximum ? '<' : '≤'} ${node.maximum}`);
   return out.join('; ');
-}
-
-/** Escapes table pipes, and angle brackets outside `code` so `<function>` is not read as HTML. */
-function cell(text: string): string {
-  return text
-    .replace(/\|/g, '\\|')
-    .replace(/\n/g, ' ')
-    .split('`')
-    .map((part, i) => (i % 2 === 0 ? part.replace(/</g, '&lt;').replace(/>/g, '&gt;') : part))
-    .join('`');
 }
 
 /** docs text with the generated block replaced (or appended when the markers are missing). */
