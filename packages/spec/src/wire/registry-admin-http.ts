@@ -1,14 +1,7 @@
 import { z } from 'zod';
 import type { HttpApi, HttpParam } from './http-route.ts';
 import { RegistryAdminStatusSchema, RegistryMemberViewSchema } from './registry-admin-status.ts';
-import {
-  REGISTRY_CODE_STATUS,
-  REGISTRY_ENVELOPE_DESCRIPTION,
-  REGISTRY_ERROR_WHEN,
-  RegistryErrorEnvelopeSchema,
-  registryOkEnvelope,
-  type RegistryErrorCode,
-} from './registry-envelope.ts';
+import { REGISTRY_ENVELOPE_DESCRIPTION, REGISTRY_ERROR_CODES, RegistryErrorEnvelopeSchema, registryOkEnvelope, type RegistryErrorCode } from './registry-envelope.ts';
 
 /**
  * The registry's admin API (`admin_addr`, loopback + admin token): etcd membership and status.
@@ -88,9 +81,7 @@ export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
     'Membership and status of the etcd cluster behind a registry. Only from loopback with the admin token. Membership calls are never retried: a timeout means the outcome is unknown — check `status` before repeating.',
   guide: 'registry.md',
   errorBody: RegistryErrorEnvelopeSchema,
-  errorCodes: Object.fromEntries(
-    (Object.keys(REGISTRY_ERROR_WHEN) as RegistryErrorCode[]).map((code) => [code, { status: REGISTRY_CODE_STATUS[code], when: REGISTRY_ERROR_WHEN[code] }]),
-  ),
+  errorCodes: REGISTRY_ERROR_CODES,
   envelope: { wrap: registryOkEnvelope, description: REGISTRY_ENVELOPE_DESCRIPTION },
   routes: [
     {

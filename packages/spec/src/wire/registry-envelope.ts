@@ -63,3 +63,8 @@ export function registryOkEnvelope<T extends z.ZodType>(data: T) {
 
 export const REGISTRY_ENVELOPE_DESCRIPTION =
   'Every JSON answer not marked "no envelope" is the envelope `{code, message, data, requestId}` (`requestId` also in `X-Request-Id`): on success `code` is `ok` and the answer schemas below describe `data`; errors are `RegistryErrorEnvelope`.';
+
+/** The code table both registry APIs render: status and when each error code is answered. */
+export const REGISTRY_ERROR_CODES: Record<string, { status: number; when: string }> = Object.fromEntries(
+  (Object.keys(REGISTRY_ERROR_WHEN) as RegistryErrorCode[]).map((code) => [code, { status: REGISTRY_CODE_STATUS[code], when: REGISTRY_ERROR_WHEN[code] }]),
+);

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import type { HttpApi, HttpParam } from './http-route.ts';
-import {
-  REGISTRY_CODE_STATUS,
-  REGISTRY_ENVELOPE_DESCRIPTION,
-  REGISTRY_ERROR_WHEN,
-  RegistryErrorEnvelopeSchema,
-  registryOkEnvelope,
-  type RegistryErrorCode,
-} from './registry-envelope.ts';
+import { REGISTRY_ENVELOPE_DESCRIPTION, REGISTRY_ERROR_CODES, RegistryErrorEnvelopeSchema, registryOkEnvelope, type RegistryErrorCode } from './registry-envelope.ts';
 
 /**
  * The registry's public HTTP API (StellMap data plane on `http_addr`): instances, their
@@ -187,9 +180,7 @@ export const REGISTRY_HTTP_API: HttpApi = {
   intro: 'The StellMap HTTP API of `orrery-registry`: workers register with a lease; routers, Prometheus and users discover them.',
   guide: 'registry.md',
   errorBody: RegistryErrorEnvelopeSchema,
-  errorCodes: Object.fromEntries(
-    (Object.keys(REGISTRY_ERROR_WHEN) as RegistryErrorCode[]).map((code) => [code, { status: REGISTRY_CODE_STATUS[code], when: REGISTRY_ERROR_WHEN[code] }]),
-  ),
+  errorCodes: REGISTRY_ERROR_CODES,
   envelope: { wrap: registryOkEnvelope, description: REGISTRY_ENVELOPE_DESCRIPTION },
   routes: [
     {
