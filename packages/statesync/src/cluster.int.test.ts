@@ -39,21 +39,32 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function startCluster(): Promise<number[]> {
-  const ports: number[] = [];
-  for (let i = 0; i < 3; i++) {
+/**
+ * Starts one cluster-enabled redis-server and waits for PONG. The ports come from freePort(),
+ * which other test files (running in parallel) may take before redis binds them; redis then
+ * exits at once, so a node that exits before answering is started again on fresh ports.
+ */
+async function startNode(): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const busPort = await freePort();
+    if (busPort === port) continue;
     const dir = mkdtempSync(join(tmpdir(), 'orrery-statesync-cluster-'));
     dirs.push(dir);
     const args = ['--port', String(port), '--cluster-port', String(busPort), '--cluster-enabled', 'yes'];
     args.push('--cluster-config-file', join(dir, 'nodes.conf'), '--dir', dir, '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1');
-    children.push(spawn('/usr/bin/redis-server', args, { stdio: 'ignore' }));
-    ports.push(port);
+    const child = spawn('/usr/bin/redis-server', args, { stdio: 'ignore' });
+    children.push(child);
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    await waitFor(() => exited() || spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG', 15_000, `node ${port}`);
+    if (!exited()) return port;
+    if (attempt >= 3) throw new Error(`redis-server exited at start three times (last on ports ${port}/${busPort}, code ${child.exitCode})`);
   }
-  for (const port of ports) {
-    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() === 'PONG', 15_000, `node ${port}`);
-  }
+}
+
+async function startCluster(): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < 3; i++) ports.push(await startNode());
   const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
     encoding: 'utf8',
     timeout: 30_000,
