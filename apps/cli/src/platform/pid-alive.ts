@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { statFields } from './processes.ts';
 
 /**
  * Is a process with this pid still alive? Signal 0 checks without touching it; a zombie (exited,
@@ -10,10 +10,7 @@ export function pidAlive(pid: number): boolean {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true; // no /proc (not Linux): trust the signal check
-  }
+  const fields = statFields(pid);
+  // No /proc (not Linux): trust the signal check.
+  return fields === undefined || fields[0] !== 'Z';
 }

@@ -14,7 +14,7 @@ export interface ProcInfo {
 }
 
 /** Fields after the command name in /proc/<pid>/stat: [state, ppid, pgrp, …, utime (11), stime (12), …]. */
-function statFields(pid: number): string[] | undefined {
+export function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
