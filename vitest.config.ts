@@ -1,8 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Every workspace is a vitest project; tests sit beside the code; browser specs live in e2e/.
+// Tests sit beside the code; every workspace is a vitest project. Tests against the real
+// Kubernetes control plane (*.kube.test.ts, wherever they sit) form one more project, so that a
+// single control plane (its global setup) serves all of them; browser specs live in e2e/.
+const KUBE_TESTS = '**/*.kube.test.ts';
+const workspaces = ['packages', 'apps']
+  .flatMap((dir) => readdirSync(dir).map((name) => `${dir}/${name}`))
+  .filter((root) => existsSync(`${root}/package.json`))
+  .sort();
+
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'e2e'],
+    projects: [
+      ...workspaces.map((root) => ({
+        test: {
+          name: (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string }).name,
+          root,
+          exclude: [...configDefaults.exclude, KUBE_TESTS],
+        },
+      })),
+      {
+        test: {
+          name: 'kubernetes',
+          include: [`{apps,packages}/${KUBE_TESTS}`],
+          exclude: [...configDefaults.exclude],
+          globalSetup: ['packages/kube-testenv/src/global-setup.ts'],
+          // One cluster: files take turns, so a test that restarts the API server or removes an
+          // RBAC verb does not pull the ground from under another.
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+        },
+      },
+      'e2e',
+    ],
   },
 });
