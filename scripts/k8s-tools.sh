@@ -150,7 +150,9 @@ if ! have helm; then
 fi
 
 complete || die "the cache at $BIN is incomplete after building (checksums do not match $STAMP)"
-# Versions the binaries report, so a wrong stamp shows up here and not in a test.
-"$BIN/kube-apiserver" --version 2>/dev/null | grep -q "$KUBERNETES_VERSION" || die "kube-apiserver does not report $KUBERNETES_VERSION"
-"$BIN/etcd" --version 2>/dev/null | grep -q "${ETCD_VERSION#v}" || die "etcd does not report $ETCD_VERSION"
+# Versions the binaries report, so a wrong stamp shows up here and not in a test. (Captured
+# first: grep -q would close the pipe early and pipefail would count the writer's SIGPIPE.)
+v=$("$BIN/kube-apiserver" --version 2>&1); [[ $v == *"$KUBERNETES_VERSION"* ]] || die "kube-apiserver reports '$v', not $KUBERNETES_VERSION"
+v=$("$BIN/etcd" --version 2>&1); [[ $v == *"${ETCD_VERSION#v}"* ]] || die "etcd reports '${v%%$'\n'*}', not $ETCD_VERSION"
+v=$("$BIN/helm" version --short 2>&1); [[ $v == *"$HELM_VERSION"* ]] || die "helm reports '$v', not $HELM_VERSION"
 say "ready in $(( $(date +%s) - started ))s: $BIN"

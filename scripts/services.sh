@@ -30,8 +30,14 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)   # baseline reverse proxy for bench/router
+# The Kubernetes test cluster: kube-proxy programs iptables and flushes conntrack entries, pods
+# get network namespaces and veths (iproute2), certificates come from openssl.
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
+command -v conntrack >/dev/null 2>&1 || need+=(conntrack)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx"; fi
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl"; fi
 
 # --- Postgres -----------------------------------------------------------------------------
 pg_ready() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
@@ -75,3 +81,12 @@ else
 fi
 
 say "etcd $(etcd --version 2>/dev/null | head -1 | awk '{print $3}') and $(chromium --version 2>/dev/null | head -1) available"
+
+# --- Kubernetes control plane, etcd and helm built from their Go modules ------------------------
+# Built once per machine into ~/.cache/orrery (a cold build takes 10-40 minutes; later runs only
+# check the checksums). The Kubernetes tests, the registry tests and RegistryClusters use this etcd.
+if [ "${ORRERY_SKIP_K8S_TOOLS:-}" = 1 ]; then
+  say "ORRERY_SKIP_K8S_TOOLS=1: not building the Kubernetes binaries"
+else
+  bash "$(dirname "$0")/k8s-tools.sh" || die "building the Kubernetes binaries failed (see above)"
+fi

@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 . scripts/npm-deps.sh
 ensure_npm_deps '[test]' || { echo "npm install failed"; echo "0 passed, 1 failed"; exit 1; }
 bash scripts/services.sh || { echo "0 passed, 1 failed"; exit 1; }
+# One etcd for every test: the one built beside the Kubernetes control plane (the chart's etcd).
+ORRERY_K8S_BIN_DIR=$(bash scripts/k8s-tools.sh --bin-dir) || { echo "the Kubernetes binaries are missing"; echo "0 passed, 1 failed"; exit 1; }
+export ORRERY_K8S_BIN_DIR ETCD_BIN="$ORRERY_K8S_BIN_DIR/etcd"
 
 # The console is served by the platform tests and the browser specs: build it once, up front.
 echo "[test] building the console (next build)"
