@@ -7,7 +7,7 @@ export const NODE_NAME = 'process-node-1';
  * the host side on a dummy interface, each pod in its own network namespace.
  */
 export const NETWORK = {
-  /** Dummy interface on the host that carries the node's address. */
+  /** Port-less bridge on the host that carries the node's address (these kernels have no 'dummy' links). */
   hostInterface: 'okube0',
   /** The node's InternalIP: the API server advertises it, kube-proxy binds its NodePorts to it. */
   hostAddress: '10.245.0.1',

@@ -22,13 +22,13 @@ export function assertRoot(): void {
 }
 
 /**
- * Gives the host the node's address on a dummy interface and turns on forwarding, so pods (in
+ * Gives the host the node's address on an interface of its own (a bridge with no ports) and turns on forwarding, so pods (in
  * their own namespaces) reach the API server and each other through the host's routing table,
  * where kube-proxy's iptables rules apply.
  */
 export function setUpHostNetwork(): void {
   execFileSync('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
-  if (!tryIp('link', 'show', NETWORK.hostInterface)) ip('link', 'add', NETWORK.hostInterface, 'type', 'dummy');
+  if (!tryIp('link', 'show', NETWORK.hostInterface)) ip('link', 'add', NETWORK.hostInterface, 'type', 'bridge');
   if (!ip('-4', 'addr', 'show', 'dev', NETWORK.hostInterface).includes(`${NETWORK.hostAddress}/`)) {
     ip('addr', 'add', `${NETWORK.hostAddress}/32`, 'dev', NETWORK.hostInterface);
   }

@@ -67,7 +67,10 @@ export class ManagedProcess {
 
   async stop(graceMs = 10_000): Promise<void> {
     const child = this.child;
-    if (!child || this.exited) return this.log?.end();
+    if (!child || this.exited) {
+      this.log?.end();
+      return;
+    }
     const done = new Promise<void>((r) => child.once('exit', () => r()));
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

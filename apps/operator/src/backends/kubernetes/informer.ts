@@ -11,6 +11,11 @@ export interface InformerOptions {
   labelSelector?: string;
   /** Delay before restarting a watch that failed for a reason other than 410 (doubles, capped). */
   restartDelayMs?: number;
+  /**
+   * Server-side timeout of each watch (default: 5-10 minutes at random, as client-go's reflector). The API server
+   * sends a bookmark shortly before it closes the watch, and the next watch resumes from there.
+   */
+  watchTimeoutSeconds?: number;
   log?: (msg: string) => void;
 }
 
@@ -25,7 +30,7 @@ export const cacheKey = (o: { metadata: { namespace?: string; name: string } }):
 export class Informer<T extends KubeObject = KubeObject> {
   readonly cache = new Map<string, T>();
   /** Counters for tests and metrics. */
-  readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0 };
+  readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0, bookmarks: 0 };
   private resourceVersion = '';
   private abort?: AbortController;
   private timer?: NodeJS.Timeout;
@@ -46,6 +51,11 @@ export class Informer<T extends KubeObject = KubeObject> {
   on(handler: (type: InformerEvent, obj: T) => void): this {
     this.handlers.push(handler);
     return this;
+  }
+
+  /** The version the next watch resumes from (a list's, an event's or a bookmark's). */
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
   }
 
   get(namespace: string, name: string): T | undefined {
@@ -120,7 +130,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.stats.watches++;
     this.abort = await this.watcher.watch(
       path,
-      { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, labelSelector: this.o.labelSelector },
+      {
+        resourceVersion: this.resourceVersion,
+        allowWatchBookmarks: true,
+        labelSelector: this.o.labelSelector,
+        timeoutSeconds: this.o.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
+      },
       (type: string, obj: T) => {
         got = true;
         if (type === 'ERROR') {
@@ -129,7 +144,11 @@ export class Informer<T extends KubeObject = KubeObject> {
           return;
         }
         if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
-        if (type === 'BOOKMARK') return;
+        if (type === 'BOOKMARK') {
+          // Only a newer version: nothing to apply, but a resumed watch need not replay as much.
+          this.stats.bookmarks++;
+          return;
+        }
         const key = cacheKey(obj);
         if (type === 'DELETED') this.cache.delete(key);
         else this.cache.set(key, obj);
