@@ -2,3 +2,4 @@ export { deriveStateToken, verifyStateToken, stateTokenInfo, StateTokenVerifier,
 export { signAdminUrl, signKeyspaceDeletionUrl, verifyAdminUrl, ADMIN_KEY_INFO, type AdminUrlCheck } from './admin-url.ts';
 export { readMasterKeyFile, parseMasterKey } from './master-key.ts';
 export { hkdf32 } from './hkdf-key.ts';
+export { deriveRegistrationCredential, registrationCredentialInfo, RegistrationCredentialVerifier } from './registration-credential.ts';
