@@ -5,36 +5,51 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WatchEvent, createHttpStore } from '@orrery/store';
 import { type SpawnedServer, spawnServer, until } from '../../testing/spawn-server.ts';
-import { KubeClient, kubeConfigFor } from './kube-client.ts';
-import { type FakeApiServer, startFakeApiServer } from './testing/fake-apiserver.ts';
+import { adminKubeConfig, createNamespace, installCrds, REPO_ROOT, testEnv } from '@orrery/kube-testenv';
+import { KubeClient, type KubeObject } from './kube-client.ts';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'orrery-operator.mjs');
-let api: FakeApiServer;
+let client: KubeClient;
+let leaseNs = '';
+let ns = '';
+const disposers: Array<() => Promise<void>> = [];
 let proc: SpawnedServer | undefined;
 const replicas: SpawnedServer[] = [];
 const tmpDirs: string[] = [];
 
+const GV = 'orrery.dev/v1alpha1';
+const get = (apiVersion: string, kind: string, namespace: string, name: string) => client.get<KubeObject>(apiVersion, kind, namespace, name);
+/** The operator binary, as the cluster admin (RBAC as the chart's ServiceAccount is the chart tests' concern). */
+const kubeArgs = () => ['--backend', 'kubernetes', '--kubeconfig', testEnv().adminKubeconfig, '--lease-namespace', leaseNs];
+
 beforeAll(async () => {
-  api = await startFakeApiServer();
+  const kc = adminKubeConfig();
+  client = new KubeClient(kc);
+  await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
+  for (const prefix of ['op-lease', 'op-fns']) {
+    const n = await createNamespace(prefix);
+    disposers.push(n.dispose);
+    if (prefix === 'op-lease') leaseNs = n.name;
+    else ns = n.name;
+  }
 });
 afterAll(async () => {
   await proc?.stop('SIGKILL');
   for (const r of replicas) await r.stop('SIGKILL');
   for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
-  await api.close();
+  for (const d of disposers) await d();
 });
 
-describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
+describe('orrery-operator --backend kubernetes (real API server)', () => {
   it('leads, reconciles, answers admission and releases its lease on SIGTERM', { timeout: 90_000 }, async () => {
     proc = await spawnServer(bin, [
-      '--backend', 'kubernetes', '--server', api.url, '--port', '0', '--webhook-port', '0', '--identity', 'op-1',
-      '--lease-namespace', 'orrery-system', '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
+      ...kubeArgs(), '--port', '0', '--webhook-port', '0', '--identity', 'op-1', '--namespace', ns,
+      '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
     ]);
     const health = await until(async () => (await fetch(`${proc!.url}/healthz`)).json() as Promise<{ leader: boolean; identity: string }>, (h) => h.leader, 30_000, 'leadership');
     expect(health.identity).toBe('op-1');
-    const client = new KubeClient(kubeConfigFor({ server: api.url }));
-    await client.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Function', metadata: { name: 'proc', namespace: 'default' }, spec: { template: { source: { inline: 'x' } } } });
-    await until(() => api.get('apps/v1', 'Deployment', 'default', 'proc-00001-deployment'), Boolean, 30_000, 'deployment');
+    await client.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'proc', namespace: ns }, spec: { template: { source: { inline: 'x' } } } });
+    await until(() => get('apps/v1', 'Deployment', ns, 'proc-00001-deployment'), Boolean, 30_000, 'deployment');
     const webhook = /webhook (http:\/\/\S+)/.exec(proc.output())![1]!;
     const res = await fetch(`${webhook}/validate`, {
       method: 'POST',
@@ -47,7 +62,8 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
     expect(((await res.json()) as { response: { allowed: boolean } }).response.allowed).toBe(false);
     expect(await proc.stop('SIGTERM')).toBe(0);
     proc = undefined;
-    expect((api.get('coordination.k8s.io/v1', 'Lease', 'orrery-system', 'orrery-operator')!.spec as { holderIdentity: string }).holderIdentity).toBe('');
+    // Released on the way out: holderIdentity cleared, so a successor need not wait for expiry.
+    expect(((await get('coordination.k8s.io/v1', 'Lease', leaseNs, 'orrery-operator'))!.spec as { holderIdentity?: string }).holderIdentity ?? '').toBe('');
   });
 
   it('every replica serves the resource store (/v1/store, token-protected) and the admin API (/trpc) over the CRDs', { timeout: 120_000 }, async () => {
@@ -57,8 +73,8 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
     writeFileSync(join(dir, 'admin-token'), 'admin-secret-0123456789\n');
     const start = (identity: string) =>
       spawnServer(bin, [
-        '--backend', 'kubernetes', '--server', api.url, '--port', '0', '--identity', identity, '--lease-name', 'api-test',
-        '--lease-namespace', 'orrery-system', '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
+        ...kubeArgs(), '--port', '0', '--identity', identity, '--lease-name', 'api-test', '--namespace', ns,
+        '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
         '--store-token-file', join(dir, 'store-token'), '--admin-token-file', join(dir, 'admin-token'), '--runtime-image', 'registry.example/orrery/runtime:9.9.9',
         '--autoscaler-stable-window', '2s', '--autoscaler-tick', '100ms',
       ], { DATABASE_URL: '', POD_IP: '' });
@@ -70,21 +86,21 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
     // the router's and statesvc's client, pointed at a replica that does not lead
     const store = createHttpStore(follower.url, { token: 'store-secret', reconnectMs: 100 });
     const seen: WatchEvent[] = [];
-    const w = store.watch('Function', { namespace: 'apis' }, (e) => seen.push(e));
-    await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Function', metadata: { name: 'via-store', namespace: 'apis' }, spec: { template: { source: { inline: 'x' } } } });
+    const w = store.watch('Function', { namespace: ns }, (e) => seen.push(e));
+    await store.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'via-store', namespace: ns }, spec: { template: { source: { inline: 'x' } } } });
     // the write reached the API server, so the leader reconciles it (with the configured runtime image)
-    const deployment = await until(() => api.get('apps/v1', 'Deployment', 'apis', 'via-store-00001-deployment'), Boolean, 30_000, 'deployment');
+    const deployment = await until(() => get('apps/v1', 'Deployment', ns, 'via-store-00001-deployment'), Boolean, 30_000, 'deployment');
     expect((deployment!.spec as { template: { spec: { containers: Array<{ image: string }> } } }).template.spec.containers[0]!.image).toBe('registry.example/orrery/runtime:9.9.9');
     // and the leader's status write comes back through the follower's watch
     await until(() => seen.some((e) => (e.object.status as { latestCreatedRevision?: string } | undefined)?.latestCreatedRevision === 'via-store-00001'), Boolean, 30_000, 'status via watch');
     w.close();
-    const revisions = await store.list('Revision', { namespace: 'apis', labels: { 'orrery.dev/function': 'via-store' } });
+    const revisions = await store.list('Revision', { namespace: ns, labels: { 'orrery.dev/function': 'via-store' } });
     expect(revisions.items.map((r) => r.metadata.name)).toEqual(['via-store-00001']);
 
     expect((await fetch(`${follower.url}/v1/store/Function`)).status).toBe(401);
     expect((await fetch(`${follower.url}/v1/store/Function`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
 
-    const trpc = await fetch(`${follower.url}/trpc/functions.list?input=${encodeURIComponent(JSON.stringify({ namespace: 'apis' }))}`, { headers: { authorization: 'Bearer admin-secret-0123456789' } });
+    const trpc = await fetch(`${follower.url}/trpc/functions.list?input=${encodeURIComponent(JSON.stringify({ namespace: ns }))}`, { headers: { authorization: 'Bearer admin-secret-0123456789' } });
     expect(trpc.status).toBe(200);
     const body = (await trpc.json()) as { result: { data: { items: Array<{ metadata: { name: string } }> } } };
     expect(body.result.data.items.map((f) => f.metadata.name)).toEqual(['via-store']);
@@ -95,24 +111,24 @@ describe('orrery-operator --backend kubernetes (fake-apiserver)', () => {
       fetch(`${follower.url}/v1/autoscaler/stats`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify({ router: 'router-a', revisions: [{ namespace: 'apis', function: 'via-store', revision: 'via-store-00001', averageConcurrency: 280, requests: 280, windowMs: 1000 }] }),
+        body: JSON.stringify({ router: 'router-a', revisions: [{ namespace: ns, function: 'via-store', revision: 'via-store-00001', averageConcurrency: 280, requests: 280, windowMs: 1000 }] }),
       });
     expect((await stats()).status).toBe(401);
     expect((await stats('wrong')).status).toBe(401);
     const forwarded = await stats('store-secret');
     expect(forwarded.status).toBe(202);
     expect(await forwarded.json()).toEqual({ ok: true });
-    const replicasOf = () => (api.get('apps/v1', 'Deployment', 'apis', 'via-store-00001-deployment')?.spec as { replicas?: number } | undefined)?.replicas;
+    const replicasOf = async () => ((await get('apps/v1', 'Deployment', ns, 'via-store-00001-deployment'))?.spec as { replicas?: number } | undefined)?.replicas;
     // 280 concurrent at a target of 70 per worker: the leader's KPA asks for 4 workers.
     // A report still in flight when the replicas stop fails; that is not this test's concern.
     const load = setInterval(() => void stats('store-secret').then((r) => r.arrayBuffer()).catch(() => undefined), 100);
     try {
-      await until(async () => replicasOf(), (n) => n === 4, 30_000, 'scaled by the leader from forwarded stats');
+      await until(replicasOf, (n) => n === 4, 30_000, 'scaled by the leader from forwarded stats');
     } finally {
       clearInterval(load);
     }
-    const lease = api.get('coordination.k8s.io/v1', 'Lease', 'orrery-system', 'api-test')!;
+    const lease = (await get('coordination.k8s.io/v1', 'Lease', leaseNs, 'api-test'))!;
     const leader = replicas.find((r) => r !== follower)!;
-    expect((lease.metadata.annotations as Record<string, string> | undefined)?.['orrery.dev/leader-url']).toBe(leader.url);
+    expect((lease.metadata.annotations)?.['orrery.dev/leader-url']).toBe(leader.url);
   });
 });
