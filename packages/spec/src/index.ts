@@ -18,6 +18,7 @@ export * from './wire/http-route.ts';
 export * from './wire/statesvc-http.ts';
 export * from './wire/registry-envelope.ts';
 export * from './wire/registry-http.ts';
+export * from './wire/registry-credentials.ts';
 export * from './wire/registry-admin-http.ts';
 export * from './wire/check-answer.ts';
 export * from './wire/route-answer-check.ts';

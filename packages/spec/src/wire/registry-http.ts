@@ -171,8 +171,16 @@ const WATCH: HttpParam[] = [
 ];
 const JSON_BODY: HttpParam = { name: 'Content-Type', description: '`application/json`; bodies are at most 64 KiB.' };
 const bearer = (what: string): HttpParam => ({ name: 'Authorization', required: true, description: `\`Bearer <${what}>\`.` });
-const WRITE_ERRORS: RegistryErrorCode[] = ['bad_request', 'payload_too_large', 'method_not_allowed', 'not_leader', 'propose_failed'];
+const WRITE_ERRORS: RegistryErrorCode[] = ['bad_request', 'credential_required', 'credential_rejected', 'payload_too_large', 'method_not_allowed', 'not_leader', 'propose_failed'];
 const READ_ERRORS: RegistryErrorCode[] = ['bad_request', 'method_not_allowed', 'not_leader', 'read_failed'];
+const WATCH_ERRORS: RegistryErrorCode[] = [...READ_ERRORS, 'revision_expired', 'too_many_watches', 'watch_capacity_reached'];
+/** register, heartbeat and deregister: see registry-credentials.ts. */
+const WRITE_AUTH = 'registration credential under `orrery.functions.`; write token elsewhere when write tokens are on';
+const WRITE_CREDENTIAL: HttpParam = {
+  name: 'Authorization',
+  description:
+    '`Bearer <credential>`: the revision\'s registration credential for services under `orrery.functions.` (always required); a write token covering the namespace and service for other services when write tokens are on (configured or required); otherwise optional, but a credential that is sent must be valid.',
+};
 
 export const REGISTRY_HTTP_API: HttpApi = {
   id: 'registry',
@@ -187,8 +195,8 @@ export const REGISTRY_HTTP_API: HttpApi = {
       method: 'POST',
       path: '/api/v1/registry/register',
       purpose: 'Grant a lease with the TTL and put the record on it; re-registering moves it to a new lease.',
-      auth: 'none',
-      headers: [JSON_BODY],
+      auth: WRITE_AUTH,
+      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryRegisterRequestSchema,
       responses: { 200: { description: 'Registered.', schema: RegistryRegisterDataSchema } },
       errors: WRITE_ERRORS,
@@ -197,8 +205,8 @@ export const REGISTRY_HTTP_API: HttpApi = {
       method: 'POST',
       path: '/api/v1/registry/heartbeat',
       purpose: "Keep the instance's lease alive (linearizable read, then a keep-alive).",
-      auth: 'none',
-      headers: [JSON_BODY],
+      auth: WRITE_AUTH,
+      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryHeartbeatRequestSchema,
       responses: { 200: { description: 'Renewed.', schema: RegistryHeartbeatDataSchema } },
       errors: [...WRITE_ERRORS, 'not_found', 'read_failed'],
@@ -207,8 +215,8 @@ export const REGISTRY_HTTP_API: HttpApi = {
       method: 'POST',
       path: '/api/v1/registry/deregister',
       purpose: 'Delete the instance, then revoke its lease.',
-      auth: 'none',
-      headers: [JSON_BODY],
+      auth: WRITE_AUTH,
+      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryIdentityRequestSchema,
       responses: { 200: { description: 'Deleted.', schema: RegistryDeregisterDataSchema } },
       errors: [...WRITE_ERRORS, 'not_found'],
@@ -225,12 +233,12 @@ export const REGISTRY_HTTP_API: HttpApi = {
     {
       method: 'GET',
       path: '/api/v1/registry/watch',
-      purpose: 'Server-sent events: a snapshot (unless resuming), then upserts and deletes; `: keep-alive` every 15 s.',
+      purpose: 'Server-sent events: a snapshot (unless resuming), then upserts and deletes; `: keep-alive` every 15 s. Streams are capped per client address and per replica (429 / 503 with `Retry-After`).',
       auth: 'none',
       query: WATCH,
       headers: [{ name: 'Last-Event-ID', description: 'Same as `sinceRevision`.' }],
       responses: { 200: { description: 'SSE frames `event: <type>`, `id: <revision>`, `data: <event JSON>`.', schema: RegistryWatchEventSchema, contentType: 'text/event-stream' } },
-      errors: [...READ_ERRORS, 'revision_expired'],
+      errors: WATCH_ERRORS,
     },
     {
       method: 'GET',
@@ -240,7 +248,7 @@ export const REGISTRY_HTTP_API: HttpApi = {
       query: WATCH,
       headers: [bearer('replication_token')],
       responses: { 200: { description: 'As `/api/v1/registry/watch`.', schema: RegistryWatchEventSchema, contentType: 'text/event-stream' } },
-      errors: [...READ_ERRORS, 'revision_expired', 'unauthorized', 'forbidden'],
+      errors: [...WATCH_ERRORS, 'unauthorized', 'forbidden'],
     },
     {
       method: 'GET',
