@@ -59,4 +59,56 @@ describe('config', () => {
     expect(r.ok === true && r.config.httpAddr.port).toBe(0);
     expect(r.ok === true && r.config.adminAddr).toEqual({ host: '127.0.0.1', port: 0 });
   });
+
+  it('write credentials and watch caps: seed-style TOML, files for every secret, flags override', () => {
+    const keyFile = join(dir, 'registry-master.key');
+    const oldKeyFile = join(dir, 'registry-master.old.key');
+    writeFileSync(keyFile, `${'ab'.repeat(32)}\n`);
+    writeFileSync(oldKeyFile, 'cd'.repeat(32));
+    const tokensFile = join(dir, 'write-tokens.toml');
+    writeFileSync(tokensFile, '[[write_tokens]]\nname = "trade"\ntoken = "trade-secret-0123456789"\nnamespaces = ["prod"]\nservice_prefixes = ["company.trade"]\n');
+    const withAuth = join(dir, 'auth.toml');
+    writeFileSync(
+      withAuth,
+      `${toml.replace('prometheus_sd_token = "p"', `prometheus_sd_token = "p"\nregistry_master_key_file = "${keyFile}"\nprevious_registry_master_key_file = "${oldKeyFile}"\nwrite_tokens_file = "${tokensFile}"\nrequire_write_tokens = true\n[[auth.write_tokens]]\nname = "ops"\ntoken = "ops-secret-0123456789"\nnamespaces = ["*"]\nservice_prefixes = ["*"]`).replace('cleanup_delete_limit = 64', 'cleanup_delete_limit = 64\nmax_watches = 10\nmax_watches_per_client = 3')}`,
+    );
+    const r = loadConfig(['--config', withAuth], {});
+    if (r.ok !== true) throw new Error(r.ok === false ? r.message : 'help');
+    expect(r.config.registryMasterKeys.map((k) => k.toString('hex'))).toEqual(['ab'.repeat(32), 'cd'.repeat(32)]);
+    expect(r.config.writeTokens.map((t) => t.name)).toEqual(['ops', 'trade']);
+    expect(r.config.requireWriteTokens).toBe(true);
+    expect(r.config.watchLimits).toEqual({ maxWatches: 10, maxWatchesPerClient: 3 });
+    const f = loadConfig(['--config', file, '--registry-master-key-file', keyFile, '--write-tokens-file', tokensFile, '--require-write-tokens', '--max-watches', '0', '--max-watches-per-client', '7'], {});
+    if (f.ok !== true) throw new Error(f.ok === false ? f.message : 'help');
+    expect(f.config.registryMasterKeys).toHaveLength(1);
+    expect(f.config.writeTokens.map((t) => t.name)).toEqual(['trade']);
+    expect(f.config.requireWriteTokens).toBe(true);
+    expect(f.config.watchLimits).toEqual({ maxWatches: 0, maxWatchesPerClient: 7 });
+  });
+
+  it('defaults: no master key, no write tokens, open registration, watch caps 4096 / 256', () => {
+    const r = loadConfig(['--config', file], {});
+    if (r.ok !== true) throw new Error('config');
+    expect(r.config.registryMasterKeys).toEqual([]);
+    expect(r.config.writeTokens).toEqual([]);
+    expect(r.config.requireWriteTokens).toBe(false);
+    expect(r.config.watchLimits).toEqual({ maxWatches: 4096, maxWatchesPerClient: 256 });
+  });
+
+  it('refuses bad keys, a previous key alone, bad caps and bad write tokens, without echoing secrets', () => {
+    const bad = join(dir, 'bad.key');
+    writeFileSync(bad, 'not-hex');
+    const badKey = loadConfig(['--config', file, '--registry-master-key-file', bad], {});
+    expect(badKey.ok === false && badKey.message).toContain('must contain only hex digits');
+    const missing = loadConfig(['--config', file, '--registry-master-key-file', join(dir, 'none.key')], {});
+    expect(missing.ok === false && missing.message).toContain('cannot read registry master key file');
+    const prevOnly = loadConfig(['--config', file, '--previous-registry-master-key-file', bad], {});
+    expect(prevOnly.ok === false && prevOnly.message).toContain('needs auth.registry_master_key_file');
+    expect(loadConfig(['--config', file, '--max-watches', '-1'], {}).ok).toBe(false);
+    const tokens = join(dir, 'bad-tokens.toml');
+    writeFileSync(tokens, '[[write_tokens]]\nname = "x"\ntoken = "secret-value-0123456789"\nnamespaces = ["*"]\nservice_prefixes = ["orrery.functions"]\n');
+    const t = loadConfig(['--config', file, '--write-tokens-file', tokens], {});
+    expect(t.ok === false && t.message).toContain('inside orrery.functions.');
+    expect(t.ok === false && t.message).not.toContain('secret-value');
+  });
 });

@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
+import { parseMasterKey } from '@orrery/auth';
 import { parseDurationMs } from '@orrery/spec';
+import { loadWriteTokens } from './auth/write-tokens-config.ts';
+import type { WriteToken } from './auth/write-scope.ts';
+import { DEFAULT_WATCH_LIMITS, type WatchLimits } from './auth/watch-limits.ts';
 
 export interface HostPort {
   host: string;
@@ -25,6 +29,17 @@ export interface RegistryConfig {
   /** Labels for Prometheus SD targets (the seed's `region` and `cluster_id`). */
   region: string;
   clusterId?: string;
+  /**
+   * Registry master keys (current first, then the previous one during a rotation): writes under
+   * `orrery.functions.` need a registration credential derived from one. None = every such write
+   * is refused.
+   */
+  registryMasterKeys: Buffer[];
+  /** Scoped write tokens for services outside `orrery.functions.`. */
+  writeTokens: WriteToken[];
+  /** Write tokens are required even when none is configured (no open registration). */
+  requireWriteTokens: boolean;
+  watchLimits: WatchLimits;
 }
 
 export type ConfigResult = { ok: true; config: RegistryConfig } | { ok: false; message: string };
@@ -46,7 +61,17 @@ optional (default):
   --shutdown-timeout D          [runtime] shutdown_timeout (10s)
   --cleanup-interval D          [registry] cleanup_interval (30s)
   --cleanup-delete-limit N      [registry] cleanup_delete_limit (128)
-  --region R / --cluster-id C   [node] region ("default"), cluster_id (etcd's cluster id)`;
+  --region R / --cluster-id C   [node] region ("default"), cluster_id (etcd's cluster id)
+write credentials (docs/registry.md "Write credentials"; files, so no secret is on the command line):
+  --registry-master-key-file F  [auth] registry_master_key_file (hex; without it every write
+                                under orrery.functions. is refused)
+  --previous-registry-master-key-file F  [auth] previous_registry_master_key_file (rotation)
+  --write-tokens-file F         [auth] write_tokens_file ([[write_tokens]] tables; also
+                                [[auth.write_tokens]] in the config file)
+  --require-write-tokens        [auth] require_write_tokens (false: with no write token
+                                configured, other services register without one, as in the seed)
+  --max-watches N               [registry] max_watches (${DEFAULT_WATCH_LIMITS.maxWatches}; 0 = no cap)
+  --max-watches-per-client N    [registry] max_watches_per_client (${DEFAULT_WATCH_LIMITS.maxWatchesPerClient}; 0 = no cap)`;
 
 const FLAGS = {
   config: { type: 'string' },
@@ -66,6 +91,12 @@ const FLAGS = {
   'cleanup-delete-limit': { type: 'string' },
   region: { type: 'string' },
   'cluster-id': { type: 'string' },
+  'registry-master-key-file': { type: 'string' },
+  'previous-registry-master-key-file': { type: 'string' },
+  'write-tokens-file': { type: 'string' },
+  'require-write-tokens': { type: 'boolean' },
+  'max-watches': { type: 'string' },
+  'max-watches-per-client': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -91,8 +122,13 @@ export function parseHostPort(value: string, what: string): HostPort | string {
   return { host, port };
 }
 
+function bool(v: unknown): boolean | undefined | 'bad' {
+  if (v === undefined) return undefined;
+  return typeof v === 'boolean' ? v : 'bad';
+}
+
 /** Reads flags (argv without the node/script part), the TOML file they name, and the environment. */
-export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): ConfigResult | { ok: 'help' } {
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): ConfigResult | { ok: 'help' } {
   let values;
   try {
     values = parseArgs({ args: argv, options: FLAGS, allowPositionals: false, strict: true }).values;
@@ -103,7 +139,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   let doc: Table = {};
   if (values.config) {
     try {
-      doc = parseToml(readFileSync(values.config, 'utf8'));
+      doc = parseToml(readText(values.config));
     } catch (err) {
       return { ok: false, message: `cannot read config file ${values.config}: ${(err as Error).message}` };
     }
@@ -170,6 +206,38 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!Number.isInteger(cleanupDeleteLimit) || cleanupDeleteLimit < 1) {
     problems.push(`registry.cleanup_delete_limit must be a positive integer, got "${limitRaw}"`);
   }
+  const masterKeys: Buffer[] = [];
+  const keyFile = (path: string | undefined, what: string): void => {
+    if (path === undefined) return;
+    try {
+      masterKeys.push(parseMasterKey(readText(path), `${what} ${path}`));
+    } catch (err) {
+      problems.push((err as NodeJS.ErrnoException).code ? `cannot read ${what} ${path}: ${(err as Error).message}` : (err as Error).message);
+    }
+  };
+  const currentKey = values['registry-master-key-file'] ?? str(auth.registry_master_key_file);
+  const previousKey = values['previous-registry-master-key-file'] ?? str(auth.previous_registry_master_key_file);
+  if (previousKey !== undefined && currentKey === undefined) {
+    problems.push('auth.previous_registry_master_key_file needs auth.registry_master_key_file (the new key) too');
+  }
+  keyFile(currentKey, 'registry master key file');
+  keyFile(previousKey, 'previous registry master key file');
+  const written = loadWriteTokens(auth.write_tokens, values['write-tokens-file'] ?? str(auth.write_tokens_file), readText);
+  problems.push(...written.problems);
+  const requireFile = bool(auth.require_write_tokens);
+  if (requireFile === 'bad') problems.push('auth.require_write_tokens must be true or false');
+  const count = (flag: string | undefined, file: unknown, name: string, fallback: number): number => {
+    const raw = flag ?? str(file);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^\d{1,9}$/.test(raw)) problems.push(`${name} must be a whole number ≥ 0 (0 = no cap), got "${raw}"`);
+    return n;
+  };
+  const watchLimits: WatchLimits = {
+    maxWatches: count(values['max-watches'], registry.max_watches, 'registry.max_watches', DEFAULT_WATCH_LIMITS.maxWatches),
+    maxWatchesPerClient: count(values['max-watches-per-client'], registry.max_watches_per_client, 'registry.max_watches_per_client', DEFAULT_WATCH_LIMITS.maxWatchesPerClient),
+  };
+
   const config: RegistryConfig = {
     httpAddr,
     adminAddr,
@@ -184,6 +252,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     cleanupDeleteLimit,
     prefix: values.prefix ?? str(etcd.prefix) ?? '/orrery/registry',
     region: values.region ?? str(node.region) ?? 'default',
+    registryMasterKeys: masterKeys,
+    writeTokens: written.tokens,
+    requireWriteTokens: values['require-write-tokens'] ?? (requireFile === true),
+    watchLimits,
   };
   const clusterId = values['cluster-id'] ?? str(node.cluster_id);
   if (clusterId) config.clusterId = clusterId;

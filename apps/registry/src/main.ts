@@ -2,6 +2,7 @@
  * orrery-registry: the StellMap registry API over etcd. Prints
  * `listening http://HOST:PORT admin http://HOST:PORT` once both listeners are up.
  */
+import { startupWarnings } from './auth/startup-warnings.ts';
 import { loadConfig, USAGE } from './config.ts';
 import { startRegistry } from './server.ts';
 
@@ -14,6 +15,10 @@ if (!loaded.ok) {
   console.error(`orrery-registry: ${loaded.message}`);
   process.exit(2);
 }
+
+for (const w of startupWarnings(loaded.config)) console.error(`orrery-registry: ${w}`);
+const tokens = loaded.config.writeTokens;
+if (tokens.length) console.error(`orrery-registry: write tokens on: ${tokens.map((t) => t.name).join(', ')}`);
 
 try {
   const registry = await startRegistry(loaded.config);

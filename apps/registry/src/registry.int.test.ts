@@ -12,7 +12,7 @@ import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API, REGISTRY_HTTP_API, RegistryA
 import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
-import { admin as adminCall, call, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
+import { admin as adminCall, call, credentialHeader, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
 import { checkLinearizable, type Operation } from './lincheck/wgl.ts';
 import { prepareHistory, registryModel, type RegistryInput, type RegistryOutput } from './lincheck/registry-model.ts';
 
@@ -133,7 +133,7 @@ describe('seed examples', () => {
       instanceId: 'counter-00001-7f9c-1',
       labels: { 'orrery.dev/function': 'counter', 'orrery.dev/revision': 'counter-00001', 'orrery.dev/executor': 'deploy' },
       endpoints: [{ name: 'http', protocol: 'http', host: '127.0.0.1', port: 41234 }],
-    });
+    }, credentialHeader('team-a', 'orrery.functions.team-a.counter.counter-00001'));
     expect(r.body.code).toBe('ok');
     const q = await query(b, 'namespace=team-a&servicePrefix=orrery.functions.team-a.counter&selector=orrery.dev/revision=counter-00001');
     expect(q.body.data.instances).toHaveLength(1);
@@ -199,12 +199,15 @@ describe('wire contract (@orrery/spec, the source of docs/http-api.md)', () => {
     expect((await pub('GET', '/internal/v1/prometheus/sd?namespace=x')).status).toBe(401);
     expect((await pub('GET', '/internal/v1/prometheus/sd?namespace=x', undefined, { authorization: 'Bearer nope' })).status).toBe(403);
     expect((await pub('GET', '/no/such/route')).status).toBe(404);
+    const worker = { ...regBody(ns, 'w1'), service: `orrery.functions.${ns}.fn.fn-00001` };
+    expect((await pub('POST', '/api/v1/registry/register', worker)).status).toBe(401);
+    expect((await pub('POST', '/api/v1/registry/register', worker, credentialHeader(ns, `orrery.functions.${ns}.fn.fn-00002`))).status).toBe(403);
     const badWatch = await SseClient.open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}&includeSnapshot=maybe`);
     seen.add(checkRouteAnswer(REGISTRY_HTTP_API, 'GET', '/api/v1/registry/watch', badWatch.status, JSON.parse(badWatch.body)));
 
     for (const r of REGISTRY_HTTP_API.routes) expect([...seen]).toContain(`${r.method} ${r.path} 200`);
     const codes = new Set([...seen].map((x) => x.split(' ').at(-1)));
-    for (const code of ['bad_request', 'not_found', 'payload_too_large', 'method_not_allowed', 'unauthorized', 'forbidden']) expect([...codes]).toContain(code);
+    for (const code of ['bad_request', 'not_found', 'payload_too_large', 'method_not_allowed', 'unauthorized', 'forbidden', 'credential_required', 'credential_rejected']) expect([...codes]).toContain(code);
 
     // The admin listener (membership changes are checked the same way in the MEM tests below).
     for (const path of ['/admin/v1/status', '/admin/v1/replication/status']) expect((await admin(a, 'GET', path)).status).toBe(200);

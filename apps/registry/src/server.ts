@@ -13,6 +13,8 @@ import { memberClientUrl, readMemberStatus, withMember } from './etcd/member-sta
 import { adminHandler } from './http/admin-api.ts';
 import { publicHandler } from './http/public-api.ts';
 import { createMetrics } from './metrics.ts';
+import { WatchLimiter } from './auth/watch-limits.ts';
+import { WritePolicy } from './auth/write-policy.ts';
 
 export interface RunningRegistry {
   httpUrl: string;
@@ -96,7 +98,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   await leader();
 
   let httpAddress: AddressInfo | undefined;
-  let watchSessions = 0;
+  const watches = new WatchLimiter(config.watchLimits);
   const publicServer = createServer(
     publicHandler({
       client,
@@ -109,6 +111,8 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
       requestTimeoutMs: config.requestTimeoutMs,
       keepAliveMs: options.keepAliveMs,
       leader,
+      writes: new WritePolicy({ masterKeys: config.registryMasterKeys, writeTokens: config.writeTokens, requireWriteTokens: config.requireWriteTokens }),
+      watches,
       sd: () => ({
         region: config.region,
         clusterId: etcdClusterId,
@@ -116,18 +120,12 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
       }),
     }),
   );
-  publicServer.on('request', (req) => {
-    if (req.url?.includes('/watch')) {
-      watchSessions++;
-      req.once('close', () => watchSessions--);
-    }
-  });
   publicServer.keepAliveTimeout = 65_000;
   const adminServer = createServer(
     adminHandler({
       admin,
       adminToken: config.adminToken,
-      registryView: () => ({ indexRevision: index.revision, instances: index.size(), watchStreams: watchSessions, barrierReads: index.revisions.reads }),
+      registryView: () => ({ indexRevision: index.revision, instances: index.size(), watchStreams: watches.total, barrierReads: index.revisions.reads }),
     }),
   );
 

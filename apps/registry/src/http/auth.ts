@@ -10,6 +10,17 @@ export function bearerMatches(req: IncomingMessage, expected: string): boolean {
   return timingSafeEqual(given, want) && m !== null && expected.length > 0;
 }
 
+/**
+ * The credential a writer presented: undefined without an Authorization header, the token of
+ * `Bearer <token>`, and '' for any other header (presented, but never valid).
+ */
+export function presentedBearer(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1]! : '';
+}
+
 export function hasBearer(req: IncomingMessage): boolean {
   return /^Bearer\s+\S/i.test(req.headers.authorization ?? '');
 }

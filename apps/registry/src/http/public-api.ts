@@ -18,7 +18,9 @@ import { classifyEtcdError } from '../etcd/errors.ts';
 import { serveWatch } from '../watch/watch-session.ts';
 import { targetGroups, type SdContext } from '../prometheus-sd.ts';
 import type { RegistryMetrics } from '../metrics.ts';
-import { bearerMatches, hasBearer } from './auth.ts';
+import type { WriteAction, WritePolicy } from '../auth/write-policy.ts';
+import { clientKey, type WatchLimiter } from '../auth/watch-limits.ts';
+import { bearerMatches, hasBearer, presentedBearer } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
 
@@ -35,6 +37,10 @@ export interface PublicApiDeps {
   /** Current etcd leader as seen by one member; cached briefly by the caller. */
   leader: () => Promise<{ leaderId: string; leaderAddr: string } | undefined>;
   keepAliveMs?: number;
+  /** Who may register, renew and remove what (auth/write-policy.ts). */
+  writes: WritePolicy;
+  /** Caps on concurrent watch streams, public and replication together (auth/watch-limits.ts). */
+  watches: WatchLimiter;
 }
 
 class ApiError extends Error {
@@ -110,16 +116,24 @@ export function publicHandler(deps: PublicApiDeps) {
   };
 }
 
+/** Throws the policy's refusal (401 credential_required / 403 credential_rejected) unless the writer may do this. */
+function authorizeWrite(deps: PublicApiDeps, req: IncomingMessage, action: WriteAction, namespace: string, service: string): void {
+  const decision = deps.writes.authorize(presentedBearer(req), namespace, service, action);
+  if (!decision.ok) throw new ApiError(decision.code, decision.message);
+}
+
 async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
   switch (route) {
     case 'register': {
       const rec = must(parseRegistration(await readJson(req)));
+      authorizeWrite(deps, req, 'register', rec.namespace, rec.service);
       const { revision, leaseId, record } = await deps.writer.register(rec);
       sendOk(res, requestId, { revision, instance: { ...record, revision, leaseId } } satisfies RegistryRegisterData);
       return;
     }
     case 'deregister': {
       const id = must(parseIdentity(await readJson(req)));
+      authorizeWrite(deps, req, 'deregister', id.namespace, id.service);
       const out = await deps.writer.deregister(id);
       if (!out) throw new ApiError('not_found', `instance ${id.namespace}/${id.service}/${id.instanceId} is not registered`);
       sendOk(res, requestId, { revision: out.revision, instance: { namespace: id.namespace, service: id.service, instanceId: id.instanceId } } satisfies RegistryDeregisterData);
@@ -128,6 +142,7 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
     case 'heartbeat': {
       const body = await readJson(req);
       const id = must(parseIdentity(body));
+      authorizeWrite(deps, req, 'heartbeat', id.namespace, id.service);
       const rawTtl = (body as Record<string, unknown>).leaseTtlSeconds;
       const ttl = rawTtl === undefined || rawTtl === null ? undefined : must(parseLeaseTtl(rawTtl));
       const out = await deps.writer.heartbeat(id, ttl);
@@ -159,6 +174,14 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
       const lastEventId = req.headers['last-event-id'];
       if (!params.has('sinceRevision') && typeof lastEventId === 'string' && /^\d+$/.test(lastEventId)) params.set('sinceRevision', lastEventId);
       const opts = must(parseWatchOptions(params));
+      const slot = deps.watches.acquire(clientKey(req.socket.remoteAddress));
+      if (!slot.ok) {
+        res.setHeader('retry-after', String(slot.retryAfterSeconds));
+        throw new ApiError(slot.code, slot.message);
+      }
+      // Freed when the stream (or the error answer) is over, however it ends.
+      res.once('close', slot.release);
+      if (req.socket.destroyed) slot.release();
       await serveWatch(
         req,
         res,

@@ -3,15 +3,36 @@
  * child processes, JSON calls, and an SSE reader. Not used by the server itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deriveRegistrationCredential } from '@orrery/auth';
 import { waitFor } from '@orrery/etcdcluster';
 import { loadConfig, type RegistryConfig } from '../config.ts';
 import { startRegistry, type RunningRegistry, type StartOptions } from '../server.ts';
 import type { Envelope } from '../http/envelope.ts';
 
 export const TOKENS = { admin: 'admin-token-for-tests', replication: 'replication-token-for-tests', sd: 'sd-token-for-tests' };
+
+/** The registry master key test registries run with (so Orrery worker names can be registered). */
+export const TEST_REGISTRY_MASTER_KEY = Buffer.alloc(32, 0x5a);
+let masterKeyFile: string | undefined;
+
+/** A file holding TEST_REGISTRY_MASTER_KEY as hex (written once per process). */
+export function testMasterKeyFile(): string {
+  if (!masterKeyFile) {
+    masterKeyFile = join(mkdtempSync(join(tmpdir(), 'orrery-registry-key-')), 'registry-master.key');
+    writeFileSync(masterKeyFile, TEST_REGISTRY_MASTER_KEY.toString('hex'), { mode: 0o600 });
+  }
+  return masterKeyFile;
+}
+
+/** `Authorization` header with the registration credential for one revision's service. */
+export function credentialHeader(namespace: string, service: string, key: Buffer = TEST_REGISTRY_MASTER_KEY): Record<string, string> {
+  return { authorization: `Bearer ${deriveRegistrationCredential(key, namespace, service)}` };
+}
 
 export function registryArgs(endpoints: string[], extra: string[] = []): string[] {
   return [
@@ -22,6 +43,7 @@ export function registryArgs(endpoints: string[], extra: string[] = []): string[
     '--replication-token', TOKENS.replication,
     '--prometheus-sd-token', TOKENS.sd,
     '--request-timeout', '4s',
+    '--registry-master-key-file', testMasterKeyFile(),
     ...extra,
   ];
 }
@@ -41,6 +63,8 @@ export interface RegistryProcess {
   child: ChildProcess;
   httpUrl: string;
   adminUrl: string;
+  /** Everything it wrote to stderr so far (start-up warnings, shutdown lines). */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -73,6 +97,7 @@ export async function spawnRegistry(endpoints: string[], extra: string[] = [], n
     child,
     httpUrl: httpUrl!,
     adminUrl: adminUrl!,
+    stderr: () => stderr,
     stop: (signal = 'SIGTERM') =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -126,13 +151,17 @@ export class SseClient {
   private req?: ClientRequest;
   private res?: IncomingMessage;
   ended = false;
+  /** Response headers (e.g. `retry-after` on a refused watch). */
+  headers: Record<string, string | string[] | undefined> = {};
 
-  static open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+  /** `localAddress` picks the source address (e.g. 127.0.0.2), so one machine can act as several clients. */
+  static open(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<SseClient> {
     const c = new SseClient();
     return new Promise((resolve, reject) => {
-      const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      const req = request(url, { headers: { accept: 'text/event-stream', ...headers }, ...(localAddress ? { localAddress } : {}) }, (res) => {
         c.res = res;
         c.status = res.statusCode ?? 0;
+        c.headers = res.headers;
         res.setEncoding('utf8');
         let buf = '';
         res.on('data', (chunk: string) => {
