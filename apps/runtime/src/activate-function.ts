@@ -18,6 +18,8 @@ export interface FunctionAssignment {
   timeoutSeconds: number;
   /** For stateful functions: where statesvc is and the scoped credentials. */
   state?: { url: string; credentials: StateCredentials };
+  /** The registration credential for this revision's registry writes (registrar only; never exported to function code). */
+  registryCredential?: string;
 }
 
 export interface ActivateOptions {

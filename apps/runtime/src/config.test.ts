@@ -35,6 +35,15 @@ describe('parseRuntimeConfig', () => {
     expect(() => parseRuntimeConfig([...deploy, '--mode', 'x'], {})).toThrow(/deploy or pool/);
   });
 
+  it('takes the registry credential from the environment or a file, one way only, never in pool mode', () => {
+    expect(parseRuntimeConfig(deploy, { ORRERY_REGISTRY_CREDENTIAL: 'c' }).registryCredential).toBe('c');
+    expect(parseRuntimeConfig([...deploy, '--registry-credential-file', '/s/cred'], {}).registryCredentialFile).toBe('/s/cred');
+    expect(() => parseRuntimeConfig([...deploy, '--registry-credential-file', '/s/cred'], { ORRERY_REGISTRY_CREDENTIAL: 'c' })).toThrow(/one way/);
+    expect(() => parseRuntimeConfig(['--mode', 'pool'], { ORRERY_REGISTRY_CREDENTIAL: 'c' })).toThrow(/at specialize/);
+    // there is no flag carrying the credential itself (flags show in ps)
+    expect(() => parseRuntimeConfig([...deploy, '--registry-credential', 'c'], {})).toThrow(ConfigError);
+  });
+
   it('insists the state token come with a keyspace and a URL, from the environment', () => {
     expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'], {})).toThrow(/--state-token-file FILE, or the environment variable ORRERY_STATE_TOKEN/);
     expect(() => parseRuntimeConfig([...deploy, '--state-keyspace', 'ks'], { ORRERY_STATE_TOKEN: 't' })).toThrow(/--state-url/);

@@ -34,6 +34,14 @@ export interface RuntimeConfig {
   stateTokenFile?: string;
   /** Pool mode: `POST /v1/specialize` needs `Authorization: Bearer <this file's token>`. */
   specializeTokenFile?: string;
+  /**
+   * Deploy mode: the revision's registration credential (registry writes under
+   * `orrery.functions.`), from ORRERY_REGISTRY_CREDENTIAL only (never a flag: flags show in
+   * `ps`). Never log it.
+   */
+  registryCredential?: string;
+  /** Or the file holding it as `{namespace, service, token}` (a mounted Kubernetes Secret). */
+  registryCredentialFile?: string;
   workDir?: string;
 }
 
@@ -47,7 +55,9 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   [--drain-timeout-seconds S] [--registry-url URL[,URL…]] [--lease-ttl-seconds S] [--instance-id ID]
   [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
   [--work-dir DIR] [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
+  [--registry-credential-file FILE  (or env ORRERY_REGISTRY_CREDENTIAL: the revision's registration credential)]
   pool mode: [--specialize-token-file FILE  (POST /v1/specialize then needs Authorization: Bearer <token>)]
+  (pool workers get their registration credential with POST /v1/specialize)
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
 
 const STRING_FLAGS = [
@@ -55,6 +65,7 @@ const STRING_FLAGS = [
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
   'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-token-file', 'work-dir',
+  'registry-credential-file',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
 
@@ -124,6 +135,8 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     stateToken: env.ORRERY_STATE_TOKEN || undefined,
     stateTokenFile: get('state-token-file'),
     specializeTokenFile: get('specialize-token-file'),
+    registryCredential: env.ORRERY_REGISTRY_CREDENTIAL || undefined,
+    registryCredentialFile: get('registry-credential-file'),
     workDir: get('work-dir'),
   };
 
@@ -143,6 +156,10 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     throw new ConfigError(`${what} but no --state-keyspace (or ORRERY_STATE_KEYSPACE): say which keyspace the token is for`);
   }
   if (mode === 'pool' && cfg.stateTokenFile) throw new ConfigError('pool mode receives state credentials at specialize, not at start (no --state-token-file)');
+  if (cfg.registryCredential && cfg.registryCredentialFile) throw new ConfigError('give the registry credential one way: ORRERY_REGISTRY_CREDENTIAL or --registry-credential-file, not both');
+  if (mode === 'pool' && (cfg.registryCredential || cfg.registryCredentialFile)) {
+    throw new ConfigError('pool mode receives its registry credential at specialize, not at start (no ORRERY_REGISTRY_CREDENTIAL or --registry-credential-file)');
+  }
   if (mode === 'deploy' && cfg.specializeTokenFile) throw new ConfigError('--specialize-token-file is for pool mode: deploy workers cannot be specialized');
   return cfg;
 }

@@ -8,6 +8,7 @@ import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './co
 import { LoadError } from './load/load-error.ts';
 import { createLogger } from './logger.ts';
 import { Registrar } from './registration/registrar.ts';
+import { credentialFromEnv, readRegistryCredentialFile } from './registration/registry-credential.ts';
 import { createSpecializer } from './specialize.ts';
 import { bearerChecker, readSpecializeToken } from './specialize-token.ts';
 import { readStateTokenFile } from './state-token-file.ts';
@@ -27,11 +28,17 @@ const log = createLogger({ component: 'orrery-runtime', pid: process.pid });
 
 // Secrets mounted as files (Kubernetes) are read once, before anything listens: a missing or
 // mismatched file is a configuration error, reported like a bad flag.
-async function readMountedSecrets(): Promise<{ stateToken?: string; specializeToken?: string }> {
+async function readMountedSecrets(): Promise<{ stateToken?: string; specializeToken?: string; registryCredential?: string }> {
   try {
+    const scope = { namespace: cfg.namespace, function: cfg.function ?? '', revision: cfg.revision ?? '' };
     return {
       stateToken: cfg.stateTokenFile ? await readStateTokenFile(cfg.stateTokenFile, { namespace: cfg.namespace, keyspace: cfg.stateKeyspace! }) : cfg.stateToken,
       specializeToken: cfg.specializeTokenFile ? await readSpecializeToken(cfg.specializeTokenFile) : undefined,
+      registryCredential: cfg.registryCredentialFile
+        ? await readRegistryCredentialFile(cfg.registryCredentialFile, scope)
+        : cfg.registryCredential
+          ? credentialFromEnv(cfg.registryCredential)
+          : undefined,
     };
   } catch (err) {
     process.stderr.write(`orrery-runtime: ${(err as Error).message}\n`);
@@ -39,6 +46,8 @@ async function readMountedSecrets(): Promise<{ stateToken?: string; specializeTo
   }
 }
 const secrets = await readMountedSecrets();
+// The credential is the registrar's alone: function code (loaded later) must not find it in the environment.
+delete process.env.ORRERY_REGISTRY_CREDENTIAL;
 const workDir = cfg.workDir ?? (await mkdtemp(join(tmpdir(), 'orrery-runtime-')));
 // A work dir we made ourselves (holding inline code and maybe the token file) goes with us.
 const removeWorkDir = () => (cfg.workDir ? Promise.resolve() : rm(workDir, { recursive: true, force: true }).catch(() => undefined));
@@ -76,6 +85,7 @@ function startRegistration(a: FunctionAssignment): void {
   if (cfg.registryUrls.length === 0 || !address) return;
   registrar = new Registrar({
     urls: cfg.registryUrls,
+    credential: a.registryCredential,
     leaseTtlSeconds: cfg.leaseTtlSeconds,
     log: log.child({ namespace: a.namespace, function: a.function, revision: a.revision }),
     worker: {
@@ -108,6 +118,7 @@ if (cfg.mode === 'deploy') {
     state: cfg.stateKeyspace
       ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: secrets.stateToken! } }
       : undefined,
+    registryCredential: secrets.registryCredential,
   };
   try {
     server.activate(await activateFunction(deployed, { workDir, maxSourceBytes: cfg.maxSourceBytes, log }));

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deriveRegistrationCredential } from '@orrery/auth';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
@@ -13,12 +16,16 @@ let etcd: EtcdCluster | undefined;
 let registry: ChildProcess | undefined;
 let registryUrl: string;
 let rt: RuntimeProcess | undefined;
+// Writes under orrery.functions. need the revision's credential, derived from this key.
+const registryKey = Buffer.alloc(32, 0x2c);
+const keyFile = join(mkdtempSync(join(tmpdir(), 'runtime-registry-key-')), 'registry-master.key');
+writeFileSync(keyFile, registryKey.toString('hex'));
 
 async function startRegistry(endpoints: string[]): Promise<string> {
   const child = spawn(process.execPath, [
     REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', endpoints.join(','),
     '--admin-token', 'a-token-for-tests', '--replication-token', 'r-token-for-tests', '--prometheus-sd-token', 's-token-for-tests',
-    '--request-timeout', '4s',
+    '--request-timeout', '4s', '--registry-master-key-file', keyFile,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   registry = child;
   let out = '';
@@ -67,12 +74,14 @@ afterAll(async () => {
   await etcd?.close();
 }, 60_000);
 
+const credential = deriveRegistrationCredential(registryKey, 'shop', 'orrery.functions.shop.counter.counter-00001');
+
 describe.skipIf(!available)('registration in the real orrery-registry (one etcd member)', () => {
   it('the worker appears as orrery.functions.<ns>.<fn>.<rev>, comes back after being removed, and is gone after SIGTERM', { timeout: 90_000 }, async () => {
     rt = await startRuntime([
       '--function', 'counter', '--revision', 'counter-00001', '--namespace', 'shop', '--source-file', PROBE_FIXTURE,
       '--registry-url', registryUrl, '--instance-id', 'counter-w1', '--lease-ttl-seconds', '3',
-    ]);
+    ], { ORRERY_REGISTRY_CREDENTIAL: credential });
     const service = 'orrery.functions.shop.counter.counter-00001';
     const found = await eventually(async () => (await instances(service)).find((i) => i.instanceId === 'counter-w1'));
     expect(found.endpoints).toEqual([expect.objectContaining({ name: 'http', host: '127.0.0.1', port: Number(new URL(rt.url).port) })]);
@@ -80,7 +89,7 @@ describe.skipIf(!available)('registration in the real orrery-registry (one etcd 
 
     // Someone removes the instance behind the worker's back: the next heartbeat hears not_found and registers again.
     const removed = await fetch(`${registryUrl}/api/v1/registry/deregister`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
       body: JSON.stringify({ namespace: 'shop', service, instanceId: 'counter-w1' }),
     });
     expect(removed.status).toBe(200);

@@ -18,6 +18,16 @@ describe('parseSpecializeRequest', () => {
     expect(p).toMatchObject({ ok: true, assignment: { state: { url: 'http://statesvc', credentials: { namespace: 'shop', keyspace: 'c', token: 't' } } } });
   });
 
+  it('takes the registry credential for exactly this revision, and refuses one for another', () => {
+    const token = 'cd'.repeat(32);
+    const ok = parseSpecializeRequest({ ...body, registryCredential: { namespace: 'shop', service: 'orrery.functions.shop.counter.counter-00001', token } });
+    expect(ok).toMatchObject({ ok: true, assignment: { registryCredential: token } });
+    const other = parseSpecializeRequest({ ...body, registryCredential: { namespace: 'shop', service: 'orrery.functions.shop.counter.counter-00002', token } });
+    expect(other.ok).toBe(false);
+    expect((other as { error: string }).error).toContain('registryCredential is for shop/orrery.functions.shop.counter.counter-00002');
+    expect((other as { error: string }).error).not.toContain(token);
+  });
+
   it('lists every problem', () => {
     const p = parseSpecializeRequest({ source: { inline: 'a', url: 'b' }, containerConcurrency: -1, stateCredentials: { token: 't' } });
     expect(p.ok).toBe(false);

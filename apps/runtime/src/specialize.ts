@@ -1,5 +1,6 @@
 import type { FunctionAssignment } from './activate-function.ts';
 import { LoadError } from './load/load-error.ts';
+import { credentialFromClaims, RegistryCredentialError } from './registration/registry-credential.ts';
 import type { AdminAnswer } from './worker-server.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface SpecializeRequest {
   stateCredentials?: { namespace: string; keyspace: string; token: string };
   /** Defaults to the worker's ORRERY_STATE_URL (function-agnostic, set when the pool was created). */
   stateUrl?: string;
+  /** The revision's registration credential: `{namespace, service, token}`, service `orrery.functions.<ns>.<fn>.<rev>`. */
+  registryCredential?: { namespace: string; service: string; token: string };
 }
 
 export type Parsed = { ok: true; assignment: FunctionAssignment } | { ok: false; error: string };
@@ -47,11 +50,21 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
     }
     if (!str(stateUrl)) problems.push('stateCredentials need stateUrl (or ORRERY_STATE_URL on the worker)');
   }
+  const namespace = (b.namespace as string | undefined) ?? 'default';
+  let registryCredential: string | undefined;
+  if (b.registryCredential !== undefined && problems.length === 0) {
+    try {
+      registryCredential = credentialFromClaims(b.registryCredential, { namespace, function: b.function as string, revision: b.revision as string }, 'registryCredential');
+    } catch (err) {
+      if (!(err instanceof RegistryCredentialError)) throw err;
+      problems.push(err.message);
+    }
+  }
   if (problems.length) return { ok: false, error: `invalid specialize request: ${problems.join('; ')}` };
   return {
     ok: true,
     assignment: {
-      namespace: (b.namespace as string | undefined) ?? 'default',
+      namespace,
       function: b.function as string,
       revision: b.revision as string,
       source: { [kinds[0]!]: src![kinds[0]!] as string },
@@ -61,6 +74,7 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
       state: creds
         ? { url: stateUrl!, credentials: { namespace: creds.namespace as string, keyspace: creds.keyspace as string, token: creds.token as string } }
         : undefined,
+      ...(registryCredential ? { registryCredential } : {}),
     },
   };
 }

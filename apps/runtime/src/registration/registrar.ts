@@ -5,6 +5,8 @@ export interface RegistrarOptions {
   /** One or more registry base URLs; a failing one is rotated past. */
   urls: string[];
   worker: WorkerIdentity;
+  /** The revision's registration credential, sent as `Authorization: Bearer …` on every call. Never logged. */
+  credential?: string;
   leaseTtlSeconds?: number;
   log: Logger;
   fetch?: typeof fetch;
@@ -126,7 +128,7 @@ export class Registrar {
     try {
       const res = await this.doFetch(base + path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: this.opts.credential ? { 'content-type': 'application/json', authorization: `Bearer ${this.opts.credential}` } : { 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.opts.callTimeoutMs ?? 5000),
       });
