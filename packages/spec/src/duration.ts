@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { says, type Reason } from './validate/reasons.ts';
+import { says } from './validate/reasons.ts';
 
 /**
  * Durations are written as in Kubernetes and Knative: "500ms", "30s", "1m", "1h30m" ("0" alone is 0).
@@ -35,30 +35,4 @@ export const DurationSchema = z
   });
 export type Duration = z.infer<typeof DurationSchema>;
 
-export interface DurationBounds {
-  /** Reason reported when the value parses but is out of bounds. */
-  reason: Reason;
-  minMs?: number;
-  /** True when the minimum itself is not allowed (`> minMs`). */
-  exclusiveMin?: boolean;
-  maxMs?: number;
-  wholeSeconds?: boolean;
-}
-
-/** A duration string with bounds; the format and the bounds report different reasons. */
-export function boundedDuration(bounds: DurationBounds) {
-  return z
-    .string()
-    .refine((v) => !Number.isNaN(parseSignedDurationMs(v)), { message: says('duration_format') })
-    .refine(
-      (v) => {
-        const ms = parseSignedDurationMs(v);
-        if (Number.isNaN(ms)) return true; // reported above
-        if (bounds.minMs !== undefined && (bounds.exclusiveMin ? ms <= bounds.minMs : ms < bounds.minMs)) return false;
-        if (bounds.maxMs !== undefined && ms > bounds.maxMs) return false;
-        if (bounds.wholeSeconds && ms % 1000 !== 0) return false;
-        return true;
-      },
-      { message: says(bounds.reason) },
-    );
-}
+// Bounded durations (a field rule with a CEL twin for the CRD): validate/rules/duration-rules.ts.

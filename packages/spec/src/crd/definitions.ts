@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { API_GROUP, API_VERSION } from '../meta.ts';
 import { KIND_SCHEMAS, type ResourceKind } from '../resource.ts';
+import { toCelValidation } from '../validate/rules/object-rule.ts';
+import { ROOT_RULES } from '../validate/rules/root-rules.ts';
 import { describeField } from './descriptions.ts';
 import { toOpenApi, type OpenApiSchema } from './openapi.ts';
 
@@ -107,6 +109,7 @@ export function crdFor(kind: ResourceKind): Record<string, unknown> {
       status,
     },
     required: ['spec'],
+    'x-kubernetes-validations': ROOT_RULES[kind].map(toCelValidation),
   };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -130,22 +133,12 @@ export function crdFor(kind: ResourceKind): Record<string, unknown> {
   };
 }
 
-/**
- * CEL rules the API server can enforce without the webhook. Only constant-cost ones: rules over
- * unbounded lists or strings risk exceeding the API server's cost budget at install time.
- */
-const CEL_RULES: Record<string, Array<{ rule: string; message: string }>> = {
-  'RegistryCluster:spec.replicas': [{ rule: 'self % 2 == 1', message: 'replicas must be odd (replicas_odd)' }],
-};
-
 /** Puts the field descriptions (descriptions.ts) on every node of a schema; first key wins in YAML order. */
 export function describeTree(kind: string, node: OpenApiSchema, path: string): OpenApiSchema {
   const { type, ...rest } = node;
   const description = describeField(kind, path) ?? node.description;
   const out: OpenApiSchema = { type, ...(description ? { description } : {}), ...rest };
   if (description) out.description = description;
-  const cel = CEL_RULES[`${kind}:${path}`];
-  if (cel) out['x-kubernetes-validations'] = cel;
   if (node.properties) {
     out.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, describeTree(kind, v, `${path}.${k}`)]));
   }

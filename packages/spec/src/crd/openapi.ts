@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CelValidation } from '../validate/rules/object-rule.ts';
 
 /** The subset of OpenAPI v3 schema that a structural CRD schema may use. */
 export interface OpenApiSchema {
@@ -20,7 +21,7 @@ export interface OpenApiSchema {
   exclusiveMaximum?: boolean;
   minItems?: number;
   maxItems?: number;
-  'x-kubernetes-validations'?: Array<{ rule: string; message: string }>;
+  'x-kubernetes-validations'?: CelValidation[];
   'x-kubernetes-preserve-unknown-fields'?: boolean;
 }
 

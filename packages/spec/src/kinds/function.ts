@@ -1,63 +1,80 @@
 import { z } from 'zod';
-import { boundedDuration } from '../duration.ts';
 import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, GROUP_VERSION, ObjectMetaSchema, StatusBaseSchema } from '../meta.ts';
 import { says } from '../validate/reasons.ts';
+import { boundedDuration } from '../validate/rules/duration-rules.ts';
+import { withCel } from '../validate/rules/object-rule.ts';
+import { MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
+import {
+  ACTIVATION_SCALE_BOUND,
+  BURST_CAPACITY,
+  ENV_NAMES_UNIQUE,
+  MAX_ENV_NAME,
+  MAX_ENV_VARS,
+  SCALE_BOUNDS,
+  SOURCE_EXACTLY_ONE,
+} from '../validate/rules/template-rules.ts';
+import { MAX_TRAFFIC_TARGETS, TAGS_UNIQUE, TRAFFIC_REVISION_CONFLICT, TRAFFIC_REVISION_MISSING, TRAFFIC_SUM } from '../validate/rules/traffic-rules.ts';
 
 /** Fission RFC-0023 keyspace charset: no ':' (token info-string separator), no '#' (`<keyspace>#meta` row). */
 export const KEYSPACE_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 const HOUR_MS = 3_600_000;
 
 /** Where the function's code comes from: exactly one of the three. */
-export const SourceSchema = z.object({
-  inline: z.string().optional(),
-  configMapRef: z.object({ name: z.string().min(1), key: z.string().min(1).default('index.mjs') }).optional(),
-  url: z.string().optional(),
-});
+export const SourceSchema = withCel(
+  z.object({
+    inline: z.string().optional(),
+    configMapRef: z.object({ name: z.string().min(1), key: z.string().min(1).default('index.mjs') }).optional(),
+    url: z.string().optional(),
+  }),
+  [SOURCE_EXACTLY_ONE],
+);
 export type Source = z.infer<typeof SourceSchema>;
 
 /** Knative's autoscaling knobs, each overriding the platform default when set. */
-export const AutoscalingSchema = z.object({
-  class: z.enum(['kpa']).default('kpa'),
-  metric: z.enum(['concurrency', 'rps']).default('concurrency'),
-  /** Soft target per worker (concurrency or requests per second). */
-  target: z.number().min(0.01, says('autoscaling_target')).optional(),
-  targetUtilizationPercentage: z
-    .number()
-    .min(1, says('autoscaling_utilization'))
-    .max(100, says('autoscaling_utilization'))
-    .optional(),
-  /** 0 = may scale to zero. */
-  minScale: z.number().int().min(0, says('autoscaling_min_scale')).optional(),
-  /** 0 = unbounded. */
-  maxScale: z.number().int().min(0, says('autoscaling_max_scale')).optional(),
-  initialScale: z.number().int().min(0, says('autoscaling_initial_scale')).optional(),
-  /** Workers started at least when waking from zero. */
-  activationScale: z.number().int().min(1, says('autoscaling_activation_scale')).optional(),
-  scaleDownDelay: boundedDuration({ reason: 'autoscaling_scale_down_delay', minMs: 0, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
-  /** Stable window. */
-  window: boundedDuration({ reason: 'autoscaling_window', minMs: 6000, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
-  panicWindowPercentage: z
-    .number()
-    .min(1, says('autoscaling_panic_window'))
-    .max(100, says('autoscaling_panic_window'))
-    .optional(),
-  panicThresholdPercentage: z
-    .number()
-    .min(110, says('autoscaling_panic_threshold'))
-    .max(1000, says('autoscaling_panic_threshold'))
-    .optional(),
-  maxScaleUpRate: z.number().gt(1, says('autoscaling_scale_up_rate')).optional(),
-  maxScaleDownRate: z.number().gt(1, says('autoscaling_scale_down_rate')).optional(),
-  /** >= 0, or -1: the activator always stays in the request path. */
-  targetBurstCapacity: z
-    .number()
-    .refine((v) => v === -1 || v >= 0, { message: says('autoscaling_burst_capacity') })
-    .optional(),
-});
+export const AutoscalingSchema = withCel(
+  z.object({
+    class: z.enum(['kpa']).default('kpa'),
+    metric: z.enum(['concurrency', 'rps']).default('concurrency'),
+    /** Soft target per worker (concurrency or requests per second). */
+    target: z.number().min(0.01, says('autoscaling_target')).optional(),
+    targetUtilizationPercentage: z
+      .number()
+      .min(1, says('autoscaling_utilization'))
+      .max(100, says('autoscaling_utilization'))
+      .optional(),
+    /** 0 = may scale to zero. */
+    minScale: z.number().int().min(0, says('autoscaling_min_scale')).optional(),
+    /** 0 = unbounded. */
+    maxScale: z.number().int().min(0, says('autoscaling_max_scale')).optional(),
+    initialScale: z.number().int().min(0, says('autoscaling_initial_scale')).optional(),
+    /** Workers started at least when waking from zero. */
+    activationScale: z.number().int().min(1, says('autoscaling_activation_scale')).optional(),
+    scaleDownDelay: boundedDuration({ reason: 'autoscaling_scale_down_delay', minMs: 0, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
+    /** Stable window. */
+    window: boundedDuration({ reason: 'autoscaling_window', minMs: 6000, maxMs: HOUR_MS, wholeSeconds: true }).optional(),
+    panicWindowPercentage: z
+      .number()
+      .min(1, says('autoscaling_panic_window'))
+      .max(100, says('autoscaling_panic_window'))
+      .optional(),
+    panicThresholdPercentage: z
+      .number()
+      .min(110, says('autoscaling_panic_threshold'))
+      .max(1000, says('autoscaling_panic_threshold'))
+      .optional(),
+    maxScaleUpRate: z.number().gt(1, says('autoscaling_scale_up_rate')).optional(),
+    maxScaleDownRate: z.number().gt(1, says('autoscaling_scale_down_rate')).optional(),
+    /** >= 0, or -1: the activator always stays in the request path. */
+    targetBurstCapacity: withCel(z.number().refine(BURST_CAPACITY.holds, { message: says('autoscaling_burst_capacity') }), [
+      BURST_CAPACITY,
+    ]).optional(),
+  }),
+  [SCALE_BOUNDS, ACTIVATION_SCALE_BOUND],
+);
 export type Autoscaling = z.infer<typeof AutoscalingSchema>;
 
 export const EnvVarSchema = z.object({
-  name: z.string().regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, says('env_name')),
+  name: z.string().max(MAX_ENV_NAME, says('env_name')).regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, says('env_name')),
   value: z.string().default(''),
 });
 
@@ -67,7 +84,7 @@ export const FunctionTemplateSchema = z.object({
   environment: z.string().min(1).default('nodejs'),
   /** Export of the module that handles requests. */
   entrypoint: z.string().min(1).default('default'),
-  env: z.array(EnvVarSchema).default([]),
+  env: withCel(z.array(EnvVarSchema).max(MAX_ENV_VARS), [ENV_NAMES_UNIQUE]).default([]),
   /** Hard limit of in-flight requests per worker; 0 = unlimited. */
   containerConcurrency: z
     .number()
@@ -81,21 +98,24 @@ export const FunctionTemplateSchema = z.object({
 });
 export type FunctionTemplate = z.infer<typeof FunctionTemplateSchema>;
 
-export const TrafficTargetSchema = z.object({
-  revisionName: z.string().max(63, says('traffic_revision_name')).regex(DNS1123_LABEL, says('traffic_revision_name')).optional(),
-  latestRevision: z.boolean().optional(),
-  percent: z.number().int().min(0, says('traffic_percent')).max(100, says('traffic_percent')).default(0),
-  /** Reachable with header `Orrery-Tag: <tag>` whatever its percent. */
-  tag: z.string().max(63, says('tag_format')).regex(DNS1035_LABEL, says('tag_format')).optional(),
-});
+export const TrafficTargetSchema = withCel(
+  z.object({
+    revisionName: z.string().max(63, says('traffic_revision_name')).regex(DNS1123_LABEL, says('traffic_revision_name')).optional(),
+    latestRevision: z.boolean().optional(),
+    percent: z.number().int().min(0, says('traffic_percent')).max(100, says('traffic_percent')).default(0),
+    /** Reachable with header `Orrery-Tag: <tag>` whatever its percent. */
+    tag: z.string().max(63, says('tag_format')).regex(DNS1035_LABEL, says('tag_format')).optional(),
+  }),
+  [TRAFFIC_REVISION_CONFLICT, TRAFFIC_REVISION_MISSING],
+);
 export type TrafficTarget = z.infer<typeof TrafficTargetSchema>;
 
 export const StickySchema = z.object({
   source: z.enum(['header', 'queryparam'], { error: says('sticky_source') }),
-  name: z
-    .string()
-    .min(1, says('sticky_name'))
-    .refine((v) => v.trim().length > 0, { message: says('sticky_name') }),
+  name: withCel(
+    z.string().min(1, says('sticky_name')).max(MAX_STICKY_NAME).refine(STICKY_NAME_NOT_BLANK.holds, { message: says('sticky_name') }),
+    [STICKY_NAME_NOT_BLANK],
+  ),
 });
 export type Sticky = z.infer<typeof StickySchema>;
 
@@ -114,12 +134,15 @@ export const StateConfigSchema = z.object({
 });
 export type StateConfig = z.infer<typeof StateConfigSchema>;
 
-export const FunctionSpecSchema = z.object({
-  template: FunctionTemplateSchema,
-  /** Empty = 100 % to the latest ready revision. */
-  traffic: z.array(TrafficTargetSchema).default([]),
-  state: StateConfigSchema.optional(),
-});
+export const FunctionSpecSchema = withCel(
+  z.object({
+    template: FunctionTemplateSchema,
+    /** Empty = 100 % to the latest ready revision. */
+    traffic: withCel(z.array(TrafficTargetSchema).max(MAX_TRAFFIC_TARGETS), [TRAFFIC_SUM, TAGS_UNIQUE]).default([]),
+    state: StateConfigSchema.optional(),
+  }),
+  [STATE_NOT_ON_CONTAINER],
+);
 export type FunctionSpec = z.infer<typeof FunctionSpecSchema>;
 
 export const RevisionScaleSchema = z.object({

@@ -1,16 +1,15 @@
 import { z } from 'zod';
-import { boundedDuration } from '../duration.ts';
 import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
 import { says } from '../validate/reasons.ts';
+import { boundedDuration } from '../validate/rules/duration-rules.ts';
+import { withCel } from '../validate/rules/object-rule.ts';
+import { REPLICAS_ODD } from '../validate/rules/registry-cluster-rules.ts';
 
 export const RegistryClusterSpecSchema = z.object({
   /** Voting etcd members; odd so a majority is well defined. */
-  replicas: z
-    .number()
-    .int()
-    .min(1, says('replicas_min'))
-    .refine((n) => n < 1 || n % 2 === 1, { message: says('replicas_odd') })
-    .default(3),
+  replicas: withCel(z.number().int().min(1, says('replicas_min')).refine(REPLICAS_ODD.holds, { message: says('replicas_odd') }), [
+    REPLICAS_ODD,
+  ]).default(3),
   /** etcd version (image tag on Kubernetes; informational locally). */
   version: z.string().default('3.5.17'),
   storage: z.object({ size: z.string().default('1Gi'), storageClassName: z.string().optional() }).default({ size: '1Gi' }),

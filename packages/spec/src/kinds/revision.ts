@@ -17,7 +17,7 @@ export function revisionNumber(name: string): number {
 }
 
 export const RevisionSpecSchema = z.object({
-  function: z.string().min(1),
+  function: z.string().min(1).max(63),
   template: FunctionTemplateSchema,
 });
 export type RevisionSpec = z.infer<typeof RevisionSpecSchema>;

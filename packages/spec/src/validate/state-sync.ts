@@ -1,16 +1,19 @@
-import { parseSignedDurationMs } from '../duration.ts';
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
+import { duplicates } from './rules/duplicates.ts';
+import { RECORD_TTL_LONGER, REDIS_EXACTLY_ONE, SYNCABLES_UNIQUE, syncPeriods } from './rules/state-sync-rules.ts';
 import type { ValidationError } from './types.ts';
 
-/** Cross-field StateSync rules; positivity of syncPeriod/recordTTL and keyPrefix are field rules. */
+/**
+ * Cross-field StateSync rules; positivity of syncPeriod/recordTTL and keyPrefix are field rules.
+ * The decisions are the rules' in rules/state-sync-rules.ts (the CRD carries their CEL twins).
+ */
 export function checkStateSync(ss: Record<string, unknown>): ValidationError[] {
   const spec = isRecord(ss.spec) ? ss.spec : {};
   const errors: ValidationError[] = [];
 
-  const period = parseSignedDurationMs(typeof spec.syncPeriod === 'string' ? spec.syncPeriod : '10s');
-  const ttl = parseSignedDurationMs(typeof spec.recordTTL === 'string' ? spec.recordTTL : '2m');
-  if (period > 0 && ttl > 0 && ttl <= period) {
+  if (!RECORD_TTL_LONGER.holds(spec)) {
+    const { period, ttl } = syncPeriods(spec)!;
     errors.push({
       path: 'spec.recordTTL',
       reason: 'statesync_record_ttl_short',
@@ -18,19 +21,14 @@ export function checkStateSync(ss: Record<string, unknown>): ValidationError[] {
     });
   }
 
-  if (isRecord(spec.redis)) {
-    const n = (spec.redis.url !== undefined ? 1 : 0) + (spec.redis.urlSecretRef !== undefined ? 1 : 0);
-    if (n !== 1) errors.push({ path: 'spec.redis', reason: 'statesync_redis', message: REASONS.statesync_redis });
+  if (isRecord(spec.redis) && !REDIS_EXACTLY_ONE.holds(spec.redis)) {
+    errors.push({ path: 'spec.redis', reason: 'statesync_redis', message: REASONS.statesync_redis });
   }
 
-  if (Array.isArray(spec.syncables)) {
-    const seen = new Set<unknown>();
-    spec.syncables.forEach((s, i) => {
-      if (seen.has(s)) {
-        errors.push({ path: `spec.syncables[${i}]`, reason: 'statesync_syncable_duplicate', message: REASONS.statesync_syncable_duplicate });
-      }
-      seen.add(s);
-    });
+  if (Array.isArray(spec.syncables) && !SYNCABLES_UNIQUE.holds(spec.syncables)) {
+    for (const { index } of duplicates(spec.syncables)) {
+      errors.push({ path: `spec.syncables[${index}]`, reason: 'statesync_syncable_duplicate', message: REASONS.statesync_syncable_duplicate });
+    }
   }
   return errors;
 }

@@ -1,5 +1,6 @@
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
+import { STATE_NOT_ON_CONTAINER } from './rules/state-rules.ts';
 import type { ValidationError, ValidationLookup } from './types.ts';
 
 /**
@@ -14,7 +15,7 @@ export function checkStatePlacement(fn: Record<string, unknown>, lookup?: Valida
   const template = isRecord(spec.template) ? spec.template : {};
   const errors: ValidationError[] = [];
 
-  if (template.executor === 'container') {
+  if (!STATE_NOT_ON_CONTAINER.holds(spec)) {
     errors.push({ path: 'spec.state', reason: 'state_executor_container', message: REASONS.state_executor_container });
   }
 

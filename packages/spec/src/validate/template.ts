@@ -1,36 +1,33 @@
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
+import { ACTIVATION_SCALE_BOUND, envDuplicates, ENV_NAMES_UNIQUE, SCALE_BOUNDS, SOURCE_EXACTLY_ONE, sourcesSet } from './rules/template-rules.ts';
 import type { ValidationError } from './types.ts';
 
 /**
  * Cross-field rules of a function template (Function.spec.template and Revision.spec.template).
- * Field-level rules (ranges, formats) live in the schema; these need two fields at once.
+ * Field-level rules (ranges, formats) live in the schema; these need two fields at once. The
+ * decisions are the rules' in rules/template-rules.ts (the CRD carries their CEL twins).
  */
 export function checkTemplate(template: unknown, at: string): ValidationError[] {
   if (!isRecord(template)) return [];
   const errors: ValidationError[] = [];
 
   const source = template.source;
-  if (isRecord(source)) {
-    const set = ['inline', 'configMapRef', 'url'].filter((k) => source[k] !== undefined && source[k] !== '');
-    if (set.length !== 1) {
-      errors.push({
-        path: `${at}.source`,
-        reason: 'source_exactly_one',
-        message: `${set.length === 0 ? 'no source is set' : `${set.join(' and ')} are all set`}: ${REASONS.source_exactly_one}`,
-      });
-    }
+  if (isRecord(source) && !SOURCE_EXACTLY_ONE.holds(source)) {
+    const set = sourcesSet(source);
+    errors.push({
+      path: `${at}.source`,
+      reason: 'source_exactly_one',
+      message: `${set.length === 0 ? 'no source is set' : `${set.join(' and ')} are all set`}: ${REASONS.source_exactly_one}`,
+    });
   }
 
-  if (Array.isArray(template.env)) {
-    const seen = new Set<string>();
-    template.env.forEach((e, i) => {
-      if (!isRecord(e) || typeof e.name !== 'string') return;
-      if (seen.has(e.name)) {
-        errors.push({ path: `${at}.env[${i}].name`, reason: 'env_duplicate', message: `env "${e.name}" is listed twice: ${REASONS.env_duplicate}` });
-      }
-      seen.add(e.name);
-    });
+  if (!ENV_NAMES_UNIQUE.holds(template.env)) {
+    const env = template.env as Array<{ name?: unknown }>;
+    for (const { index } of envDuplicates(env)) {
+      const name = String(env[index]?.name);
+      errors.push({ path: `${at}.env[${index}].name`, reason: 'env_duplicate', message: `env "${name}" is listed twice: ${REASONS.env_duplicate}` });
+    }
   }
 
   errors.push(...checkScaleBounds(template.autoscaling, `${at}.autoscaling`));
@@ -41,20 +38,19 @@ export function checkTemplate(template: unknown, at: string): ValidationError[] 
 function checkScaleBounds(autoscaling: unknown, at: string): ValidationError[] {
   if (!isRecord(autoscaling)) return [];
   const { minScale, maxScale, activationScale } = autoscaling;
-  if (typeof maxScale !== 'number' || maxScale <= 0) return [];
   const errors: ValidationError[] = [];
-  if (typeof minScale === 'number' && minScale > maxScale) {
+  if (!SCALE_BOUNDS.holds(autoscaling)) {
     errors.push({
       path: `${at}.minScale`,
       reason: 'autoscaling_scale_bounds',
-      message: `minScale ${minScale} exceeds maxScale ${maxScale}: ${REASONS.autoscaling_scale_bounds}`,
+      message: `minScale ${String(minScale)} exceeds maxScale ${String(maxScale)}: ${REASONS.autoscaling_scale_bounds}`,
     });
   }
-  if (typeof activationScale === 'number' && activationScale > maxScale) {
+  if (!ACTIVATION_SCALE_BOUND.holds(autoscaling)) {
     errors.push({
       path: `${at}.activationScale`,
       reason: 'autoscaling_activation_scale',
-      message: `activationScale ${activationScale} exceeds maxScale ${maxScale}: ${REASONS.autoscaling_activation_scale}`,
+      message: `activationScale ${String(activationScale)} exceeds maxScale ${String(maxScale)}: ${REASONS.autoscaling_activation_scale}`,
     });
   }
   return errors;

@@ -1,6 +1,8 @@
 import type { FunctionSpec, TrafficTarget } from '../kinds/function.ts';
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
+import { duplicates } from './rules/duplicates.ts';
+import { revisionOf, TAGS_UNIQUE, TRAFFIC_REVISION_CONFLICT, TRAFFIC_REVISION_MISSING, TRAFFIC_SUM, trafficSum } from './rules/traffic-rules.ts';
 import type { ValidationError } from './types.ts';
 
 /** Traffic as it is routed: an empty list means 100 % to the latest ready revision. */
@@ -12,47 +14,44 @@ export function effectiveTraffic(spec: Pick<FunctionSpec, 'traffic'> | { traffic
 /**
  * Knative route rules: every target names exactly one of revisionName / latestRevision: true,
  * percents add up to 100, tags are unique. (Percent range and tag format are field rules.)
+ * The decisions are the rules' (rules/traffic-rules.ts, whose CEL twins the CRD carries); this
+ * adds where and why for each broken one.
  */
 export function checkTraffic(functionName: unknown, traffic: unknown): ValidationError[] {
   if (!Array.isArray(traffic) || traffic.length === 0) return [];
   const errors: ValidationError[] = [];
-  const tags = new Map<string, number>();
-  let sum = 0;
-  let sumKnown = true;
 
   traffic.forEach((t, i) => {
     if (!isRecord(t)) return;
     const at = `spec.traffic[${i}]`;
-    const named = typeof t.revisionName === 'string' && t.revisionName !== '';
-    if (t.latestRevision === true && named) {
+    if (!TRAFFIC_REVISION_CONFLICT.holds(t)) {
       errors.push({ path: `${at}.revisionName`, reason: 'traffic_revision_conflict', message: REASONS.traffic_revision_conflict });
-    } else if (t.latestRevision !== true && !named) {
+    } else if (!TRAFFIC_REVISION_MISSING.holds(t)) {
       errors.push({ path: at, reason: 'traffic_revision_missing', message: REASONS.traffic_revision_missing });
     }
-    if (named && typeof functionName === 'string' && !String(t.revisionName).startsWith(`${functionName}-`)) {
+    const name = t.revisionName;
+    if (typeof name === 'string' && name !== '' && typeof functionName === 'string' && !revisionOf(functionName, name)) {
       errors.push({
         path: `${at}.revisionName`,
         reason: 'traffic_revision_foreign',
-        message: `"${String(t.revisionName)}" is not a revision of ${functionName}: revisions are named "${functionName}-NNNNN"`,
+        message: `"${name}" is not a revision of ${functionName}: revisions are named "${functionName}-NNNNN"`,
       });
     }
-    if (typeof t.tag === 'string') {
-      const first = tags.get(t.tag);
-      if (first !== undefined) {
-        errors.push({
-          path: `${at}.tag`,
-          reason: 'tag_duplicate',
-          message: `tag "${t.tag}" is already used by spec.traffic[${first}]: ${REASONS.tag_duplicate}`,
-        });
-      } else tags.set(t.tag, i);
-    }
-    const percent = t.percent ?? 0;
-    if (typeof percent === 'number' && Number.isFinite(percent)) sum += percent;
-    else sumKnown = false;
   });
 
-  if (sumKnown && sum !== 100) {
-    errors.push({ path: 'spec.traffic', reason: 'traffic_sum', message: `traffic percents add up to ${sum}: ${REASONS.traffic_sum}` });
+  if (!TAGS_UNIQUE.holds(traffic)) {
+    const tags = traffic.map((t) => (isRecord(t) ? t.tag : undefined));
+    for (const { index, first } of duplicates(tags)) {
+      errors.push({
+        path: `spec.traffic[${index}].tag`,
+        reason: 'tag_duplicate',
+        message: `tag "${String(tags[index])}" is already used by spec.traffic[${first}]: ${REASONS.tag_duplicate}`,
+      });
+    }
+  }
+
+  if (!TRAFFIC_SUM.holds(traffic)) {
+    errors.push({ path: 'spec.traffic', reason: 'traffic_sum', message: `traffic percents add up to ${trafficSum(traffic)}: ${REASONS.traffic_sum}` });
   }
   return errors;
 }
