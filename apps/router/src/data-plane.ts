@@ -10,7 +10,9 @@ import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
 import { WaitingQueue } from './activator/waiting-queue.ts';
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
 import { teleportBucket } from './admit/teleport-buckets.ts';
+import { appendForwardedHeaders } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
+import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import type { UpstreamHandler } from './proxy/http1-upstream.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
@@ -36,6 +38,8 @@ export interface DataPlaneOptions {
   maxBodyBytes: number;
   /** Extra attempts after dial errors. */
   dialRetries: number;
+  /** `--trusted-proxies`: peers whose forwarding headers are kept and appended to; undefined = the router is the edge (overwrite them). */
+  trustedProxies?: TrustedProxies;
   /** Called when a request starts waiting (the autoscaler poke). */
   poke: (rev: RevisionRoute, queueLength: number) => void;
   log: (message: string) => void;
@@ -286,11 +290,8 @@ class Exchange implements UpstreamHandler, ResponseListener {
   private dispatch(endpoint: Endpoint): void {
     const req = this.req;
     const h = this.head;
-    // A retry reuses the list: X-Forwarded-* are appended once.
-    if (this.attempts === 0) {
-      const client = req.remoteAddress;
-      h.forward.push('x-forwarded-for', h.forwardedFor ? `${h.forwardedFor}, ${client}` : client, 'x-forwarded-proto', h.forwardedProto ?? 'http', 'x-forwarded-host', h.host ?? '');
-    }
+    // A retry reuses the list: the forwarding headers are appended once.
+    if (this.attempts === 0) appendForwardedHeaders(h.forward, req.remoteAddress, h.host, h, this.plane.opts.trustedProxies);
     const hasLength = h.contentLength !== undefined;
     const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
     this.tDispatch = performance.now();

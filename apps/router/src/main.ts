@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { STATESYNC_ENV } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
+import { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { startRouter, type SharedTables } from './router-server.ts';
 import { ROUTER_TABLES, type RouterTable, connectSharedTables } from './shared-tables-redis.ts';
 
@@ -21,6 +22,7 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--redis-tls] [--redis-tls-insecure-skip-verify] [--router-id id]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
+  [--trusted-proxies CIDR,... (peers whose X-Forwarded-*/Forwarded are kept and appended to; default none: overwritten)]
 The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Each state-sync flag
 not given is read from the environment a StateSync renders on Kubernetes: ORRERY_REDIS_URL,
 ORRERY_REDIS_KEY_PREFIX, ORRERY_SYNC_PERIOD_MS, ORRERY_STATESYNC_RECORD_TTL_MS, ORRERY_STATESYNC_SYNCABLES,
@@ -68,6 +70,7 @@ try {
       'connect-timeout-ms': { type: 'string' },
       'dial-retries': { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      'trusted-proxies': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -82,6 +85,14 @@ if (args.help) {
 if (args.ingress !== 'raw' && args.ingress !== 'node') fail(`--ingress must be raw or node, got ${JSON.stringify(args.ingress)}`);
 if (!args['routes-file'] && !args['store-url']) fail('give --store-url (the operator\'s resource store) or --routes-file');
 if (args['routes-file'] && args['store-url']) fail('--routes-file and --store-url are exclusive: pick one routing source');
+let trustedProxies: TrustedProxies | undefined;
+if (args['trusted-proxies'] !== undefined) {
+  try {
+    trustedProxies = TrustedProxies.parse(args['trusted-proxies']);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+}
 let storeToken: string | undefined;
 if (args['store-token-file']) {
   try {
@@ -92,6 +103,7 @@ if (args['store-token-file']) {
 }
 
 const log = (message: string): void => console.error(`[orrery-router] ${message}`);
+if (trustedProxies) log(`keeping X-Forwarded-*/Forwarded from trusted proxies ${trustedProxies.entries.join(', ')}; every other client's are overwritten`);
 const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
 let shared: SharedTables | undefined;
 // Flags first; otherwise the environment a StateSync on Kubernetes renders into this Deployment.
@@ -149,6 +161,7 @@ const router = await startRouter({
   connectTimeoutMs: int('connect-timeout-ms', args['connect-timeout-ms'], 2_000, 1),
   dialRetries: int('dial-retries', args['dial-retries'], 2),
   maxBodyBytes: int('max-body-bytes', args['max-body-bytes'], 64 * 1024 * 1024),
+  trustedProxies,
   routerId,
   sharedTables: shared,
   log,

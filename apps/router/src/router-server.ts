@@ -14,6 +14,7 @@ import type { EndpointSource } from './endpoints/endpoint-source.ts';
 import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
 import { RegistryWatch } from './endpoints/registry-watch.ts';
 import { PoolSpecializer } from './activator/pool-specializer.ts';
+import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { UpstreamPools } from './proxy/upstream-pools.ts';
 import { RouteTable, type RevisionRoute } from './routing/route-table.ts';
 import { watchRoutesFile, type RouteSource } from './routing/routes-file.ts';
@@ -53,6 +54,8 @@ export interface RouterOptions {
   maxBodyBytes: number;
   connectTimeoutMs: number;
   dialRetries: number;
+  /** `--trusted-proxies`: peers whose forwarding headers are kept; undefined = overwrite every client's. */
+  trustedProxies?: TrustedProxies;
   routerId: string;
   /** Shared tables (statesync); undefined = replica-local tables. */
   sharedTables?: SharedTables;
@@ -126,7 +129,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     else poke(rev, queueLength);
   };
   const dp = new DataPlane(
-    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, poke: onWait, log: o.log },
+    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log },
     RouteTable.empty(),
   );
   planeRef.current = dp;

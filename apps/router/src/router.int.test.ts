@@ -165,7 +165,9 @@ describe('orrery-router (real process)', () => {
     expect(r.json.body).toBe('payload-123');
     expect(r.json.headers['x-custom']).toBe('yes');
     expect(r.json.headers['x-secret']).toBeUndefined();
-    expect(r.json.headers['x-forwarded-for']).toBe('10.9.9.9, 127.0.0.1');
+    // The router is the edge (no --trusted-proxies): the client's X-Forwarded-For is replaced, not appended to.
+    expect(r.json.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(r.json.headers['x-real-ip']).toBe('127.0.0.1');
     expect(r.json.headers['x-forwarded-proto']).toBe('http');
     expect(r.json.headers['x-forwarded-host']).toBe(new URL(router.url).host);
     expect(r.headers['x-upstream']).toBe('blue');

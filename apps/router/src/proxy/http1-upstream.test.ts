@@ -161,12 +161,27 @@ describe('http1 upstream client', () => {
 });
 
 describe('scanRequestHead', () => {
-  it('keeps end-to-end headers and takes out hop-by-hop ones, Host, Expect and X-Forwarded-*', () => {
+  it('keeps end-to-end headers and takes out hop-by-hop ones, Host, Expect and the forwarding headers', () => {
     const h = scanRequestHead(
-      ['Host', 'a.example', 'Orrery-Tag', 'blue', 'X-Session', 's1', 'Connection', 'keep-alive, X-Private', 'X-Private', 'p', 'Keep-Alive', '5', 'Expect', '100-continue', 'X-Forwarded-For', '1.1.1.1', 'X-Forwarded-For', '2.2.2.2', 'X-Forwarded-Proto', 'https', 'Content-Length', '3', 'Accept', '*/*'],
+      [
+        ...['Host', 'a.example', 'Orrery-Tag', 'blue', 'X-Session', 's1', 'Connection', 'keep-alive, X-Private', 'X-Private', 'p', 'Keep-Alive', '5', 'Expect', '100-continue'],
+        ...['X-Forwarded-For', '1.1.1.1', 'X-Forwarded-For', '2.2.2.2', 'X-Forwarded-Proto', 'https', 'X-Forwarded-Proto', 'http', 'X-Forwarded-Host', 'h1', 'x-forwarded-host', 'h2'],
+        ...['Forwarded', 'for=1.1.1.1', 'forwarded', 'for=2.2.2.2', 'X-Real-IP', '1.1.1.1', 'x-real-ip', '3.3.3.3', 'Content-Length', '3', 'Accept', '*/*'],
+      ],
       'x-session',
     );
-    expect(h).toMatchObject({ host: 'a.example', tag: 'blue', sticky: 's1', forwardedFor: '1.1.1.1, 2.2.2.2', forwardedProto: 'https', contentLength: '3', chunked: false });
+    expect(h).toMatchObject({
+      host: 'a.example',
+      tag: 'blue',
+      sticky: 's1',
+      forwardedFor: '1.1.1.1, 2.2.2.2',
+      forwardedProto: 'https',
+      forwardedHost: 'h1',
+      forwarded: 'for=1.1.1.1, for=2.2.2.2',
+      realIp: '1.1.1.1',
+      contentLength: '3',
+      chunked: false,
+    });
     expect(h.forward).toEqual(['Orrery-Tag', 'blue', 'X-Session', 's1', 'Content-Length', '3', 'Accept', '*/*']);
   });
 });

@@ -1,17 +1,17 @@
 /**
  * One pass over the client's raw header list: what routing needs (host, tag, sticky key) and
- * the header list to forward (hop-by-hop, Host, Expect and X-Forwarded-* removed; the latter
- * re-added by the caller). Avoids `req.headers`, which node builds lazily as a whole object.
+ * the header list to forward (hop-by-hop, Host, Expect and the forwarding headers —
+ * X-Forwarded-*, Forwarded, X-Real-IP — removed; the caller adds its own, forwarded-headers.ts).
+ * Avoids `req.headers`, which node builds lazily as a whole object.
  */
+import type { IncomingForwarding } from './forwarded-headers.ts';
 import { connectionTokens, isHopByHop } from './hop-by-hop.ts';
 
-export interface RequestHead {
+export interface RequestHead extends IncomingForwarding {
   host: string | undefined;
   tag: string | undefined;
   sticky: string | undefined;
   forward: string[];
-  forwardedFor: string | undefined;
-  forwardedProto: string | undefined;
   contentLength: string | undefined;
   chunked: boolean;
 }
@@ -20,7 +20,19 @@ export const TAG_HEADER = 'orrery-tag';
 
 /** @param stickyHeader lower-case header name carrying the sticky key, if the function has one */
 export function scanRequestHead(raw: readonly string[], stickyHeader: string | undefined): RequestHead {
-  const head: RequestHead = { host: undefined, tag: undefined, sticky: undefined, forward: [], forwardedFor: undefined, forwardedProto: undefined, contentLength: undefined, chunked: false };
+  const head: RequestHead = {
+    host: undefined,
+    tag: undefined,
+    sticky: undefined,
+    forward: [],
+    forwardedFor: undefined,
+    forwardedProto: undefined,
+    forwardedHost: undefined,
+    forwarded: undefined,
+    realIp: undefined,
+    contentLength: undefined,
+    chunked: false,
+  };
   let connection: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
@@ -52,6 +64,13 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
         head.forwardedProto ??= value;
         continue;
       case 'x-forwarded-host':
+        head.forwardedHost ??= value;
+        continue;
+      case 'forwarded':
+        head.forwarded = head.forwarded === undefined ? value : `${head.forwarded}, ${value}`;
+        continue;
+      case 'x-real-ip':
+        head.realIp ??= value;
         continue;
       default:
         if (isHopByHop(lower)) continue;
