@@ -15,6 +15,9 @@ import { ResponseReader, type ReadResult } from './testing/response-reader.ts';
 const g = new ProcessGroup();
 let raw: { url: string; admin: string };
 let node: { url: string; admin: string };
+/** The same pair with the test client as a --trusted-proxies member (issue 20 item 12). */
+let rawTrusted: { url: string; admin: string };
+let nodeTrusted: { url: string; admin: string };
 /** A worker that answers with a header value no HTTP server may send (a control character). */
 let badWorker: Server;
 
@@ -26,8 +29,14 @@ beforeAll(async () => {
   const routes = g.write('routes.yaml', functionYaml({ name: 'echo', revisions: ['echo-00001'] }) + functionYaml({ name: 'bad', revisions: ['bad-00001'] }));
   const endpoints = g.write('endpoints.yaml', endpointsYaml([{ fn: 'echo', rev: 'echo-00001', address: up.address }, { fn: 'bad', rev: 'bad-00001', address: bad }]));
   const common = ['--routes-file', routes, '--endpoints-file', endpoints, '--max-body-bytes', '100000'];
-  [raw, node] = await Promise.all([g.router([...common, '--ingress', 'raw']), g.router([...common, '--ingress', 'node'])]);
-  for (const r of [raw, node]) {
+  const trusting = ['--trusted-proxies', '127.0.0.1/32'];
+  [raw, node, rawTrusted, nodeTrusted] = await Promise.all([
+    g.router([...common, '--ingress', 'raw']),
+    g.router([...common, '--ingress', 'node']),
+    g.router([...common, ...trusting, '--ingress', 'raw']),
+    g.router([...common, ...trusting, '--ingress', 'node']),
+  ]);
+  for (const r of [raw, node, rawTrusted, nodeTrusted]) {
     for (let i = 0; i < 200; i++) {
       const res = await request(`${r.url}/default/echo/`).catch(() => undefined);
       const ok = res?.statusCode === 200;
@@ -55,6 +64,39 @@ interface Case {
 const H = 'Host: example.test\r\n';
 const c = (name: string, text: string, head = false): Case => ({ name, bytes: Buffer.from(text, 'latin1'), head });
 
+/** Issue 20 item 12: what a client claims about where it came from (overwritten unless it is a trusted proxy). */
+function forwardingCases(): Case[] {
+  return [
+    c('Forwarded, X-Real-IP and X-Forwarded-* spoofed together', `GET /default/echo/fw HTTP/1.1\r\n${H}X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: evil.test\r\nForwarded: for=6.6.6.6;proto=https\r\nforwarded: for=7.7.7.7\r\nX-Real-IP: 6.6.6.6\r\n\r\n`),
+    c('X-Forwarded-For list with IPv6 and ports, odd proto', `GET /default/echo/fw6 HTTP/1.1\r\n${H}X-Forwarded-For: [2001:db8::1]:443, 198.51.100.4:80, unknown\r\nX-Forwarded-Proto: gopher\r\n\r\n`),
+    c('Forwarded with a quoted host, no X-Forwarded-For', `GET /default/echo/fwq HTTP/1.1\r\nHost: example.test:8080\r\nForwarded: for="[2001:db8::1]";host="a:1"\r\n\r\n`),
+    c('forwarding headers on a POST with a body', `POST /default/echo/fwp HTTP/1.1\r\n${H}Content-Length: 2\r\nX-Real-IP: 1.2.3.4\r\nX-Forwarded-For: 1.2.3.4\r\n\r\nok`),
+  ];
+}
+
+/** Issue 20 item 12: a second Host, Transfer-Encoding other than a single chunked. */
+function framingCases(): Case[] {
+  const te = (name: string, header: string, body = '0\r\n\r\n', version = '1.1') => c(name, `POST /default/echo/te HTTP/${version}\r\n${H}${header}\r\n${body}`);
+  return [
+    c('two Hosts with the same value', `GET /default/echo/twohosts HTTP/1.1\r\n${H}${H}\r\n`),
+    c('two Hosts, then another request', `GET /default/echo/twohosts HTTP/1.1\r\n${H}host: b\r\n\r\nGET /default/echo/after HTTP/1.1\r\n${H}\r\n`),
+    c('two Hosts on a POST with a body', `POST /default/echo/twohosts HTTP/1.1\r\n${H}Content-Length: 2\r\nHOST: b\r\n\r\nok`),
+    te('Transfer-Encoding: gzip, chunked', 'Transfer-Encoding: gzip, chunked\r\n', '5\r\nhello\r\n0\r\n\r\n'),
+    te('Transfer-Encoding: identity, chunked', 'Transfer-Encoding: identity, chunked\r\n'),
+    te('Transfer-Encoding: chunked, chunked', 'Transfer-Encoding: chunked, chunked\r\n'),
+    te('Transfer-Encoding on two lines', 'Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n'),
+    te('Transfer-Encoding gzip then chunked on two lines', 'Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n'),
+    te('Transfer-Encoding: gzip, chunked, chunked', 'Transfer-Encoding: gzip, chunked, chunked\r\n'),
+    te('Transfer-Encoding: chunked, gzip', 'Transfer-Encoding: chunked, gzip\r\n'),
+    te('Transfer-Encoding: gzip', 'Transfer-Encoding: gzip\r\n'),
+    te('empty Transfer-Encoding', 'Transfer-Encoding: \r\n', ''),
+    te('Transfer-Encoding: chunked;x=1', 'Transfer-Encoding: chunked;x=1\r\n'),
+    te('Transfer-Encoding in HTTP/1.0', 'Transfer-Encoding: chunked\r\n', '0\r\n\r\n', '1.0'),
+    te('Transfer-Encoding: Chunked (case)', 'Transfer-Encoding: Chunked\r\n', '2\r\nhi\r\n0\r\n\r\n'),
+    te('Transfer-Encoding: ,chunked (empty element)', 'Transfer-Encoding: ,chunked\r\n', '2\r\nhi\r\n0\r\n\r\n'),
+  ];
+}
+
 const handWritten: Case[] = [
   c('plain GET', `GET /default/echo/a/b?c=d HTTP/1.1\r\n${H}\r\n`),
   c('GET with odd but valid target bytes', `GET /default/echo/~a-b_c.d!$&'()*+,;=:@/%41?x=/y?z%zz HTTP/1.1\r\n${H}\r\n`),
@@ -67,6 +109,7 @@ const handWritten: Case[] = [
   c('Connection: close', `GET /default/echo/c HTTP/1.1\r\n${H}Connection: close\r\n\r\n`),
   c('Connection naming headers to drop', `GET /default/echo/n HTTP/1.1\r\n${H}Connection: keep-alive, X-Secret\r\nX-Secret: no\r\nKeep-Alive: timeout=5\r\nTE: trailers\r\nProxy-Connection: x\r\n\r\n`),
   c('X-Forwarded-* from the client', `GET /default/echo/f HTTP/1.1\r\n${H}X-Forwarded-For: 10.0.0.1\r\nx-forwarded-for: 10.0.0.2\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: spoofed\r\n\r\n`),
+  ...forwardingCases(),
   c('tag header, unknown tag', `GET /default/echo/ HTTP/1.1\r\n${H}Orrery-Tag: nope\r\n\r\n`),
   c('unknown function', `GET /default/nope/ HTTP/1.1\r\n${H}\r\n`),
   c('not a function path', `GET /x HTTP/1.1\r\n${H}\r\n`),
@@ -91,6 +134,7 @@ const handWritten: Case[] = [
   c('target with | and {}', `GET /default/echo/a|b{c} HTTP/1.1\r\n${H}\r\n`),
   c('no Host', `GET /default/echo/nohost HTTP/1.1\r\n\r\n`),
   c('two Hosts', `GET /default/echo/twohosts HTTP/1.1\r\n${H}Host: other.test\r\n\r\n`),
+  ...framingCases(),
   c('lower-case method', `get /default/echo/ HTTP/1.1\r\n${H}\r\n`),
   c('unknown method', `FOO /default/echo/ HTTP/1.1\r\n${H}\r\n`),
   c('WebDAV method', `PROPFIND /default/echo/ HTTP/1.1\r\n${H}\r\n`),
@@ -239,5 +283,34 @@ describe('--ingress raw answers exactly as --ingress node', () => {
 
   it('for 300 fuzzed requests', { timeout: 120_000 }, async () => {
     await compare(fuzzCases(300));
+  });
+
+  it('for the header cases of issue 20 item 12, with the expected answers', { timeout: 60_000 }, async () => {
+    const cases = [...forwardingCases(), ...framingCases()];
+    await compare(cases);
+    const answer = async (name: string) => {
+      const [first] = (await exchange(raw.url, cases.find((k) => k.name === name)!)) as Array<{ head: string; body: { code?: string; rawHeaders?: string[] } }>;
+      return { status: Number(first!.head.slice(9, 12)), code: first!.body.code, upstream: first!.body.rawHeaders };
+    };
+    expect(await answer('two Hosts with the same value')).toMatchObject({ status: 400, code: 'duplicate_host' });
+    expect(await answer('Transfer-Encoding: gzip, chunked')).toMatchObject({ status: 501, code: 'unsupported_transfer_encoding' });
+    expect((await answer('Transfer-Encoding: chunked, chunked')).status).toBe(400);
+    expect(await answer('Transfer-Encoding gzip then chunked on two lines')).toMatchObject({ status: 400, code: 'bad_transfer_encoding' });
+    expect((await answer('Transfer-Encoding: Chunked (case)')).status).toBe(200);
+    const spoofed = (await answer('Forwarded, X-Real-IP and X-Forwarded-* spoofed together')).upstream!;
+    expect(spoofed.join('\n')).not.toMatch(/6\.6\.6\.6|7\.7\.7\.7|evil|https/);
+  });
+
+  it('with --trusted-proxies, for the forwarding cases', { timeout: 60_000 }, async () => {
+    const cases = forwardingCases();
+    const failures: string[] = [];
+    for (const k of cases) {
+      const [a, b] = await Promise.all([exchange(rawTrusted.url, k), exchange(nodeTrusted.url, k)]);
+      if (JSON.stringify(a) !== JSON.stringify(b)) failures.push(`${k.name}\n  raw:  ${JSON.stringify(a).slice(0, 800)}\n  node: ${JSON.stringify(b).slice(0, 800)}`);
+    }
+    expect(failures, failures.join('\n')).toEqual([]);
+    const [first] = (await exchange(rawTrusted.url, cases[0]!)) as Array<{ body: { headers: Record<string, string> } }>;
+    expect(first!.body.headers['x-forwarded-for']).toBe('6.6.6.6, 127.0.0.1');
+    expect(first!.body.headers['x-forwarded-proto']).toBe('https');
   });
 });

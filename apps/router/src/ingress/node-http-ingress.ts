@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { IngressHandler, IngressRequest, IngressResponse, RequestBody, ResponseListener } from './ingress.ts';
+import { checkRequestFraming, type FramingRejection } from './request-framing.ts';
 
 const kExchange = Symbol('orrery.ingress');
 type Tagged = ServerResponse & { [kExchange]?: NodeHttpExchange };
@@ -88,8 +89,25 @@ class NodeHttpExchange implements IngressRequest, IngressResponse {
   }
 }
 
+/**
+ * A request the router will not forward (request-framing.ts): answered here, for both
+ * ingresses, and the connection closed — after a duplicate Host or an unusable
+ * Transfer-Encoding, where the next request would start is not to be trusted.
+ */
+function refuse(res: ServerResponse, r: FramingRejection): void {
+  const body = JSON.stringify({ error: r.message, code: r.code });
+  res.shouldKeepAlive = false;
+  res.writeHead(r.status, ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close']);
+  res.end(body);
+}
+
 export function nodeHttpListener(handle: IngressHandler): RequestListener {
   return (req, res) => {
+    const rejected = checkRequestFraming(req.rawHeaders, req.httpVersion);
+    if (rejected) {
+      refuse(res, rejected);
+      return;
+    }
     const ex = new NodeHttpExchange(req, res);
     handle(ex, ex);
   };

@@ -9,9 +9,10 @@
  * with exactly one Host, at most one digits-only Content-Length, and no Transfer-Encoding,
  * Upgrade or Expect. Anything else — HTTP/1.0, chunked bodies, obs-fold, bare CR or LF, absolute
  * or asterisk targets, duplicate Content-Length, a head of 16 KiB or more — is not parsed here:
- * the answer is `handover`, and node's server takes the connection and decides (usually 400).
- * So request-smuggling safety for anything unusual stays with node's hardened parser; this one
- * only has to be a strict subset of it.
+ * the answer is `handover`, and node's server takes the connection and decides (usually 400;
+ * a second Host or a Transfer-Encoding other than one `chunked` is refused after node's parser
+ * by request-framing.ts, the same for both ingresses). So request-smuggling safety for anything
+ * unusual stays with node's hardened parser; this one only has to be a strict subset of it.
  *
  * Pure: bytes in, a decision out. It is called again from the start when more bytes arrive
  * (heads are small; see raw-connection.ts for when it is called).
