@@ -8,6 +8,7 @@ import { STATESYNC_ENV } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
 import { TrustedProxies } from './proxy/trusted-proxies.ts';
+import { parseHostPort } from './endpoints/endpoint-guard.ts';
 import { startRouter, type SharedTables } from './router-server.ts';
 import { ROUTER_TABLES, type RouterTable, connectSharedTables } from './shared-tables-redis.ts';
 
@@ -22,6 +23,8 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--redis-tls] [--redis-tls-insecure-skip-verify] [--router-id id]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
+  [--platform-endpoint HOST[:PORT] ... (platform components: registry endpoints there are never used;
+   the registry, store, autoscaler, executor and Redis URLs are added by themselves)]
   [--trusted-proxies CIDR,... (peers whose X-Forwarded-*/Forwarded are kept and appended to; default none: overwritten)]
 The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Each state-sync flag
 not given is read from the environment a StateSync renders on Kubernetes: ORRERY_REDIS_URL,
@@ -70,6 +73,7 @@ try {
       'connect-timeout-ms': { type: 'string' },
       'dial-retries': { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      'platform-endpoint': { type: 'string', multiple: true },
       'trusted-proxies': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -101,6 +105,9 @@ if (args['store-token-file']) {
     fail(`cannot read --store-token-file: ${(err as Error).message}`);
   }
 }
+
+const platformEndpoints = (args['platform-endpoint'] ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+for (const p of platformEndpoints) if (!parseHostPort(p)) fail(`--platform-endpoint takes HOST, HOST:PORT, [IPv6]:PORT or a URL, got ${JSON.stringify(p)}`);
 
 const log = (message: string): void => console.error(`[orrery-router] ${message}`);
 if (trustedProxies) log(`keeping X-Forwarded-*/Forwarded from trusted proxies ${trustedProxies.entries.join(', ')}; every other client's are overwritten`);
@@ -151,6 +158,7 @@ const router = await startRouter({
   registryUrl: args['registry-url']?.replace(/\/+$/, ''),
   registryNamespaces: args['registry-namespace'],
   registryToken: process.env.ORRERY_REGISTRY_TOKEN || undefined,
+  platformEndpoints: [...platformEndpoints, ...[args['store-url'], redisUrlGiven].filter((u): u is string => !!u)],
   domain: args.domain,
   queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
   autoscalerUrl: args['autoscaler-url']?.replace(/\/+$/, ''),

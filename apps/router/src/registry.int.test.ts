@@ -3,8 +3,10 @@
  * binary (spawned, not imported) + an upstream worker + an `orrery-router` process. A worker
  * that registers is admitted; a request that arrived before it waited in the activator queue.
  */
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deriveRegistrationCredential } from '@orrery/auth';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +19,13 @@ let etcd: EtcdCluster | undefined;
 let registryUrl = '';
 let router: { url: string; admin: string };
 let worker = '';
+// Worker registrations need the revision's credential, derived from the registry master key.
+const registryKey = Buffer.alloc(32, 0x4e);
+const credential = deriveRegistrationCredential(registryKey, 'team', 'orrery.functions.team.reg.reg-00001');
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: { code?: string; message?: string } }> {
-  const res = await request(`${registryUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${credential}` };
+  const res = await request(`${registryUrl}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.statusCode, body: (await res.body.json()) as { code?: string } };
 }
 const stats = async (): Promise<RouterStatsJson> => (await (await request(`${router.admin}/v1/stats`)).body.json()) as RouterStatsJson;
@@ -35,8 +41,10 @@ const instance = (port: number) => ({
 
 beforeAll(async () => {
   etcd = await EtcdCluster.start({ size: 1 });
+  const keyFile = join(g.dir, 'registry-master.key');
+  writeFileSync(keyFile, registryKey.toString('hex'));
   const reg = await g.start(
-    [REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','), '--admin-token', 'admin-token-for-router-tests', '--replication-token', 'replication-token-for-router-tests', '--prometheus-sd-token', 'sd-token-for-router-tests', '--request-timeout', '4s'],
+    [REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','), '--admin-token', 'admin-token-for-router-tests', '--replication-token', 'replication-token-for-router-tests', '--prometheus-sd-token', 'sd-token-for-router-tests', '--request-timeout', '4s', '--registry-master-key-file', keyFile],
     /listening (http:\/\/\S+) admin/,
     'orrery-registry',
   );

@@ -13,6 +13,8 @@ import { RawIngress } from './ingress/raw-ingress-server.ts';
 import type { EndpointSource } from './endpoints/endpoint-source.ts';
 import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
 import { RegistryWatch } from './endpoints/registry-watch.ts';
+import { EndpointGuard } from './endpoints/endpoint-guard.ts';
+import { lookup } from 'node:dns/promises';
 import { PoolSpecializer } from './activator/pool-specializer.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { UpstreamPools } from './proxy/upstream-pools.ts';
@@ -42,6 +44,11 @@ export interface RouterOptions {
   /** Namespaces to watch in the registry; default: those the routes mention. */
   registryNamespaces?: string[];
   registryToken?: string;
+  /**
+   * Platform components' addresses (`HOST[:PORT]` or URLs): registry endpoints there are never
+   * used (endpoints/endpoint-guard.ts). The registry, autoscaler and executor URLs are added here.
+   */
+  platformEndpoints?: string[];
   /** Host-based routing domain (`<function>.<namespace>.<domain>`). */
   domain?: string;
   queueDepth: number;
@@ -137,6 +144,25 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   // Endpoints: the union of the file and the registry, each reporting its complete set.
   let fileRecords: EndpointRecord[] = [];
   let registryRecords: EndpointRecord[] = [];
+  // Registry endpoints pass the guard: never a platform component's address or the router's own.
+  const guard = new EndpointGuard({
+    platform: [...(o.platformEndpoints ?? []), ...[o.registryUrl, o.autoscalerUrl, o.executorUrl].filter((u): u is string => !!u)],
+    selfPorts: [o.port, o.adminPort],
+  });
+  let registryAll: EndpointRecord[] = [];
+  const refused = new Set<string>();
+  const guardRegistry = (): void => {
+    registryRecords = registryAll.filter((r) => {
+      const verdict = guard.check(r.address);
+      if (verdict.ok) return true;
+      const key = `${r.namespace}/${r.revision} ${r.address}`;
+      if (!refused.has(key) && refused.size < 10_000) {
+        refused.add(key);
+        o.log(`registry endpoint ${key} not used: ${verdict.reason}`);
+      }
+      return false;
+    });
+  };
   // Pool cold path: addresses the executor answered, admitted until the file or registry lists them.
   let executorRecords: Array<EndpointRecord & { at: number }> = [];
   const applyEndpoints = (): void => {
@@ -195,8 +221,14 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
       namespaces: o.registryNamespaces ?? dp.routes.namespaces(),
       token: o.registryToken,
       onRecords: (r) => {
-        registryRecords = r;
+        registryAll = r;
+        guardRegistry();
         applyEndpoints();
+      },
+      onIgnored: (instance, reason) => {
+        if (refused.has(instance) || refused.size >= 10_000) return;
+        refused.add(instance);
+        o.log(`registry instance ${instance} not used: ${reason}`);
       },
       onError: (err) => o.log(`registry watch: ${String(err instanceof Error ? err.message : err)}`),
     });
@@ -254,6 +286,20 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
 
   const a1 = raw ? await raw.listen(o.port, o.host) : await listen(nodeServer, o.port, o.host);
   const a2 = await listen(admin, o.adminPort, o.host);
+  // Ports picked by `0` are known only now.
+  guard.addSelfPorts([a1.port, a2.port]);
+  const resolveNames = (): Promise<void> =>
+    guard.resolveNames(async (name) => (await lookup(name, { all: true })).map((a) => a.address)).then(() => {
+      guardRegistry();
+      applyEndpoints();
+    });
+  void resolveNames();
+  // Platform Service names are re-resolved: a recreated Service gets a new ClusterIP.
+  const resolveTimer = setInterval(() => void resolveNames(), 30_000);
+  resolveTimer.unref();
+  guardRegistry();
+  applyEndpoints();
+  if (guard.entries.length) o.log(`registry endpoints on platform addresses are never used: ${guard.entries.join(', ')} (and this router's ports ${a1.port}, ${a2.port})`);
   const h = hostForUrl(o.host);
   return {
     url: `http://${h}:${a1.port}`,
@@ -261,6 +307,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     plane: dp,
     async close() {
       clearInterval(tick);
+      clearInterval(resolveTimer);
       routeSource?.stop();
       await Promise.allSettled(sources.map((s) => s.stop()));
       if (raw) {

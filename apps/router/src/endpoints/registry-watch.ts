@@ -8,13 +8,15 @@ import { request } from 'undici';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { EndpointSource } from './endpoint-source.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
-import { instanceId, instanceToEndpoint, WORKER_SERVICE_PREFIX, type RegistryInstance } from './registry-instances.ts';
+import { checkWorkerInstance, instanceId, WORKER_SERVICE_PREFIX, type RegistryInstance } from './registry-instances.ts';
 
 export interface RegistryWatchOptions {
   url: string;
   namespaces: string[];
   onRecords: (records: EndpointRecord[]) => void;
   onError?: (err: unknown) => void;
+  /** An instance under `orrery.functions.` that is not used, and why (labels that do not match its service, …). */
+  onIgnored?: (instance: string, reason: string) => void;
   /** Reconnect backoff bounds. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -186,8 +188,9 @@ export class RegistryWatch implements EndpointSource {
     const out: EndpointRecord[] = [];
     for (const w of this.watches.values()) {
       for (const i of w.instances.values()) {
-        const rec = instanceToEndpoint(i);
-        if (rec) out.push(rec);
+        const c = checkWorkerInstance(i);
+        if (c.ok) out.push(c.record);
+        else if (i.service?.startsWith(`${WORKER_SERVICE_PREFIX}.`)) this.opts.onIgnored?.(instanceId(i), c.reason);
       }
     }
     this.opts.onRecords(out);
