@@ -21,6 +21,11 @@ export interface AuditNote {
   /** Login sets who it authenticated (the caller had no session yet). */
   who?: string;
   role?: string;
+  /**
+   * The actions this call asks for beyond its own name (a manifest carrying a registry request,
+   * a spec field that scales): stored in the row's `after.requested` for ok and refused calls.
+   */
+  requested?: Array<{ action: string; via: string; detail?: string }>;
 }
 
 const t = initTRPC
@@ -88,7 +93,7 @@ export function auditedMutation(role: Role | 'public', action: string, summary: 
         result,
         error: error ? `${error.code}: ${error.message}` : undefined,
         before: audit.before,
-        after: audit.after,
+        after: audit.requested?.length ? { ...(audit.after !== null && typeof audit.after === 'object' ? audit.after : {}), requested: audit.requested } : audit.after,
         at: ctx.now?.(),
       });
     };

@@ -79,7 +79,7 @@ describe('resources.applyManifest of a RegistryCluster (replicas need admin, lik
   it('an operator may not change the voter count; the refusal is audited', async () => {
     const err = await rejection(h.as('operator', 'otto').resources.applyManifest({ manifest: rc(1) }));
     expect(err.code).toBe('FORBIDDEN');
-    expect(err.message).toMatch(/spec\.replicas of RegistryCluster quorum \(3 → 1\); it needs admin/);
+    expect(err.message).toMatch(/may not request registry\.scale through spec\.replicas of RegistryCluster quorum \(3 → 1\); it needs admin/);
     expect(await lastAudit()).toMatchObject({ action: 'resources.applyManifest', who: 'otto', target: 'RegistryCluster/default/quorum', result: 'error' });
     expect((await h.store.get('RegistryCluster', 'default', 'quorum'))?.spec).toMatchObject({ replicas: 3 });
   });
