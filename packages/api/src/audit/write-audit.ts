@@ -1,4 +1,5 @@
 import { auditLog, type Connection } from '@orrery/db';
+import { AUDIT_ERROR_MAX_CHARS, capAuditInput, capText } from './audit-input-cap.ts';
 import { redactInput } from './redact.ts';
 
 export interface AuditEntry {
@@ -14,18 +15,21 @@ export interface AuditEntry {
   at?: Date;
 }
 
-/** Appends one audit row; input is redacted here so no caller can forget. */
+/**
+ * Appends one audit row. Input is redacted and capped here (audit-input-cap.ts) so no caller can
+ * forget: a row holds a few KB at most whatever the caller sent.
+ */
 export async function writeAudit(conn: Connection, e: AuditEntry): Promise<void> {
   await conn.db.insert(auditLog).values({
-    who: e.who,
-    role: e.role,
-    action: e.action,
-    target: e.target,
-    input: e.input === undefined ? null : redactInput(e.input),
+    who: capText(e.who, 200),
+    role: capText(e.role, 32),
+    action: capText(e.action, 200),
+    target: capText(e.target),
+    input: e.input === undefined ? null : capAuditInput(redactInput(e.input)),
     result: e.result,
-    error: e.error ?? null,
-    before: e.before ?? null,
-    after: e.after ?? null,
+    error: e.error === undefined ? null : capText(e.error, AUDIT_ERROR_MAX_CHARS),
+    before: e.before === undefined ? null : capAuditInput(redactInput(e.before)),
+    after: e.after === undefined ? null : capAuditInput(redactInput(e.after)),
     ...(e.at ? { at: e.at } : {}),
   });
 }
