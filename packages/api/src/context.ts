@@ -1,5 +1,6 @@
 import type { Connection } from '@orrery/db';
 import type { ResourceStore } from '@orrery/store';
+import type { LoginRateLimiter } from './auth/login-rate-limit.ts';
 
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -27,6 +28,11 @@ export interface ApiServices {
   /** Timeout for calls to statesvc / routers / registry (default 3 s). */
   upstreamTimeoutMs?: number;
   now?: () => Date;
+  /**
+   * Failed-login counts per user and address (auth.login answers 429 beyond them). The HTTP
+   * handler supplies one per process when this is absent; without any, logins are not limited.
+   */
+  loginLimiter?: LoginRateLimiter;
 }
 
 /** What a procedure sees: the services plus this request's caller and cookie sink. */
@@ -36,6 +42,10 @@ export interface ApiContext extends ApiServices {
   sessionId?: string;
   /** Cookies get `Secure` when the request came over https. */
   secure: boolean;
+  /** The client's address (through a trusted proxy: the address it reports), for login limits. */
+  clientAddress?: string;
   /** Collects Set-Cookie values; the HTTP handler sends them with the response. */
   setCookie(value: string): void;
+  /** Sets a response header (e.g. Retry-After); absent outside HTTP. */
+  setHeader?(name: string, value: string): void;
 }

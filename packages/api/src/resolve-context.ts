@@ -1,5 +1,7 @@
 import { tokenMatches } from './auth/admin-token.ts';
+import { bearerCredential } from './auth/bearer-credential.ts';
 import { sessionIdFromCookie } from './auth/session-cookie.ts';
+import { ADMIN_TOKEN_WHO } from './auth/user-name.ts';
 import { lookupSession } from './auth/sessions.ts';
 import type { ApiContext, ApiServices, Principal } from './context.ts';
 
@@ -8,22 +10,31 @@ export interface RequestFacts {
   authorization?: string;
   /** The request arrived over https (cookies get Secure). */
   secure: boolean;
+  /** The client's address (the peer, or what a trusted proxy reports). */
+  clientAddress?: string;
 }
 
 /**
- * The per-request context from the cookie or `Authorization: Bearer` — a session id (CLI after
- * login) or the admin token itself (automation). Shared by the node:http handler and a future
- * Next.js route handler.
+ * The per-request context from the session cookie or `Authorization: Bearer` — a `sess_` session
+ * id (CLI after login) or else the admin token itself (automation); see bearer-credential.ts.
+ * A session cookie, when present, is used before any bearer header (as before). Shared by the
+ * node:http handler and a Next.js route.
  */
-export async function resolveContext(services: ApiServices, facts: RequestFacts, setCookie: (v: string) => void): Promise<ApiContext> {
+export async function resolveContext(
+  services: ApiServices,
+  facts: RequestFacts,
+  setCookie: (v: string) => void,
+  setHeader?: (name: string, value: string) => void,
+): Promise<ApiContext> {
   const now = services.now?.() ?? new Date();
   let principal: Principal | undefined;
   let sessionId = sessionIdFromCookie(facts.cookie);
-  const bearer = /^Bearer (.+)$/i.exec(facts.authorization ?? '')?.[1]?.trim();
-  if (!sessionId && bearer) {
-    if (/^[0-9a-f]{64}$/.test(bearer)) sessionId = bearer;
-    else if (tokenMatches(bearer, services.adminToken)) principal = { who: 'admin-token', role: 'admin', via: 'admin-token' };
+  const bearer = sessionId ? undefined : bearerCredential(facts.authorization);
+  if (bearer?.kind === 'token') {
+    if (tokenMatches(bearer.token, services.adminToken)) principal = { who: ADMIN_TOKEN_WHO, role: 'admin', via: 'admin-token' };
+  } else if (bearer?.kind === 'session') {
+    sessionId = bearer.id;
   }
-  if (!principal && sessionId) principal = await lookupSession(services.db, sessionId, now);
-  return { ...services, principal, sessionId, secure: facts.secure, setCookie };
+  if (sessionId) principal = await lookupSession(services.db, sessionId, now);
+  return { ...services, principal, sessionId, secure: facts.secure, clientAddress: facts.clientAddress, setCookie, setHeader };
 }

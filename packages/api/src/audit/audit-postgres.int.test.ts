@@ -29,9 +29,11 @@ describe('audit log, users and sessions on real Postgres', () => {
   it('password login creates a hashed session that resolves to the user', async () => {
     await upsertUser(h.conn, 'pguser', 'operator', 'a-long-password');
     const s = await h.as(undefined).auth.login({ method: 'password', user: 'pguser', password: 'a-long-password' });
-    expect(await lookupSession(h.conn, s.sessionId, new Date())).toEqual({ who: 'pguser', role: 'operator', via: 'session' });
+    expect(s).not.toHaveProperty('sessionId'); // only in the HttpOnly cookie
+    const sessionId = /^orrery_session=([^;]+)/.exec(h.cookies.at(-1)!)![1]!;
+    expect(await lookupSession(h.conn, sessionId, new Date())).toEqual({ who: 'pguser', role: 'operator', via: 'session' });
     const raw = await h.conn.pg!`select id_hash from orrery_sessions`;
-    expect(raw.map((x) => x.id_hash)).not.toContain(s.sessionId);
-    expect(await lookupSession(h.conn, s.sessionId, new Date(Date.now() + 24 * 3600_000))).toBeUndefined();
+    expect(raw.map((x) => x.id_hash)).not.toContain(sessionId);
+    expect(await lookupSession(h.conn, sessionId, new Date(Date.now() + 24 * 3600_000))).toBeUndefined();
   });
 });

@@ -1,3 +1,5 @@
+import { isCookieSessionId } from './session-id.ts';
+
 export const SESSION_COOKIE = 'orrery_session';
 
 /** httpOnly (no script reads it), SameSite=Strict (no cross-site sends), Secure over https. */
@@ -9,7 +11,7 @@ export function clearedSessionCookie(secure: boolean): string {
   return sessionCookie('', 0, secure);
 }
 
-/** The session id from a Cookie header, if it looks like one (64 hex chars). */
+/** The session id from a Cookie header, if it looks like one (`sess_` + 64 hex, or 64 hex from before the prefix). */
 export function sessionIdFromCookie(header: string | undefined): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -17,7 +19,7 @@ export function sessionIdFromCookie(header: string | undefined): string | undefi
     if (eq < 0) continue;
     if (part.slice(0, eq).trim() === SESSION_COOKIE) {
       const v = part.slice(eq + 1).trim();
-      return /^[0-9a-f]{64}$/.test(v) ? v : undefined;
+      return isCookieSessionId(v) ? v : undefined;
     }
   }
   return undefined;

@@ -1,15 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { and, eq, gt, lt } from 'drizzle-orm';
 import { sessions, users, type Connection } from '@orrery/db';
 import type { Principal, Role } from '../context.ts';
-import { USER_NAME } from './user-name.ts';
+import { ADMIN_TOKEN_WHO, USER_NAME } from './user-name.ts';
 import { hashPassword } from './password.ts';
+import { newSessionId } from './session-id.ts';
 
 /** Only the SHA-256 of a session id is stored: a leaked table row is not a live session. */
 export const hashSessionId = (id: string): string => createHash('sha256').update(id).digest('hex');
 
 export async function createSession(conn: Connection, who: string, role: Role, ttlMs: number, now: Date): Promise<{ id: string; expiresAt: Date }> {
-  const id = randomBytes(32).toString('hex');
+  const id = newSessionId();
   const expiresAt = new Date(now.getTime() + ttlMs);
   await conn.db.insert(sessions).values({ idHash: hashSessionId(id), who, role, expiresAt });
   // Expired rows are useless; sweeping at login keeps the table small without a timer.
@@ -39,6 +40,7 @@ export async function upsertUserHash(conn: Connection, name: string, role: Role,
 
 export async function upsertUser(conn: Connection, name: string, role: Role, password: string): Promise<void> {
   if (!USER_NAME.test(name)) throw new Error('user names are 1-64 characters of letters, digits and . _ @ -');
+  if (name === ADMIN_TOKEN_WHO) throw new Error(`${ADMIN_TOKEN_WHO} is reserved for sessions made with the admin token`);
   if (password.length < 8) throw new Error('passwords need at least 8 characters');
   const passwordHash = await hashPassword(password);
   await conn.db.insert(users).values({ name, role, passwordHash }).onConflictDoUpdate({ target: users.name, set: { role, passwordHash } });

@@ -21,3 +21,11 @@ describe('parseUsersFile', () => {
     ]);
   });
 });
+
+describe('reserved names', () => {
+  it('admin-token names the admin token sessions: no user may take it', () => {
+    const { users, problems } = parseUsersFile('admin-token:viewer:scrypt$16384$8$1$aa$bb');
+    expect(users).toEqual([]);
+    expect(problems).toEqual(['line 1: admin-token is reserved (it names sessions made with the admin token)']);
+  });
+});

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ROLES, type Role } from '../context.ts';
-import { USER_NAME } from './user-name.ts';
+import { ADMIN_TOKEN_WHO, USER_NAME } from './user-name.ts';
 
 export interface UserLine {
   name: string;
@@ -26,6 +26,7 @@ export function parseUsersFile(text: string): { users: UserLine[]; problems: str
     const passwordHash = rest.join(':');
     const at = `line ${i + 1}`;
     if (!USER_NAME.test(name)) problems.push(`${at}: user name must be 1-64 letters, digits or . _ @ -`);
+    else if (name === ADMIN_TOKEN_WHO) problems.push(`${at}: ${ADMIN_TOKEN_WHO} is reserved (it names sessions made with the admin token)`);
     else if (!(ROLES as readonly string[]).includes(role)) problems.push(`${at}: role must be one of ${ROLES.join(', ')}`);
     else if (!HASH.test(passwordHash)) problems.push(`${at}: the third field must be a scrypt hash from \`orrery passwd\`, never a password`);
     else if (seen.has(name)) problems.push(`${at}: user ${name} is listed twice`);

@@ -55,7 +55,7 @@ describe('auth.login / whoami / logout over HTTP', () => {
     const r = await post('auth.login', { method: 'token', token: ADMIN_TOKEN });
     expect(r.status).toBe(200);
     const set = r.headers.getSetCookie()[0]!;
-    expect(set).toMatch(/^orrery_session=[0-9a-f]{64};/);
+    expect(set).toMatch(/^orrery_session=sess_[0-9a-f]{64};/);
     expect(set).toContain('HttpOnly');
     expect(set).toContain('SameSite=Strict');
     expect(set).not.toContain('Secure'); // plain http here
@@ -121,7 +121,7 @@ describe('roles enforced on the server over HTTP', () => {
   });
   it('a session id works as a bearer credential for the CLI', async () => {
     const login = await post('auth.login', { method: 'password', user: 'otto', password: 'operator-password' });
-    const sid = (login.json.result!.data as { sessionId: string }).sessionId;
+    const sid = /^orrery_session=([^;]+)/.exec(login.headers.getSetCookie()[0]!)![1]!;
     const r = await fetch(`${base}/trpc/auth.whoami`, { headers: { authorization: `Bearer ${sid}` } });
     expect(((await r.json()) as { result: { data: { who: string } } }).result.data.who).toBe('otto');
   });
