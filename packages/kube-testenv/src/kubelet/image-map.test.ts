@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { type HostTools, type ImageConfig, mapImage, parseImageRef } from './image-map.ts';
+
+const DOCKERFILE = `FROM node AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+USER 1000:1000
+ENTRYPOINT ["node", "apps/runtime/bin/orrery-runtime.mjs"]
+CMD ["--host", "0.0.0.0", "--port", "8080"]
+`;
+const tools: HostTools = {
+  repoRoot: '/repo',
+  node: '/usr/bin/node',
+  etcd: '/k/bin/etcd',
+  postgresBin: '/usr/lib/postgresql/15/bin',
+  redisServer: '/usr/bin/redis-server',
+  imageBin: '/repo/packages/kube-testenv/src/kubelet/image-bin',
+  readFile: (p) => {
+    if (p === '/repo/apps/runtime/Dockerfile' || p === '/repo/apps/router/Dockerfile') return DOCKERFILE;
+    throw new Error(`ENOENT ${p}`);
+  },
+  orreryApps: () => ['router', 'runtime'],
+};
+const mapped = (image: string) => {
+  const m = mapImage(image, tools);
+  if ('notMapped' in m) throw new Error(m.notMapped);
+  return m;
+};
+
+describe('parseImageRef', () => {
+  it.each([
+    ['orrery/runtime', { path: 'orrery/runtime' }],
+    ['orrery/runtime:0.1.0', { path: 'orrery/runtime', tag: '0.1.0' }],
+    ['registry.example.com/orrery/runtime:0.1.0', { registry: 'registry.example.com', path: 'orrery/runtime', tag: '0.1.0' }],
+    ['localhost:5000/orrery/router', { registry: 'localhost:5000', path: 'orrery/router' }],
+    ['postgres@sha256:abc', { path: 'postgres', digest: 'sha256:abc' }],
+    ['quay.io/coreos/etcd:v3.6.0', { registry: 'quay.io', path: 'coreos/etcd', tag: 'v3.6.0' }],
+  ])('%s', (ref, want) => {
+    expect(parseImageRef(ref)).toEqual({ registry: undefined, tag: undefined, digest: undefined, ...want });
+  });
+});
+
+describe('mapImage', () => {
+  it("runs Orrery's images as their Dockerfile says, from the repository root", () => {
+    for (const image of ['orrery/runtime', 'orrery/runtime:latest', 'registry.example.com/orrery/runtime:0.1.0']) {
+      const m = mapped(image);
+      expect(m).toMatchObject<Partial<ImageConfig>>({
+        entrypoint: ['node', 'apps/runtime/bin/orrery-runtime.mjs'],
+        cmd: ['--host', '0.0.0.0', '--port', '8080'],
+        workingDir: '/repo',
+        user: { uid: 1000, gid: 1000 },
+        imageID: 'process-kubelet:///repo/apps/runtime/bin/orrery-runtime.mjs',
+        pathAliases: [{ imagePath: '/app', hostPath: '/repo' }],
+      });
+      expect(m.executables.node).toBe('/usr/bin/node');
+      expect(m.env).toContainEqual(['NODE_ENV', 'production']);
+      expect(m.env.find(([k]) => k === 'PATH')).toBeTruthy();
+    }
+  });
+
+  it('maps etcd images to the built etcd, also for the absolute path in command', () => {
+    for (const image of ['quay.io/coreos/etcd:v3.6.0', 'registry.k8s.io/etcd:3.5.21-0', 'gcr.io/etcd-development/etcd:v3.7.3']) {
+      const m = mapped(image);
+      expect(m.executables['/usr/local/bin/etcd']).toBe('/k/bin/etcd');
+      expect(m.executables.etcd).toBe('/k/bin/etcd');
+      expect(m.cmd).toEqual(['/usr/local/bin/etcd']);
+    }
+  });
+
+  it("maps postgres images to Debian's postgres behind the entrypoint stand-in", () => {
+    for (const image of ['postgres', 'postgres:16', 'docker.io/library/postgres:17-alpine', 'registry.example.com/mirror/postgres:16']) {
+      const m = mapped(image);
+      expect(m.entrypoint).toEqual(['docker-entrypoint.sh']);
+      expect(m.cmd).toEqual(['postgres']);
+      expect(m.stopSignal).toBe('SIGINT');
+      expect(m.env).toContainEqual(['PGDATA', '/var/lib/postgresql/data']);
+      expect(m.env.find(([k]) => k === 'PATH')![1]).toMatch(/^\/repo\/.*image-bin\/postgres:.*:\/usr\/lib\/postgresql\/15\/bin$/);
+    }
+  });
+
+  it("maps redis from Docker Hub to Debian's redis-server", () => {
+    for (const image of ['redis', 'redis:7', 'docker.io/library/redis:7.2']) expect(mapped(image).cmd).toEqual(['redis-server']);
+  });
+
+  it('refuses everything else, naming what it can run', () => {
+    for (const image of ['nginx', 'busybox:1.36', 'orrery/cli', 'example.com/team/redis', 'ghcr.io/x/etcd']) {
+      const m = mapImage(image, tools);
+      expect(m).toHaveProperty('notMapped');
+      expect((m as { notMapped: string }).notMapped).toContain(`image "${image}"`);
+      expect((m as { notMapped: string }).notMapped).toContain('orrery/router, orrery/runtime, quay.io/coreos/etcd');
+    }
+  });
+
+  it('says what is missing when a mapped program is not installed', () => {
+    const m = mapImage('postgres:16', { ...tools, postgresBin: undefined });
+    expect((m as { notMapped: string }).notMapped).toMatch(/Debian's postgres/);
+  });
+});

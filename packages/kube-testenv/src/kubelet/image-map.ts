@@ -1,0 +1,216 @@
+import { parseDockerfile } from './dockerfile.ts';
+
+/**
+ * The one table that says what the process kubelet runs for an image, since it has no container
+ * runtime: Orrery's images run the project's own code from this checkout (as their Dockerfiles
+ * say), etcd images the etcd built for the test cluster, postgres and redis images Debian's
+ * binaries behind small stand-ins for the official images' entrypoints. Anything else is not run.
+ */
+
+/** A user the image's /etc/passwd knows (for HOME). */
+export interface ImageUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** A folder of the image's filesystem a container writes to: made fresh and private per container start. */
+export interface PrivateDir {
+  path: string;
+  mode: number;
+}
+
+export interface ImageConfig {
+  /** The image reference as the pod names it. */
+  image: string;
+  /** `process-kubelet://<what runs>`, reported as the container's imageID. */
+  imageID: string;
+  /** What the reference mapped to, for the "Mapped image" event. */
+  runs: string;
+  entrypoint: string[];
+  cmd: string[];
+  /** The image's ENV, in order (PATH among them). */
+  env: Array<[string, string]>;
+  /** Host path of the image's WORKDIR. */
+  workingDir: string;
+  /** The image's USER (undefined: root). */
+  user?: { uid: number; gid?: number };
+  users: ImageUser[];
+  /** command[0] as the image knows it (a name on its PATH or an absolute path) → host executable. */
+  executables: Record<string, string>;
+  privateDirs: PrivateDir[];
+  /** Image paths that are a host folder here: Orrery's WORKDIR /app is the repository root. */
+  pathAliases: Array<{ imagePath: string; hostPath: string }>;
+  /** STOPSIGNAL. */
+  stopSignal: NodeJS.Signals;
+}
+
+/** Where the host keeps what images map to. */
+export interface HostTools {
+  repoRoot: string;
+  /** `node` for Orrery's images (process.execPath). */
+  node: string;
+  /** The etcd built for the test cluster. */
+  etcd?: string;
+  /** Debian's /usr/lib/postgresql/<version>/bin. */
+  postgresBin?: string;
+  redisServer?: string;
+  /** This package's stand-ins for image scripts (kubelet/image-bin). */
+  imageBin: string;
+  /** Reads a file (a Dockerfile); throws when missing. */
+  readFile: (path: string) => string;
+  /** Which apps/<app>/Dockerfile exist. */
+  orreryApps: () => string[];
+}
+
+export interface ImageRef {
+  registry?: string;
+  path: string;
+  tag?: string;
+  digest?: string;
+}
+
+/** `registry.example.com:5000/orrery/runtime:0.1.0@sha256:…` → its parts (Docker's rules). */
+export function parseImageRef(ref: string): ImageRef {
+  let rest = ref.trim();
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at !== -1) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+  }
+  let tag: string | undefined;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  const parts = rest.split('/');
+  let registry: string | undefined;
+  if (parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!)) registry = parts.shift();
+  return { registry, path: parts.join('/'), tag, digest };
+}
+
+const NODE_IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const NODE_IMAGE_USERS: ImageUser[] = [{ name: 'node', uid: 1000, gid: 1000, home: '/home/node' }];
+const ETCD_IMAGES = ['quay.io/coreos/etcd', 'registry.k8s.io/etcd', 'gcr.io/etcd-development/etcd'];
+
+/** What the error message lists: every image family the table maps. */
+export function mappedImagesSummary(tools: HostTools): string {
+  const apps = tools.orreryApps().map((a) => `orrery/${a}`);
+  return [...apps, ...ETCD_IMAGES, 'postgres', 'redis'].join(', ');
+}
+
+function parseUser(user: string | undefined, known: ImageUser[]): ImageConfig['user'] {
+  if (!user) return undefined;
+  const [u, g] = user.split(':', 2) as [string, string | undefined];
+  const byName = known.find((k) => k.name === u);
+  const uid = /^\d+$/.test(u) ? Number(u) : byName?.uid;
+  if (uid === undefined) return undefined;
+  const gid = g !== undefined && /^\d+$/.test(g) ? Number(g) : (byName?.gid ?? known.find((k) => k.uid === uid)?.gid);
+  return { uid, gid };
+}
+
+function orreryImage(app: string, image: string, tools: HostTools): ImageConfig {
+  const df = parseDockerfile(tools.readFile(`${tools.repoRoot}/apps/${app}/Dockerfile`));
+  const workdir = df.workingDir ?? '/';
+  const aliases = workdir === '/' ? [] : [{ imagePath: workdir, hostPath: tools.repoRoot }];
+  const script = [...df.entrypoint, ...df.cmd].find((a) => /\.(m?js|ts)$/.test(a));
+  return {
+    image,
+    imageID: `process-kubelet://${script ? `${tools.repoRoot}/${script}` : tools.node}`,
+    runs: `${tools.node} from ${tools.repoRoot} (apps/${app}/Dockerfile)`,
+    entrypoint: df.entrypoint,
+    cmd: df.cmd,
+    env: [['PATH', NODE_IMAGE_PATH], ...df.env.filter(([k]) => k !== 'PATH')],
+    workingDir: aliases.length ? tools.repoRoot : workdir,
+    user: parseUser(df.user, NODE_IMAGE_USERS),
+    users: NODE_IMAGE_USERS,
+    executables: { node: tools.node, '/usr/local/bin/node': tools.node, '/usr/bin/node': tools.node },
+    privateDirs: [{ path: '/home/node', mode: 0o755 }],
+    pathAliases: aliases,
+    stopSignal: 'SIGTERM',
+  };
+}
+
+/** The image's config, or why it is not mapped (the container then waits with ErrImageNotMapped). */
+export function mapImage(image: string, tools: HostTools): ImageConfig | { notMapped: string } {
+  const ref = parseImageRef(image);
+  const full = `${ref.registry ?? 'docker.io'}/${ref.path}`;
+  const segments = ref.path.split('/');
+  const last = segments.at(-1)!;
+  const notMapped = (why: string) => ({ notMapped: `image "${image}" ${why}; the process kubelet runs only ${mappedImagesSummary(tools)}` });
+
+  if (segments.length >= 2 && segments.at(-2) === 'orrery') {
+    if (!tools.orreryApps().includes(last)) return notMapped(`names no app with a Dockerfile (apps/${last}/Dockerfile)`);
+    return orreryImage(last, image, tools);
+  }
+  if (ETCD_IMAGES.includes(full) || ETCD_IMAGES.includes(ref.path)) {
+    if (!tools.etcd) return notMapped('needs the etcd binary, which the kubelet was not given (--bin-dir)');
+    return {
+      image,
+      imageID: `process-kubelet://${tools.etcd}`,
+      runs: tools.etcd,
+      entrypoint: [],
+      cmd: ['/usr/local/bin/etcd'],
+      env: [['PATH', NODE_IMAGE_PATH]],
+      workingDir: '/var/lib/etcd',
+      users: [],
+      executables: { etcd: tools.etcd, '/usr/local/bin/etcd': tools.etcd },
+      privateDirs: [
+        { path: '/var/etcd', mode: 0o755 },
+        { path: '/var/lib/etcd', mode: 0o755 },
+      ],
+      pathAliases: [],
+      stopSignal: 'SIGTERM',
+    };
+  }
+  // `postgres[:tag]` and any `<somewhere>/postgres`; `redis[:tag]` from Docker Hub only.
+  if (last === 'postgres') {
+    if (!tools.postgresBin) return notMapped('needs Debian\'s postgres (/usr/lib/postgresql/<version>/bin), which is not installed');
+    const bin = `${tools.imageBin}/postgres`;
+    return {
+      image,
+      imageID: `process-kubelet://${tools.postgresBin}/postgres`,
+      runs: `${tools.postgresBin}/postgres through ${bin}/docker-entrypoint.sh`,
+      entrypoint: ['docker-entrypoint.sh'],
+      cmd: ['postgres'],
+      env: [
+        ['PATH', `${bin}:${NODE_IMAGE_PATH}:${tools.postgresBin}`],
+        ['PGDATA', '/var/lib/postgresql/data'],
+        // The official image sets en_US.utf8; C.UTF-8 is what every Debian has, and gives UTF8 databases too.
+        ['LANG', 'C.UTF-8'],
+      ],
+      workingDir: '/',
+      users: [{ name: 'postgres', uid: 999, gid: 999, home: '/var/lib/postgresql' }],
+      executables: {},
+      privateDirs: [
+        { path: '/var/lib/postgresql', mode: 0o755 },
+        { path: '/var/run/postgresql', mode: 0o3777 },
+      ],
+      pathAliases: [],
+      stopSignal: 'SIGINT',
+    };
+  }
+  const dockerHub = !ref.registry || ref.registry === 'docker.io' || ref.registry === 'index.docker.io';
+  if (last === 'redis' && dockerHub && (segments.length === 1 || (segments.length === 2 && segments[0] === 'library'))) {
+    if (!tools.redisServer) return notMapped('needs Debian\'s redis-server, which is not installed');
+    const bin = `${tools.imageBin}/redis`;
+    return {
+      image,
+      imageID: `process-kubelet://${tools.redisServer}`,
+      runs: `${tools.redisServer} through ${bin}/docker-entrypoint.sh`,
+      entrypoint: ['docker-entrypoint.sh'],
+      cmd: ['redis-server'],
+      env: [['PATH', `${bin}:${NODE_IMAGE_PATH}`]],
+      workingDir: '/data',
+      users: [{ name: 'redis', uid: 999, gid: 999, home: '/home/redis' }],
+      executables: {},
+      privateDirs: [{ path: '/data', mode: 0o777 }],
+      pathAliases: [],
+      stopSignal: 'SIGTERM',
+    };
+  }
+  return notMapped('is not mapped to a local program');
+}
