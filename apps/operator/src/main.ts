@@ -54,7 +54,8 @@ const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir 
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
-  [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd)] [--router-admin-urls URL,URL (sticky counters)]
+  [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
+  [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
   [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]`;
 
 const { values } = (() => {
@@ -81,6 +82,7 @@ const { values } = (() => {
         'pool-idle-timeout': { type: 'string', default: '120s' },
         'admin-token-file': { type: 'string' },
         'users-file': { type: 'string' },
+        'trusted-proxies': { type: 'string' },
         'router-admin-urls': { type: 'string' },
         'rollup-interval': { type: 'string', default: '10s' },
       },
@@ -208,6 +210,7 @@ const platformApi = await createPlatformApi({
   storeToken,
   adminToken: values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined,
   usersFile: values['users-file'],
+  trustedProxies: values['trusted-proxies'],
   statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
   // Routers named on the command line plus the ones a StateSync makes this operator run.
   routerAdminUrls: () => [...new Set([...flagRouterAdminUrls, ...(fleet.current?.replicas() ?? []).map((r) => r.adminUrl).filter((u): u is string => !!u)])],

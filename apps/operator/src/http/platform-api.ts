@@ -1,14 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiServices, createApiHandler, readUsersFile, upsertUserHash } from '@orrery/api';
+import { type ApiServices, createApiHandler, parseTrustedProxies } from '@orrery/api';
 import { type ResourceStore, STORE_PREFIX, createStoreHandler } from '@orrery/store';
+import { UsersFileSource } from './users-file-source.ts';
 
 export interface PlatformApiOptions extends Omit<ApiServices, 'store'> {
   /** The resource store both surfaces serve (embedded database or the Kubernetes API). */
   store: ResourceStore;
   /** Bearer token of /v1/store/ (absent = loopback callers only). */
   storeToken?: string;
-  /** `name:role:hash` lines (see `orrery passwd`) loaded into the users table at start. */
+  /** `name:role:hash` lines (see `orrery passwd`): the users, re-read when the file changes. */
   usersFile?: string;
+  /**
+   * Peers whose X-Forwarded-Proto/-For/-Host the admin API believes (`--trusted-proxies`, else
+   * `$ORRERY_TRUSTED_PROXIES`): the console and a TLS ingress in front of the operator.
+   */
+  trustedProxies?: string;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -25,14 +31,20 @@ const API_PREFIX = '/trpc/';
  * (router, statesvc, CLI) and the tRPC admin API (console, CLI, automation; docs/api.md).
  */
 export async function createPlatformApi(o: PlatformApiOptions): Promise<PlatformApi> {
-  const { storeToken, usersFile, log, ...services } = o;
-  if (usersFile) {
-    const users = readUsersFile(usersFile);
-    for (const u of users) await upsertUserHash(o.db, u.name, u.role, u.passwordHash);
-    log?.('admin API users loaded', { users: users.length });
-  }
+  const { storeToken, usersFile, trustedProxies, log, ...services } = o;
+  const trusted = parseTrustedProxies(trustedProxies ?? process.env.ORRERY_TRUSTED_PROXIES);
+  if (trusted.entries.length) log?.('admin API trusts forwarded headers from', { trustedProxies: trusted.entries });
+  const users = usersFile ? new UsersFileSource(usersFile, o.db, log) : undefined;
+  await users?.load();
   const handleStore = createStoreHandler(o.store, { token: storeToken });
-  const handleApi = createApiHandler(() => services);
+  // The users file is looked at before every request, so a removed user's next call already fails.
+  const handleApi = createApiHandler(
+    async () => {
+      await users?.refresh();
+      return services;
+    },
+    { trustedProxies: trusted },
+  );
   return {
     services,
     async handle(req, res) {

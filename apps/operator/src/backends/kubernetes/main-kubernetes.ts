@@ -40,7 +40,8 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--registry-url URL[,URL] (orrery-registry: every function worker registers there, which is how routers find it)]
   [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
-  [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE]
+  [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE (re-read on change)]
+  [--trusted-proxies ADDR|CIDR,… (peers whose X-Forwarded-* the admin API believes: the console pods, an ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
   [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
   [--router-admin-urls URL,URL (fixed list) | --router-pod-selector LABELS (default app.kubernetes.io/component=router)
    [--router-namespace NS (default: --lease-namespace)] [--router-admin-port 9090]] [--rollup-interval 10s]
@@ -87,6 +88,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'store-token-file': { type: 'string' },
         'admin-token-file': { type: 'string' },
         'users-file': { type: 'string' },
+        'trusted-proxies': { type: 'string' },
         'database-url': { type: 'string' },
         'router-admin-urls': { type: 'string' },
         'router-pod-selector': { type: 'string', default: 'app.kubernetes.io/component=router' },
@@ -194,6 +196,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     storeToken,
     adminToken: readAdminToken(),
     usersFile: values['users-file'],
+    trustedProxies: values['trusted-proxies'],
     statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
     routerAdminUrls: () => routerPods?.adminUrls() ?? routerAdminUrls,
     log,
