@@ -1,26 +1,17 @@
 /**
- * Renders the chart with the subset renderer (no helm binary here) and checks the manifests
- * as objects: they parse, refer to each other consistently, and every pod is hardened.
+ * Renders the chart with the real `helm template` and checks the manifests as objects: they
+ * parse, refer to each other consistently, every pod is hardened, and the apps understand the
+ * flags and environment variables the chart gives them.
  */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { SPECIALIZED_COMPONENT } from '../../../apps/operator/src/backends/kubernetes/kube-pool-executor.ts';
 import { DEFAULT_RUNTIME_IMAGE } from '../../../apps/operator/src/backends/kubernetes/render/runtime-image.ts';
 import { appEnvReads, envReads } from './app-env.ts';
 import { appFlags, declaredFlags, flagName } from './app-flags.ts';
 import { repoRoot } from './chart-files.ts';
-import { mergeValues, renderChart } from './chart-render.ts';
-
-interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  // Rendered manifests are navigated loosely inside assertions; a wrong path fails the test anyway.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  [key: string]: any;
-}
+import { helmNotes, helmTemplate, type K8sObject } from './helm-template.ts';
 
 const REQUIRED = { postgres: { existingSecret: 'orrery-postgres' }, state: { masterKey: { existingSecret: 'orrery-state-key' } } };
 const EVERYTHING = {
@@ -35,19 +26,7 @@ const EVERYTHING = {
   webhook: { certManager: { enabled: true, issuerRef: { name: 'orrery-ca' } } },
 };
 
-function objects(overrides: Record<string, unknown>): K8sObject[] {
-  const { files } = renderChart(overrides);
-  const out: K8sObject[] = [];
-  for (const [name, text] of files) {
-    if (name === 'NOTES.txt') continue;
-    for (const doc of parseAllDocuments(text)) {
-      expect(doc.errors.map((e) => `${name}: ${e.message}`)).toEqual([]);
-      const obj = doc.toJS() as K8sObject | null;
-      if (obj) out.push(obj);
-    }
-  }
-  return out;
-}
+const objects = (values: Record<string, unknown>): K8sObject[] => helmTemplate(values).objects;
 
 const all = objects(EVERYTHING);
 const minimal = objects(REQUIRED);
@@ -287,22 +266,22 @@ describe('rendered chart', () => {
     expect(named(off, 'Deployment', 'orrery-operator')!.spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('webhook-tls');
   });
 
-  it('refuses fewer than two routers and missing required Secrets', () => {
-    expect(() => renderChart({ ...REQUIRED, router: { replicas: 1 } })).toThrow(/router\.replicas must be at least 2/);
-    expect(() => renderChart({ state: REQUIRED.state })).toThrow(/postgres\.existingSecret is required/);
-    expect(() => renderChart({ postgres: REQUIRED.postgres })).toThrow(/state\.masterKey\.existingSecret is required/);
+  it('refuses fewer than two routers and missing required Secrets', { timeout: 60_000 }, () => {
+    expect(() => helmTemplate({ ...REQUIRED, router: { replicas: 1 } })).toThrow(/router\.replicas must be at least 2/);
+    expect(() => helmTemplate({ state: REQUIRED.state })).toThrow(/postgres\.existingSecret is required/);
+    expect(() => helmTemplate({ postgres: REQUIRED.postgres })).toThrow(/state\.masterKey\.existingSecret is required/);
   });
 
-  it('NOTES.txt tells what to do next', () => {
-    const notes = renderChart(REQUIRED).files.get('NOTES.txt')!;
+  it('NOTES.txt tells what to do next', { timeout: 60_000 }, () => {
+    const notes = helmNotes(REQUIRED);
     expect(notes).toContain('orrery-system');
     expect(notes).toContain('kubectl apply --server-side -f charts/orrery/crds/');
     expect(notes).toContain('redis.existingSecret is empty');
     expect(notes).toContain('webhook has no caBundle');
     expect(notes).toContain('store.token.existingSecret is empty');
     expect(notes).toContain('registry.url is empty');
-    expect(renderChart(EVERYTHING).files.get('NOTES.txt')).not.toContain('registry.url is empty');
-    expect(renderChart(mergeValues(REQUIRED, { store: { token: { existingSecret: 'orrery-store-token' } } })).files.get('NOTES.txt')).not.toContain('store.token.existingSecret is empty');
+    expect(helmNotes(EVERYTHING)).not.toContain('registry.url is empty');
+    expect(helmNotes({ ...REQUIRED, store: { token: { existingSecret: 'orrery-store-token' } } })).not.toContain('store.token.existingSecret is empty');
   });
 });
 

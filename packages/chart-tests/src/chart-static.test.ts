@@ -1,6 +1,8 @@
 /**
  * Static checks of charts/orrery: parses what is plain YAML, compares the CRDs with the
- * generator, and scans the templates (helm itself is not available on these machines).
+ * generator, and reads the templates for what rendering alone cannot show (which values they
+ * read, which helpers every workload includes). Rendering and linting are helm's:
+ * chart-helm.test.ts and chart-render.test.ts.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { renderCrds } from '../../spec/src/crd/render.ts';
 import { chartDir, chartTemplates, readChartFile } from './chart-files.ts';
-import { balanceProblems, definedTemplates, includedTemplates, valuesLeaves, valuesPathExists, valuesReferences } from './template-structure.ts';
+import { valuesLeaves, valuesPathExists, valuesReferences } from './values-paths.ts';
 
 const templates = chartTemplates();
 const values: unknown = parse(readChartFile('values.yaml'));
@@ -68,10 +70,7 @@ describe('templates', () => {
     }
   });
 
-  it.each(templates.map((t) => [t.name, t.text]))('%s is syntactically balanced', (_name, text) => {
-    expect(balanceProblems(text)).toEqual([]);
-  });
-
+  // helm lint --strict does not catch this one: a missing leaf renders as an empty string.
   it.each(templates.map((t) => [t.name, t.text]))('every .Values path in %s exists in values.yaml', (_name, text) => {
     const missing = valuesReferences(text)
       .filter((ref) => !valuesPathExists(values, ref.path))
@@ -85,13 +84,6 @@ describe('templates', () => {
       .map((leaf) => leaf.join('.'))
       .filter((leaf) => !refs.some((ref) => leaf === ref || leaf.startsWith(`${ref}.`)));
     expect(unread).toEqual([]);
-  });
-
-  it('every included template is defined exactly once', () => {
-    const defined = templates.flatMap((t) => definedTemplates(t.text));
-    expect(new Set(defined).size).toBe(defined.length);
-    const included = new Set(templates.flatMap((t) => includedTemplates(t.text)));
-    expect([...included].filter((name) => !defined.includes(name))).toEqual([]);
   });
 
   it('the scan sees a realistic number of values references (guards against a scanner that finds nothing)', () => {
