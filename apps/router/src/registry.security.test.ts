@@ -61,7 +61,8 @@ beforeAll(async () => {
     { ORRERY_REGISTRY_ADMIN_TOKEN: 'admin-token-router-security', ORRERY_REGISTRY_REPLICATION_TOKEN: 'replication-token-router-sec', ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: 'sd-token-router-security' },
   );
   registryUrl = reg.match[1]!;
-  [legit, rogue, statesvc, operator] = (await Promise.all(['legit', 'rogue', 'statesvc', 'operator'].map((n) => g.upstream(n)))).map((u) => u.address);
+  const [a, b, c, d] = await Promise.all(['legit', 'rogue', 'statesvc', 'operator'].map((n) => g.upstream(n)));
+  [legit, rogue, statesvc, operator] = [a!.address, b!.address, c!.address, d!.address];
   const routes = g.write(
     'routes.yaml',
     functionYaml({ name: 'victim', namespace: 'team', revisions: ['victim-00001'], timeoutSeconds: 2 }) +
