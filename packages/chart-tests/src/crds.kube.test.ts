@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ApiException, KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import { adminKubeConfig, createNamespace, eventually } from '@orrery/kube-testenv';
+import { adminKubeConfig, applyCrd, createNamespace, eventually, kubeRequest } from '@orrery/kube-testenv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { renderCrds } from '../../spec/src/crd/render.ts';
@@ -16,7 +16,7 @@ import { parseResource, validate } from '../../spec/src/index.ts';
 import type { Reason } from '../../spec/src/validate/reasons.ts';
 import { celMessage } from '../../spec/src/validate/rules/object-rule.ts';
 import { repoRoot } from './chart-files.ts';
-import { applyCrd, kubeRequest } from './kube-raw.ts';
+
 
 type Obj = KubernetesObject & { spec?: Record<string, unknown> };
 const GV = 'orrery.dev/v1alpha1';

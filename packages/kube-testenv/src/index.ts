@@ -5,6 +5,7 @@ export { eventually } from './eventually.ts';
 export { serviceAccountKubeConfig } from './service-account-access.ts';
 export { ControlPlane, type ControlPlaneInfo } from './control-plane.ts';
 export { PartitionProxy } from './partition-proxy.ts';
+export { applyCrd, kubeRequest, type RawAnswer } from './raw-request.ts';
 export { makeServingCert } from './pki.ts';
 export { runningCluster, TestCluster, type TestClusterInfo } from './test-cluster.ts';
 export { helmBin, k8sBinDir, REPO_ROOT } from './tool-paths.ts';

@@ -32,12 +32,12 @@ export async function kubeRequest(kc: KubeConfig, method: string, path: string, 
   });
 }
 
-/** Server-side applies one CRD as JSON (field manager `chart-tests`, forced: the test owns it). */
+/** Server-side applies one CRD as JSON (field manager `kube-testenv`, forced: the test owns it). */
 export async function applyCrd(kc: KubeConfig, crd: { metadata: { name: string } }): Promise<RawAnswer> {
   return kubeRequest(
     kc,
     'PATCH',
-    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=chart-tests&force=true`,
+    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}?fieldManager=kube-testenv&force=true`,
     crd,
     'application/apply-patch+yaml',
   );
