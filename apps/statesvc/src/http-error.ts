@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StateErrorBody } from '@orrery/spec';
+import { STATE_GENERIC_ERROR_MESSAGE, type StateErrorBody } from '@orrery/spec';
 import { ERROR_STATUS, StateStoreError, type ErrorCode } from '@orrery/statestore';
 
 export class HttpError extends Error {
@@ -14,15 +14,26 @@ export class HttpError extends Error {
   }
 }
 
-/** Every error leaves as `{error, code}` with the RFC-0023 status for its code. */
-export function sendError(res: ServerResponse, err: unknown, log: (msg: string) => void): { code: ErrorCode; status: number } {
+/** Where the detail of a 5xx goes (statesvc: an ErrorLog, see error-log.ts). */
+export type ErrorReporter = (code: ErrorCode, err: unknown) => void;
+
+/**
+ * Every error leaves as `{error, code}` with the RFC-0023 status for its code. 4xx messages are
+ * statesvc's own words; a 5xx answers only the fixed text of its code
+ * (STATE_GENERIC_ERROR_MESSAGE) and the error itself — driver or database text, SQL, paths — goes
+ * to `report`, never into the body or a header.
+ */
+export function sendError(res: ServerResponse, err: unknown, report: ErrorReporter): { code: ErrorCode; status: number } {
   let code: ErrorCode = 'internal';
-  let message = 'internal error; see the statesvc log';
-  if (err instanceof HttpError || err instanceof StateStoreError) {
-    code = err.code;
-    message = err.message;
+  if (err instanceof HttpError || err instanceof StateStoreError) code = err.code;
+  let message: string;
+  if (code === 'internal' || code === 'capability_unavailable') {
+    message = STATE_GENERIC_ERROR_MESSAGE[code];
+    report(code, err);
   } else {
-    log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    message = (err as Error).message;
+    // A 4xx a database raised (a value it would not store) still tells the operator that input validation missed something.
+    if ((err as Error).cause !== undefined) report(code, err);
   }
   const status = ERROR_STATUS[code];
   if (!res.headersSent) {

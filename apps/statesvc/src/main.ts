@@ -8,6 +8,7 @@ import { readMasterKeyFile } from '@orrery/auth';
 import { parseDurationMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
 import { createHttpStore } from '@orrery/store';
+import { errorDetail } from './error-log.ts';
 import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics } from './metrics.ts';
 import { startStateServer } from './server.ts';
@@ -140,7 +141,7 @@ try {
     poolSize: args['pool-size'] === undefined ? undefined : nonNegativeInt('pool-size', args['pool-size'], 10),
   });
 } catch (err) {
-  console.error(`orrery-statesvc: cannot open the ${driverName} driver: ${(err as Error).message}`);
+  console.error(`orrery-statesvc: cannot open the ${driverName} driver: ${errorDetail(err)}`);
   process.exit(1);
 }
 
@@ -166,7 +167,7 @@ const sweeper = setInterval(() => {
   sweeping = true;
   driver
     .sweepExpired()
-    .catch((err: unknown) => log(`sweep failed: ${(err as Error).message}`))
+    .catch((err: unknown) => log(`sweep failed: ${errorDetail(err)}`))
     .finally(() => {
       sweeping = false;
     });

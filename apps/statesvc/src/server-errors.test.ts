@@ -1,7 +1,7 @@
 /** 503 and 500 paths, which a healthy real driver cannot produce on demand. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
-import { checkRouteAnswer, STATESVC_HTTP_API } from '@orrery/spec';
+import { checkRouteAnswer, STATE_GENERIC_ERROR_MESSAGE, STATESVC_HTTP_API } from '@orrery/spec';
 import { MemoryDriver, StateStoreError } from '@orrery/statestore';
 import { parseKeyspaces } from './keyspaces.ts';
 import { startStateServer, type RunningStateServer } from './server.ts';
@@ -49,6 +49,47 @@ describe('statesvc error paths', () => {
     expect(checkRouteAnswer(STATESVC_HTTP_API, 'GET', '/v1/state', list.status, body)).toBe('GET /v1/state internal');
     expect(logs.join('\n')).toMatch(/a bug/);
     expect(logs.join('\n')).not.toContain(headers.authorization.slice(7));
+  });
+
+  it('driver and database text never reaches a response, only the log (redacted)', async () => {
+    const sqlText = 'Failed query: select key from state_entries where key > $4\nparams: default,cart,17,\u0000,101';
+    class LeakyDriver extends MemoryDriver {
+      override async get(): Promise<never> {
+        // What a driver did before issue 20 item 9: the database's words in the message.
+        throw new StateStoreError('capability_unavailable', `state database unavailable: ${sqlText}`);
+      }
+      override async setCounted(): Promise<never> {
+        throw new StateStoreError('internal', 'memory state journal /var/lib/orrery/memory-state.journal: write failed (ENOSPC)');
+      }
+      override async delete(): Promise<never> {
+        throw Object.assign(new Error('connect ECONNREFUSED postgres://orrery:hunter2@db:5432/state'), { code: 'ECONNREFUSED' });
+      }
+      override async ping(): Promise<void> {
+        throw new Error(`PGlite: ${sqlText}`);
+      }
+    }
+    const logs: string[] = [];
+    srv = await startStateServer({ driver: new LeakyDriver(), keyspaces: () => keyspaces, masterKeys: [MASTER], passThrough: false, log: (m) => logs.push(m) });
+    const answers = [
+      await fetch(`${srv.url}/v1/state/a`, { headers }),
+      await fetch(`${srv.url}/v1/state/a`, { method: 'PUT', headers, body: '1' }),
+      await fetch(`${srv.url}/v1/state/a`, { method: 'DELETE', headers }),
+      await fetch(`${srv.url}/readyz`),
+    ];
+    const bodies = await Promise.all(answers.map(async (r) => ({ status: r.status, headers: JSON.stringify([...r.headers]), body: await r.text() })));
+    expect(bodies.map((b) => b.status)).toEqual([503, 500, 500, 503]);
+    for (const b of bodies) {
+      const json = JSON.parse(b.body) as { error: string; code: string };
+      expect(json.error).toBe(STATE_GENERIC_ERROR_MESSAGE[json.code as keyof typeof STATE_GENERIC_ERROR_MESSAGE]);
+      expect(b.body + b.headers).not.toMatch(/select|params|state_entries|journal|ENOSPC|ECONNREFUSED|hunter2|PGlite/);
+    }
+    const log = logs.join('\n');
+    expect(log).toContain('state_entries');
+    expect(log).toContain('ENOSPC');
+    expect(log).toContain('ECONNREFUSED');
+    expect(log).not.toContain('hunter2');
+    expect(log).not.toMatch(/\u0000/);
+    expect(log).toContain('params: [redacted]');
   });
 
   it('the global body cap wins over a larger keyspace limit', async () => {

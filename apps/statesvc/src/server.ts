@@ -11,11 +11,12 @@ import {
 } from '@orrery/spec';
 import { ScopedStore, StateStoreError, type Scope, type StateDriver } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
+import { ErrorLog } from './error-log.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics, type Op } from './metrics.ts';
 import { readBoundedBody } from './read-body.ts';
-import { parseIfMatch, parseKey, parseTtlSeconds } from './state-key.ts';
+import { parseIfMatch, parseKey, parseListPrefix, parseTtlSeconds } from './state-key.ts';
 
 export interface StateServerOptions {
   driver: StateDriver;
@@ -65,6 +66,8 @@ function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
 export function createStateHandler(opts: StateServerOptions) {
   const log = opts.log ?? ((m: string) => console.error(`[statesvc] ${m}`));
   const metrics = opts.metrics ?? new StateMetrics();
+  const errorLog = new ErrorLog(log);
+  const report = (code: string, err: unknown) => errorLog.report(code, err);
   const auth = new Authenticator(opts.masterKeys, opts.passThrough);
   const hardCap = opts.maxBodyBytes ?? 1024 * 1024;
   const store = new ScopedStore(opts.driver, (s) => opts.keyspaces().get(keyspaceId(s.namespace, s.keyspace)), {
@@ -140,7 +143,10 @@ export function createStateHandler(opts: StateServerOptions) {
       if (!/^\d{1,6}$/.test(limitText)) throw new HttpError('bad_request', 'limit must be an integer from 1 to 1000');
       limit = Number(limitText);
     }
-    const result = await store.list(scope, { prefix: params.get('prefix') ?? undefined, cursor: params.get('cursor') ?? undefined, limit });
+    // The prefix follows the key rules and the cursor must be one this service handed out
+    // (statestore's decodeCursor), so no NUL or control character ever reaches a driver.
+    const prefix = parseListPrefix(params.get('prefix'));
+    const result = await store.list(scope, { prefix, cursor: params.get('cursor') ?? undefined, limit });
     sendJson(res, 200, JSON.stringify(result satisfies StateListResponse));
     return 'list';
   }
@@ -252,8 +258,8 @@ export function createStateHandler(opts: StateServerOptions) {
       if (op) metrics.observe(op, 'ok', (performance.now() - started) / 1000);
     } catch (err) {
       if (!req.complete) refuseRestOfBody(req, res);
-      if (path === '/readyz' && !(err instanceof HttpError)) err = new HttpError('capability_unavailable', `state driver not ready: ${(err as Error).message}`);
-      const { code } = sendError(res, err, log);
+      if (path === '/readyz' && !(err instanceof HttpError)) err = new StateStoreError('capability_unavailable', 'state driver not ready', undefined, { cause: err });
+      const { code } = sendError(res, err, report);
       if (err instanceof StateStoreError && err.quotaKind) metrics.quotaRejected(err.quotaKind);
       if (op) metrics.observe(op, code, (performance.now() - started) / 1000);
     }

@@ -1,9 +1,7 @@
+import { STATE_KEY_MAX_BYTES, stateKeyProblem } from '@orrery/spec';
 import { HttpError } from './http-error.ts';
 
-export const MAX_KEY_BYTES = 512;
-
-// C0, DEL and C1 controls; U+10FFFF is the prefix-scan upper bound (see statestore key-order).
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|\u{10FFFF}/u;
+export const MAX_KEY_BYTES = STATE_KEY_MAX_BYTES;
 
 /** Decodes and validates a key from the path: 1–512 UTF-8 bytes, no controls, no leading '#'. */
 export function parseKey(encoded: string): string {
@@ -14,10 +12,20 @@ export function parseKey(encoded: string): string {
     throw new HttpError('bad_request', 'key is not valid percent-encoded UTF-8; encode it with encodeURIComponent');
   }
   if (key.length === 0) throw new HttpError('bad_request', 'key is empty; use /v1/state/{key}');
-  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) throw new HttpError('bad_request', `key is longer than ${MAX_KEY_BYTES} bytes`);
-  if (key.startsWith('#')) throw new HttpError('bad_request', "keys starting with '#' are reserved for the platform");
-  if (FORBIDDEN.test(key)) throw new HttpError('bad_request', 'key contains a control character');
+  const problem = stateKeyProblem(key);
+  if (problem) throw new HttpError('bad_request', problem);
   return key;
+}
+
+/**
+ * The list `prefix` (already decoded from the query): absent or empty lists everything; any
+ * other prefix follows the key rules, so the driver never sees a NUL or control character.
+ */
+export function parseListPrefix(prefix: string | null): string | undefined {
+  if (prefix === null || prefix === '') return undefined;
+  const problem = stateKeyProblem(prefix, 'prefix');
+  if (problem) throw new HttpError('bad_request', `${problem}; a prefix follows the key rules`);
+  return prefix;
 }
 
 /** `If-Match: 5` or `If-Match: "5"` → 5; absent → undefined. */

@@ -12,8 +12,12 @@ export class StateStoreError extends Error {
   readonly code: ErrorCode;
   /** Finer reason for metrics (`value_bytes`, `keys`, `namespace_bytes`), when a quota refused. */
   readonly quotaKind?: 'value_bytes' | 'keys' | 'namespace_bytes';
-  constructor(code: ErrorCode, message: string, quotaKind?: StateStoreError['quotaKind']) {
-    super(message);
+  /**
+   * `cause` keeps what a driver or database said (SQL, parameters, OS errors) for the server's
+   * log; statesvc never puts it, nor a 5xx message, in a response.
+   */
+  constructor(code: ErrorCode, message: string, quotaKind?: StateStoreError['quotaKind'], options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'StateStoreError';
     this.code = code;
     this.quotaKind = quotaKind;

@@ -2,6 +2,7 @@
  * Keys sort by UTF-8 bytes (Postgres COLLATE "C"), so both drivers list in one order and a
  * cursor from one page means the same thing everywhere.
  */
+import { stateKeyProblem } from '@orrery/spec';
 import { StateStoreError } from './errors.ts';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './types.ts';
 
@@ -22,10 +23,19 @@ export function compareKeys(a: string, b: string): number {
 /** Opaque list cursor: the last key returned, base64url. */
 export const encodeCursor = (lastKey: string): string => Buffer.from(lastKey, 'utf8').toString('base64url');
 
+const BAD_CURSOR = 'cursor is not one this service returned; pass the cursor from the previous page unchanged';
+
+/**
+ * The key a cursor stands for. Only what `encodeCursor` can have produced is accepted: canonical
+ * base64url of a valid key (so no NUL or control character, no invalid UTF-8, at most 512 bytes)
+ * ever reaches a driver's query.
+ */
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (!cursor) return undefined;
-  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw new StateStoreError('bad_request', 'cursor is not one this service returned; pass the cursor from the previous page unchanged');
-  return Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw new StateStoreError('bad_request', BAD_CURSOR);
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (encodeCursor(key) !== cursor || stateKeyProblem(key) !== undefined) throw new StateStoreError('bad_request', BAD_CURSOR);
+  return key;
 }
 
 export function listLimit(limit: number | undefined): number {

@@ -34,9 +34,30 @@ function firstEntry(rows: EntryRow[]): Entry | null {
   return r ? { value: r.value, version: Number(r.version), expiresAt: r.expires_at === null ? null : Number(r.expires_at) } : null;
 }
 
+/** The SQLSTATE of a database error, looking through wrappers (drizzle keeps the driver's error as `cause`). */
+export function sqlState(err: unknown): string | undefined {
+  let e = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * A database error as a StateStoreError. The message is fixed: what the database said (the SQL
+ * with its parameters, on PGlite and through drizzle) travels only as `cause`, for the log.
+ * Class 22 (data exception: e.g. a NUL byte in text) and 54 (program limit) mean the request
+ * carried something Postgres will not store — a client error, not an outage.
+ */
 function unavailable(err: unknown): never {
   if (err instanceof StateStoreError) throw err;
-  throw new StateStoreError('capability_unavailable', `state database unavailable: ${(err as Error).message}`);
+  const state = sqlState(err);
+  if (state !== undefined && (state.startsWith('22') || state.startsWith('54'))) {
+    throw new StateStoreError('bad_request', 'the database refused a value in this request (e.g. a NUL character or an oversized value)', undefined, { cause: err });
+  }
+  throw new StateStoreError('capability_unavailable', 'state database unavailable', undefined, { cause: err });
 }
 
 /**
@@ -151,7 +172,7 @@ export class PostgresDriver implements StateDriver {
     if (result === 'version_conflict') throw versionConflict(key, opts.ifVersion ?? 0);
     if (result === 'quota_keys') throw quotaKeys(budget.maxKeys);
     if (result === 'quota_namespace_bytes') throw quotaNamespaceBytes(nsBudget);
-    throw new StateStoreError('internal', `orrery_state_set answered ${String(result)}`);
+    throw new StateStoreError('internal', 'orrery_state_set gave an unknown outcome', undefined, { cause: new Error(`orrery_state_set answered ${String(result)}`) });
   }
 
   /** Locks (creating if needed) the `<keyspace>#meta` row inside `tx` and returns its count. */

@@ -20,16 +20,59 @@ export const STATE_ERROR_STATUS = {
 } as const;
 export type StateErrorCode = keyof typeof STATE_ERROR_STATUS;
 
+/**
+ * The only texts the 5xx codes carry. What a driver or database said (SQL, parameters, paths,
+ * OS errors) goes to the statesvc log, never into a response body or header.
+ */
+export const STATE_GENERIC_ERROR_MESSAGE = {
+  capability_unavailable: 'the state database cannot be reached; retry later (details are in the statesvc log)',
+  internal: 'internal error; see the statesvc log',
+} as const satisfies Partial<Record<StateErrorCode, string>>;
+
+/** Keys, list prefixes and the key a list cursor stands for: at most this many UTF-8 bytes. */
+export const STATE_KEY_MAX_BYTES = 512;
+
+// C0, DEL and C1 controls (NUL included); lone surrogates; U+10FFFF, which bounds prefix scans.
+const STATE_KEY_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}|\u{10FFFF}/u;
+
+/** UTF-8 length of a string (no Buffer: this package also runs in the browser). A lone surrogate counts 3, as its U+FFFD would. */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * Why a decoded key is not one statesvc stores, or undefined when it is: 1–512 UTF-8 bytes, no
+ * control characters, no leading `#` (reserved for the platform). A list `prefix` follows the
+ * same rules but may be empty (`allowEmpty`).
+ */
+export function stateKeyProblem(key: string, what = 'key', allowEmpty = false): string | undefined {
+  if (key.length === 0) return allowEmpty ? undefined : `${what} is empty`;
+  if (utf8Length(key) > STATE_KEY_MAX_BYTES) return `${what} is longer than ${STATE_KEY_MAX_BYTES} bytes`;
+  if (key.charCodeAt(0) === 0x23) return `${what} starts with '#', which is reserved for the platform`;
+  if (STATE_KEY_FORBIDDEN.test(key)) return `${what} contains a control character or an invalid code point`;
+  return undefined;
+}
+
 const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
-  bad_request: 'bad key, `If-Match`, `X-Orrery-State-TTL`, `limit` or cursor; body not JSON; wrong method; admin scope sent in headers',
+  bad_request: 'bad key, list `prefix` or `cursor` (control characters such as NUL, over 512 bytes, leading `#`), `If-Match`, `X-Orrery-State-TTL` or `limit`; body not JSON; wrong method; admin scope sent in headers; a value the database cannot store',
   unauthorized: 'no `Authorization: Bearer`, missing scope headers; admin URL unsigned, wrong or expired',
   forbidden: 'the token does not derive for the claimed namespace/keyspace; keyspace not declared',
   not_found: 'key absent or expired; admin usage of an undeclared keyspace; unknown route',
   version_conflict: '`If-Match` / `expectVersion` mismatch; create-only (`0`) on an existing key',
   quota_value_bytes: "body above the keyspace's `maxValueBytes` or the `--max-body-bytes` cap",
   quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which",
-  capability_unavailable: 'the state driver (database) cannot be reached',
-  internal: 'a bug; details go to the statesvc log only',
+  capability_unavailable: 'the state driver (database) cannot be reached; the message is always the same, the details are in the statesvc log',
+  internal: 'a bug; the message is always the same, the details are in the statesvc log',
 };
 
 export const StateErrorCodeSchema = z.enum(Object.keys(STATE_ERROR_STATUS) as [StateErrorCode, ...StateErrorCode[]]);
@@ -189,8 +232,8 @@ export const STATESVC_HTTP_API: HttpApi = {
       auth: STATE_AUTH,
       headers: SCOPE_HEADERS,
       query: [
-        { name: 'prefix', description: 'Only keys starting with this.' },
-        { name: 'cursor', description: 'From the previous page; absent or empty = from the start.' },
+        { name: 'prefix', description: 'Only keys starting with this; may be empty, otherwise the key rules apply (≤ 512 UTF-8 bytes, no control characters, no leading `#`).' },
+        { name: 'cursor', description: 'From the previous page, unchanged; absent or empty = from the start. Anything this service did not hand out is a 400.' },
         { name: 'limit', description: 'Page size, 1–1000 (default 100).' },
       ],
       responses: { 200: { description: 'One page.', schema: StateListResponseSchema } },
