@@ -46,8 +46,12 @@ function onEnd(this: ReadingRequest): void {
   finish(this, null);
 }
 
+/**
+ * The only error a request stream emits is the client going away mid-body (node's `aborted`,
+ * ECONNRESET): a client's doing, answered (to nobody) as 400, not logged as a server fault.
+ */
 function onError(this: ReadingRequest, err: Error): void {
-  finish(this, err);
+  finish(this, new StateStoreError('bad_request', `the request body ended early: the client closed the connection (${err.message})`));
 }
 
 /**
