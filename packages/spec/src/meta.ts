@@ -26,7 +26,7 @@ export const ObjectMetaSchema = z.object({
   deletionTimestamp: z.string().optional(),
   finalizers: z.array(z.string()).optional(),
   ownerReferences: z
-    .array(z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string(), controller: z.boolean().optional() }))
+    .array(z.object({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string(), controller: z.boolean().optional(), blockOwnerDeletion: z.boolean().optional() }))
     .optional(),
 });
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;

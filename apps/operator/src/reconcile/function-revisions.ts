@@ -32,7 +32,7 @@ export function revisionToCreate(fn: OrreryFunction, revisions: readonly Revisio
       namespace: fn.metadata.namespace,
       labels: { [FUNCTION_LABEL]: fn.metadata.name, 'orrery.dev/function-generation': String(fn.metadata.generation ?? 1) },
       ownerReferences: fn.metadata.uid
-        ? [{ apiVersion: GROUP_VERSION, kind: 'Function', name: fn.metadata.name, uid: fn.metadata.uid, controller: true }]
+        ? [{ apiVersion: GROUP_VERSION, kind: 'Function', name: fn.metadata.name, uid: fn.metadata.uid, controller: true, blockOwnerDeletion: true }]
         : undefined,
     },
     spec: { function: fn.metadata.name, template: structuredClone(fn.spec.template) },

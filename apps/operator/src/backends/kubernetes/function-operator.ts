@@ -20,6 +20,7 @@ import { functionStatus, routableRevisions } from '../../reconcile/function-stat
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
 import { stateCredentials } from '../../reconcile/state-credentials.ts';
+import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { statusChanged } from '../../reconcile/status-changed.ts';
 import { createSpecializeHandler } from '../../executors/specialize-http.ts';
 import type { RevisionWorkers } from '../local/local-backend.ts';
@@ -46,6 +47,8 @@ export interface KubernetesOperatorOptions {
   runtimeImage?: string;
   /** orrery-registry URLs every worker registers in (`--registry-url`): how routers find workers. */
   registryUrls?: string[];
+  /** Mints each revision's registration credential (`--registry-master-key-file`): a Secret for deploy workers, the specialize body for pool pods. */
+  registrationCredential?: RegistrationCredentials;
   /** Platform-wide KPA defaults (`--autoscaler-*` flags); the KPA scales deploy and pool revisions. */
   kpa?: KpaDefaults;
   /** The pool executor of each term (specialized pool pods); `idleTimeoutMs` defaults to 120 s. */
@@ -115,6 +118,7 @@ export class KubernetesFunctionOperator {
       podAddress: o.pool?.podAddress,
       readyWaitMs: o.pool?.readyWaitMs,
       specializeTimeoutMs: o.pool?.specializeTimeoutMs,
+      registrationCredential: o.registrationCredential,
       log: this.log,
     });
     this.autoscaler = new Autoscaler({
@@ -204,6 +208,10 @@ export class KubernetesFunctionOperator {
     const holds = finalizers.includes(KEYSPACE_FINALIZER);
     if (raw.metadata.deletionTimestamp) {
       if (!holds) return;
+      // The informer cache can lag behind our own finalizer removal: a second queued reconcile
+      // would run the cleanup again. The API server's copy says whether it is still owed.
+      const live = await this.o.client.get(GROUP_VERSION, 'Function', namespace, name);
+      if (!live?.metadata.finalizers?.includes(KEYSPACE_FINALIZER)) return;
       if (policy === 'delete' && fn.spec.state && this.o.deleteKeyspace) {
         await this.o.deleteKeyspace(namespace, effectiveKeyspace(name, fn.spec.state));
         this.log(`deleted keyspace of ${key}`);
@@ -255,7 +263,10 @@ export class KubernetesFunctionOperator {
     }
     const t = rev.spec.template;
     const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
-    const children = renderRevisionChildren({ fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls });
+    const children = renderRevisionChildren({
+      fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
+      registration: this.o.registrationCredential?.(rev),
+    });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
 

@@ -11,6 +11,7 @@ import {
 import { API_GROUP, API_VERSION } from '@orrery/spec';
 import { resourceFor } from './api-resources.ts';
 import { FIELD_MANAGER } from './render/labels.ts';
+import { withThrottleRetry } from './throttle-retry.ts';
 
 /** A Kubernetes object as plain JSON (what the operator reads and writes). */
 export interface KubeObject extends KubernetesObject {
@@ -54,7 +55,8 @@ export interface ConflictRetryOptions {
 /**
  * Thin typed edge over @kubernetes/client-node: every write is a server-side apply with the
  * operator's field manager, except read-modify-write updates (finalizers, Leases) that rely on
- * resourceVersion and retry on 409.
+ * resourceVersion and retry on 409. Every call is repeated after a 429 (API priority and
+ * fairness, or a restarting API server), honouring Retry-After, as client-go does.
  */
 export class KubeClient {
   readonly objects: KubernetesObjectApi;
@@ -73,7 +75,7 @@ export class KubeClient {
    * managers: right for children the operator alone controls.
    */
   async apply<T extends KubeObject>(obj: T, opts: { force?: boolean } = {}): Promise<T> {
-    return this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply);
+    return withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply));
   }
 
   /**
@@ -83,7 +85,7 @@ export class KubeClient {
   async applyStatus(kind: string, namespace: string, name: string, status: unknown, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
     const r = resourceFor(`${API_GROUP}/${API_VERSION}`, kind);
     const metadata = { name, namespace, ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}) };
-    return (await this.custom.patchNamespacedCustomObjectStatus(
+    return (await withThrottleRetry(() => this.custom.patchNamespacedCustomObjectStatus(
       {
         group: API_GROUP,
         version: API_VERSION,
@@ -95,20 +97,22 @@ export class KubeClient {
         force: true,
       },
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-    )) as KubeObject;
+    ))) as KubeObject;
   }
 
   /** Replicas through the scale subresource, so the Deployment's own spec stays the renderer's. */
   async scaleDeployment(namespace: string, name: string, replicas: number): Promise<void> {
-    await this.apps.patchNamespacedDeploymentScale(
-      { namespace, name, body: { spec: { replicas } }, fieldManager: FIELD_MANAGER },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    await withThrottleRetry(() =>
+      this.apps.patchNamespacedDeploymentScale(
+        { namespace, name, body: { spec: { replicas } }, fieldManager: FIELD_MANAGER },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
     );
   }
 
   async get<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, name: string): Promise<T | undefined> {
     try {
-      return await this.objects.read<T>({ apiVersion, kind, metadata: { name, namespace } });
+      return await withThrottleRetry(() => this.objects.read<T>({ apiVersion, kind, metadata: { name, namespace } }));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -116,17 +120,17 @@ export class KubeClient {
   }
 
   async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
-    const res = await this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector);
+    const res = await withThrottleRetry(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
     return { items: res.items as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return this.objects.create<T>(obj, undefined, undefined, FIELD_MANAGER);
+    return withThrottleRetry(() => this.objects.create<T>(obj, undefined, undefined, FIELD_MANAGER));
   }
 
   /** Replace guarded by `metadata.resourceVersion`: a concurrent writer makes this a 409. */
   async replace<T extends KubeObject>(obj: T): Promise<T> {
-    return this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER);
+    return withThrottleRetry(() => this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER));
   }
 
   /**
@@ -136,7 +140,7 @@ export class KubeClient {
   async delete(apiVersion: string, kind: string, namespace: string, name: string, opts: { resourceVersion?: string } = {}): Promise<boolean> {
     const body = opts.resourceVersion ? { preconditions: { resourceVersion: opts.resourceVersion } } : undefined;
     try {
-      await this.objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background', body);
+      await withThrottleRetry(() => this.objects.delete({ apiVersion, kind, metadata: { name, namespace } }, undefined, undefined, undefined, undefined, 'Background', body));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

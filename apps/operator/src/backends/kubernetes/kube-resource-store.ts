@@ -73,11 +73,14 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       const { kind } = res;
       const { name, namespace } = res.metadata;
       const what = `${kind} ${namespace}/${name}`;
-      const needsCurrent = kind === 'Revision' || opts.resourceVersion === '';
+      const needsCurrent = kind === 'Revision' || opts.resourceVersion !== undefined;
       const prev = needsCurrent ? await get(kind, namespace, name) : undefined;
       checkRevisionWrite(res, prev, opts, sameValue);
       // An empty resourceVersion means "must not exist yet" (as in the local store).
       if (opts.resourceVersion === '' && prev) throw new StoreError('conflict', `${what} already exists (resourceVersion ${prev.metadata.resourceVersion})`);
+      // The API server checks a resourceVersion in an apply patch only against an existing object:
+      // for a missing one it creates it. The store's contract is a conflict, as locally.
+      if (opts.resourceVersion && !prev) throw new StoreError('conflict', `${what} does not exist (expected resourceVersion ${opts.resourceVersion}): read it again and retry`);
       // Only what a client may set; uid, generation, timestamps … are the API server's.
       const { labels, annotations, finalizers, ownerReferences } = res.metadata;
       const metadata: KubeObject['metadata'] = { name, namespace, labels, annotations, finalizers, ownerReferences };

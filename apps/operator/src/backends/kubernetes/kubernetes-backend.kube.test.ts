@@ -72,9 +72,9 @@ describe('server-side apply on a real API server', () => {
     await client.objects.replace({ ...cur, metadata: { ...cur.metadata, labels: { team: 'y', tier: 'web' } } }, undefined, undefined, 'kubectl-edit');
     const err = await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x', tier: 'web' } }), { force: false }).catch((e: unknown) => e);
     expect(statusCode(err)).toBe(409);
-    const status = JSON.parse(String((err as { body?: unknown }).body)) as { reason: string; details: { causes: Array<{ type: string; field: string; message: string }> } };
+    const status = JSON.parse(String((err as { body?: unknown }).body)) as { reason: string; details: { causes: Array<{ reason: string; field: string; message: string }> } };
     expect(status.reason).toBe('Conflict');
-    expect(status.details.causes).toEqual([expect.objectContaining({ type: 'FieldManagerConflict', field: '.metadata.labels.team', message: expect.stringContaining('"kubectl-edit"') })]);
+    expect(status.details.causes).toEqual([{ reason: 'FieldManagerConflict', field: '.metadata.labels.team', message: 'conflict with "kubectl-edit" using orrery.dev/v1alpha1' }]);
     // Applying the other manager's value is shared ownership, not a conflict; force takes the field.
     await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'y', tier: 'web' } }), { force: false });
     await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x' } }), { force: true });
