@@ -23,6 +23,8 @@ describe('batchCallCount', () => {
     expect(batchCallCount('/trpc/a,b,c')).toBe(1); // not a batch: one (unknown) procedure
     expect(batchCallCount('/trpc/a,b?batch=0')).toBe(1);
     expect(batchCallCount('/api/x,y?batch=1', '/api/')).toBe(2);
+    expect(batchCallCount('/trpc/a%2Cb%2cc?batch=1')).toBe(3); // as tRPC decodes it
+    expect(batchCallCount('/trpc/a,%E0%A4%A?batch=1')).toBe(2); // malformed escape: counted raw
     expect(batchCallCount(`/trpc/${Array.from({ length: MAX_BATCH_SIZE + 1 }, () => 'auth.whoami').join(',')}?batch=1`)).toBe(MAX_BATCH_SIZE + 1);
   });
 });
