@@ -4,6 +4,7 @@ import { createTRPCClient, httpBatchLink } from '@trpc/client';
 import type { AppRouter } from '@orrery/api';
 import { useState, type ReactNode } from 'react';
 import { TRPCProvider } from '../lib/trpc.ts';
+import { CONSOLE_MAX_BATCH_SIZE } from '../lib/batch-size.ts';
 import { LIVE_INTERVAL_MS } from '../lib/live.ts';
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -16,7 +17,7 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
-  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/trpc' })] }));
+  const [trpcClient] = useState(() => createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: '/trpc', maxItems: CONSOLE_MAX_BATCH_SIZE })] }));
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

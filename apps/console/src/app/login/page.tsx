@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useState, type FormEvent } from 'react';
+import { sameOriginRedirect } from '../../lib/same-origin-redirect.ts';
 import { useTRPC } from '../../lib/trpc.ts';
 
 function LoginForm() {
@@ -17,9 +18,8 @@ function LoginForm() {
     trpc.auth.login.mutationOptions({
       onSuccess: async () => {
         await qc.invalidateQueries();
-        const next = params.get('next');
-        // Only same-site paths: never an open redirect.
-        router.replace(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');
+        // Only a path on this origin: never an open redirect (`/\evil.example` included).
+        router.replace(sameOriginRedirect(params.get('next'), window.location.origin));
       },
     }),
   );
