@@ -70,6 +70,7 @@ const servers: SpawnedServer[] = [];
 let operator: SpawnedServer;
 let routerUrl = '';
 let routerAdmin = '';
+let registryUrl = '';
 let store: ResourceStore;
 
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
@@ -150,17 +151,22 @@ async function workerPids(revision: string): Promise<number[]> {
 beforeAll(async () => {
   const keyFile = join(dir, 'master.key');
   writeFileSync(keyFile, `${'5a'.repeat(32)}\n`);
+  // Workers register under orrery.functions. with credentials the operator derives from this key.
+  const registryKeyFile = join(dir, 'registry-master.key');
+  writeFileSync(registryKeyFile, `${'6b'.repeat(32)}\n`);
   etcd = await EtcdCluster.start({ size: 3 });
   const registry = await spawnServer(bin('registry'), [
     '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','),
     '--admin-token', 'e2e-admin-token-0123456789', '--replication-token', 'e2e-replication-token-0123', '--prometheus-sd-token', 'e2e-sd-token-0123456789',
+    '--registry-master-key-file', registryKeyFile, '--require-write-tokens',
   ]);
   servers.push(registry);
+  registryUrl = registry.url;
   // statesvc needs the operator's store and the operator needs statesvc's URL: reserve its port first.
   const statePort = await freePort();
   operator = await spawnServer(bin('operator'), [
     '--port', '0', '--data-dir', join(dir, 'operator'), '--registry-url', registry.url, '--state-url', `http://127.0.0.1:${statePort}`,
-    '--master-key-file', keyFile, '--resync-seconds', '2',
+    '--master-key-file', keyFile, '--resync-seconds', '2', '--registry-master-key-file', registryKeyFile,
   ]);
   servers.push(operator);
   store = createHttpStore(operator.url);
@@ -191,6 +197,16 @@ describe('functions on real processes: operator, registry on 3-member etcd, stat
     expect(second.count).toBe(first.count + 1);
     const read = json<{ count: number }>(await call('/counter/?key=e2e'));
     expect(read.count).toBe(second.count);
+    // Its worker registered with the credential the operator gave it (writes there need one).
+    const deadline = Date.now() + 20_000;
+    let listed: Array<{ service: string; labels: Record<string, string> }> = [];
+    while (Date.now() < deadline && listed.length === 0) {
+      const q = await fetch(`${registryUrl}/api/v1/registry/instances?namespace=default&servicePrefix=orrery.functions.default.counter`);
+      listed = ((await q.json()) as { data: { instances: typeof listed } }).data.instances;
+      if (listed.length === 0) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed[0]!.service).toMatch(/^orrery\.functions\.default\.counter\.counter-\d{5}$/);
   });
 
   it('the stateful counter keeps its count across a new revision and a killed worker', { timeout: 120_000 }, async () => {

@@ -27,6 +27,8 @@ import { createBearerTokenGuard } from './http/bearer-token-guard.ts';
 import { createPlatformApi } from './http/platform-api.ts';
 import { parseDurationMs } from '@orrery/spec';
 import { RegistryClusterReconciler } from './registry-cluster/registry-cluster-reconciler.ts';
+import type { RegistryApiAuth } from './registry-cluster/registry-auth-args.ts';
+import { registrationCredentials } from './reconcile/registration-credential.ts';
 import { LocalRouterFleet, type ReplicaSet } from './state-sync/local-router-fleet.ts';
 import { ObservedReplicaSet } from './state-sync/observed-replica-set.ts';
 import { StateSyncReconciler } from './state-sync/state-sync-reconciler.ts';
@@ -50,6 +52,8 @@ if (backendFlag >= 0) {
 
 const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir .orrery] [--database-url URL]
   [--store-token-file FILE] [--registry-url URL[,URL] | --registry-cluster NAMESPACE/NAME[:PORT]] [--state-url URL] [--master-key-file FILE]
+  [--registry-master-key-file FILE [--previous-registry-master-key-file FILE] (workers' registration credentials; the
+   registry APIs this operator runs get the same files)] [--registry-write-tokens-file FILE] [--require-registry-write-tokens]
   [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
@@ -71,6 +75,10 @@ const { values } = (() => {
         'registry-cluster': { type: 'string' },
         'state-url': { type: 'string' },
         'master-key-file': { type: 'string' },
+        'registry-master-key-file': { type: 'string' },
+        'previous-registry-master-key-file': { type: 'string' },
+        'registry-write-tokens-file': { type: 'string' },
+        'require-registry-write-tokens': { type: 'boolean', default: false },
         'router-url': { type: 'string' },
         'endpoints-file': { type: 'string' },
         'resync-seconds': { type: 'string', default: '30' },
@@ -107,6 +115,20 @@ const conn = connect({ url: values['database-url'] ?? process.env.DATABASE_URL, 
 const store = await createLocalStore(conn);
 const storeToken = values['store-token-file'] ? readFileSync(values['store-token-file'], 'utf8').trim() : undefined;
 const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
+// Workers get registration credentials derived from the registry master key (HKDF, per revision):
+// without it they cannot register under orrery.functions. and routers find them only in the endpoints file.
+const registryKeyFile = values['registry-master-key-file'] ? resolve(values['registry-master-key-file']) : undefined;
+const registrationCredential = registrationCredentials(registryKeyFile ? readMasterKeyFile(registryKeyFile) : undefined);
+if (values['previous-registry-master-key-file'] && !registryKeyFile) {
+  process.stderr.write(`orrery-operator: --previous-registry-master-key-file needs --registry-master-key-file (the new key)\n${USAGE}\n`);
+  process.exit(2);
+}
+const registryAuth: RegistryApiAuth = {
+  masterKeyFile: registryKeyFile,
+  previousMasterKeyFile: values['previous-registry-master-key-file'] ? resolve(values['previous-registry-master-key-file']) : undefined,
+  writeTokensFile: values['registry-write-tokens-file'] ? resolve(values['registry-write-tokens-file']) : undefined,
+  requireWriteTokens: values['require-registry-write-tokens'],
+};
 
 // Where workers register: fixed URLs, or the registry API of a RegistryCluster this operator runs
 // (followed as its status.endpoint changes; `orrery up` uses the examples' cluster this way).
@@ -127,6 +149,7 @@ const backend = new LocalBackend({
   // the operator is created just below; the backend only calls back once workers run
   onChange: (key) => operator.workerChanged(key),
   extraEndpoints: () => pool.endpoints(),
+  registrationCredential,
 });
 const poolSizeDefault = Number(values['pool-size']);
 const poolIdleMs = parseDurationMs(values['pool-idle-timeout']);
@@ -144,6 +167,7 @@ const pool: PoolExecutor = new PoolExecutor({
   poolSizeOf: async (ns, env) => (await executorView.environment(ns, env))?.spec.poolSize ?? poolSizeDefault,
   idleTimeoutMs: poolIdleMs,
   onChange: () => backend.publish(),
+  registrationCredential,
   log,
 });
 // Rewrite the endpoints file now (empty until workers run): a previous run's file would send
@@ -265,7 +289,7 @@ server.listen(Number(values.port), values.host, () => {
 await operator.start();
 autoscaler.start();
 pool.start();
-log('operator started', { dataDir, store: conn.kind, masterKey: masterKey ? 'configured' : 'absent' });
+log('operator started', { dataDir, store: conn.kind, masterKey: masterKey ? 'configured' : 'absent', registryMasterKey: registryKeyFile ? 'configured' : 'absent' });
 
 // RegistryCluster: etcd members + orrery-registry as child processes (docs/registry-clusters.md).
 const registryClusters = new RegistryClusterReconciler({
@@ -273,6 +297,7 @@ const registryClusters = new RegistryClusterReconciler({
   dataDir,
   log,
   apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
+  registryAuth,
   // The backend and the pool read registryUrls at each worker start: follow the platform cluster's API.
   onEndpoint: (key, url) => {
     if (!platformCluster || key !== `${platformCluster[1]}/${platformCluster[2]}` || !url) return;

@@ -4,6 +4,7 @@ import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
 import { postJson } from './post-json.ts';
 import { specializeRequest } from './specialize-request.ts';
+import type { RegistrationCredentials } from '../reconcile/registration-credential.ts';
 
 export interface PoolExecutorOptions {
   runtimeCommand: { command: string; args: string[] };
@@ -17,6 +18,8 @@ export interface PoolExecutorOptions {
   idleTimeoutMs: number;
   /** Specialized workers changed: republish endpoints. */
   onChange: () => void;
+  /** The revision's registration credential, sent in the specialize body (none: workers cannot register). */
+  registrationCredential?: RegistrationCredentials;
   log?: (msg: string) => void;
 }
 
@@ -201,7 +204,7 @@ export class PoolExecutor {
     // Refill just after this specialization: spawning a node process now would take CPU from
     // the cold request the taken worker is about to serve (on a small machine, tens of ms).
     setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
-    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials);
+    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials, this.o.registrationCredential?.(rev));
     this.specializations++;
     const sent = performance.now();
     const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000).catch((err: unknown) => {

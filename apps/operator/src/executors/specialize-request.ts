@@ -1,12 +1,13 @@
-import type { Revision } from '@orrery/spec';
+import type { RegistryCredentialFile, Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 
 /**
  * The `POST /v1/specialize` body a pool worker loads a revision from (apps/runtime
  * specialize.ts), the same for local workers and Kubernetes pool pods. `source` is resolved by
- * the caller: a Kubernetes ConfigMap reference becomes inline code there.
+ * the caller: a Kubernetes ConfigMap reference becomes inline code there. Credentials travel only
+ * in this body (never in a pool pod's spec): state token and registry registration credential.
  */
-export function specializeRequest(rev: Revision, source: { inline?: string; url?: string }, credentials?: StateCredentials) {
+export function specializeRequest(rev: Revision, source: { inline?: string; url?: string }, credentials?: StateCredentials, registryCredential?: RegistryCredentialFile) {
   const t = rev.spec.template;
   return {
     namespace: rev.metadata.namespace,
@@ -18,5 +19,7 @@ export function specializeRequest(rev: Revision, source: { inline?: string; url?
     timeoutSeconds: t.timeoutSeconds,
     stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
     stateUrl: credentials?.url,
+    // The revision's registration credential: the worker registers as this revision only.
+    registryCredential,
   };
 }

@@ -10,6 +10,7 @@ import { loadOrCreateTokens } from './cluster-secrets.ts';
 import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
 import { LocalMembers } from './local-members.ts';
 import { RegistryApiProcess } from './registry-api-process.ts';
+import type { RegistryApiAuth } from './registry-auth-args.ts';
 
 export interface LocalRegistryBackendOptions {
   dataDir: string;
@@ -20,6 +21,8 @@ export interface LocalRegistryBackendOptions {
   registryApi?: false | { command: string; args: string[] };
   /** Fixed registry API ports per cluster (`namespace/name` → port). */
   apiPorts?: Record<string, number>;
+  /** Write credentials every registry API gets (registry master key, write tokens). */
+  registryAuth?: RegistryApiAuth;
 }
 
 export interface LocalPlacement extends ClusterPlacement {
@@ -49,6 +52,7 @@ export class LocalRegistryBackend implements RegistryClusterBackend {
             cleanupInterval: rc.spec.registry.cleanupInterval,
             cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
             port: this.o.apiPorts?.[`${namespace}/${name}`],
+            auth: this.o.registryAuth,
             log,
           });
     const etcdBin = this.o.etcdBin;

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RegistryTokens } from './cluster-secrets.ts';
+import { registryAuthArgs, type RegistryApiAuth } from './registry-auth-args.ts';
 
 export const REGISTRY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'registry', 'bin', 'orrery-registry.mjs');
 
@@ -17,6 +18,8 @@ export interface RegistryApiOptions {
   log: (msg: string, fields?: Record<string, unknown>) => void;
   /** Port of the registry API (0 = any free one); restarts keep the port first bound, so the URL is stable. */
   port?: number;
+  /** Write credentials: registry master key and write tokens files. */
+  auth?: RegistryApiAuth;
 }
 
 export class RegistryApiProcess {
@@ -42,7 +45,7 @@ export class RegistryApiProcess {
     const cmd = this.o.command ?? { command: process.execPath, args: [REGISTRY_BIN] };
     const child = spawn(
       cmd.command,
-      [...cmd.args, '--port', String(this.boundPort ?? this.o.port ?? 0), '--admin-port', String(this.boundAdminPort ?? 0), '--etcd-endpoints', key, '--cleanup-interval', this.o.cleanupInterval, '--cleanup-delete-limit', String(this.o.cleanupDeleteLimit)],
+      [...cmd.args, '--port', String(this.boundPort ?? this.o.port ?? 0), '--admin-port', String(this.boundAdminPort ?? 0), '--etcd-endpoints', key, '--cleanup-interval', this.o.cleanupInterval, '--cleanup-delete-limit', String(this.o.cleanupDeleteLimit), ...registryAuthArgs(this.o.auth)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {

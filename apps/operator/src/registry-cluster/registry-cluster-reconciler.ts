@@ -13,6 +13,7 @@ import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placeme
 import { LocalRegistryBackend } from './local-backend.ts';
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
 import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
+import type { RegistryApiAuth } from './registry-auth-args.ts';
 import { planMembership, type MembershipStep, type ObservedMember } from './plan-membership.ts';
 import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
 
@@ -35,6 +36,8 @@ export interface RegistryClusterReconcilerOptions {
   onEndpoint?: (key: string, url: string | undefined) => void;
   /** Fixed registry API ports per cluster (`namespace/name` → port), e.g. the platform's registry under `orrery up`. */
   apiPorts?: Record<string, number>;
+  /** Write credentials for the local registry APIs (registry master key, write tokens files). */
+  registryAuth?: RegistryApiAuth;
   log?: Log;
   now?: () => number;
   /** Test hook: called with what the planner saw, before a step is executed. */
@@ -75,6 +78,7 @@ export class RegistryClusterReconciler {
         electionMs: o.electionMs ?? 1000,
         registryApi: o.registryApi,
         apiPorts: o.apiPorts,
+        registryAuth: o.registryAuth,
       });
   }
 

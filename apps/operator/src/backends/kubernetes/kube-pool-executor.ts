@@ -5,6 +5,7 @@ import type { StateCredentials } from '../local/local-backend.ts';
 import { type Specialization, SpecializeError } from '../../executors/pool-executor.ts';
 import { postJson } from '../../executors/post-json.ts';
 import { specializeRequest } from '../../executors/specialize-request.ts';
+import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { Informer } from './informer.ts';
 import { type KubeClient, type KubeObject, isConflict, isNotFound, statusCode } from './kube-client.ts';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, REVISION_LABEL, ownerReferences } from './render/labels.ts';
@@ -30,6 +31,8 @@ export interface KubernetesPoolExecutorOptions {
   specializeTimeoutMs?: number;
   /** Specialized pods changed (claimed, deleted). Routers learn addresses from the registry; this is for metrics. */
   onChange?: () => void;
+  /** The revision's registration credential, sent in the specialize body (never in a pod spec). */
+  registrationCredential?: RegistrationCredentials;
   log?: (msg: string) => void;
 }
 
@@ -222,7 +225,7 @@ export class KubernetesPoolExecutor {
   private async doSpecialize(rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const t = rev.spec.template;
     const ns = rev.metadata.namespace;
-    const body = specializeRequest(rev, await this.sourceOf(rev), credentials);
+    const body = specializeRequest(rev, await this.sourceOf(rev), credentials, this.o.registrationCredential?.(rev));
     let lastError: SpecializeError | undefined;
     for (let attempt = 1; attempt <= MAX_POD_ATTEMPTS; attempt++) {
       if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');

@@ -32,7 +32,9 @@ import {
   renderEtcdService,
   renderEtcdStatefulSet,
   renderMembersConfigMap,
+  renderRegistryAuthSecret,
   renderRegistryDeployment,
+  type RegistryAuthMaterial,
   renderRegistryPdb,
   renderRegistryService,
   renderTokensSecret,
@@ -53,6 +55,8 @@ export interface KubeRegistryBackendOptions {
   addressing?: MemberAddressing;
   /** false: no registry Deployment (membership only). */
   registryApi?: boolean;
+  /** Write credentials every registry gets, copied into an auth Secret beside it. */
+  auth?: RegistryAuthMaterial;
 }
 
 export class KubeRegistryBackend implements RegistryClusterBackend {
@@ -167,7 +171,10 @@ class KubeClusterPlacement implements ClusterPlacement, RegistryMembers {
   }
 
   private async ensureRegistry(voters: string[]): Promise<void> {
-    await this.apply(renderRegistryDeployment(this.rc, { registryImage: this.o.registryImage, etcdEndpoints: voters }));
+    // The Secret first: the pods mount it and would not start without it.
+    const auth = renderRegistryAuthSecret(this.rc, this.o.auth);
+    if (auth) await this.apply(auth);
+    await this.apply(renderRegistryDeployment(this.rc, { registryImage: this.o.registryImage, etcdEndpoints: voters, auth: this.o.auth }));
   }
 
   private ref(id: Identity): MemberRef {

@@ -30,6 +30,7 @@ import { RouterPods } from './router-pods.ts';
 import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
+import { registrationCredentials } from '../../reconcile/registration-credential.ts';
 
 export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 0.0.0.0] [--port 0]
   [--kubeconfig FILE | --server URL (no auth; tests and kubectl proxy)]   (default: in-cluster)
@@ -40,6 +41,9 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--registry-url URL[,URL] (orrery-registry: every function worker registers there, which is how routers find it)]
   [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
+  [--registry-master-key-file FILE [--previous-registry-master-key-file FILE] (workers' registration credentials under
+   orrery.functions.; copied with the write tokens into each RegistryCluster's registry-auth Secret)]
+  [--registry-write-tokens-file FILE ([[write_tokens]] with inline tokens)] [--require-registry-write-tokens]
   [--store-token-file FILE (bearer token of /v1/store/)] [--admin-token-file FILE] [--users-file FILE (re-read on change)]
   [--trusted-proxies ADDR|CIDR,… (peers whose X-Forwarded-* the admin API believes: the console pods, an ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
   [--database-url URL (audit log, users, sessions; default $DATABASE_URL, else in memory)]
@@ -85,6 +89,10 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'registry-url': { type: 'string' },
         'pool-idle-timeout': { type: 'string', default: '120s' },
         'registry-image': { type: 'string', default: 'orrery/registry:latest' },
+        'registry-master-key-file': { type: 'string' },
+        'previous-registry-master-key-file': { type: 'string' },
+        'registry-write-tokens-file': { type: 'string' },
+        'require-registry-write-tokens': { type: 'boolean', default: false },
         'store-token-file': { type: 'string' },
         'admin-token-file': { type: 'string' },
         'users-file': { type: 'string' },
@@ -155,6 +163,18 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const client = new KubeClient(kubeConfig(values));
   const identity = values.identity ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
   const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
+  // Registry write credentials: the key workers' registration credentials derive from (and the
+  // previous one during a rotation), and the write tokens, for the registries this operator runs.
+  const registryAuth = (() => {
+    try {
+      const keys = [values['registry-master-key-file'], values['previous-registry-master-key-file']].filter((f): f is string => !!f).map(readMasterKeyFile);
+      if (values['previous-registry-master-key-file'] && !values['registry-master-key-file']) fail('--previous-registry-master-key-file needs --registry-master-key-file (the new key)');
+      const tokensFile = values['registry-write-tokens-file'];
+      return { masterKeys: keys, writeTokensToml: tokensFile ? readFileSync(tokensFile, 'utf8') : undefined, requireWriteTokens: values['require-registry-write-tokens'] };
+    } catch (err) {
+      return fail(`registry write credentials: ${(err as Error).message}`);
+    }
+  })();
 
   // The platform's APIs over the CRDs. Reads and writes go to the API server, so every replica
   // serves them, leader or not. Tokens are files (mounted Secrets), read once at start.
@@ -175,6 +195,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     }
   };
   if (!registryUrls.length) log('no --registry-url: function workers register nowhere, so routers that discover workers through the registry will not find them');
+  if (registryUrls.length && !registryAuth.masterKeys.length) log('no --registry-master-key-file: workers get no registration credential, and a registry refuses every write under orrery.functions. without one, so routers will not find them');
   const deleteKeyspace = values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined;
   const store = createKubernetesResourceStore({ client, namespace: values.namespace });
   const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
@@ -213,6 +234,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     routerUrl: values['router-url'],
     runtimeImage: values['runtime-image'],
     registryUrls,
+    registrationCredential: registrationCredentials(registryAuth.masterKeys[0]),
     pool: { idleTimeoutMs: poolIdleTimeoutMs },
     // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
     deleteKeyspace: deleteKeyspace
@@ -226,7 +248,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     // reconcilers over the same store. Stopping them leaves their pods running for the next leader.
     whileLeading: () => {
       const rollups = startRollups(platformApi.services, rollupIntervalMs, log);
-      const registries = startKubernetesRegistryClusters(client, store, { registryImage: values['registry-image'], log });
+      const registries = startKubernetesRegistryClusters(client, store, { registryImage: values['registry-image'], auth: registryAuth, log });
       const syncs = startKubernetesStateSyncs(client, store, { log });
       const failed = (what: string) => (err: unknown) => log(`${what} did not start`, { error: (err as Error).message });
       registries.catch(failed('RegistryCluster reconciler'));

@@ -1,7 +1,8 @@
 import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import type { Revision } from '@orrery/spec';
+import { REGISTRY_CREDENTIAL_ENV, type Revision } from '@orrery/spec';
+import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { WorkerProcess } from './worker-process.ts';
 
 export interface StateCredentials {
@@ -22,6 +23,8 @@ export interface LocalBackendOptions {
   /** Between unpublishing a worker and its SIGTERM (default 500 ms; routers poll the file every 200 ms). */
   unpublishDelayMs?: number;
   onChange?: (revisionKey: string) => void;
+  /** The revision's registration credential (none: workers cannot register under orrery.functions.). */
+  registrationCredential?: RegistrationCredentials;
   /** More endpoints to publish with the backend's own (the pool executor's specialized workers). */
   extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
 }
@@ -208,6 +211,9 @@ export class LocalBackend {
     if (t.source.inline !== undefined) env.ORRERY_SOURCE_INLINE = t.source.inline;
     else if (t.source.url) env.ORRERY_SOURCE_URL = t.source.url;
     if (this.opts.registryUrls.length) args.push('--registry-url', this.opts.registryUrls.join(','));
+    // Like the state token: the environment, never argv (which every user sees in `ps`).
+    const registration = this.opts.registrationCredential?.(rev);
+    if (registration) env[REGISTRY_CREDENTIAL_ENV] = registration.token;
     if (credentials) {
       args.push('--state-url', credentials.url, '--state-keyspace', credentials.keyspace);
       env.ORRERY_STATE_TOKEN = credentials.token;

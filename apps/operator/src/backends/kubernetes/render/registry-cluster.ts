@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import type { RegistryCluster } from '@orrery/spec';
 import { stringify as toYaml } from 'yaml';
 import { MANAGED_BY, type Manifest, childName, ownerReferences } from './labels.ts';
+import { registryAuthArgs } from '../../../registry-cluster/registry-auth-args.ts';
 
 export const ETCD_CLIENT_PORT = 2379;
 export const ETCD_PEER_PORT = 2380;
@@ -48,6 +49,22 @@ export const etcdServiceName = (rc: RegistryCluster): string => childName(rc.met
 export const membersConfigMapName = (rc: RegistryCluster): string => childName(rc.metadata.name, 'etcd-members');
 export const registryName = (rc: RegistryCluster): string => childName(rc.metadata.name, 'registry');
 export const tokensSecretName = (rc: RegistryCluster): string => childName(rc.metadata.name, 'registry-tokens');
+/** The registry master key(s) and write tokens the operator copies into the cluster's namespace. */
+export const authSecretName = (rc: RegistryCluster): string => childName(rc.metadata.name, 'registry-auth');
+export const AUTH_DIR = '/etc/orrery-registry/auth';
+export const AUTH_KEYS = { masterKey: 'registry-master-key', previousMasterKey: 'previous-registry-master-key', writeTokens: 'write-tokens.toml' } as const;
+
+/**
+ * Write credentials of the registry pods (docs/registry.md "Write credentials"): the registry
+ * master key the operator mints workers' registration credentials from (and the previous one
+ * during a rotation), the write tokens file (`[[write_tokens]]` with inline `token`s: a
+ * `token_file` would name a path of the operator's pod), and whether write tokens are required.
+ */
+export interface RegistryAuthMaterial {
+  masterKeys: Buffer[];
+  writeTokensToml?: string;
+  requireWriteTokens: boolean;
+}
 /** PVC of a member: `<volumeClaimTemplate>-<pod>`. */
 export const memberClaimName = (member: string): string => `data-${member}`;
 
@@ -236,10 +253,24 @@ export function renderTokensSecret(rc: RegistryCluster, tokens: { adminToken: st
   };
 }
 
+/** The cluster's auth Secret, mounted read-only by its registry pods; undefined when there is nothing to put in it. */
+export function renderRegistryAuthSecret(rc: RegistryCluster, m: RegistryAuthMaterial | undefined): Manifest | undefined {
+  if (!m || (m.masterKeys.length === 0 && m.writeTokensToml === undefined)) return undefined;
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  const data: Record<string, string> = {};
+  const [current, previous] = m.masterKeys;
+  if (current) data[AUTH_KEYS.masterKey] = b64(current.toString('hex'));
+  if (current && previous) data[AUTH_KEYS.previousMasterKey] = b64(previous.toString('hex'));
+  if (m.writeTokensToml !== undefined) data[AUTH_KEYS.writeTokens] = b64(m.writeTokensToml);
+  return { apiVersion: 'v1', kind: 'Secret', metadata: meta(rc, authSecretName(rc), 'registry'), type: 'Opaque', data };
+}
+
 export interface RegistryDeploymentOptions {
   registryImage?: string;
   /** etcd client URLs of the voters (the registry follows them; a change rolls the pods). */
   etcdEndpoints: string[];
+  /** Write credentials (the auth Secret's content); a change rolls the pods, which read them at start. */
+  auth?: RegistryAuthMaterial;
 }
 
 export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploymentOptions): Manifest {
@@ -251,6 +282,21 @@ export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploym
     valueFrom: { secretKeyRef: ref ?? { name: generated, key } },
   });
   const endpoints = [...o.etcdEndpoints].sort().join(',');
+  const authSecret = renderRegistryAuthSecret(rc, o.auth);
+  const authData = (authSecret?.data ?? {}) as Record<string, string>;
+  // File paths only: the registry reads the key and the tokens from the read-only Secret volume.
+  const authArgs = registryAuthArgs({
+    masterKeyFile: authData[AUTH_KEYS.masterKey] ? `${AUTH_DIR}/${AUTH_KEYS.masterKey}` : undefined,
+    previousMasterKeyFile: authData[AUTH_KEYS.previousMasterKey] ? `${AUTH_DIR}/${AUTH_KEYS.previousMasterKey}` : undefined,
+    writeTokensFile: authData[AUTH_KEYS.writeTokens] ? `${AUTH_DIR}/${AUTH_KEYS.writeTokens}` : undefined,
+    requireWriteTokens: o.auth?.requireWriteTokens,
+  });
+  const volumes: object[] = [{ name: 'tmp', emptyDir: {} }];
+  const mounts: object[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  if (authSecret) {
+    volumes.push({ name: 'auth', secret: { secretName: authSecretName(rc), defaultMode: 0o440 } });
+    mounts.push({ name: 'auth', mountPath: AUTH_DIR, readOnly: true });
+  }
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -260,7 +306,8 @@ export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploym
       selector: { matchLabels: selectorOf(rc, 'registry') },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       template: {
-        metadata: { labels },
+        // A digest (never the content) of the auth Secret: a rotated key or changed tokens roll the pods.
+        metadata: { labels, ...(authSecret ? { annotations: { 'orrery.dev/registry-auth': manifestHash(authData) } } : {}) },
         spec: {
           automountServiceAccountToken: false,
           securityContext: podSecurityContext,
@@ -274,6 +321,7 @@ export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploym
                 `--etcd-endpoints=${endpoints}`,
                 `--cleanup-interval=${r.cleanupInterval}`,
                 `--cleanup-delete-limit=${r.cleanupDeleteLimit}`,
+                ...authArgs,
               ],
               // Tokens through the environment (argv shows in `ps`), from the spec's Secrets or the generated one.
               env: [
@@ -285,10 +333,10 @@ export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploym
               readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 5, timeoutSeconds: 3 },
               livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, initialDelaySeconds: 5, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 6 },
               securityContext: containerSecurityContext,
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              volumeMounts: mounts,
             },
           ],
-          volumes: [{ name: 'tmp', emptyDir: {} }],
+          volumes,
         },
       },
     },

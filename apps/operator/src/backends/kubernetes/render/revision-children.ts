@@ -1,4 +1,4 @@
-import type { Environment, OrreryFunction, Revision } from '@orrery/spec';
+import { REGISTRY_CREDENTIAL_FILE, type Environment, type OrreryFunction, type RegistryCredentialFile, type Revision } from '@orrery/spec';
 import {
   COMPONENT_LABEL,
   ENVIRONMENT_LABEL,
@@ -15,6 +15,7 @@ export const RUNTIME_PORT = 8080;
 export const CODE_DIR = '/var/orrery/code';
 export const STATE_DIR = '/var/orrery/state';
 export const STATE_TOKEN_FILE = '.orrery-state-token';
+export const REGISTRY_CREDENTIAL_DIR = '/var/orrery/registry';
 
 /** Credentials a stateful revision's workers get (the token is derived by the operator). */
 export interface StateToken {
@@ -36,6 +37,8 @@ export interface RevisionChildrenInput {
    * the registry's watch: a worker that does not register never gets traffic).
    */
   registryUrls?: string[];
+  /** The revision's registration credential (writes under `orrery.functions.`), mounted from a Secret. */
+  registration?: RegistryCredentialFile;
 }
 
 /**
@@ -117,6 +120,27 @@ export function renderStateSecret(rev: Revision, state: StateToken): Manifest {
   };
 }
 
+/**
+ * The revision's registration credential, beside the state token Secret and like it mounted
+ * read-only as a file the runtime reads at start: never in the pod spec's env or args.
+ */
+export function renderRegistrySecret(rev: Revision, registration: RegistryCredentialFile): Manifest {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: childName(rev.metadata.name, 'registry'),
+      namespace: rev.metadata.namespace,
+      labels: revisionLabels(rev),
+      ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
+    },
+    type: 'Opaque',
+    stringData: {
+      [REGISTRY_CREDENTIAL_FILE]: JSON.stringify({ namespace: registration.namespace, service: registration.service, token: registration.token }),
+    },
+  };
+}
+
 function codeVolume(rev: Revision): { volume: object; mount: object } | undefined {
   const src = rev.spec.template.source;
   const cm = src.inline !== undefined ? { name: childName(rev.metadata.name, 'code'), key: 'index.mjs' } : src.configMapRef;
@@ -131,7 +155,7 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
@@ -168,6 +192,11 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
   if (state) {
     volumes.push({ name: 'state', secret: { secretName: childName(rev.metadata.name, 'state'), defaultMode: 0o444 } });
     mounts.push({ name: 'state', mountPath: STATE_DIR, readOnly: true });
+  }
+  if (registration) {
+    args.push('--registry-credential-file', `${REGISTRY_CREDENTIAL_DIR}/${REGISTRY_CREDENTIAL_FILE}`);
+    volumes.push({ name: 'registry', secret: { secretName: childName(rev.metadata.name, 'registry'), defaultMode: 0o444 } });
+    mounts.push({ name: 'registry', mountPath: REGISTRY_CREDENTIAL_DIR, readOnly: true });
   }
   return {
     apiVersion: 'apps/v1',
@@ -243,6 +272,7 @@ export function renderRevisionChildren(input: RevisionChildrenInput): Manifest[]
   if (code) out.push(code);
   if (rev.spec.template.executor === 'pool') return out;
   if (input.state) out.push(renderStateSecret(rev, input.state));
+  if (input.registration) out.push(renderRegistrySecret(rev, input.registration));
   out.push(renderRevisionDeployment(input), renderRevisionService(rev));
   return out;
 }
