@@ -106,6 +106,11 @@ securityContext:
 {{- required "state.masterKey.existingSecret is required: a Secret holding the state master key" .Values.state.masterKey.existingSecret -}}
 {{- end -}}
 
+{{/* The registry master key Secret: the one named in values, else the one the chart generates. */}}
+{{- define "orrery.registryMasterKeySecret" -}}
+{{- default (printf "%s-registry-master-key" (include "orrery.fullname" .)) .Values.registry.masterKey.existingSecret -}}
+{{- end -}}
+
 {{- define "orrery.webhookTlsSecret" -}}
 {{- default (printf "%s-webhook-tls" (include "orrery.fullname" .)) .Values.webhook.tls.secretName -}}
 {{- end -}}
