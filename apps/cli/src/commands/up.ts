@@ -104,7 +104,10 @@ export async function run(argv: string[]): Promise<number> {
     const info = await starting;
     const examples = !values['no-examples'];
     const exampleKinds = examples ? collectExampleManifests(join(REPO_ROOT, 'examples')).map((m) => m.object.kind ?? '') : [];
-    console.log(renderSummary(info, { adminTokenFile: join(dataDir, 'secrets', 'admin.token'), adminToken: supervisor.adminToken, examples, exampleKinds }));
+    // The admin token goes to a terminal only; piped output (CI, log collectors) gets its file.
+    const terminal = process.stdout.isTTY === true;
+    const { adminTokenFile, registryWriteTokenFile } = supervisor.secretFiles;
+    console.log(renderSummary(info, { adminTokenFile, adminToken: supervisor.adminToken, terminal, registryWriteTokenFile, examples, exampleKinds }));
     console.log('orrery up: ready');
   } catch (err) {
     console.error(`orrery up: start failed: ${(err as Error).message}`);

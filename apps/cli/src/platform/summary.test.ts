@@ -17,7 +17,7 @@ describe('renderSummary', () => {
     stateDriver: 'memory',
     startedAt: '',
   };
-  const all = { adminTokenFile: '/tmp/x/secrets/admin.token', adminToken: 'f00dcafe', examples: true, exampleKinds: ['Environment', 'Function', 'RegistryCluster', 'StateSync'] };
+  const all = { adminTokenFile: '/tmp/x/secrets/admin.token', adminToken: 'f00dcafe', terminal: true, examples: true, exampleKinds: ['Environment', 'Function', 'RegistryCluster', 'StateSync'] };
 
   it('names the router, the store, the admin token and its file, what is degraded, and one curl per example', () => {
     const text = renderSummary(info, all);
@@ -42,6 +42,18 @@ describe('renderSummary', () => {
     expect(noKinds).not.toContain('/v1/stats');
     const noRegistry = renderSummary({ ...info, registryUrl: undefined }, all);
     expect(noRegistry).not.toContain('/api/v1/registry/instances');
+  });
+
+  it('prints the admin token only to a terminal: piped or redirected output gets the file', () => {
+    const piped = renderSummary(info, { ...all, terminal: false });
+    expect(piped).not.toContain('f00dcafe');
+    expect(piped).toContain('admin token   in /tmp/x/secrets/admin.token   (not printed: stdout is not a terminal)');
+    expect(renderSummary(info, { ...all, terminal: undefined })).not.toContain('f00dcafe');
+  });
+
+  it('says where the registry write token is (its value never)', () => {
+    const text = renderSummary(info, { ...all, registryWriteTokenFile: '/tmp/x/secrets/registry-write.token' });
+    expect(text).toContain('use the write token in /tmp/x/secrets/registry-write.token (Authorization: Bearer)');
   });
 
   it('prints no example curls with --no-examples, and only the file when the token is not known', () => {

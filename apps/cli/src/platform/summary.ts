@@ -4,10 +4,15 @@ import type { PlatformInfo } from './platform-file.ts';
 export interface SummaryOptions {
   adminTokenFile: string;
   /**
-   * The token itself: the summary goes to the user's own terminal, and logging in to the
-   * console is the first thing they do (like Jupyter printing its token).
+   * The token itself: printed only when `terminal` is true — the summary then goes to the user's
+   * own terminal, and logging in to the console is the first thing they do (like Jupyter
+   * printing its token). Piped or redirected output (CI logs, log collectors) gets the file.
    */
   adminToken?: string;
+  /** stdout is a TTY (`process.stdout.isTTY`). */
+  terminal?: boolean;
+  /** Where the registry write token for services outside orrery.functions. is (write tokens are on). */
+  registryWriteTokenFile?: string;
   /** One curl per example (false with --no-examples). */
   examples: boolean;
   /** Kinds of the applied example manifests: the registry and statesync curls need theirs. */
@@ -27,7 +32,8 @@ export function renderSummary(info: PlatformInfo, o: SummaryOptions): string {
     `  store/operator ${info.storeUrl}   (GET ${info.storeUrl}/v1/store/Function)`,
     `  console       ${info.consoleUrl ?? 'not running'}   (log in with the admin token)`,
     `  admin API     ${info.storeUrl}/trpc/   (console, CLI and automation; docs/api.md)`,
-    `  admin token   ${o.adminToken ? `${o.adminToken}   (stored in ${o.adminTokenFile})` : `in ${o.adminTokenFile}`}`,
+    `  admin token   ${o.adminToken && o.terminal ? `${o.adminToken}   (stored in ${o.adminTokenFile})` : `in ${o.adminTokenFile}${o.adminToken ? '   (not printed: stdout is not a terminal)' : ''}`}`,
+    ...(o.registryWriteTokenFile && info.registryUrl ? [`  registry      writes need a credential: workers get theirs; for your own services use the write token in ${o.registryWriteTokenFile} (Authorization: Bearer)`] : []),
     `  data          ${info.dataDir}   (component logs in ${info.dataDir}/logs/_platform; worker logs: npx orrery logs <function>)`,
   );
   if (o.examples) {

@@ -86,6 +86,10 @@ export class Supervisor {
     return this.secrets.adminToken;
   }
 
+  get secretFiles(): Pick<PlatformSecrets, 'adminTokenFile' | 'registryWriteTokenFile'> {
+    return { adminTokenFile: this.secrets.adminTokenFile, registryWriteTokenFile: this.secrets.registryWriteTokenFile };
+  }
+
   private component(c: ComponentInfo, quiet = false): void {
     const i = this.components.findIndex((x) => x.name === c.name);
     if (i >= 0) this.components[i] = c;
@@ -204,6 +208,10 @@ export class Supervisor {
       '--router-admin-urls', routerAdminUrls,
       // StateSync resources observe the routers this supervisor runs (their Redis flags come from here).
       '--statesync-router-admin-urls', routerAdminUrls,
+      // Registry writes: workers get registration credentials from this key; the registry it runs
+      // gets the same key and the write tokens (required: no open registration on the platform).
+      '--registry-master-key-file', this.secrets.registryMasterKeyFile,
+      '--registry-write-tokens-file', this.secrets.registryWriteTokensFile, '--require-registry-write-tokens',
     ];
     // Workers register at the platform registry cluster's API (fixed port), once it runs.
     if (existsSync(ETCD_BIN)) operatorArgs.push('--registry-cluster', `${PLATFORM_REGISTRY.namespace}/${PLATFORM_REGISTRY.name}:${ports.registry}`);
@@ -232,6 +240,8 @@ export class Supervisor {
       args.push('--endpoints-file', endpointsFile, ...(registryUrl ? ['--registry-url', registryUrl] : []));
       // Cold starts: pokes and stats go to the operator's autoscaler, pool specializations to its executor.
       args.push('--autoscaler-url', storeUrl, '--executor-url', storeUrl);
+      // Registry endpoints on platform components are never used (the operator, registry and Redis URLs count by themselves).
+      for (const p of platformEndpoints()) args.push('--platform-endpoint', p);
       if (redisUrl) args.push('--redis-url', redisUrl, '--redis-key-prefix', this.o.redisKeyPrefix ?? 'orrery');
       const name = `router-${i}`;
       try {
@@ -242,6 +252,13 @@ export class Supervisor {
         return undefined;
       }
     };
+    // statesvc, the console, the other routers and the etcd members (known once the registry runs).
+    const platformEndpoints = (): string[] => [
+      statesvcUrl,
+      httpUrl(ports.console),
+      ...[ports.router1, ports.router2, ports.router1Admin, ports.router2Admin].filter((p) => p > 0).map(httpUrl),
+      ...(this.components.find((c) => c.name === 'etcd')?.url ?? '').split(',').filter(Boolean),
+    ];
     const startRouters = async (registryUrl: string | undefined): Promise<string[]> => {
       const redisUrl = this.o.redisUrl ?? 'redis://127.0.0.1:6379';
       const shared = await this.ensureRedis(redisUrl);

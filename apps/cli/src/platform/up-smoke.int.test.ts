@@ -164,9 +164,10 @@ describe('orrery up (local platform smoke test)', () => {
     expect(up.output()).toMatch(/✓ registry ready at http/);
     expect(info.registryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(up.output()).toMatch(/curl .*\/default\/counter\//);
-    // The summary prints the admin token itself, and a curl for the registry and statesync examples.
+    // The summary names the admin token's file (stdout is a pipe here, so never the token itself), and a curl for the registry and statesync examples.
     const token = readFileSync(join(dataDir, 'secrets', 'admin.token'), 'utf8').trim();
-    expect(up.output()).toContain(`admin token   ${token}`);
+    expect(up.output()).not.toContain(token);
+    expect(up.output()).toContain(`admin token   in ${join(dataDir, 'secrets', 'admin.token')}`);
     expect(up.output()).toContain(`curl '${info.registryUrl}/api/v1/registry/instances?namespace=default'`);
     expect(up.output()).toMatch(/curl http:\/\/127\.0\.0\.1:\d+\/v1\/stats .*statesync/);
 
@@ -246,9 +247,11 @@ describe('orrery up (local platform smoke test)', () => {
     for (const a of [admin1!, admin2!]) expect((await routerStats(a)).statesync?.cycles.ok, a).toBeGreaterThan(0);
 
     // The registry cluster keeps its data: an instance on a one-hour lease, and the member ids.
+    // Write tokens are on in `orrery up`: the platform's write token registers services outside orrery.functions.
+    const writeToken = readFileSync(join(dataDir, 'secrets', 'registry-write.token'), 'utf8').trim();
     const reg = await call(`${info.registryUrl}/api/v1/registry/register`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${writeToken}` },
       body: JSON.stringify({ ...SMOKE_INSTANCE, leaseTtlSeconds: 3600, endpoints: [{ name: 'http', protocol: 'http', host: '127.0.0.1', port: 1 }] }),
     });
     expect(reg.status, JSON.stringify(reg.body)).toBe(200);
