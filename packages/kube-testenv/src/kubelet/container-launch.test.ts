@@ -26,6 +26,7 @@ describe('launcherScript', () => {
       noNewPrivs: true,
       workingDir: '/srv/app',
       env: new Map([['IFS', ':']]),
+      startMarker: '/k/c.starting',
     },
     'container c of pod ns/p',
   );
@@ -38,6 +39,12 @@ describe('launcherScript', () => {
     expect(lines.filter((l) => /--bind "\$S/.test(l))).toEqual([`/usr/bin/mount --bind "$S/0" '/tmp'`, `/usr/bin/mount --bind "$S/1" '/etc/secret'`, `/usr/bin/mount --bind "$S/2" '/etc/hosts'`]);
     expect(script).toContain(`/usr/bin/mount -o remount,bind,ro '/etc/secret'`);
     expect(script).toContain(`[ -e '/etc/hosts' ] || `);
+  });
+
+  it('checks the command exists and removes the start marker right before exec', () => {
+    const lines = script.trimEnd().split('\n');
+    expect(lines.at(-3)).toMatch(/^command -v -- "\$1" >\/dev\/null \|\| \{ echo .*executable file not found/);
+    expect(lines.at(-2)).toBe(`/usr/bin/rm -f '/k/c.starting'`);
   });
 
   it('names the host, drops to the user and restores what sh changes in the environment', () => {

@@ -25,6 +25,11 @@ export interface LaunchPlan {
   workingDir: string;
   /** The container's env, to undo what /bin/sh itself adds to it (PWD, a reset IFS). */
   env: ReadonlyMap<string, string>;
+  /**
+   * A file the kubelet creates before the start and the launcher removes right before it execs
+   * the command: if it is still there when the process ends, the container never started (StartError).
+   */
+  startMarker: string;
 }
 
 /**
@@ -48,7 +53,7 @@ export function orderMounts(mounts: MountSpec[]): MountSpec[] {
     .map((x) => x.m);
 }
 
-const BIN = { mount: '/usr/bin/mount', umount: '/usr/bin/umount', mkdir: '/usr/bin/mkdir', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', dirname: '/usr/bin/dirname' };
+const BIN = { mount: '/usr/bin/mount', umount: '/usr/bin/umount', mkdir: '/usr/bin/mkdir', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', dirname: '/usr/bin/dirname', rm: '/usr/bin/rm' };
 
 export function launcherScript(plan: LaunchPlan, title: string): string {
   const L: string[] = [
@@ -75,6 +80,9 @@ export function launcherScript(plan: LaunchPlan, title: string): string {
   L.push(`${BIN.umount} -R "$S"`);
   L.push(`echo ${quote(plan.hostname)} > /proc/sys/kernel/hostname`);
   L.push(`${BIN.mkdir} -p ${quote(plan.workingDir)}`);
+  // The command must exist (looked up on the container's PATH), or the container fails to start.
+  L.push(`command -v -- "$1" >/dev/null || { echo "exec: \\"$1\\": executable file not found in \\$PATH" >&2; exit 127; }`);
+  L.push(`${BIN.rm} -f ${quote(plan.startMarker)}`);
   const groups = plan.groups.length ? `--groups=${plan.groups.join(',')}` : '--clear-groups';
   const fixups = [plan.env.has('PWD') ? `PWD=${plan.env.get('PWD')}` : '-u PWD', ...(plan.env.has('IFS') ? [`IFS=${plan.env.get('IFS')}`] : [])].map((a) =>
     a.startsWith('-u ') ? a : quote(a),

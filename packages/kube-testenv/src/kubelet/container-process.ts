@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 
 export interface ProcessExit {
   /** The exit code, or 128 + the signal number when a signal ended it (as container runtimes report). */
   exitCode: number;
+  /** The launcher failed before it could exec the command (a mount, a missing program). */
+  startFailed: boolean;
   signal?: NodeJS.Signals;
   finishedAt: number;
 }
@@ -19,6 +21,8 @@ export interface StartOptions {
   logFile: string;
   /** Holds the host pid while the process runs. */
   pidFile: string;
+  /** Created here, removed by the launcher just before it execs the command (LaunchPlan.startMarker). */
+  startMarker: string;
 }
 
 const signalNumber = (s: NodeJS.Signals) => (constants.signals as Record<string, number>)[s] ?? 0;
@@ -44,6 +48,7 @@ export class ContainerProcess {
   }
 
   static start(o: StartOptions): ContainerProcess {
+    writeFileSync(o.startMarker, '');
     const log = openSync(o.logFile, 'a');
     const args = [
       ...(o.netnsPath ? ['/usr/bin/nsenter', `--net=${o.netnsPath}`, '--'] : []),
@@ -59,12 +64,17 @@ export class ContainerProcess {
     const startedAt = Date.now();
     const pid = child.pid;
     const exited = new Promise<ProcessExit>((resolve) => {
-      child.once('error', () => resolve({ exitCode: 128, finishedAt: Date.now() }));
+      const startFailed = () => {
+        const failed = existsSync(o.startMarker);
+        rmSync(o.startMarker, { force: true });
+        return failed;
+      };
+      child.once('error', () => resolve({ exitCode: 128, startFailed: startFailed(), finishedAt: Date.now() }));
       child.once('exit', (code, signal) => {
         // No PID namespace: what the container's main process leaves behind in its group goes with it.
         if (pid) killGroup(pid, 'SIGKILL');
         rmSync(o.pidFile, { force: true });
-        resolve({ exitCode: code ?? 128 + signalNumber(signal ?? 'SIGKILL'), signal: signal ?? undefined, finishedAt: Date.now() });
+        resolve({ exitCode: code ?? 128 + signalNumber(signal ?? 'SIGKILL'), signal: signal ?? undefined, startFailed: startFailed(), finishedAt: Date.now() });
       });
     });
     if (pid) writeFileSync(o.pidFile, `${pid}\n`);
@@ -90,6 +100,16 @@ export class ContainerProcess {
     await Promise.race([this.exited, killed]);
     clearTimeout(timer);
     return this.exited;
+  }
+}
+
+/** The last non-empty line a log file ends with (why a launcher failed). */
+export function lastLogLine(file: string): string {
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.trimEnd().split('\n').at(-1)?.trim() ?? '';
+  } catch {
+    return '';
   }
 }
 

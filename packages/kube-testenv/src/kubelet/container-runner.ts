@@ -1,7 +1,7 @@
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
 import type { ContainerRunConfig } from './container-config.ts';
 import { ContainerConfigError } from './env-resolve.ts';
-import { ContainerProcess, type ProcessExit } from './container-process.ts';
+import { ContainerProcess, lastLogLine, type ProcessExit } from './container-process.ts';
 import { type BackoffEntry, nextRestart } from './crash-backoff.ts';
 import { ProbeTracker, probeTiming } from './probe-tracker.ts';
 import { type Handler, type HandlerTarget, runHandler } from './probes.ts';
@@ -10,8 +10,8 @@ import { type ContainerRecord, rfc3339, type TerminatedState } from './pod-statu
 /** What a container runner needs from its pod worker. */
 export interface RunnerHost {
   /** Prepares a start (image, env, mounts, launcher); throws ContainerConfigError to wait and retry. */
-  prepare(c: V1Container): Promise<{ config: ContainerRunConfig; launcher: string; imageID: string }>;
-  files(c: V1Container): { logFile: string; pidFile: string };
+  prepare(c: V1Container): Promise<{ config: ContainerRunConfig; launcher: string; imageID: string; releaseMountPoints: () => void }>;
+  files(c: V1Container): { logFile: string; pidFile: string; startMarker: string };
   netnsPath?: string;
   podIP: string;
   restartPolicy: string;
@@ -48,7 +48,7 @@ export class ContainerRunner {
   private backoff?: BackoffEntry;
   private probesStop?: AbortController;
   private killReason?: string;
-  private configRetryMs = 1000;
+  private configRetryMs = 250;
 
   constructor(
     readonly spec: V1Container,
@@ -75,14 +75,24 @@ export class ContainerRunner {
     for (;;) {
       if (this.host.stopping()) return undefined;
       try {
-        const { config, launcher, imageID } = await this.host.prepare(this.spec);
-        if (this.host.stopping()) return undefined;
+        const { config, launcher, imageID, releaseMountPoints } = await this.host.prepare(this.spec);
+        if (this.host.stopping()) {
+          releaseMountPoints();
+          return undefined;
+        }
         this.config = config;
         this.record.imageID = imageID;
-        const { logFile, pidFile } = this.host.files(this.spec);
-        const proc = ContainerProcess.start({ netnsPath: this.host.netnsPath, launcher, argv: config.argv, env: config.env, logFile, pidFile });
+        const { logFile, pidFile, startMarker } = this.host.files(this.spec);
+        let proc: ContainerProcess;
+        try {
+          proc = ContainerProcess.start({ netnsPath: this.host.netnsPath, launcher, argv: config.argv, env: config.env, logFile, pidFile, startMarker });
+        } catch (err) {
+          releaseMountPoints();
+          throw err;
+        }
+        void proc.exited.then(releaseMountPoints);
         this.proc = proc;
-        this.configRetryMs = 1000;
+        this.configRetryMs = 250;
         return proc;
       } catch (err) {
         const e = err as Error;
@@ -120,9 +130,14 @@ export class ContainerRunner {
     }
     const exit: ProcessExit = await proc.exited;
     this.probesStop?.abort();
-    const reason = exit.exitCode === 0 ? 'Completed' : 'Error';
-    const t: TerminatedState = { exitCode: exit.exitCode, reason, startedAt, finishedAt: rfc3339(exit.finishedAt), containerID: `process://${proc.pid}` };
-    if (this.killReason) t.message = this.killReason;
+    // A launcher that failed before exec is a container that never started (the runtime's StartError, exit 128).
+    const reason = exit.startFailed ? 'StartError' : exit.exitCode === 0 ? 'Completed' : 'Error';
+    const t: TerminatedState = { exitCode: exit.startFailed ? 128 : exit.exitCode, reason, startedAt, finishedAt: rfc3339(exit.finishedAt), containerID: `process://${proc.pid}` };
+    if (exit.startFailed) {
+      const why = lastLogLine(this.host.files(this.spec).logFile);
+      t.message = `failed to start container "${this.spec.name}": ${why}`;
+      this.host.event('Warning', 'Failed', `Error: ${t.message}`, this.spec);
+    } else if (this.killReason) t.message = this.killReason;
     this.record.state = { terminated: t };
     this.record.ready = false;
     this.record.started = false;

@@ -8,6 +8,7 @@ import { STAGING_DIR } from './container-launch.ts';
 import { podRecord, renderHostsFile } from './hosts-file.ts';
 import type { HostTools } from './image-map.ts';
 import { ListWatch } from './list-watch.ts';
+import { HostMountPoints } from './mount-points.ts';
 import { gatherNodeFacts, NodeHeartbeat } from './node-heartbeat.ts';
 import { NODE_CAPACITY } from './node-status.ts';
 import { EventRecorder } from './pod-events.ts';
@@ -135,6 +136,7 @@ export class ProcessKubelet {
       podNetworkChanged: () => this.scheduleHostsRewrite(),
       hostResolvConf: read('/etc/resolv.conf'),
       hostPasswd: read('/etc/passwd'),
+      mountPoints: new HostMountPoints(),
       log,
     };
 

@@ -32,7 +32,10 @@ export class EventRecorder {
   ) {}
 
   record(t: EventTarget, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    void this.write(t, type, reason, message).catch((e: Error) => this.log(`event ${reason} for ${t.namespace}/${t.name}: ${e.message}`));
+    void this.write(t, type, reason, message).catch((e: Error) => {
+      // A namespace being deleted refuses new events; nothing to say about that.
+      if (!/being terminated/.test(e.message)) this.log(`event ${reason} for ${t.namespace}/${t.name}: ${e.message}`);
+    });
   }
 
   private async write(t: EventTarget, type: string, reason: string, message: string): Promise<void> {

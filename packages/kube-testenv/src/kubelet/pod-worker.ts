@@ -13,6 +13,7 @@ import { type HostTools, mapImage } from './image-map.ts';
 import type { EventRecorder } from './pod-events.ts';
 import type { PodNetwork, PodSandbox } from './pod-network.ts';
 import { computePodStatus, type PodRuntimeView, rfc3339 } from './pod-status.ts';
+import type { HostMountPoints } from './mount-points.ts';
 import type { ServiceAccountTokens } from './service-account-tokens.ts';
 import { MountError } from './volume-payloads.ts';
 import { PodVolumes } from './volumes.ts';
@@ -39,6 +40,8 @@ export interface KubeletContext {
   hostResolvConf: string;
   /** The host's /etc/passwd. */
   hostPasswd: string;
+  /** Mount points made on the host, removed when no container needs them. */
+  mountPoints: HostMountPoints;
   log(line: string): void;
 }
 
@@ -188,7 +191,7 @@ export class PodWorker {
     const w = this;
     return {
       prepare: (c) => w.prepare(c),
-      files: (c) => ({ logFile: join(w.dir, 'containers', `${c.name}.log`), pidFile: join(w.dir, 'containers', `${c.name}.pid`) }),
+      files: (c) => ({ logFile: join(w.dir, 'containers', `${c.name}.log`), pidFile: join(w.dir, 'containers', `${c.name}.pid`), startMarker: join(w.dir, 'containers', `${c.name}.starting`) }),
       get netnsPath() {
         return w.sandbox?.netnsPath;
       },
@@ -286,8 +289,8 @@ export class PodWorker {
       { api: this.ctx.api, tokens: this.ctx.tokens, podDir: this.dir, claimsDir: this.ctx.claimsDir, placement: { podIP: this.rt.podIP!, hostIP: this.ctx.hostIP }, allocatable: this.ctx.allocatable },
       this.pod,
     );
-    this.writePodFiles();
     this.rt.sandboxReady = true;
+    this.writePodFiles();
     this.statusChanged();
     this.ctx.podNetworkChanged();
   }
@@ -311,8 +314,7 @@ export class PodWorker {
 
   /** Rewrites /etc/hosts in place (same inode: it is bind-mounted) when its content changed. */
   rewriteHostsFile(): void {
-    if (!this.rt.sandboxReady && !this.rt.podIP) return;
-    if (this.pod.spec?.hostNetwork) return;
+    if (!this.rt.sandboxReady || this.pod.spec?.hostNetwork) return;
     const content = this.ctx.hostsFile(this.pod, this.rt.podIP!);
     let current = '';
     try {
@@ -330,7 +332,8 @@ export class PodWorker {
   }
 
   private async setUpVolumes(): Promise<void> {
-    for (let delay = 1000; !this.stopping() && this.volumes; delay = Math.min(delay * 2, 16_000)) {
+    // Short first retries: right after binding, the Node authorizer may not know yet that this pod names a Secret.
+    for (let delay = 250; !this.stopping() && this.volumes; delay = Math.min(delay * 2, 16_000)) {
       try {
         this.volumeDirs = await this.volumes.setUp();
         return;
@@ -352,7 +355,7 @@ export class PodWorker {
   }
 
   /** Everything a container start needs, from the current pod spec and API objects. */
-  private async prepare(c: V1Container): Promise<{ config: ReturnType<typeof containerRunConfig>; launcher: string; imageID: string }> {
+  private async prepare(c: V1Container): Promise<{ config: ReturnType<typeof containerRunConfig>; launcher: string; imageID: string; releaseMountPoints: () => void }> {
     const image = mapImage(c.image ?? '', this.ctx.tools);
     if ('notMapped' in image) throw new ContainerConfigError(image.notMapped, 'ErrImageNotMapped');
     if (!this.mapped.has(c.name)) {
@@ -424,12 +427,22 @@ export class PodWorker {
     writeFileSync(
       launcher,
       launcherScript(
-        { hostname: config.env.get('HOSTNAME') ?? podHostname(this.pod), mounts: config.mounts, uid: config.uid, gid: config.gid, groups: config.groups, noNewPrivs: config.noNewPrivs, workingDir: config.workingDir, env: config.env },
+        {
+          hostname: config.env.get('HOSTNAME') ?? podHostname(this.pod),
+          mounts: config.mounts,
+          uid: config.uid,
+          gid: config.gid,
+          groups: config.groups,
+          noNewPrivs: config.noNewPrivs,
+          workingDir: config.workingDir,
+          env: config.env,
+          startMarker: join(cdir, `${c.name}.starting`),
+        },
         `container ${c.name} of pod ${this.ref}`,
       ),
       { mode: 0o700 },
     );
-    return { config, launcher, imageID: image.imageID };
+    return { config, launcher, imageID: image.imageID, releaseMountPoints: this.ctx.mountPoints.acquire(config.mounts) };
   }
 
   private statusChanged(): void {
@@ -462,14 +475,16 @@ export class PodWorker {
     if (this.stop?.reason === 'removed' || this.stop?.reason === 'shutdown') return;
     const { namespace, name } = this.pod.metadata!;
     for (let attempt = 0; attempt < 6; attempt++) {
-      const status = computePodStatus(this.pod, this.rt, rfc3339());
-      const json = JSON.stringify(status);
-      if (json === this.lastSent) return;
+      // What is sent is computed from a snapshot: containers may change while the write is in flight.
+      const snapshot = structuredClone(this.rt);
+      const status = computePodStatus(this.pod, snapshot, rfc3339());
+      if (JSON.stringify(status) === this.lastSent) return;
       try {
         const body = { ...this.pod, apiVersion: 'v1', kind: 'Pod', status };
         const updated = await this.ctx.api.request<V1Pod>('PUT', `/api/v1/namespaces/${namespace}/pods/${name}/status`, { body });
         this.pod = updated;
-        this.lastSent = JSON.stringify(computePodStatus(this.pod, this.rt, rfc3339()));
+        // The same snapshot against the stored pod: what the API server now has, transition times included.
+        this.lastSent = JSON.stringify(computePodStatus(this.pod, snapshot, rfc3339()));
         return;
       } catch (err) {
         if (isNotFound(err)) return;
