@@ -181,6 +181,42 @@ describe('the process kubelet runs pods', () => {
     expect(p.message).toContain('exec: "no-such-program": executable file not found in $PATH');
   });
 
+  it('restarts a container whose liveness probe fails (exec, inside the container)', async () => {
+    const script = "const fs = require('fs'); fs.writeFileSync('/work/healthy', 'ok'); console.log('start'); setTimeout(() => fs.rmSync('/work/healthy'), 1500); setInterval(() => {}, 1000)";
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'unhealthy' },
+        spec: {
+          terminationGracePeriodSeconds: 2,
+          volumes: [{ name: 'work', emptyDir: {} }],
+          containers: [nodeScript('app', script, { volumeMounts: [{ name: 'work', mountPath: '/work' }], livenessProbe: { exec: { command: ['cat', '/work/healthy'] }, periodSeconds: 1, failureThreshold: 2 } })],
+        },
+      },
+    });
+    const p = await until('restarted after failing liveness', 40_000, async () => {
+      const pod = await readPod('unhealthy');
+      return (status(pod, 'app')?.restartCount ?? 0) >= 1 && pod;
+    });
+    expect(status(p, 'app')!.lastState?.terminated?.message).toBe('Container app failed liveness probe');
+    const evs = await events('unhealthy');
+    expect(evs.some((e) => e.reason === 'Unhealthy' && /^Liveness probe failed: cat: \/work\/healthy: No such file or directory/.test(e.message ?? ''))).toBe(true);
+    expect(evs.some((e) => e.reason === 'Killing' && e.message === 'Container app failed liveness probe, will be restarted')).toBe(true);
+  });
+
+  it('refuses runAsNonRoot for an image that runs as root, like a kubelet (CreateContainerConfigError)', async () => {
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: { metadata: { name: 'rootful' }, spec: { securityContext: { runAsNonRoot: true }, containers: [{ name: 'etcd', image: 'quay.io/coreos/etcd:v3.7.3' }] } },
+    });
+    const s = await until('CreateContainerConfigError', 20_000, async () => {
+      const st = status(await readPod('rootful'), 'etcd');
+      return st?.state?.waiting?.reason === 'CreateContainerConfigError' && st;
+    });
+    expect(s.state!.waiting!.message).toMatch(/^container has runAsNonRoot and image will run as root \(pod: "rootful_/);
+    expect(containerPid(ns, 'rootful', 'etcd')).toBeUndefined();
+  });
+
   it('leaves a pod with an image it cannot map Waiting with ErrImageNotMapped', async () => {
     await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'nginx' }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } });
     const p = await until('ErrImageNotMapped', 20_000, async () => {

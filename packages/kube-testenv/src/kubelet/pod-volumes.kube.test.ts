@@ -4,7 +4,8 @@
  * issues through the TokenRequest API, which authenticates the pod's process as its
  * ServiceAccount so RBAC applies to it.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type V1Container } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
@@ -93,6 +94,32 @@ describe('pod volumes', () => {
     await waitFor('the rotated password on disk', 40_000, async () => (readFileSync(file, 'utf8') === 'rotated' ? true : undefined), undefined, 500);
     const dir = join(podDir(ns, 'alpha')!, 'volumes', 'kubernetes.io~secret', 'secret');
     expect(readdirSync(dir).filter((e) => e.startsWith('..2')).length).toBe(1);
+  });
+
+  it('mounts a Bound PersistentVolumeClaim (its hostPath PersistentVolume) and keeps data across pods', async () => {
+    const hostDir = mkdtempSync(join(tmpdir(), 'kubelet-pv-'));
+    // hostPath volumes get no ownership changes (as on a real node): the folder must let uid 1000 write.
+    chmodSync(hostDir, 0o777);
+    const pv = `kubelet-test-${ns}`;
+    await core.createPersistentVolume({ body: { metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: hostDir }, storageClassName: 'manual', claimRef: { namespace: ns, name: 'data' } } } });
+    try {
+      await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'manual', resources: { requests: { storage: '1Gi' } } } } });
+      await waitFor('the claim bound', 30_000, async () => ((await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns })).status?.phase === 'Bound' ? true : undefined), undefined, 250);
+      const writer = (name: string, script: string) =>
+        core.createNamespacedPod({
+          namespace: ns,
+          body: { metadata: { name }, spec: { restartPolicy: 'Never', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }], containers: [node('c', script, { volumeMounts: [{ name: 'd', mountPath: '/var/lib/app' }] })] } },
+        });
+      await writer('pv-writer', "require('fs').writeFileSync('/var/lib/app/state', 'kept')");
+      await waitFor('the data on the volume', 30_000, async () => (existsSync(join(hostDir, 'state')) ? true : undefined), undefined, 250);
+      await writer('pv-reader', "console.log('READ ' + require('fs').readFileSync('/var/lib/app/state', 'utf8'))");
+      expect(await logLine('pv-reader', 'c', 'READ ')).toBe('kept');
+    } finally {
+      await core.deleteNamespacedPod({ name: 'pv-writer', namespace: ns }).catch(() => undefined);
+      await core.deleteNamespacedPod({ name: 'pv-reader', namespace: ns }).catch(() => undefined);
+      await core.deletePersistentVolume({ name: pv }).catch(() => undefined);
+      rmSync(hostDir, { recursive: true, force: true });
+    }
   });
 
   it("authenticates the pod's process as its ServiceAccount with the projected token, and RBAC decides", async () => {

@@ -181,8 +181,8 @@ export class PodVolumes {
     if (v.hostPath) return { path: hostPathVolume(v.hostPath.path, v.hostPath.type ?? ''), readOnly: false };
     const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? `${this.pod.metadata!.name}-${v.name}` : undefined);
     if (claim) {
-      const path = await this.claimFolder(claim);
-      if (fsGroup !== undefined && (this.pod.spec?.securityContext?.fsGroupChangePolicy !== 'OnRootMismatch' || statSync(path).gid !== fsGroup)) applyFsGroup(path, fsGroup);
+      const { path, ownership } = await this.claimFolder(claim);
+      if (ownership && fsGroup !== undefined && (this.pod.spec?.securityContext?.fsGroupChangePolicy !== 'OnRootMismatch' || statSync(path).gid !== fsGroup)) applyFsGroup(path, fsGroup);
       return { path, readOnly: !!v.persistentVolumeClaim?.readOnly };
     }
     throw new MountError('this volume type is not supported by the process kubelet (secret, configMap, downwardAPI, projected, emptyDir, hostPath and persistentVolumeClaim are)');
@@ -191,8 +191,9 @@ export class PodVolumes {
   /**
    * A Bound claim's folder: the hostPath or local path of its PersistentVolume, otherwise one
    * folder per claim (by UID, so a new claim of the same name starts empty) under the kubelet's.
+   * `ownership`: whether fsGroup applies (not to hostPath volumes, as on a real node).
    */
-  private async claimFolder(name: string): Promise<string> {
+  private async claimFolder(name: string): Promise<{ path: string; ownership: boolean }> {
     const ns = this.pod.metadata!.namespace!;
     let pvc: V1PersistentVolumeClaim;
     try {
@@ -207,7 +208,7 @@ export class PodVolumes {
         const path = pv.spec?.hostPath?.path ?? pv.spec?.local?.path;
         if (path) {
           mkdirSync(path, { recursive: true });
-          return path;
+          return { path, ownership: !pv.spec?.hostPath };
         }
       } catch {
         /* no hostPath/local volume we can read: a folder of our own */
@@ -218,7 +219,7 @@ export class PodVolumes {
       mkdirSync(dir, { recursive: true });
       chmodSync(dir, 0o777);
     }
-    return dir;
+    return { path: dir, ownership: true };
   }
 }
 
