@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type Condition,
   EnvironmentSchema,
   FUNCTION_LABEL,
   FunctionSchema,
@@ -28,6 +29,7 @@ import { Informer, cacheKey } from './informer.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
+import { withFailure, withSuccess } from './reconcile-failure.ts';
 import { renderPoolChildren } from './render/pool.ts';
 import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
 
@@ -106,8 +108,10 @@ export class KubernetesFunctionOperator {
     this.revisions = inf(GROUP_VERSION, 'Revision');
     this.environments = inf(GROUP_VERSION, 'Environment');
     this.deployments = inf('apps/v1', 'Deployment', `app.kubernetes.io/managed-by=${FIELD_MANAGER}`);
-    const onError = (kind: string) => (key: string, err: unknown, attempt: number) =>
+    const onError = (kind: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
+      void this.recordFailure(kind, key, err);
+    };
     this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
     this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
     this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment') });
@@ -186,6 +190,25 @@ export class KubernetesFunctionOperator {
     await this.pool.stop();
   }
 
+  /**
+   * A failed reconcile shows on the object (condition Reconciled=False with the API server's
+   * words), not only in the log; the next successful reconcile marks it resolved.
+   */
+  private async recordFailure(kind: 'Function' | 'Revision' | 'Environment', key: string, err: unknown): Promise<void> {
+    const [namespace, name] = split(key);
+    const informer = kind === 'Function' ? this.functions : kind === 'Revision' ? this.revisions : this.environments;
+    const cur = informer.get(namespace, name);
+    if (!cur) return;
+    const prev = (cur.status ?? {}) as { conditions?: Condition[] };
+    const status = { ...prev, conditions: withFailure(prev.conditions, err, this.now()) };
+    if (!statusChanged(status, prev)) return;
+    try {
+      await this.o.client.applyStatus(kind, namespace, name, status);
+    } catch (e) {
+      this.log(`recording the failure on ${kind} ${key} failed too: ${(e as Error).message}`);
+    }
+  }
+
   private revisionsOf(namespace: string, fn: string): Revision[] {
     return this.revisions
       .list()
@@ -233,6 +256,7 @@ export class KubernetesFunctionOperator {
       if (created) revisions = [...revisions, created];
     }
     const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
+    status.conditions = withSuccess(status.conditions, this.now());
     if (statusChanged(status, fn.status)) {
       await this.o.client.applyStatus('Function', namespace, name, status);
     }
@@ -312,6 +336,7 @@ export class KubernetesFunctionOperator {
     }
     const status = revisionStatus(rev, workers, this.now());
     if (poolCondition) status.conditions = setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now());
+    status.conditions = withSuccess(status.conditions, this.now());
     if (decision) {
       status.autoscalerMode = decision.mode;
       status.lastDecision = decision.reason;
@@ -330,7 +355,7 @@ export class KubernetesFunctionOperator {
     for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl })) await this.o.client.apply(child);
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
-    const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready };
+    const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready, conditions: withSuccess(env.status?.conditions, this.now()) };
     if (statusChanged(status, env.status)) {
       await this.o.client.applyStatus('Environment', namespace, name, status);
     }

@@ -1,0 +1,42 @@
+import { ApiException } from '@kubernetes/client-node';
+import type { Condition } from '@orrery/spec';
+import { setCondition } from '../../reconcile/conditions.ts';
+
+/** The condition a failed reconcile leaves on the object, so `kubectl get -o yaml` tells why. */
+export const RECONCILED = 'Reconciled';
+
+/**
+ * Why a reconcile failed, in words for a person: the API server's own message (a 403 names the
+ * verb, resource and ServiceAccount), with what to do about an RBAC refusal.
+ */
+export function reconcileFailure(err: unknown): { reason: string; message: string } {
+  let apiMessage: string | undefined;
+  let code: number | undefined;
+  if (err instanceof ApiException) {
+    code = err.code;
+    try {
+      apiMessage = (JSON.parse(String(err.body)) as { message?: string }).message;
+    } catch {
+      apiMessage = undefined;
+    }
+  }
+  const message = (apiMessage ?? (err instanceof Error ? err.message : String(err))).slice(0, 1000);
+  if (code === 403) {
+    return { reason: 'Forbidden', message: `${message} — the operator's ServiceAccount lacks this permission: grant it in its ClusterRole (the chart's templates/rbac.yaml)` };
+  }
+  if (code === 422) return { reason: 'Invalid', message };
+  if (code === 409) return { reason: 'Conflict', message };
+  return { reason: code ? `ApiError${code}` : 'ReconcileFailed', message };
+}
+
+/** Conditions with the failure recorded (Reconciled=False). */
+export function withFailure(conditions: readonly Condition[] | undefined, err: unknown, now: Date): Condition[] {
+  return setCondition(conditions, { type: RECONCILED, status: 'False', ...reconcileFailure(err) }, now);
+}
+
+/** After a successful reconcile: a recorded failure is marked resolved; nothing is added otherwise. */
+export function withSuccess(conditions: readonly Condition[] | undefined, now: Date): Condition[] | undefined {
+  const failed = conditions?.find((c) => c.type === RECONCILED && c.status !== 'True');
+  if (!failed) return conditions ? [...conditions] : conditions;
+  return setCondition(conditions, { type: RECONCILED, status: 'True', reason: 'Reconciled', message: `recovered from ${failed.reason}` }, now);
+}
