@@ -11,7 +11,7 @@ export const RegistryClusterSpecSchema = z.object({
     REPLICAS_ODD,
   ]).default(3),
   /** etcd version (image tag on Kubernetes; informational locally). */
-  version: z.string().default('3.5.17'),
+  version: z.string().default('3.7.3'),
   storage: z.object({ size: z.string().default('1Gi'), storageClassName: z.string().optional() }).default({ size: '1Gi' }),
   resources: ResourceRequirementsSchema.optional(),
   registry: z

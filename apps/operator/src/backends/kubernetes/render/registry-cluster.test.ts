@@ -57,7 +57,7 @@ describe('RegistryCluster renderers', () => {
     expect(sts.spec.replicas).toBeUndefined();
     expect(sts.spec).toMatchObject({ serviceName: 'reg-etcd', podManagementPolicy: 'Parallel', ordinals: { start: 1 } });
     const c = sts.spec.template.spec.containers[0];
-    expect(c.image).toBe('quay.io/coreos/etcd:v3.5.17');
+    expect(c.image).toBe('quay.io/coreos/etcd:v3.7.3');
     expect(c.args).toEqual(['--config-file=/etc/orrery-etcd/$(POD_NAME).yaml']);
     expect(c.env[0]).toEqual({ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } });
     expect(sts.spec.template.spec.volumes[0]).toEqual({ name: 'config', configMap: { name: 'reg-etcd-members' } });
