@@ -6,7 +6,7 @@
 import { AppsV1Api, CoreV1Api, type CoreV1Event, type V1Container, type V1Pod } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, containerLog, containerPid, createNamespace, podDir } from '../cluster-access.ts';
+import { adminKubeConfig, containerLog, containerPid, createNamespace, podDir, restartApiServer } from '../cluster-access.ts';
 
 let core: CoreV1Api;
 let apps: AppsV1Api;
@@ -276,5 +276,18 @@ describe('the process kubelet runs pods', () => {
     expect(p.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'PodCompleted' });
     await until('sandbox removed', 10_000, async () => (await readPod('job')).status?.conditions?.find((c) => c.type === 'PodReadyToStartContainers')?.status === 'False');
     expect(containerLog(ns, 'job', 'once')).toBe('done\n');
+  });
+
+  it('keeps running pods, and picks up new ones and deletions, across an API server restart', async () => {
+    const sleeper = (name: string) => core.createNamespacedPod({ namespace: ns, body: { metadata: { name }, spec: { terminationGracePeriodSeconds: 2, containers: [nodeScript('app', "console.log('up'); setInterval(() => {}, 1000)")] } } });
+    await sleeper('before-restart');
+    await until('before-restart running', 30_000, async () => (await readPod('before-restart')).status?.phase === 'Running');
+    const pid = containerPid(ns, 'before-restart', 'app');
+    await restartApiServer();
+    await sleeper('after-restart');
+    await until('after-restart running', 60_000, async () => (await readPod('after-restart')).status?.phase === 'Running');
+    expect(containerPid(ns, 'before-restart', 'app')).toBe(pid);
+    await core.deleteNamespacedPod({ name: 'before-restart', namespace: ns });
+    await until('before-restart gone', 60_000, () => gone('before-restart'));
   });
 });

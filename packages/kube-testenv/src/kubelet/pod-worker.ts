@@ -80,6 +80,7 @@ export class PodWorker {
   private forceKillTimer?: NodeJS.Timeout;
   private refreshTimer?: NodeJS.Timeout;
   private statusTimer?: NodeJS.Timeout;
+  private statusRetry?: NodeJS.Timeout;
   private statusInFlight?: Promise<void>;
   private statusDirty = false;
   private lastSent = '';
@@ -465,7 +466,12 @@ export class PodWorker {
     if (!this.statusDirty) return;
     this.statusDirty = false;
     this.statusInFlight = this.putStatus()
-      .catch((err: Error) => this.ctx.log(`pod ${this.ref}: status: ${err.message}`))
+      .catch((err: Error) => {
+        // The API server may be restarting: try again shortly, or the status stays stale until the next change.
+        this.ctx.log(`pod ${this.ref}: status: ${err.message}; retrying`);
+        clearTimeout(this.statusRetry);
+        this.statusRetry = setTimeout(() => this.statusChanged(), 1000);
+      })
       .finally(() => (this.statusInFlight = undefined));
     await this.statusInFlight;
     if (this.statusDirty) await this.flushStatus();
@@ -505,7 +511,8 @@ export class PodWorker {
   /** The last step of a deletion, as the kubelet's status manager does it. */
   private async deleteFromApi(): Promise<void> {
     const { namespace, name } = this.pod.metadata!;
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // Retried for a minute: the API server may be restarting; the kubelet stopping ends it sooner.
+    for (let attempt = 0; attempt < 20 && this.stop?.reason === 'deleted'; attempt++) {
       try {
         await this.ctx.api.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, {
           body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: this.uid } },
@@ -514,7 +521,7 @@ export class PodWorker {
       } catch (err) {
         if (isNotFound(err) || isConflict(err)) return;
         this.ctx.log(`pod ${this.ref}: delete: ${(err as Error).message}`);
-        await sleep(1000 * (attempt + 1));
+        await sleep(Math.min(1000 * (attempt + 1), 5000));
       }
     }
   }
