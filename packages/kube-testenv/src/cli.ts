@@ -1,11 +1,11 @@
-import { cleanUpStale, runningCluster, TestCluster } from './test-cluster.ts';
+import { cleanUpStale, startLockOrRunning, TestCluster } from './test-cluster.ts';
 
 const cmd = process.argv[2];
 const say = (l: string) => console.log(l);
 
 if (cmd === 'up') {
-  const running = runningCluster();
-  if (running) {
+  const running = await startLockOrRunning();
+  if (running !== 'locked') {
     say(`a test cluster is already running: ${running.server} (kubeconfig ${running.adminKubeconfig})`);
     process.exit(0);
   }

@@ -4,7 +4,7 @@
  * from `kube-testenv up` (packages/kube-testenv/bin), that one is used and left running.
  */
 import type { TestProject } from 'vitest/node';
-import { runningCluster, TestCluster, type TestClusterInfo } from './test-cluster.ts';
+import { startLockOrRunning, TestCluster, type TestClusterInfo } from './test-cluster.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,8 +15,8 @@ declare module 'vitest' {
 let cluster: TestCluster | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
-  const reuse = runningCluster();
-  if (reuse) {
+  const reuse = await startLockOrRunning();
+  if (reuse !== 'locked') {
     console.log(`[kube-testenv] using the running test cluster at ${reuse.server}`);
     project.provide('kubeTestEnv', reuse);
     return;

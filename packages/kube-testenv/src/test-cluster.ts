@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,42 @@ export function cleanUpStale(log: (l: string) => void = () => {}): void {
   tearDownHostNetwork();
 }
 
+/** Held (with the starter's pid) from the first step of a start until its state file exists. */
+const START_LOCK = `${STATE_FILE}.lock`;
+
+/**
+ * Takes the start lock, or waits while a live process holds it (another test run or
+ * `kube-testenv up` is starting a cluster) and answers that cluster once it runs. Without this,
+ * two starts at once would each clean up the other's half-started cluster.
+ */
+export async function startLockOrRunning(timeoutMs = 300_000): Promise<'locked' | TestClusterInfo> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      writeFileSync(START_LOCK, String(process.pid), { flag: 'wx' });
+      return 'locked';
+    } catch {
+      const holder = Number(readFileSync(START_LOCK, 'utf8').trim() || '0');
+      if (!holder || !alive(holder)) {
+        rmSync(START_LOCK, { force: true });
+        continue;
+      }
+    }
+    const running = runningCluster();
+    if (running) return running;
+    if (Date.now() > deadline) throw new Error(`another process (pid ${readFileSync(START_LOCK, 'utf8').trim()}) has been starting the test cluster for ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function releaseStartLock(): void {
+  try {
+    if (readFileSync(START_LOCK, 'utf8').trim() === String(process.pid)) unlinkSync(START_LOCK);
+  } catch {
+    /* not ours, or gone */
+  }
+}
+
 /** Reads the state file of a cluster started by `kube-testenv up` that is still running. */
 export function runningCluster(): TestClusterInfo | undefined {
   if (!existsSync(STATE_FILE)) return undefined;
@@ -104,7 +140,16 @@ export class TestCluster {
     private readonly log: (l: string) => void,
   ) {}
 
+  /** Call with the start lock held (startLockOrRunning); it is released once the state file is written. */
   static async start(o: { dir?: string; log?: (l: string) => void } = {}): Promise<TestCluster> {
+    try {
+      return await TestCluster.boot(o);
+    } finally {
+      releaseStartLock();
+    }
+  }
+
+  private static async boot(o: { dir?: string; log?: (l: string) => void }): Promise<TestCluster> {
     const log = o.log ?? (() => {});
     assertRoot();
     const binDir = k8sBinDir();
