@@ -9,7 +9,7 @@ import { PatchStrategy } from '@kubernetes/client-node';
 import { adminKubeConfig, createNamespace, eventually, NETWORK, NODE_NAME } from '@orrery/kube-testenv';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { RouterPods } from './router-pods.ts';
-import { createRoutesConfigMap, routerPod } from './testing/kube-fixtures.ts';
+import { createRoutesConfigMap, defaultServiceAccount, routerPod } from './testing/kube-fixtures.ts';
 
 let client: KubeClient;
 let ns = '';
@@ -22,6 +22,7 @@ const labelNode = (value: string | null) =>
 beforeAll(async () => {
   client = new KubeClient(adminKubeConfig());
   ({ name: ns, dispose } = await createNamespace('router-pods'));
+  await defaultServiceAccount(client, ns);
   await createRoutesConfigMap(client, ns);
 });
 afterAll(async () => {

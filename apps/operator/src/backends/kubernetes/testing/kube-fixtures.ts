@@ -10,10 +10,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdCluster } from '@orrery/etcdcluster';
-import { NETWORK, k8sBinDir, REPO_ROOT } from '@orrery/kube-testenv';
+import { eventually, k8sBinDir, NETWORK, REPO_ROOT } from '@orrery/kube-testenv';
 import type { KubeClient, KubeObject } from '../kube-client.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * The namespace's `default` ServiceAccount: the ServiceAccount controller creates it shortly after
+ * the namespace, and until then the API server refuses pods that would run as it (403).
+ */
+export async function defaultServiceAccount(client: KubeClient, ns: string): Promise<void> {
+  await eventually(`ServiceAccount ${ns}/default`, () => client.get('v1', 'ServiceAccount', ns, 'default'), 30_000);
+}
 
 export const ROUTER_IMAGE = 'orrery/router:test';
 /** The routes file a router pod reads (an empty table: these tests need its admin listener, not its routes). */
