@@ -49,6 +49,6 @@ describe('launcherScript', () => {
 
   it('names the host, drops to the user and restores what sh changes in the environment', () => {
     expect(script).toContain(`echo 'web-0' > /proc/sys/kernel/hostname`);
-    expect(script.trimEnd().split('\n').at(-1)).toBe(`exec /usr/bin/setpriv --reuid=1000 --regid=1000 --groups=2000 --no-new-privs -- /usr/bin/env -C '/srv/app' -u PWD 'IFS=:' "$@"`);
+    expect(script.trimEnd().split('\n').at(-1)).toBe(`exec /usr/bin/setpriv --reuid=1000 --regid=1000 --groups=2000 --no-new-privs --pdeathsig SIGKILL -- /usr/bin/env -C '/srv/app' -u PWD 'IFS=:' "$@"`);
   });
 });

@@ -88,7 +88,8 @@ export function launcherScript(plan: LaunchPlan, title: string): string {
     a.startsWith('-u ') ? a : quote(a),
   );
   L.push(
-    `exec ${BIN.setpriv} --reuid=${plan.uid} --regid=${plan.gid} ${groups}${plan.noNewPrivs ? ' --no-new-privs' : ''} -- ${BIN.env} -C ${quote(plan.workingDir)} ${fixups.join(' ')} "$@"`,
+    // --pdeathsig: the container dies with the kubelet, even a SIGKILLed one, so no test run leaves processes behind.
+    `exec ${BIN.setpriv} --reuid=${plan.uid} --regid=${plan.gid} ${groups}${plan.noNewPrivs ? ' --no-new-privs' : ''} --pdeathsig SIGKILL -- ${BIN.env} -C ${quote(plan.workingDir)} ${fixups.join(' ')} "$@"`,
   );
   return `${L.join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { NETWORK } from '../cluster-plan.ts';
@@ -201,6 +201,11 @@ export class ProcessKubelet {
     const all = Promise.all([...this.workers.values()].map((w) => w.shutdown(budgetMs - 3000)));
     await Promise.race([all, new Promise((r) => setTimeout(r, budgetMs))]);
     await this.ctx.network.removeLeftovers();
+    try {
+      rmdirSync(STAGING_DIR);
+    } catch {
+      /* not empty or gone: leave it */
+    }
     this.api.close();
   }
 }

@@ -108,7 +108,7 @@ function exec(h: V1ExecAction, t: HandlerTarget, timeoutMs: number): Promise<Han
     command[0] = t.executable(command[0]!);
     const args = [
       `--target=${t.pid}`, '--net', '--mount', '--uts', '--',
-      '/usr/bin/setpriv', `--reuid=${t.uid}`, `--regid=${t.gid}`, t.groups.length ? `--groups=${t.groups.join(',')}` : '--clear-groups', '--',
+      '/usr/bin/setpriv', `--reuid=${t.uid}`, `--regid=${t.gid}`, t.groups.length ? `--groups=${t.groups.join(',')}` : '--clear-groups', '--pdeathsig', 'SIGKILL', '--',
       '/usr/bin/env', '-C', t.workingDir, ...command,
     ];
     const child = spawn('/usr/bin/nsenter', args, { env: Object.fromEntries(t.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
