@@ -90,8 +90,17 @@ const START_LOCK = `${STATE_FILE}.lock`;
 export async function startLockOrRunning(timeoutMs = 300_000): Promise<'locked' | TestClusterInfo> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // A cluster that already runs is used, never started over (a start cleans up "stale" clusters).
+    const up = runningCluster();
+    if (up) return up;
     try {
       writeFileSync(START_LOCK, String(process.pid), { flag: 'wx' });
+      // It may have come up between the check and the lock.
+      const upNow = runningCluster();
+      if (upNow) {
+        releaseStartLock();
+        return upNow;
+      }
       return 'locked';
     } catch {
       const holder = Number(readFileSync(START_LOCK, 'utf8').trim() || '0');
