@@ -1,3 +1,4 @@
+import { V1MicroTime } from '@kubernetes/client-node';
 import { type KubeClient, type KubeObject, isConflict } from './kube-client.ts';
 
 export interface LeaderElectionOptions {
@@ -98,7 +99,14 @@ export class LeaderElector {
       try {
         const lease = await this.client.get<Lease>(LEASE_API, 'Lease', this.o.namespace, this.o.name);
         if (lease?.spec?.holderIdentity === this.o.identity) {
-          lease.spec = { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: new Date() };
+          lease.spec = {
+            ...lease.spec,
+            holderIdentity: '',
+            leaseDurationSeconds: 1,
+            // Read back as a Date (3 fractional digits), which the API server would refuse.
+            acquireTime: lease.spec.acquireTime ? new V1MicroTime(lease.spec.acquireTime) : undefined,
+            renewTime: new V1MicroTime(),
+          };
           await this.client.replace(lease);
         }
       } catch (err) {
@@ -146,7 +154,8 @@ export class LeaderElector {
 
   /** One round; true when we hold the lease afterwards. */
   private async tryAcquireOrRenew(): Promise<boolean> {
-    const now = new Date();
+    // Lease times are MicroTime: the API server refuses anything but six fractional digits.
+    const now = new V1MicroTime();
     const spec: LeaseSpec = {
       holderIdentity: this.o.identity,
       leaseDurationSeconds: Math.max(1, Math.ceil(this.leaseDurationMs / 1000)),
@@ -179,7 +188,7 @@ export class LeaderElector {
       metadata: this.annotate(lease.metadata),
       spec: {
         ...spec,
-        acquireTime: mine && cur.acquireTime ? new Date(cur.acquireTime) : spec.acquireTime,
+        acquireTime: mine && cur.acquireTime ? new V1MicroTime(cur.acquireTime) : spec.acquireTime,
         leaseTransitions: (cur.leaseTransitions ?? 0) + (mine ? 0 : 1),
       },
     };

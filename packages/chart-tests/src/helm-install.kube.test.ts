@@ -1,0 +1,398 @@
+/**
+ * `helm install` of charts/orrery (with ci/test-values.yaml) into the real test cluster: the
+ * process kubelet runs the chart's pods as the chart's ServiceAccounts, the examples are applied
+ * as custom resources, and requests through the router's Service reach functions. Then what only
+ * a real cluster can show: the API server calling the admission webhook through its Service,
+ * leader failover of the two operator replicas after a SIGKILL (checked in the audit log), and a
+ * ClusterRole verb taken away and given back.
+ *
+ * The test's own Postgres and Redis run as pods (Debian's binaries behind the official images'
+ * names); the RegistryCluster's etcd members get hostPath PersistentVolumes of a default
+ * StorageClass the test creates (static provisioning: there is no dynamic provisioner here).
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiException, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import {
+  adminKubeConfig,
+  auditEvents,
+  containerLog,
+  containerPid,
+  eventually,
+  helm,
+  makeServingCert,
+} from '@orrery/kube-testenv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseResource, validate } from '../../spec/src/index.ts';
+import { repoRoot } from './chart-files.ts';
+
+const NS = 'orrery-system'; // ci/test-values.yaml's registry.url names it
+const RELEASE = 'orrery';
+const GV = 'orrery.dev/v1alpha1';
+const OPERATOR_SA = `system:serviceaccount:${NS}:${RELEASE}-operator`;
+const LEASE = { duration: 15, retry: 2 }; // the chart's defaults (values.yaml operator.leaderElection)
+
+type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; [k: string]: unknown };
+type Condition = { type: string; status: string; reason?: string; message?: string };
+
+let kc: KubeConfig;
+let objects: KubernetesObjectApi;
+let core: CoreV1Api;
+let workDir: string;
+let routerBase = '';
+const ids = { replication: randomBytes(16).toString('hex'), admin: randomBytes(16).toString('hex'), storeToken: randomBytes(24).toString('hex'), adminToken: randomBytes(24).toString('hex') };
+
+/** Server-side apply as the test's own field manager (what kubectl apply --server-side does). */
+async function apply(obj: Obj): Promise<Obj> {
+  return objects.patch<Obj>(obj, undefined, undefined, 'e2e-test', true, PatchStrategy.ServerSideApply);
+}
+async function read(apiVersion: string, kind: string, name: string, namespace = NS): Promise<Obj | undefined> {
+  try {
+    return await objects.read<Obj>({ apiVersion, kind, metadata: { name, namespace } });
+  } catch (err) {
+    if (err instanceof ApiException && err.code === 404) return undefined;
+    throw err;
+  }
+}
+const conditionsOf = (o: Obj | undefined): Condition[] => (o?.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
+const isTrue = (o: Obj | undefined, type: string) => conditionsOf(o).some((c) => c.type === type && c.status === 'True');
+
+function examples(file: string): Obj[] {
+  return parseAllDocuments(readFileSync(join(repoRoot, 'examples', file), 'utf8'))
+    .map((d) => d.toJS() as Obj | null)
+    .filter((o): o is Obj => !!o)
+    .map((o) => ({ ...o, metadata: { ...o.metadata, namespace: NS } }));
+}
+
+/** A request through the router's Service (its ClusterIP, routed by the real kube-proxy). */
+async function call(fn: string, init: RequestInit & { query?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${routerBase}/${NS}/${fn}/${init.query ?? ''}`, { ...init, signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { text };
+  }
+  return { status: res.status, body };
+}
+
+const pod = (name: string, labels: Record<string, string>, container: Record<string, unknown>): Obj => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: NS, labels },
+  spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [container] } } },
+});
+const service = (name: string, port: number, labels: Record<string, string>): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace: NS },
+  spec: { selector: labels, ports: [{ port, targetPort: port }] },
+});
+const secret = (name: string, data: Record<string, string>, type = 'Opaque'): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: NS },
+  type,
+  stringData: data,
+});
+
+async function fixtures(): Promise<void> {
+  const pgPassword = randomBytes(12).toString('hex');
+  const redisLabels = { app: 'e2e-redis' };
+  const pgLabels = { app: 'e2e-postgres' };
+  for (const o of [
+    pod('postgres', pgLabels, {
+      name: 'postgres',
+      image: 'postgres:15',
+      env: [
+        { name: 'POSTGRES_USER', value: 'orrery' },
+        { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: 'e2e-postgres-password', key: 'password' } } },
+        { name: 'POSTGRES_DB', value: 'orrery' },
+      ],
+      ports: [{ containerPort: 5432 }],
+      readinessProbe: { tcpSocket: { port: 5432 }, periodSeconds: 2 },
+      volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],
+    }),
+    service('postgres', 5432, pgLabels),
+    pod('redis', redisLabels, { name: 'redis', image: 'redis:7', ports: [{ containerPort: 6379 }], readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 2 } }),
+    service('redis', 6379, redisLabels),
+    secret('e2e-postgres-password', { password: pgPassword }),
+    secret('orrery-postgres', { url: `postgres://orrery:${pgPassword}@postgres.${NS}.svc:5432/orrery` }),
+    secret('orrery-redis', { url: `redis://redis.${NS}.svc:6379/0` }),
+    secret('orrery-state-key', { 'master-key': randomBytes(32).toString('hex') }),
+    secret('orrery-store-token', { token: ids.storeToken }),
+    secret('orrery-admin-token', { token: ids.adminToken }),
+    // The router presents the RegistryCluster's replication token (examples/registry-cluster.yaml).
+    secret('orrery-registry-tokens', { 'replication-token': ids.replication }),
+    secret('registry-tokens', { admin: ids.admin, replication: ids.replication }),
+  ]) {
+    // emptyDir for Postgres' data (the official image's VOLUME).
+    if (o.kind === 'Deployment' && o.metadata?.name === 'postgres') {
+      (o.spec!.template as { spec: Record<string, unknown> }).spec.volumes = [{ name: 'data', emptyDir: {} }];
+    }
+    await apply(o);
+  }
+  // The webhook's serving certificate, for the name the API server calls it by.
+  const cert = makeServingCert(workDir, 'webhook', [`${RELEASE}-webhook.${NS}.svc`, `${RELEASE}-webhook.${NS}.svc.cluster.local`]);
+  await apply(secret('orrery-webhook-tls', { 'tls.crt': cert.cert, 'tls.key': cert.key }, 'kubernetes.io/tls'));
+  writeFileSync(join(workDir, 'ca.b64'), Buffer.from(cert.caPem).toString('base64'));
+}
+
+/** A default StorageClass without a provisioner, and hostPath volumes for the etcd members' claims. */
+async function storage(): Promise<void> {
+  await apply({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'e2e-local', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'kubernetes.io/no-provisioner',
+    volumeBindingMode: 'Immediate',
+    reclaimPolicy: 'Delete',
+  });
+  for (let i = 1; i <= 4; i++) {
+    // World-writable, as local-path provisioners make them: the members run as a non-root uid,
+    // and kubelets apply no fsGroup to hostPath volumes.
+    const dir = join(workDir, 'pv', String(i));
+    mkdirSync(dir, { recursive: true });
+    for (const [path, mode] of [[workDir, 0o711], [join(workDir, 'pv'), 0o711], [dir, 0o777]] as const) chmodSync(path, mode);
+    await apply({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: `e2e-local-${i}` },
+      spec: { storageClassName: 'e2e-local', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', hostPath: { path: dir, type: 'Directory' } },
+    });
+  }
+}
+
+async function deleteStorage(): Promise<void> {
+  for (let i = 1; i <= 4; i++) await objects.delete({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `e2e-local-${i}` } }).catch(() => undefined);
+  await objects.delete({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'e2e-local' } }).catch(() => undefined);
+}
+
+beforeAll(async () => {
+  kc = adminKubeConfig();
+  objects = KubernetesObjectApi.makeApiClient(kc);
+  core = kc.makeApiClient(CoreV1Api);
+  workDir = mkdtempSync(join(tmpdir(), 'orrery-helm-e2e-'));
+  // A kept cluster may still be removing the namespace of an earlier run.
+  await eventually(`namespace ${NS} free`, async () => !(await read('v1', 'Namespace', NS, '')), 180_000, 1000);
+  await core.createNamespace({ body: { metadata: { name: NS } } });
+  await storage();
+  await fixtures();
+  const overrides = {
+    operator: {
+      watchNamespace: NS,
+      poolIdleTimeout: '15s',
+      // Short KPA windows, so scale to zero happens within the test.
+      extraArgs: ['--autoscaler-stable-window=6s', '--autoscaler-scale-to-zero-grace-period=2s', '--autoscaler-tick=500ms'],
+    },
+    statesvc: { replicas: 1 },
+    redis: { existingSecret: 'orrery-redis' },
+    webhook: { tls: { caBundle: readFileSync(join(workDir, 'ca.b64'), 'utf8') } },
+  };
+  writeFileSync(join(workDir, 'overrides.yaml'), stringify(overrides));
+  const chart = join(repoRoot, 'charts', 'orrery');
+  const out = await helm(['install', RELEASE, chart, '-n', NS, '-f', join(chart, 'ci', 'test-values.yaml'), '-f', join(workDir, 'overrides.yaml'), '--wait', '--timeout', '8m'], { timeoutMs: 540_000 });
+  if (out.code !== 0) {
+    const pods = await core.listNamespacedPod({ namespace: NS });
+    const states = pods.items.map((p) => `${p.metadata?.name}: ${p.status?.phase} ${JSON.stringify(p.status?.containerStatuses?.map((c) => c.state))}`);
+    throw new Error(`helm install failed (${out.code}):\n${out.stderr}\n${states.join('\n')}`);
+  }
+  const svc = await core.readNamespacedService({ name: `${RELEASE}-router`, namespace: NS });
+  routerBase = `http://${svc.spec!.clusterIP}:${svc.spec!.ports![0]!.port}`;
+}, 900_000);
+
+afterAll(async () => {
+  const out = await helm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout', '3m']);
+  if (out.code !== 0) console.error(`helm uninstall: ${out.stderr}`);
+  await core?.deleteNamespace({ name: NS }).catch(() => undefined);
+  await eventually(`namespace ${NS} gone`, async () => !(await read('v1', 'Namespace', NS, '')), 240_000, 1000).catch((e: unknown) => console.error(String(e)));
+  await deleteStorage();
+  rmSync(workDir, { recursive: true, force: true });
+}, 600_000);
+
+describe.sequential('helm install charts/orrery on the real control plane', () => {
+  it('runs every component as its own ServiceAccount: the API server saw the operator as ' + OPERATOR_SA, async () => {
+    const pods = await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE}` });
+    const components = new Set(pods.items.map((p) => p.metadata?.labels?.['app.kubernetes.io/component']));
+    expect([...components].sort()).toEqual(expect.arrayContaining(['operator', 'router', 'statesvc']));
+    for (const p of pods.items) expect(p.status?.phase).toBe('Running');
+    const byOperator = auditEvents((e) => e.user.username === OPERATOR_SA && e.objectRef?.resource === 'leases' && e.objectRef.namespace === NS);
+    expect(byOperator.length).toBeGreaterThan(0);
+    // A bound token: the audit log names the pod it was issued to.
+    const podNames = pods.items.map((p) => p.metadata!.name!);
+    expect(podNames).toContain(byOperator[0]!.user.extra?.['authentication.kubernetes.io/pod-name']?.[0]);
+  });
+
+  it('the examples, applied as custom resources, become Ready: a RegistryCluster on etcd pods, the Environment, counter, cart and canary', { timeout: 600_000 }, async () => {
+    for (const o of [...examples('environment.yaml'), ...examples('registry-cluster.yaml')]) await apply(o);
+    await eventually('RegistryCluster Available', async () => isTrue(await read(GV, 'RegistryCluster', 'registry'), 'Available'), 300_000, 1000);
+    for (const f of ['counter/function.yaml', 'cart/function.yaml']) for (const o of examples(f)) await apply(o);
+    // The canary as GitOps would roll it: first v1 alone, then v2 with the 90/10 split.
+    const [canary] = examples('canary/function.yaml');
+    const v1 = structuredClone(canary!);
+    (v1.spec!.template as { source: { inline: string } }).source.inline = 'export default async () => Response.json({ version: "v1", pid: process.pid });';
+    delete v1.spec!.traffic;
+    await apply(v1);
+    await eventually('canary-00001 Ready', async () => isTrue(await read(GV, 'Revision', 'canary-00001'), 'Ready'), 180_000, 1000);
+    await apply(canary!);
+    for (const fn of ['counter', 'cart', 'canary']) {
+      await eventually(`${fn} Ready`, async () => isTrue(await read(GV, 'Function', fn), 'Ready'), 240_000, 1000);
+    }
+    expect(((await read(GV, 'Function', 'canary'))!.status as { traffic: Array<{ revisionName: string; percent: number }> }).traffic).toEqual([
+      expect.objectContaining({ revisionName: 'canary-00001', percent: 90 }),
+      expect.objectContaining({ revisionName: 'canary-00002', percent: 10 }),
+    ]);
+  });
+
+  it('the counter counts through the router Service (pool executor, keyed state in Postgres)', { timeout: 180_000 }, async () => {
+    const key = `e2e-${Date.now()}`;
+    const counts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await eventually('a counted POST', async () => {
+        const res = await call('counter', { method: 'POST', query: `?key=${key}` });
+        return res.status === 200 ? res : undefined;
+      }, 120_000, 500);
+      counts.push(r.body.count as number);
+    }
+    expect(counts).toEqual([1, 2, 3]);
+    expect((await call('counter', { query: `?key=${key}` })).body).toMatchObject({ key, count: 3 });
+  });
+
+  it('a sticky cart stays on one worker while another session may land elsewhere', { timeout: 120_000 }, async () => {
+    const workers = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const r = await call('cart', { method: 'POST', headers: { 'x-session-id': 's-e2e', 'content-type': 'application/json' }, body: JSON.stringify({ item: 'apple', qty: 1 }) });
+      expect(r.status).toBe(200);
+      workers.add(JSON.stringify(r.body.worker));
+    }
+    expect(workers.size).toBe(1);
+    const cart = await call('cart', { headers: { 'x-session-id': 's-e2e' } });
+    expect(cart.body).toMatchObject({ cart: { items: { apple: 12 } } });
+    expect(JSON.stringify(cart.body.worker)).toBe([...workers][0]);
+  });
+
+  it('the canary’s 10 % revision gets between 3 % and 17 % of 300 requests; tags reach each revision', { timeout: 240_000 }, async () => {
+    let v2 = 0;
+    for (let i = 0; i < 300; i++) {
+      const r = await call('canary');
+      expect(r.status).toBe(200);
+      if (r.body.version === 'v2') v2++;
+    }
+    expect(v2).toBeGreaterThanOrEqual(9);
+    expect(v2).toBeLessThanOrEqual(51);
+    expect((await call('canary', { headers: { 'orrery-tag': 'canary' } })).body.version).toBe('v2');
+    expect((await call('canary', { headers: { 'orrery-tag': 'stable' } })).body.version).toBe('v1');
+  });
+
+  it('scales to zero when idle and back on the next request', { timeout: 240_000 }, async () => {
+    const replicas = async () => ((await read('apps/v1', 'Deployment', 'canary-00002-deployment'))?.spec as { replicas?: number } | undefined)?.replicas;
+    await eventually('canary-00002 at zero', async () => (await replicas()) === 0, 120_000, 1000);
+    await eventually('its pods gone', async () => (await core.listNamespacedPod({ namespace: NS, labelSelector: 'orrery.dev/revision=canary-00002' })).items.length === 0, 120_000, 1000);
+    const woken = await call('canary', { headers: { 'orrery-tag': 'canary' } });
+    expect(woken).toMatchObject({ status: 200, body: { version: 'v2' } });
+    expect(await replicas()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the API server calls the admission webhook through its Service and refuses a cross-object rule with Orrery’s reason', { timeout: 60_000 }, async () => {
+    const env: Obj = { apiVersion: GV, kind: 'Environment', metadata: { name: 'shared-infinite', namespace: NS }, spec: { allowedFunctionsPerContainer: 'infinite' } };
+    await apply(env);
+    const fn: Obj = {
+      apiVersion: GV,
+      kind: 'Function',
+      metadata: { name: 'needs-own-worker', namespace: NS },
+      spec: { template: { environment: 'shared-infinite', source: { inline: 'export default () => "x"' } }, state: {} },
+    };
+    // What `orrery validate` says about it, given the Environment.
+    const parsedEnv = parseResource(env);
+    const local = validate(fn, { environment: () => (parsedEnv.ok ? (parsedEnv.resource as never) : undefined) }).filter((e) => e.reason === 'state_environment_infinite');
+    expect(local.length).toBeGreaterThan(0);
+    const err = await apply(fn).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiException);
+    const message = (JSON.parse(String((err as ApiException<string>).body)) as { message: string }).message;
+    expect(message).toContain('admission webhook "validate.orrery.dev" denied the request');
+    expect(message).toContain(local[0]!.message);
+    // The API server reached the webhook at a pod of the Service: the operator logged the review.
+    expect(await read(GV, 'Function', 'needs-own-worker')).toBeUndefined();
+  });
+
+  it('two operator replicas: one leader; a SIGKILLed leader is replaced within leaseDuration + retryPeriod, and the old one writes nothing after', { timeout: 180_000 }, async () => {
+    const holder = async () => ((await read('coordination.k8s.io/v1', 'Lease', 'orrery-operator'))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? '';
+    const operators = (await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=operator` })).items.map((p) => p.metadata!.name!);
+    expect(operators).toHaveLength(2);
+    const podOf = (identity: string) => operators.find((p) => identity.startsWith(`${p}-`));
+    const leaderId = await eventually('a leader', holder, 60_000, 500);
+    const leaderPod = podOf(leaderId)!;
+    const otherPod = operators.find((p) => p !== leaderPod)!;
+    expect(leaderPod).toBeDefined();
+    const pid = containerPid(NS, leaderPod, 'operator');
+    expect(pid).toBeGreaterThan(0);
+    const killedAt = Date.now();
+    process.kill(pid!, 'SIGKILL');
+    const newId = await eventually('a new leader', async () => {
+      const h = await holder();
+      return h && h !== leaderId ? h : undefined;
+    }, 60_000, 200);
+    const tookMs = Date.now() - killedAt;
+    // The other replica saw the lease renewed before the kill, so it is first to see it expire.
+    expect(podOf(newId)).toBe(otherPod);
+    expect(tookMs).toBeLessThanOrEqual((LEASE.duration + LEASE.retry) * 1000 + 3000);
+    // The new leader acts: a template change gets a new revision, written by the new pod.
+    const [counter] = examples('counter/function.yaml');
+    (counter!.spec!.template as { timeoutSeconds: number }).timeoutSeconds = 31;
+    await apply(counter!);
+    await eventually('counter-00002', () => read(GV, 'Revision', 'counter-00002'), 60_000, 500);
+    const podName = (e: { user: { extra?: Record<string, string[]> } }) => e.user.extra?.['authentication.kubernetes.io/pod-name']?.[0];
+    const writes = auditEvents((e) => e.user.username === OPERATOR_SA && ['create', 'update', 'patch', 'delete'].includes(e.verb));
+    const firstByNew = writes.find((e) => podName(e) === otherPod && Date.parse(e.stageTimestamp) >= killedAt);
+    expect(firstByNew).toBeDefined();
+    const lateByOld = writes.filter((e) => podName(e) === leaderPod && Date.parse(e.stageTimestamp) > Date.parse(firstByNew!.stageTimestamp));
+    expect(lateByOld.map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);
+    expect(auditEvents((e) => e.verb === 'create' && e.objectRef?.resource === 'revisions' && e.objectRef.name === 'counter-00002').map(podName)).toEqual([otherPod]);
+    // The killed container is restarted by the kubelet and follows.
+    await eventually('the old pod back as a follower', () => containerPid(NS, leaderPod, 'operator') !== undefined && containerPid(NS, leaderPod, 'operator') !== pid, 60_000, 500);
+  });
+
+  it('a verb taken from the operator’s ClusterRole shows as a clear error in its log and on the object, and comes back when restored', { timeout: 180_000 }, async () => {
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    const name = `${RELEASE}-operator`;
+    const original = await rbac.readClusterRole({ name });
+    const without = structuredClone(original);
+    const rule = without.rules!.find((r) => r.apiGroups?.includes('apps') && r.resources?.includes('deployments'))!;
+    rule.verbs = rule.verbs.filter((v) => v !== 'patch');
+    await rbac.replaceClusterRole({ name, body: without });
+    try {
+      await apply({
+        apiVersion: GV,
+        kind: 'Function',
+        metadata: { name: 'rbac-probe', namespace: NS },
+        spec: { template: { environment: 'nodejs', executor: 'deploy', source: { inline: 'export default () => Response.json({ ok: true })' } } },
+      });
+      const failing = await eventually('Reconciled=False on the revision', async () => {
+        const c = conditionsOf(await read(GV, 'Revision', 'rbac-probe-00001')).find((x) => x.type === 'Reconciled');
+        return c?.status === 'False' ? c : undefined;
+      }, 90_000, 1000);
+      expect(failing.reason).toBe('Forbidden');
+      expect(failing.message).toContain('cannot patch resource "deployments"');
+      expect(failing.message).toContain(OPERATOR_SA);
+      const leader = ((await read('coordination.k8s.io/v1', 'Lease', 'orrery-operator'))!.spec as { holderIdentity: string }).holderIdentity;
+      const leaderPod = (await core.listNamespacedPod({ namespace: NS, labelSelector: 'app.kubernetes.io/component=operator' })).items.map((p) => p.metadata!.name!).find((p) => leader.startsWith(`${p}-`))!;
+      expect(containerLog(NS, leaderPod, 'operator')).toMatch(/reconcile Revision .*rbac-probe-00001 failed.*cannot patch resource "deployments"/);
+      expect(await read('apps/v1', 'Deployment', 'rbac-probe-00001-deployment')).toBeUndefined();
+    } finally {
+      const current = await rbac.readClusterRole({ name });
+      await rbac.replaceClusterRole({ name, body: { ...original, metadata: { ...original.metadata, resourceVersion: current.metadata!.resourceVersion } } });
+    }
+    await eventually('the Deployment after the verb is back', () => read('apps/v1', 'Deployment', 'rbac-probe-00001-deployment'), 120_000, 1000);
+    await eventually('Reconciled=True again', async () => conditionsOf(await read(GV, 'Revision', 'rbac-probe-00001')).find((x) => x.type === 'Reconciled')?.status === 'True', 120_000, 1000);
+  });
+
+  it('the audit log shows the chart’s pods only as their own ServiceAccounts (no admin credentials in the release)', () => {
+    const users = new Set(auditEvents((e) => e.objectRef?.namespace === NS && e.user.username.startsWith('system:serviceaccount:')).map((e) => e.user.username));
+    for (const u of users) expect(u.startsWith(`system:serviceaccount:${NS}:`) || u.startsWith('system:serviceaccount:kube-system:')).toBe(true);
+    expect(users).toContain(OPERATOR_SA);
+  });
+});
