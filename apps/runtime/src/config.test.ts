@@ -59,11 +59,19 @@ describe('parseRuntimeConfig', () => {
     expect(() => parseRuntimeConfig(['--mode', 'pool', '--state-token-file', '/f'], {})).toThrow(/at specialize/);
   });
 
-  it('the specialize token file belongs to pool mode', () => {
-    expect(parseRuntimeConfig(['--mode', 'pool', '--specialize-token-file', '/t'], {})).toMatchObject({ specializeTokenFile: '/t' });
-    expect(parseRuntimeConfig(['--mode', 'pool'], { ORRERY_SPECIALIZE_TOKEN_FILE: '/e' })).toMatchObject({ specializeTokenFile: '/e' });
-    expect(parseRuntimeConfig(['--mode', 'pool'], {}).specializeTokenFile).toBeUndefined();
-    expect(() => parseRuntimeConfig([...deploy, '--specialize-token-file', '/t'], {})).toThrow(/pool mode/);
+  it('the specialize verifier belongs to pool mode, from a file or the environment, one way only', () => {
+    const v = 'ab'.repeat(32);
+    expect(parseRuntimeConfig(['--mode', 'pool', '--specialize-verifier-file', '/t'], {})).toMatchObject({ specializeVerifierFile: '/t' });
+    expect(parseRuntimeConfig(['--mode', 'pool'], { ORRERY_SPECIALIZE_VERIFIER_FILE: '/e' })).toMatchObject({ specializeVerifierFile: '/e' });
+    expect(parseRuntimeConfig(['--mode', 'pool'], { ORRERY_SPECIALIZE_VERIFIER: v })).toMatchObject({ specializeVerifier: v });
+    expect(parseRuntimeConfig(['--mode', 'pool'], {})).toMatchObject({ specializeVerifierFile: undefined, specializeVerifier: undefined });
+    expect(() => parseRuntimeConfig(['--mode', 'pool', '--specialize-verifier-file', '/t'], { ORRERY_SPECIALIZE_VERIFIER: v })).toThrow(/one way/);
+    expect(() => parseRuntimeConfig([...deploy, '--specialize-verifier-file', '/t'], {})).toThrow(/pool mode/);
+    expect(() => parseRuntimeConfig(deploy, { ORRERY_SPECIALIZE_VERIFIER: v })).toThrow(/pool mode/);
+  });
+
+  it('the shared pool token flag is refused with what replaced it', () => {
+    expect(() => parseRuntimeConfig(['--mode', 'pool', '--specialize-token-file', '/t'], {})).toThrow(/--specialize-verifier-file/);
   });
 
   it('pool mode starts without a function', () => {

@@ -32,8 +32,13 @@ export interface RuntimeConfig {
    * `{namespace, keyspace, token}` as the operator renders it, or a bare token.
    */
   stateTokenFile?: string;
-  /** Pool mode: `POST /v1/specialize` needs `Authorization: Bearer <this file's token>`. */
-  specializeTokenFile?: string;
+  /**
+   * Pool mode: the file holding the verifier (SHA-256, hex) of this worker's single-use specialize
+   * nonce (Kubernetes: written by the pool pod's init container). Removed once the nonce is used.
+   */
+  specializeVerifierFile?: string;
+  /** Pool mode: the verifier from the environment, ORRERY_SPECIALIZE_VERIFIER (local backend). */
+  specializeVerifier?: string;
   /**
    * Deploy mode: the revision's registration credential (registry writes under
    * `orrery.functions.`), from ORRERY_REGISTRY_CREDENTIAL only (never a flag: flags show in
@@ -56,7 +61,8 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
   [--work-dir DIR] [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
   [--registry-credential-file FILE  (or env ORRERY_REGISTRY_CREDENTIAL: the revision's registration credential)]
-  pool mode: [--specialize-token-file FILE  (POST /v1/specialize then needs Authorization: Bearer <token>)]
+  pool mode: --specialize-verifier-file FILE  (or env ORRERY_SPECIALIZE_VERIFIER): SHA-256 of the single-use
+  nonce POST /v1/specialize must carry as Authorization: Bearer <nonce>; without it nobody can specialize the worker
   (pool workers get their registration credential with POST /v1/specialize)
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
 
@@ -64,7 +70,7 @@ const STRING_FLAGS = [
   'mode', 'host', 'port', 'admin-port', 'advertise-host', 'namespace', 'function', 'revision',
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
-  'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-token-file', 'work-dir',
+  'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
   'registry-credential-file',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
@@ -134,7 +140,8 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     stateKeyspace: get('state-keyspace'),
     stateToken: env.ORRERY_STATE_TOKEN || undefined,
     stateTokenFile: get('state-token-file'),
-    specializeTokenFile: get('specialize-token-file'),
+    specializeVerifierFile: get('specialize-verifier-file'),
+    specializeVerifier: env.ORRERY_SPECIALIZE_VERIFIER || undefined,
     registryCredential: env.ORRERY_REGISTRY_CREDENTIAL || undefined,
     registryCredentialFile: get('registry-credential-file'),
     workDir: get('work-dir'),
@@ -160,6 +167,12 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   if (mode === 'pool' && (cfg.registryCredential || cfg.registryCredentialFile)) {
     throw new ConfigError('pool mode receives its registry credential at specialize, not at start (no ORRERY_REGISTRY_CREDENTIAL or --registry-credential-file)');
   }
-  if (mode === 'deploy' && cfg.specializeTokenFile) throw new ConfigError('--specialize-token-file is for pool mode: deploy workers cannot be specialized');
+  if (get('specialize-token-file') !== undefined) {
+    throw new ConfigError('--specialize-token-file (one token shared by the whole pool) is gone: pool workers take --specialize-verifier-file FILE or ORRERY_SPECIALIZE_VERIFIER, the SHA-256 of their own single-use nonce');
+  }
+  if (cfg.specializeVerifier && cfg.specializeVerifierFile) throw new ConfigError('give the specialize verifier one way: ORRERY_SPECIALIZE_VERIFIER or --specialize-verifier-file, not both');
+  if (mode === 'deploy' && (cfg.specializeVerifierFile || cfg.specializeVerifier)) {
+    throw new ConfigError('the specialize verifier (--specialize-verifier-file, ORRERY_SPECIALIZE_VERIFIER) is for pool mode: deploy workers cannot be specialized');
+  }
   return cfg;
 }

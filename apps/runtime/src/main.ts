@@ -10,10 +10,22 @@ import { createLogger } from './logger.ts';
 import { Registrar } from './registration/registrar.ts';
 import { credentialFromEnv, readRegistryCredentialFile } from './registration/registry-credential.ts';
 import { createSpecializer } from './specialize.ts';
-import { bearerChecker, readSpecializeToken } from './specialize-token.ts';
+import { readSpecializeVerifier, removeSpecializeVerifier, SpecializeGate } from './specialize-gate.ts';
 import { readStateTokenFile } from './state-token-file.ts';
 import { warmUp } from './warm-up.ts';
 import { WorkerServer } from './worker-server.ts';
+
+// The pool pod's init container runs the same image: `orrery-runtime write-specialize-verifier …`.
+if (process.argv[2] === 'write-specialize-verifier') {
+  const { parseVerifierInitArgs, writeSpecializeVerifierFile } = await import('./specialize-verifier-init.ts');
+  try {
+    await writeSpecializeVerifierFile(parseVerifierInitArgs(process.argv.slice(3), process.env));
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`orrery-runtime write-specialize-verifier: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+}
 
 let cfg: RuntimeConfig;
 try {
@@ -28,12 +40,12 @@ const log = createLogger({ component: 'orrery-runtime', pid: process.pid });
 
 // Secrets mounted as files (Kubernetes) are read once, before anything listens: a missing or
 // mismatched file is a configuration error, reported like a bad flag.
-async function readMountedSecrets(): Promise<{ stateToken?: string; specializeToken?: string; registryCredential?: string }> {
+async function readMountedSecrets(): Promise<{ stateToken?: string; specialize: { verifier?: string; spent: boolean }; registryCredential?: string }> {
   try {
     const scope = { namespace: cfg.namespace, function: cfg.function ?? '', revision: cfg.revision ?? '' };
     return {
       stateToken: cfg.stateTokenFile ? await readStateTokenFile(cfg.stateTokenFile, { namespace: cfg.namespace, keyspace: cfg.stateKeyspace! }) : cfg.stateToken,
-      specializeToken: cfg.specializeTokenFile ? await readSpecializeToken(cfg.specializeTokenFile) : undefined,
+      specialize: await readSpecializeVerifier({ file: cfg.specializeVerifierFile, env: cfg.specializeVerifier }),
       registryCredential: cfg.registryCredentialFile
         ? await readRegistryCredentialFile(cfg.registryCredentialFile, scope)
         : cfg.registryCredential
@@ -48,6 +60,19 @@ async function readMountedSecrets(): Promise<{ stateToken?: string; specializeTo
 const secrets = await readMountedSecrets();
 // The credential is the registrar's alone: function code (loaded later) must not find it in the environment.
 delete process.env.ORRERY_REGISTRY_CREDENTIAL;
+delete process.env.ORRERY_SPECIALIZE_VERIFIER;
+if (cfg.mode === 'pool' && !secrets.specialize.verifier && !secrets.specialize.spent) {
+  log.warn('no specialize verifier (--specialize-verifier-file or ORRERY_SPECIALIZE_VERIFIER): this pool worker refuses every specialize call');
+}
+if (secrets.specialize.spent) log.warn('the specialize verifier file is gone: this worker was specialized before its container restarted; it stays spent (not ready)');
+// Single use: the first admitted specialize call consumes the nonce; the file goes with it, so a
+// restarted container cannot be specialized again either.
+const gate = new SpecializeGate({
+  ...secrets.specialize,
+  onConsumed: () => {
+    if (cfg.specializeVerifierFile) void removeSpecializeVerifier(cfg.specializeVerifierFile).catch((err: unknown) => log.warn('cannot remove the used specialize verifier file', { error: (err as Error).message }));
+  },
+});
 const workDir = cfg.workDir ?? (await mkdtemp(join(tmpdir(), 'orrery-runtime-')));
 // A work dir we made ourselves (holding inline code and maybe the token file) goes with us.
 const removeWorkDir = () => (cfg.workDir ? Promise.resolve() : rm(workDir, { recursive: true, force: true }).catch(() => undefined));
@@ -66,11 +91,12 @@ const server = new WorkerServer({
   maxRequestBytes: cfg.maxRequestBytes,
   log,
   readyWithoutFunction: cfg.mode === 'pool',
-  authorizeSpecialize: secrets.specializeToken ? bearerChecker(secrets.specializeToken) : undefined,
+  admitSpecialize: (authorization) => gate.admit(authorization),
   specialize:
     cfg.mode === 'pool'
       ? createSpecializer({
           defaultStateUrl: cfg.stateUrl,
+          onFailed: () => server.markSpent(),
           activate: async (a) => {
             server.activate(await activateFunction(a, { workDir, maxSourceBytes: cfg.maxSourceBytes, log }));
             startRegistration(a);
@@ -79,6 +105,8 @@ const server = new WorkerServer({
         })
       : undefined,
 });
+
+if (gate.spent) server.markSpent();
 
 function startRegistration(a: FunctionAssignment): void {
   const address = self.address;

@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveSpecializeNonce } from '@orrery/auth';
+import { writeSpecializeVerifierFile } from './specialize-verifier-init.ts';
 import { writeStateTokenFile } from './state-token-file.ts';
 import { PROBE_FIXTURE, RUNTIME_BIN, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
 
 // Secrets the worker reads from files, as Kubernetes mounts them: the state token of a deploy
-// worker and the specialize token of a pool worker (real processes).
+// worker and the specialize verifier of a pool worker (real processes).
 let dir: string;
 const workers: RuntimeProcess[] = [];
 beforeAll(async () => {
@@ -17,6 +19,12 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => stopRuntime(w)));
   await rm(dir, { recursive: true, force: true });
 });
+
+async function keyFile(key: string): Promise<string> {
+  const path = join(dir, `key-${key}`);
+  await writeFile(path, `${key}\n`);
+  return path;
+}
 
 /** Runs the runtime to its exit (for configurations it must refuse). */
 function runToExit(args: string[]): Promise<{ code: number | null; stderr: string }> {
@@ -55,29 +63,43 @@ describe('--state-token-file (deploy mode)', () => {
   });
 });
 
-describe('--specialize-token-file (pool mode)', () => {
-  it('answers 401 unauthorized without the bearer token or with a wrong one, specializes with it', { timeout: 60_000 }, async () => {
-    await writeFile(join(dir, 'specialize-token'), 'pool-specialize-secret\n');
-    const w = await startRuntime(['--mode', 'pool', '--work-dir', join(dir, 'pool'), '--specialize-token-file', join(dir, 'specialize-token')]);
+describe('--specialize-verifier-file (pool mode, as the pool pod init container writes it)', () => {
+  it('answers 401 without the nonce or with a wrong one, specializes once with it, then removes the file', { timeout: 60_000 }, async () => {
+    const nonce = deriveSpecializeNonce('pool-key', 'shop', 'pod-uid-1');
+    const file = join(dir, 'specialize', 'verifier');
+    await writeSpecializeVerifierFile({ poolKeyFile: await keyFile('pool-key'), namespace: 'shop', podUid: 'pod-uid-1', out: file });
+    const w = await startRuntime(['--mode', 'pool', '--work-dir', join(dir, 'pool'), '--specialize-verifier-file', file]);
     workers.push(w);
     const body = JSON.stringify({ namespace: 'shop', function: 'f', revision: 'f-00001', source: { inline: 'export default () => new Response("hi")' } });
     const post = (authorization?: string) =>
       fetch(`${w.url}/v1/specialize`, { method: 'POST', headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) }, body });
-    for (const auth of [undefined, 'Bearer wrong', 'Bearer pool-specialize-secretx', 'pool-specialize-secret']) {
+    const verifier = (await readFile(file, 'utf8')).trim();
+    for (const auth of [undefined, 'Bearer wrong', `Bearer ${nonce}x`, nonce, `Bearer ${verifier}`, 'Bearer pool-key']) {
       const res = await post(auth);
       expect(res.status, String(auth)).toBe(401);
       expect(await res.json()).toMatchObject({ code: 'unauthorized' });
     }
     // Still generic after the refused attempts.
     expect(await (await fetch(`${w.url}/readyz`)).json()).toEqual({ status: 'ready', specialized: false });
-    const ok = await post('Bearer pool-specialize-secret');
+    const ok = await post(`Bearer ${nonce}`);
     expect(ok.status).toBe(200);
     expect(await (await fetch(`${w.url}/`)).text()).toBe('hi');
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
   });
 
-  it('refuses to start when the token file is missing', { timeout: 60_000 }, async () => {
-    const r = await runToExit(['--mode', 'pool', '--work-dir', join(dir, 'pool2'), '--specialize-token-file', join(dir, 'absent')]);
+  it('a worker whose verifier file is gone (restarted after its specialize) starts spent: not ready, refuses', { timeout: 60_000 }, async () => {
+    const w = await startRuntime(['--mode', 'pool', '--work-dir', join(dir, 'pool2'), '--specialize-verifier-file', join(dir, 'absent')]);
+    workers.push(w);
+    const ready = await fetch(`${w.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'spent' });
+    const res = await fetch(`${w.url}/v1/specialize`, { method: 'POST', headers: { authorization: 'Bearer x' }, body: '{}' });
+    expect(res.status).toBe(409);
+  });
+
+  it('refuses to start on a file that is not a verifier (the pool key itself, say)', { timeout: 60_000 }, async () => {
+    const r = await runToExit(['--mode', 'pool', '--work-dir', join(dir, 'pool3'), '--specialize-verifier-file', await keyFile('pool-key')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/specialize token file .*absent does not exist/);
+    expect(r.stderr).toMatch(/must hold 64 lowercase hex digits/);
   });
 });

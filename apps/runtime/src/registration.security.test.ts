@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deriveRegistrationCredential } from '@orrery/auth';
+import { deriveRegistrationCredential, mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
@@ -112,18 +112,22 @@ describe('workers present their revision credential (real registry)', () => {
   });
 
   it('a pool worker gets its credential at specialize; one for another revision is refused (400)', { timeout: 60_000 }, async () => {
-    const pool = await worker(['--mode', 'pool', '--admin-port', '0', '--registry-url', registryUrl, '--lease-ttl-seconds', '3', '--instance-id', 'pool-w1']);
-    const specialize = (registryCredential: unknown) =>
-      fetch(`${pool.adminUrl}/v1/specialize`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ namespace: 'shop', function: 'cart', revision: 'cart-00001', source: { inline: 'export default () => new Response("ok")' }, registryCredential }),
-      });
-    const wrong = await specialize({ namespace: 'shop', service: service('cart-00002', 'cart'), token: credential('cart-00002', 'cart') });
+    // Specialize nonces are single-use (a refused body uses one up too): one worker per attempt.
+    const poolWorker = async (id: string) => {
+      const nonce = mintSpecializeNonce();
+      const w = await worker(['--mode', 'pool', '--admin-port', '0', '--registry-url', registryUrl, '--lease-ttl-seconds', '3', '--instance-id', id], { ORRERY_SPECIALIZE_VERIFIER: specializeVerifier(nonce) });
+      return (registryCredential: unknown) =>
+        fetch(`${w.adminUrl}/v1/specialize`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${nonce}` },
+          body: JSON.stringify({ namespace: 'shop', function: 'cart', revision: 'cart-00001', source: { inline: 'export default () => new Response("ok")' }, registryCredential }),
+        });
+    };
+    const wrong = await (await poolWorker('pool-w1'))({ namespace: 'shop', service: service('cart-00002', 'cart'), token: credential('cart-00002', 'cart') });
     expect(wrong.status).toBe(400);
     expect(JSON.stringify(await wrong.json())).not.toContain(credential('cart-00002', 'cart'));
-    const ok = await specialize({ namespace: 'shop', service: service('cart-00001', 'cart'), token: credential('cart-00001', 'cart') });
+    const ok = await (await poolWorker('pool-w2'))({ namespace: 'shop', service: service('cart-00001', 'cart'), token: credential('cart-00001', 'cart') });
     expect(ok.status).toBe(200);
-    await eventually(async () => (await listed(service('cart-00001', 'cart'))).includes('pool-w1'));
+    await eventually(async () => (await listed(service('cart-00001', 'cart'))).includes('pool-w2'));
   });
 });

@@ -38,37 +38,33 @@ describe('parseSpecializeRequest', () => {
 });
 
 describe('createSpecializer', () => {
-  it('activates once: concurrent calls for one revision share it, another revision is refused', async () => {
+  it('activates once; any later call is refused (already_specialized)', async () => {
     const activations: FunctionAssignment[] = [];
-    let finish!: () => void;
     const specialize = createSpecializer({
-      activate: (a) => {
+      activate: async (a) => {
         activations.push(a);
-        return new Promise((r) => (finish = () => r({ address: '127.0.0.1:9' })));
+        return { address: '127.0.0.1:9' };
       },
     });
-    const a = specialize(body);
-    const b = specialize(body);
-    await new Promise((r) => setImmediate(r));
-    finish();
-    const [ra, rb] = await Promise.all([a, b]);
-    expect(activations).toHaveLength(1);
-    expect(ra).toEqual(rb);
-    expect(ra).toMatchObject({ status: 200, body: { specialized: true, revision: 'counter-00001', address: '127.0.0.1:9' } });
+    expect(await specialize(body)).toMatchObject({ status: 200, body: { specialized: true, revision: 'counter-00001', address: '127.0.0.1:9' } });
+    expect(await specialize(body)).toMatchObject({ status: 409, body: { code: 'already_specialized' } });
     expect(await specialize({ ...body, revision: 'counter-00002' })).toMatchObject({ status: 409, body: { code: 'already_specialized' } });
-    expect(await specialize({ nope: 1 })).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(activations).toHaveLength(1);
   });
 
-  it('a load failure answers 422 with the load code and leaves the worker generic', async () => {
-    let fail = true;
+  it('a bad body or a load failure answers 400/422 and leaves the worker spent', async () => {
+    let failed = 0;
+    const bad = createSpecializer({ activate: async () => ({ address: 'h:1' }), onFailed: () => failed++ });
+    expect(await bad({ nope: 1 })).toMatchObject({ status: 400, body: { code: 'bad_request' } });
+    expect(failed).toBe(1);
     const specialize = createSpecializer({
       activate: async () => {
-        if (fail) throw new LoadError('entrypoint_not_found', 'no export named "x"');
-        return { address: 'h:1' };
+        throw new LoadError('entrypoint_not_found', 'no export named "x"');
       },
+      onFailed: () => failed++,
     });
     expect(await specialize(body)).toMatchObject({ status: 422, body: { code: 'entrypoint_not_found' } });
-    fail = false;
-    expect(await specialize({ ...body, revision: 'counter-00009' })).toMatchObject({ status: 200 });
+    expect(failed).toBe(2);
+    expect(await specialize({ ...body, revision: 'counter-00009' })).toMatchObject({ status: 409 });
   });
 });

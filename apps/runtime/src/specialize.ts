@@ -80,39 +80,35 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
 }
 
 /**
- * Turns specialize calls into at most one activation: a repeat for the same revision
- * (a retry, or a concurrent cold request) shares the first one's outcome; another
- * revision is refused, since a worker serves one function for its whole life.
+ * Turns the one admitted specialize call into an activation. The single-use nonce gate in front
+ * of it (specialize-gate.ts) lets exactly one call through, so a worker is specialized at most
+ * once in its life; a second activation is refused here too (defence in depth). A failed load
+ * leaves the worker spent (`onFailed`): the executor discards it, never reuses it.
  */
 export function createSpecializer(opts: {
   defaultStateUrl?: string;
   activate: (a: FunctionAssignment) => Promise<{ address: string }>;
+  onFailed?: () => void;
 }): (body: unknown) => Promise<AdminAnswer> {
-  let current: { key: string; outcome: Promise<AdminAnswer> } | undefined;
+  let current: string | undefined;
   return async (body) => {
+    if (current) return { status: 409, body: { error: `worker is already specialized for ${current}; use another pool worker`, code: 'already_specialized' } };
     const parsed = parseSpecializeRequest(body, opts.defaultStateUrl);
-    if (!parsed.ok) return { status: 400, body: { error: parsed.error, code: 'bad_request' } };
+    if (!parsed.ok) {
+      opts.onFailed?.();
+      return { status: 400, body: { error: parsed.error, code: 'bad_request' } };
+    }
     const a = parsed.assignment;
-    const key = `${a.namespace}/${a.function}/${a.revision}`;
-    if (current && current.key !== key) {
-      return { status: 409, body: { error: `worker is already specialized for ${current.key}; use another pool worker`, code: 'already_specialized' } };
+    current = `${a.namespace}/${a.function}/${a.revision}`;
+    const started = performance.now();
+    try {
+      const { address } = await opts.activate(a);
+      return { status: 200, body: { specialized: true, namespace: a.namespace, function: a.function, revision: a.revision, address, loadMs: Math.round(performance.now() - started) } };
+    } catch (err) {
+      opts.onFailed?.();
+      return err instanceof LoadError
+        ? { status: 422, body: { error: err.message, code: err.code } }
+        : { status: 500, body: { error: `specialize failed: ${(err as Error).message}`, code: 'internal' } };
     }
-    if (!current) {
-      const started = performance.now();
-      const outcome = opts.activate(a).then(
-        ({ address }): AdminAnswer => ({
-          status: 200,
-          body: { specialized: true, namespace: a.namespace, function: a.function, revision: a.revision, address, loadMs: Math.round(performance.now() - started) },
-        }),
-        (err: unknown): AdminAnswer => {
-          current = undefined; // a failed load leaves the worker generic, so it may be retried
-          return err instanceof LoadError
-            ? { status: 422, body: { error: err.message, code: err.code } }
-            : { status: 500, body: { error: `specialize failed: ${(err as Error).message}`, code: 'internal' } };
-        },
-      );
-      current = { key, outcome };
-    }
-    return current.outcome;
   };
 }

@@ -36,8 +36,11 @@ export interface WorkerServerOptions {
   readyWithoutFunction?: boolean;
   /** Handles `POST /v1/specialize` with the parsed JSON body. */
   specialize?: (body: unknown) => Promise<AdminAnswer>;
-  /** Checks the `Authorization` header of `POST /v1/specialize`; absent = anyone may specialize. */
-  authorizeSpecialize?: (authorization: string | undefined) => boolean;
+  /**
+   * Checks the `Authorization` header of `POST /v1/specialize` (the single-use nonce gate) before
+   * the body is read: a refusal is answered as is; undefined lets the call through.
+   */
+  admitSpecialize?: (authorization: string | undefined) => AdminAnswer | undefined;
   now?: () => number;
 }
 
@@ -55,6 +58,8 @@ export function isRuntimePath(path: string): boolean {
 export class WorkerServer {
   private active: ActiveFunction | undefined;
   private draining = false;
+  /** A pool worker that can never be specialized (nonce used, load failed): not ready. */
+  private spent = false;
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly main: Server;
@@ -86,7 +91,12 @@ export class WorkerServer {
   }
 
   get isReady(): boolean {
-    return !this.draining && (this.active !== undefined || this.opts.readyWithoutFunction === true);
+    return !this.draining && (this.active !== undefined || (this.opts.readyWithoutFunction === true && !this.spent));
+  }
+
+  /** No function will ever come (its specialize nonce is used): /readyz answers 503 `spent`. */
+  markSpent(): void {
+    this.spent = true;
   }
 
   /** Installs the function that requests go to (at start in deploy mode, at specialize in pool mode). */
@@ -280,16 +290,17 @@ export class WorkerServer {
         case 'GET /readyz':
           return this.isReady
             ? sendJson(res, 200, { status: 'ready', specialized: this.active !== undefined })
-            : sendJson(res, 503, { status: this.draining ? 'draining' : 'loading' });
+            : sendJson(res, 503, { status: this.draining ? 'draining' : this.spent ? 'spent' : 'loading' });
         case 'GET /v1/stats':
           return sendJson(res, 200, this.stats());
         case 'POST /v1/specialize': {
           if (!this.opts.specialize) return sendJson(res, 409, { error: 'this worker runs in deploy mode; only pool workers can be specialized', code: 'not_pool_worker' });
-          if (this.opts.authorizeSpecialize && !this.opts.authorizeSpecialize(req.headers.authorization)) {
-            discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
-            return sendJson(res, 401, { error: 'specialize needs Authorization: Bearer <the pool specialize token>', code: 'unauthorized' }, { 'www-authenticate': 'Bearer' });
-          }
           if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
+          const refused = this.opts.admitSpecialize?.(req.headers.authorization);
+          if (refused) {
+            discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
+            return sendJson(res, refused.status, refused.body, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+          }
           const body = await readJson(req, MAX_ADMIN_BODY_BYTES);
           if (!body.ok) return sendJson(res, body.status, { error: body.error, code: body.code });
           const answer = await this.opts.specialize(body.value);

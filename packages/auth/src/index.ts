@@ -3,3 +3,11 @@ export { signAdminUrl, signKeyspaceDeletionUrl, verifyAdminUrl, ADMIN_KEY_INFO, 
 export { readMasterKeyFile, parseMasterKey } from './master-key.ts';
 export { hkdf32 } from './hkdf-key.ts';
 export { deriveRegistrationCredential, registrationCredentialInfo, RegistrationCredentialVerifier } from './registration-credential.ts';
+export {
+  deriveSpecializeNonce,
+  isSpecializeVerifier,
+  mintSpecializeNonce,
+  nonceMatchesVerifier,
+  specializeNonceInfo,
+  specializeVerifier,
+} from './specialize-nonce.ts';
