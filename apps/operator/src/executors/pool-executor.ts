@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import type { Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
@@ -64,6 +65,11 @@ export class PoolExecutor {
   private readonly pending = new Map<string, Promise<Specialization>>();
   /** Specializations the KPA started per revision and that have not finished yet. */
   private readonly scalingUp = new Map<string, number>();
+  /**
+   * Each generic worker's single-use specialize nonce (the worker got only its SHA-256). Held
+   * here alone, and dropped once sent: no worker can specialize another.
+   */
+  private readonly nonces = new WeakMap<WorkerProcess, string>();
   private reaper?: NodeJS.Timeout;
   private seq = 0;
   private stopped = false;
@@ -85,7 +91,9 @@ export class PoolExecutor {
     const list = this.pools.get(key) ?? [];
     this.pools.set(key, list);
     while (list.length < size) {
-      const w = new WorkerProcess(this.spec(namespace, environment), () => this.poolWorkerChanged(key));
+      const nonce = mintSpecializeNonce();
+      const w = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce)), () => this.poolWorkerChanged(key));
+      this.nonces.set(w, nonce);
       list.push(w);
       w.start();
     }
@@ -206,8 +214,10 @@ export class PoolExecutor {
     setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
     const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials, this.o.registrationCredential?.(rev));
     this.specializations++;
+    const nonce = this.nonces.get(worker);
+    this.nonces.delete(worker); // single use, whatever the answer
     const sent = performance.now();
-    const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000).catch((err: unknown) => {
+    const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000, nonce ? { authorization: `Bearer ${nonce}` } : {}).catch((err: unknown) => {
       void worker.stop();
       throw new SpecializeError(502, 'specialize_failed', `worker ${worker.address} did not answer specialize: ${(err as Error).message}`);
     });
@@ -282,11 +292,12 @@ export class PoolExecutor {
     }
   }
 
-  private spec(namespace: string, environment: string) {
+  private spec(namespace: string, environment: string, verifier: string) {
     const id = `pool-${environment}-${++this.seq}`;
     const args = [...this.o.runtimeCommand.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', join(this.o.dataDir, 'pool', namespace, id)];
     if (this.o.registryUrls.length) args.push('--registry-url', this.o.registryUrls.join(','));
-    const env: Record<string, string> = {};
+    // The verifier of the worker's own nonce (a hash: knowing it specializes nothing).
+    const env: Record<string, string> = { ORRERY_SPECIALIZE_VERIFIER: verifier };
     if (this.o.stateUrl) env.ORRERY_STATE_URL = this.o.stateUrl;
     return {
       id,

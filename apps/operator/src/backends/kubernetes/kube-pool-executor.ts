@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { deriveSpecializeNonce } from '@orrery/auth';
 import type { Environment, Revision } from '@orrery/spec';
 import { FUNCTION_LABEL } from '@orrery/spec';
 import type { StateCredentials } from '../local/local-backend.ts';
@@ -59,8 +60,9 @@ const WARM_POLL_MS = 20;
  * replacing its labels, guarded by its resourceVersion (a 409 means another claim won: take
  * another pod): the pod leaves the Deployment's selector, so its ReplicaSet starts a new one and
  * the pool refills itself, and it carries the revision's labels and owner. Then the executor
- * sends `POST /v1/specialize` with the code and state credentials and the Environment's
- * specialize token. The specialized runtime registers in the registry under its revision
+ * sends `POST /v1/specialize` with the code and state credentials and the pod's single-use
+ * specialize nonce, HMAC(the Environment's pool key, namespace + pod uid): the pod itself holds
+ * only the nonce's hash (written by its init container, which alone mounts the key). The specialized runtime registers in the registry under its revision
  * (`--registry-url`), which is how routers find it. Concurrent cold requests for one revision
  * share one specialization; specialized pods idle past the timeout are deleted.
  *
@@ -115,9 +117,9 @@ export class KubernetesPoolExecutor {
   }
 
   /**
-   * The Environment's specialize token, creating its Secret with a random token when missing.
-   * Created (not applied) and never rewritten, so the token stays stable across reconciles
-   * and running pool pods (which read it once at start) keep accepting the executor.
+   * The Environment's pool key, creating its Secret with a random key when missing. Created (not
+   * applied) and never rewritten, so the key stays stable across reconciles and running pool pods
+   * (whose init containers derived their verifiers from it) keep accepting the executor.
    */
   async ensureSpecializeSecret(env: Environment): Promise<string> {
     const ns = env.metadata.namespace;
@@ -229,13 +231,15 @@ export class KubernetesPoolExecutor {
     let lastError: SpecializeError | undefined;
     for (let attempt = 1; attempt <= MAX_POD_ATTEMPTS; attempt++) {
       if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');
-      // The token before the claim: without it a claimed pod would be stranded.
-      const token = await this.readToken(ns, t.environment);
-      if (!token) throw new SpecializeError(503, 'pool_not_ready', `specialize token secret ${ns}/${specializeSecretName(t.environment)} does not exist yet`);
+      // The key before the claim: without it a claimed pod would be stranded.
+      const poolKey = await this.readToken(ns, t.environment);
+      if (!poolKey) throw new SpecializeError(503, 'pool_not_ready', `pool key secret ${ns}/${specializeSecretName(t.environment)} does not exist yet`);
       const pod = await this.claim(rev);
       this.specializing.add(podKey(pod));
       try {
-        return await this.specializeClaimed(pod, rev, body, token);
+        if (!pod.metadata.uid) throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_failed', `pool pod ${pod.metadata.name} has no uid`));
+        // This pod's nonce alone: it cannot specialize any other pod, and the pod uses it up.
+        return await this.specializeClaimed(pod, rev, body, deriveSpecializeNonce(poolKey, ns, pod.metadata.uid));
       } catch (err) {
         if (!(err instanceof RetryOnAnotherPod)) throw err;
         lastError = err.cause;
@@ -247,13 +251,13 @@ export class KubernetesPoolExecutor {
   }
 
   /** Sends the claimed pod its code; a pod-level failure deletes the pod and asks for another. */
-  private async specializeClaimed(pod: Pod, rev: Revision, body: unknown, token: string): Promise<Specialization> {
+  private async specializeClaimed(pod: Pod, rev: Revision, body: unknown, nonce: string): Promise<Specialization> {
     const address = this.podAddress(pod);
     this.specializations++;
     const sent = performance.now();
     let res: { status: number; body: Record<string, unknown> };
     try {
-      res = await postJson(`http://${address}/v1/specialize`, body, this.o.specializeTimeoutMs ?? 60_000, { authorization: `Bearer ${token}` });
+      res = await postJson(`http://${address}/v1/specialize`, body, this.o.specializeTimeoutMs ?? 60_000, { authorization: `Bearer ${nonce}` });
     } catch (err) {
       await this.deletePods([pod], 'unreachable');
       throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_failed', `pool pod ${pod.metadata.name} (${address}) did not answer specialize: ${(err as Error).message}`));
@@ -266,10 +270,11 @@ export class KubernetesPoolExecutor {
     }
     // Whatever went wrong, the pod may hold half-loaded module state: never reuse it.
     await this.deletePods([pod], `specialize answered ${res.status}`);
-    if (res.status === 401) {
-      // The pod started with another token (the Secret was recreated): read it again, use another pod.
-      this.tokens.delete(`${rev.metadata.namespace}/${rev.spec.template.environment}`);
-      throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_unauthorized', `pool pod ${pod.metadata.name} refused the specialize token`));
+    if (res.status === 401 || res.status === 409) {
+      // 401: the pod's verifier came from another key (the Secret was recreated): read it again,
+      // use another pod. 409: its nonce was used already (someone got there first): another pod.
+      if (res.status === 401) this.tokens.delete(`${rev.metadata.namespace}/${rev.spec.template.environment}`);
+      throw new RetryOnAnotherPod(new SpecializeError(502, res.status === 401 ? 'specialize_unauthorized' : 'specialize_nonce_used', `pool pod ${pod.metadata.name} refused the specialize nonce (${answer.code ?? res.status})`));
     }
     throw new SpecializeError(res.status === 422 ? 422 : 502, answer.code ?? 'specialize_failed', answer.error ?? `specialize answered ${res.status}`);
   }

@@ -3,9 +3,16 @@ import { COMPONENT_LABEL, ENVIRONMENT_LABEL, MANAGED_BY, type Manifest, childNam
 import { POD_IDENTITY_ENV, RUNTIME_PORT, workerNetworkArgs } from './revision-children.ts';
 import { runtimeImageFor } from './runtime-image.ts';
 
-/** Where the pool's specialize token Secret is mounted, and its one key. */
-export const SPECIALIZE_DIR = '/var/orrery/specialize';
+/**
+ * The Environment's pool key (Secret `orrery-pool-<env>-specialize`, key `token`): each pool
+ * pod's single-use specialize nonce is HMAC(pool key, namespace + pod uid). Mounted only into the
+ * pod's init container, at POOL_KEY_DIR.
+ */
+export const POOL_KEY_DIR = '/var/orrery/pool-key';
 export const SPECIALIZE_TOKEN_KEY = 'token';
+/** The memory volume where the init container leaves the nonce's verifier for the runtime. */
+export const SPECIALIZE_DIR = '/var/orrery/specialize';
+export const SPECIALIZE_VERIFIER_FILE = `${SPECIALIZE_DIR}/verifier`;
 
 /** What the pool Deployment needs besides the Environment (all optional for old callers). */
 export interface PoolRenderOptions {
@@ -15,7 +22,7 @@ export interface PoolRenderOptions {
   stateUrl?: string;
 }
 
-/** The Secret holding an Environment's specialize token (`orrery-pool-<env>-specialize`). */
+/** The Secret holding an Environment's pool key (`orrery-pool-<env>-specialize`). */
 export const specializeSecretName = (environment: string): string => childName('orrery-pool', environment, 'specialize');
 
 const poolLabels = (env: Environment): Record<string, string> => ({
@@ -47,14 +54,29 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
   const labels = poolLabels(env);
   const containerEnv: object[] = [...POD_IDENTITY_ENV];
   if (opts.stateUrl) containerEnv.push({ name: 'ORRERY_STATE_URL', value: opts.stateUrl });
+  const image = runtimeImageFor(env, runtimeImage);
+  const hardened = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } };
   const args = [
     '--mode', 'pool',
     ...workerNetworkArgs(opts.registryUrls),
     '--namespace', env.metadata.namespace,
     '--work-dir', '/tmp/orrery',
-    // Only the executor holds this token: no other pod can load code into a generic worker.
-    '--specialize-token-file', `${SPECIALIZE_DIR}/${SPECIALIZE_TOKEN_KEY}`,
+    // Only the hash of this pod's nonce: the executor alone can specialize it, once.
+    '--specialize-verifier-file', SPECIALIZE_VERIFIER_FILE,
   ];
+  // The init container is the only one that mounts the pool key: function code, which later runs
+  // in the runtime container, can read neither the key nor a nonce for any other pod.
+  const verifierInit = {
+    name: 'specialize-verifier',
+    image,
+    args: ['write-specialize-verifier', '--pool-key-file', `${POOL_KEY_DIR}/${SPECIALIZE_TOKEN_KEY}`, '--namespace', env.metadata.namespace, '--pod-uid', '$(POD_UID)', '--out', SPECIALIZE_VERIFIER_FILE],
+    env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
+    securityContext: hardened,
+    volumeMounts: [
+      { name: 'pool-key', mountPath: POOL_KEY_DIR, readOnly: true },
+      { name: 'specialize', mountPath: SPECIALIZE_DIR },
+    ],
+  };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -73,30 +95,30 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
           serviceAccountName: childName('orrery-pool', env.metadata.name),
           automountServiceAccountToken: false,
           securityContext: { runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } },
+          initContainers: [verifierInit],
           containers: [
             {
               name: 'runtime',
-              image: runtimeImageFor(env, runtimeImage),
+              image,
               args,
               env: containerEnv,
               ports: [{ name: 'http', containerPort: RUNTIME_PORT }],
               readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSeconds: 2 },
               ...(env.spec.resources ? { resources: env.spec.resources } : {}),
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: hardened,
+              // Writable: the runtime removes the verifier once its nonce is used.
               volumeMounts: [
                 { name: 'tmp', mountPath: '/tmp' },
-                { name: 'specialize', mountPath: SPECIALIZE_DIR, readOnly: true },
+                { name: 'specialize', mountPath: SPECIALIZE_DIR },
               ],
             },
           ],
-          // Not optional: a pool pod without its token must not start (it would accept anyone).
+          // The pool key Secret is not optional: without it the init container fails and the pod
+          // never starts (rather than a worker nobody, or anybody, can specialize).
           volumes: [
             { name: 'tmp', emptyDir: {} },
-            { name: 'specialize', secret: { secretName: specializeSecretName(env.metadata.name), defaultMode: 0o444 } },
+            { name: 'specialize', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+            { name: 'pool-key', secret: { secretName: specializeSecretName(env.metadata.name), defaultMode: 0o444 } },
           ],
         },
       },
@@ -124,10 +146,10 @@ export function renderPoolService(env: Environment): Manifest {
 }
 
 /**
- * The specialize token Secret. The token is an input, never generated here: renders must be
- * pure and repeatable, and a token that changed on every reconcile would lock the executor out
- * of the running pool pods (they read it once at start). KubernetesPoolExecutor's
- * `ensureSpecializeSecret` creates it once with a random token and reads it afterwards.
+ * The pool key Secret. The key is an input, never generated here: renders must be pure and
+ * repeatable, and a key that changed on every reconcile would lock the executor out of the
+ * running pool pods (their verifiers were derived from it at start). KubernetesPoolExecutor's
+ * `ensureSpecializeSecret` creates it once with a random key and reads it afterwards.
  */
 export function renderSpecializeSecret(env: Environment, token: string): Manifest {
   return {

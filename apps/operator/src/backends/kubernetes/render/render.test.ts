@@ -195,9 +195,9 @@ describe('pool children', () => {
     expect(podSpec(kids[1]!).containers[0]!.image).toBe('example/runtime:1');
   });
 
-  it('generic workers start in pool mode, register when specialized, and need the specialize token', () => {
+  it('generic workers start in pool mode, register when specialized, and hold only their own nonce verifier', () => {
     const d = renderPoolDeployment(env, undefined, { registryUrls: ['http://reg:8080'], stateUrl: 'http://statesvc:8080' });
-    const pod = podSpec(d);
+    const pod = podSpec(d) as ReturnType<typeof podSpec> & { initContainers: Array<{ name: string; args: string[]; env: unknown[]; image: string; volumeMounts: unknown[] }> };
     const c = pod.containers[0]!;
     const arg = (flag: string) => c.args[c.args.indexOf(flag) + 1];
     expect(arg('--mode')).toBe('pool');
@@ -205,10 +205,26 @@ describe('pool children', () => {
     expect(arg('--registry-url')).toBe('http://reg:8080');
     expect(arg('--advertise-host')).toBe('$(POD_IP)');
     expect(arg('--namespace')).toBe('team-a');
-    expect(arg('--specialize-token-file')).toBe('/var/orrery/specialize/token');
+    expect(arg('--specialize-verifier-file')).toBe('/var/orrery/specialize/verifier');
+    expect(c.args).not.toContain('--specialize-token-file');
     expect(c.env).toContainEqual({ name: 'ORRERY_STATE_URL', value: 'http://statesvc:8080' });
-    expect(pod.volumes).toContainEqual({ name: 'specialize', secret: { secretName: 'orrery-pool-nodejs-specialize', defaultMode: 0o444 } });
-    expect(c.volumeMounts).toContainEqual({ name: 'specialize', mountPath: '/var/orrery/specialize', readOnly: true });
+    // The pool key is mounted into the init container only; the runtime gets a memory volume with the verifier.
+    expect(pod.volumes).toContainEqual({ name: 'pool-key', secret: { secretName: 'orrery-pool-nodejs-specialize', defaultMode: 0o444 } });
+    expect(pod.volumes).toContainEqual({ name: 'specialize', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } });
+    expect(c.volumeMounts).toContainEqual({ name: 'specialize', mountPath: '/var/orrery/specialize' });
+    expect(c.volumeMounts.map((m) => (m as { name: string }).name)).not.toContain('pool-key');
+    const init = pod.initContainers;
+    expect(init).toHaveLength(1);
+    expect(init[0]).toMatchObject({
+      name: 'specialize-verifier',
+      image: c.image,
+      args: ['write-specialize-verifier', '--pool-key-file', '/var/orrery/pool-key/token', '--namespace', 'team-a', '--pod-uid', '$(POD_UID)', '--out', '/var/orrery/specialize/verifier'],
+      env: [{ name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } }],
+    });
+    expect(init[0]!.volumeMounts).toEqual([
+      { name: 'pool-key', mountPath: '/var/orrery/pool-key', readOnly: true },
+      { name: 'specialize', mountPath: '/var/orrery/specialize' },
+    ]);
     // no flag the runtime does not know (it exits 2 on unknown flags)
     expect(c.args).not.toContain('--pool');
     expect(c.args).not.toContain('--environment');
