@@ -38,13 +38,15 @@ const matches = (selector: Record<string, string>, labels: Record<string, string
 describe('rendered chart', () => {
   it.each([['every option on', all], ['only the required values', minimal]])('parses into named, namespaced objects (%s)', (_label, objs) => {
     expect(objs.length).toBeGreaterThan(25);
-    const keys = objs.map((o) => `${o.kind}/${o.metadata.name}`);
+    const keys = objs.map((o) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`);
     expect(new Set(keys).size).toBe(keys.length);
     for (const o of objs) {
       expect(o.apiVersion, `${o.kind} ${o.metadata.name}`).toMatch(/^([a-z0-9.-]+\/)?v\d/);
       expect(o.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
       const clusterScoped = /^(ClusterRole|ClusterRoleBinding|ValidatingWebhookConfiguration|MutatingWebhookConfiguration)$/.test(o.kind);
-      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(clusterScoped ? undefined : 'orrery-system');
+      // The function workers' NetworkPolicy lives in the Functions' namespaces.
+      const inFunctionNamespace = o.kind === 'NetworkPolicy' && o.metadata.name === 'orrery-function-workers';
+      if (!inFunctionNamespace) expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(clusterScoped ? undefined : 'orrery-system');
       expect(o.metadata.labels?.['app.kubernetes.io/part-of']).toBe('orrery');
     }
   });
@@ -218,7 +220,7 @@ describe('rendered chart', () => {
   });
 
   it('only statesvc and the operator get Postgres egress; only the router gets Redis egress; the console talks only to the operator', () => {
-    const egressPorts = (np: K8sObject) => np.spec.egress.flatMap((r: { ports?: Array<{ port: number }> }) => (r.ports ?? []).map((p) => p.port));
+    const egressPorts = (np: K8sObject) => (np.spec.egress ?? []).flatMap((r: { ports?: Array<{ port: number }> }) => (r.ports ?? []).map((p) => p.port));
     const withPort = (port: number) => ofKind(all, 'NetworkPolicy').filter((np) => egressPorts(np).includes(port)).map((np) => np.metadata.name).sort();
     expect(withPort(5432)).toEqual(['orrery-operator', 'orrery-statesvc']);
     expect(withPort(443)).toEqual(['orrery-operator']);
@@ -236,6 +238,40 @@ describe('rendered chart', () => {
       { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': 'operator' } } },
     ]);
     expect(np.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+  });
+
+  it('function worker pods admit only the routers and the operator, on the worker port, in every Function namespace', () => {
+    const policies = (objs: K8sObject[]) => ofKind(objs, 'NetworkPolicy').filter((np) => np.metadata.name === 'orrery-function-workers');
+    // Defaults: `default`; the watched namespace is added; functionNamespaces lists more.
+    expect(policies(minimal).map((np) => np.metadata.namespace)).toEqual(['default']);
+    expect(policies(all).map((np) => np.metadata.namespace)).toEqual(['default', 'team-a']);
+    const listed = objects({ ...REQUIRED, operator: { watchNamespace: 'team-a' }, networkPolicy: { functionNamespaces: ['team-a', 'team-b'] } });
+    expect(policies(listed).map((np) => np.metadata.namespace)).toEqual(['team-a', 'team-b']);
+    for (const np of policies(all)) {
+      // The same pods statesvc admits: deploy workers, warm pool pods, claimed (specialized) pool pods.
+      expect(np.spec.podSelector).toEqual({ matchExpressions: [{ key: 'orrery.dev/component', operator: 'In', values: ['worker', 'pool', SPECIALIZED_COMPONENT] }] });
+      expect(np.spec.policyTypes).toEqual(['Ingress']);
+      expect(np.spec.ingress).toEqual([
+        {
+          from: ['router', 'operator'].map((component) => ({
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'orrery-system' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'orrery', 'app.kubernetes.io/instance': 'orrery', 'app.kubernetes.io/component': component } },
+          })),
+          ports: [{ protocol: 'TCP', port: 8080 }],
+        },
+      ]);
+    }
+    // They select the pods the operator renders, whatever their executor.
+    const routerPods = named(all, 'Deployment', 'orrery-router')!.spec.template.metadata.labels;
+    const operatorPods = named(all, 'Deployment', 'orrery-operator')!.spec.template.metadata.labels;
+    for (const peer of policies(all)[0]!.spec.ingress[0].from as Array<{ podSelector: { matchLabels: Record<string, string> } }>) {
+      expect([routerPods, operatorPods].some((labels) => matches(peer.podSelector.matchLabels, labels))).toBe(true);
+    }
+    // The routers and the operator may send there (their own egress rules).
+    for (const name of ['orrery-router', 'orrery-operator']) {
+      const egress = named(all, 'NetworkPolicy', name)!.spec.egress as Array<{ to?: Array<{ podSelector?: unknown }>; ports?: Array<{ port: number }> }>;
+      expect(egress.some((r) => r.ports?.some((p) => p.port === 8080) && r.to?.some((t) => JSON.stringify(t.podSelector).includes('specialized'))), name).toBe(true);
+    }
   });
 
   it('registry pods admit only the public port; etcd admits only registry, operator and peers', () => {
