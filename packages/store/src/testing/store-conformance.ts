@@ -1,7 +1,7 @@
 /**
  * The behaviour every ResourceStore must show, whatever backs it: a suite a store's own test
  * file runs with `describeStoreConformance(name, open)` (the embedded and Postgres stores, the
- * HTTP client, the Kubernetes store against the fake-apiserver).
+ * HTTP client, the Kubernetes store against a real API server in kube-resource-store.kube.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrreryFunction, Revision } from '@orrery/spec';

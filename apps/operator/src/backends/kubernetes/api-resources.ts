@@ -10,8 +10,8 @@ export interface ApiResource {
 }
 
 /**
- * Everything the operator touches on Kubernetes — and so everything the fake-apiserver serves
- * and the Helm chart's RBAC must allow.
+ * Everything the operator touches on Kubernetes — and so everything the Helm chart's RBAC must
+ * allow.
  */
 export const API_RESOURCES: readonly ApiResource[] = [
   { apiVersion: GROUP_VERSION, kind: 'Function', plural: 'functions', namespaced: true, subresources: ['status'] },

@@ -24,7 +24,7 @@ export interface KubeObject extends KubernetesObject {
 export interface KubeConfigOptions {
   server: string;
   token?: string;
-  /** Plain http:// (the fake-apiserver) needs this, or client-node refuses to connect. */
+  /** Plain http:// (`kubectl proxy`) needs this, or client-node refuses to connect. */
   skipTLSVerify?: boolean;
 }
 
