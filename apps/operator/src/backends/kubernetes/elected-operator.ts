@@ -1,6 +1,7 @@
 import { KubernetesFunctionOperator, type KubernetesOperatorOptions } from './function-operator.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
 import { LEADER_URL_ANNOTATION } from './leader-forwarding.ts';
+import { apiErrorText } from './api-error-text.ts';
 
 export interface ElectedOperatorOptions extends KubernetesOperatorOptions {
   election: Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading'>;
@@ -28,7 +29,7 @@ export class ElectedOperator {
         const op = new KubernetesFunctionOperator(o);
         this.operator = op;
         // Not awaited: a slow initial list must not stall lease renewal.
-        op.start().catch((err: unknown) => o.log?.(`operator start failed: ${(err as Error).message}`));
+        op.start().catch((err: unknown) => o.log?.(`operator start failed: ${apiErrorText(err)}`));
         this.leaderWork = o.whileLeading?.();
       },
       onStoppedLeading: async () => {

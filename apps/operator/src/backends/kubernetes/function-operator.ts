@@ -29,6 +29,7 @@ import { Informer, cacheKey } from './informer.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
+import { apiErrorText } from './api-error-text.ts';
 import { withFailure, withSuccess } from './reconcile-failure.ts';
 import { renderPoolChildren } from './render/pool.ts';
 import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
@@ -109,7 +110,7 @@ export class KubernetesFunctionOperator {
     this.environments = inf(GROUP_VERSION, 'Environment');
     this.deployments = inf('apps/v1', 'Deployment', `app.kubernetes.io/managed-by=${FIELD_MANAGER}`);
     const onError = (kind: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
-      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
+      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${apiErrorText(err)}`);
       void this.recordFailure(kind, key, err);
     };
     this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
@@ -205,7 +206,7 @@ export class KubernetesFunctionOperator {
     try {
       await this.o.client.applyStatus(kind, namespace, name, status);
     } catch (e) {
-      this.log(`recording the failure on ${kind} ${key} failed too: ${(e as Error).message}`);
+      this.log(`recording the failure on ${kind} ${key} failed too: ${apiErrorText(e)}`);
     }
   }
 

@@ -1,6 +1,7 @@
-import { Watch } from '@kubernetes/client-node';
+import type { Watch } from '@kubernetes/client-node';
 import { collectionPath, resourceFor } from './api-resources.ts';
 import { type KubeClient, type KubeObject, statusCode } from './kube-client.ts';
+import { isIdleTimeout, newWatch } from './watch-stream.ts';
 
 export type InformerEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -45,7 +46,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     private readonly client: KubeClient,
     private readonly o: InformerOptions,
   ) {
-    this.watcher = new Watch(client.config);
+    this.watcher = newWatch(client.config);
   }
 
   on(handler: (type: InformerEvent, obj: T) => void): this {
@@ -163,8 +164,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           return;
         }
         if (got) this.failures = 0;
-        // Also a clean close (server timeout): resume from the last version.
-        this.retry(err, () => this.watch());
+        // Also a clean close (server timeout) or a quiet stream's idle timeout: resume from the
+        // last version at once.
+        this.retry(isIdleTimeout(err) ? undefined : err, () => this.watch());
       },
     );
   }

@@ -1,5 +1,4 @@
 import { isDeepStrictEqual } from 'node:util';
-import { Watch as KubeWatch } from '@kubernetes/client-node';
 import { GROUP_VERSION, type Resource, type ResourceKind } from '@orrery/spec';
 import {
   type ApplyOptions,
@@ -17,6 +16,7 @@ import {
 } from '@orrery/store';
 import { collectionPath, resourceFor } from './api-resources.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
+import { isIdleTimeout, newWatch } from './watch-stream.ts';
 import { storeErrorFrom } from './store-errors.ts';
 
 export interface KubernetesResourceStoreOptions {
@@ -39,7 +39,7 @@ const KEPT_METADATA = ['name', 'namespace', 'labels', 'annotations', 'uid', 'res
  */
 export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions): ResourceStore {
   const { client } = o;
-  const watcher = new KubeWatch(client.config);
+  const watcher = newWatch(client.config);
 
   const get = async (kind: ResourceKind, namespace: string, name: string): Promise<Resource | undefined> => {
     assertKind(kind);
@@ -192,8 +192,9 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
             (err: unknown) => {
               if (stopped) return;
               if (gone || storeErrorFrom(err, path).code === 'expired') stop(expired());
-              // A watch that ends at once is treated like a failure, so a misbehaving server is not hammered.
-              else again(Boolean(err) || broken || Date.now() - startedAt < 1000);
+              // A watch that ends at once is treated like a failure, so a misbehaving server is not
+              // hammered; a quiet stream's idle timeout is not one.
+              else again((Boolean(err) && !isIdleTimeout(err)) || broken || Date.now() - startedAt < 1000);
             },
           );
           if (stopped) controller.abort();

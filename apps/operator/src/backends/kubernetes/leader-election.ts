@@ -1,5 +1,6 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { type KubeClient, type KubeObject, isConflict } from './kube-client.ts';
+import { apiErrorText } from './api-error-text.ts';
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -110,7 +111,7 @@ export class LeaderElector {
           await this.client.replace(lease);
         }
       } catch (err) {
-        this.o.log?.(`releasing lease failed: ${(err as Error).message}`);
+        this.o.log?.(`releasing lease failed: ${apiErrorText(err)}`);
       }
     }
   }
@@ -128,7 +129,7 @@ export class LeaderElector {
     try {
       ok = await this.tryAcquireOrRenew();
     } catch (err) {
-      this.o.log?.(`lease ${this.o.namespace}/${this.o.name}: ${(err as Error).message}`);
+      this.o.log?.(`lease ${this.o.namespace}/${this.o.name}: ${apiErrorText(err)}`);
     }
     if (this.stopped) return;
     if (ok) {

@@ -1,6 +1,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import type { Condition } from '@orrery/spec';
 import { setCondition } from '../../reconcile/conditions.ts';
+import { apiErrorText } from './api-error-text.ts';
 
 /** The condition a failed reconcile leaves on the object, so `kubectl get -o yaml` tells why. */
 export const RECONCILED = 'Reconciled';
@@ -10,17 +11,8 @@ export const RECONCILED = 'Reconciled';
  * verb, resource and ServiceAccount), with what to do about an RBAC refusal.
  */
 export function reconcileFailure(err: unknown): { reason: string; message: string } {
-  let apiMessage: string | undefined;
-  let code: number | undefined;
-  if (err instanceof ApiException) {
-    code = err.code;
-    try {
-      apiMessage = (JSON.parse(String(err.body)) as { message?: string }).message;
-    } catch {
-      apiMessage = undefined;
-    }
-  }
-  const message = (apiMessage ?? (err instanceof Error ? err.message : String(err))).slice(0, 1000);
+  const code = err instanceof ApiException ? err.code : undefined;
+  const message = apiErrorText(err).replace(/^\d{3}: /, '').slice(0, 1000);
   if (code === 403) {
     return { reason: 'Forbidden', message: `${message} — the operator's ServiceAccount lacks this permission: grant it in its ClusterRole (the chart's templates/rbac.yaml)` };
   }
