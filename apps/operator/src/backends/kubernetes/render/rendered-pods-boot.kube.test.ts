@@ -7,16 +7,18 @@
  * flag the runtime does not know, a bind address the probes cannot reach, a token or credential
  * it cannot read fails here.
  */
-import { deriveStateToken } from '@orrery/auth';
-import { type OrreryFunction, type Revision, parseResource } from '@orrery/spec';
+import { deriveSpecializeNonce, deriveStateToken } from '@orrery/auth';
+import { type Environment, type OrreryFunction, type Revision, parseResource } from '@orrery/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { adminKubeConfig, containerLog, createNamespace, eventually, installCrds, NETWORK, REPO_ROOT } from '@orrery/kube-testenv';
+import { specializeRequest } from '../../../executors/specialize-request.ts';
 import { registrationCredentials, revisionServiceName } from '../../../reconcile/registration-credential.ts';
 import { KubeClient, type KubeObject } from '../kube-client.ts';
 import { type HostRegistry, type HostStatesvc, defaultServiceAccount, startHostRegistry, startHostStatesvc } from '../testing/kube-fixtures.ts';
-import { FUNCTION_LABEL, type Manifest, REVISION_LABEL } from './labels.ts';
+import { COMPONENT_LABEL, FUNCTION_LABEL, type Manifest, REVISION_LABEL } from './labels.ts';
+import { renderPoolChildren, renderSpecializeSecret } from './pool.ts';
 import { STATE_DIR, STATE_TOKEN_FILE, renderRevisionChildren, renderServiceAccount } from './revision-children.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -126,4 +128,44 @@ describe('rendered worker pods boot the real runtime under the process kubelet',
     });
     expect(instance).toMatchObject({ instanceId: pod.metadata.name, endpoints: [expect.objectContaining({ name: 'http', host: ip, port: 8080 })], labels: expect.objectContaining({ 'orrery.dev/executor': 'deploy' }) });
   });
+
+  it('a pool pod starts generic (its init container wrote the verifier), refuses specialize without its nonce, then serves and registers under the revision', { timeout: 180_000 }, async () => {
+    const env = await store<Environment>({ apiVersion: GV, kind: 'Environment', metadata: { name: 'nodejs', namespace: NS }, spec: { poolSize: 1 } });
+    const poolKey = 'pool-key-for-the-boot-test-0123456789abcdef';
+    await applyAll([renderSpecializeSecret(env, poolKey), ...renderPoolChildren(env, undefined, { registryUrls: [registry!.url], stateUrl: statesvc!.url })]);
+    const pod = await readyPod(`${COMPONENT_LABEL}=pool`);
+    const ip = pod.status.podIP as string;
+    const base = `http://${ip}:8080`;
+    expect(containerLog(NS, pod.metadata.name, 'runtime')).toMatch(/^listening http:\/\/0\.0\.0\.0:8080$/m);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', specialized: false });
+    // The runtime container never mounts the pool key: only the init container does.
+    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime');
+    expect((runtime.volumeMounts as Any[]).map((m) => m.name)).not.toContain('pool-key');
+
+    const rev = await store<Revision>({
+      apiVersion: GV,
+      kind: 'Revision',
+      metadata: { name: 'hello-00003', namespace: NS, labels: { [FUNCTION_LABEL]: 'hello' } },
+      spec: { function: 'hello', template: { source: { inline: 'export default (req, ctx) => new Response(`hi from ${ctx.revision}`)' }, executor: 'pool', environment: 'nodejs' } },
+    });
+    const body = JSON.stringify(specializeRequest(rev, { inline: rev.spec.template.source.inline }, undefined, registrationCredentials(registry!.masterKey)(rev)));
+    const specialize = (bearer?: string) =>
+      fetch(`${base}/v1/specialize`, { method: 'POST', headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) }, body });
+    expect((await specialize()).status).toBe(401);
+    expect((await specialize('nope')).status).toBe(401);
+    expect((await specialize(poolKey)).status).toBe(401);
+    const nonce = deriveSpecializeNonce(poolKey, NS, pod.metadata.uid!);
+    const ok = await specialize(nonce);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ address: `${ip}:8080` });
+    expect(await (await fetch(`${base}/`)).text()).toBe('hi from hello-00003');
+    // Single use: the same nonce again is refused.
+    expect((await specialize(nonce)).status).toBe(409);
+    const [instance] = await eventually('registration', async () => {
+      const list = await registry!.instances(NS, revisionServiceName(rev));
+      return list.length ? list : undefined;
+    });
+    expect(instance).toMatchObject({ instanceId: pod.metadata.name, endpoints: [expect.objectContaining({ host: ip, port: 8080 })], labels: expect.objectContaining({ 'orrery.dev/executor': 'pool' }) });
+  });
 });
+
