@@ -22,3 +22,4 @@ export * from './wire/registry-credentials.ts';
 export * from './wire/registry-admin-http.ts';
 export * from './wire/check-answer.ts';
 export * from './wire/route-answer-check.ts';
+export * from './wire/local-secrets.ts';

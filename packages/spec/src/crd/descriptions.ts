@@ -17,7 +17,13 @@ export const DESCRIPTIONS: Record<string, string> = {
   'spec.template.entrypoint': 'Export of the module that handles requests: `(request, ctx) => Response`.',
   'spec.template.env': 'Environment variables for the function process.',
   'spec.template.env[].name': 'Variable name.',
-  'spec.template.env[].value': 'Variable value.',
+  'spec.template.env[].value': 'Variable value, in plain text: operators and admins see it, viewers and the audit log see "[redacted]". Put secrets in valueFrom.secretKeyRef.',
+  'spec.template.env[].valueFrom': 'Where the value comes from instead of value (not both).',
+  'spec.template.env[].valueFrom.secretKeyRef':
+    'A key of a Secret: on Kubernetes a Secret in the function namespace; on the local platform the file <data-dir>/secrets/<namespace>/<name>/<key> (orrery secret set). Resolved when the worker starts.',
+  'spec.template.env[].valueFrom.secretKeyRef.name': 'Secret name in the function namespace.',
+  'spec.template.env[].valueFrom.secretKeyRef.key': 'Key inside the Secret.',
+  'spec.template.env[].valueFrom.secretKeyRef.optional': 'true: a missing Secret or key leaves the variable unset; otherwise the worker does not start.',
   'spec.template.containerConcurrency': 'Hard limit of in-flight requests per worker, enforced by the runtime and the router; 0 = unlimited.',
   'spec.template.timeoutSeconds': 'Longest a request may take, including time queued in the activator.',
   'spec.template.executor':

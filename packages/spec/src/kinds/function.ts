@@ -8,6 +8,7 @@ import {
   ACTIVATION_SCALE_BOUND,
   BURST_CAPACITY,
   ENV_NAMES_UNIQUE,
+  ENV_VALUE_OR_SECRET,
   MAX_ENV_NAME,
   MAX_ENV_VARS,
   SCALE_BOUNDS,
@@ -73,10 +74,38 @@ export const AutoscalingSchema = withCel(
 );
 export type Autoscaling = z.infer<typeof AutoscalingSchema>;
 
-export const EnvVarSchema = z.object({
-  name: z.string().max(MAX_ENV_NAME, says('env_name')).regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, says('env_name')),
-  value: z.string().default(''),
+/** A Secret's name (DNS-1123 subdomain) and one of its keys, as Kubernetes spells them. */
+export const SECRET_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+
+/**
+ * Where an env value comes from instead of `value` (Kubernetes' `valueFrom.secretKeyRef`): on
+ * Kubernetes a Secret in the Function's namespace, on the local backend the file
+ * `<data-dir>/secrets/<namespace>/<name>/<key>` (`orrery secret set`). The value never enters
+ * the resource, the audit log or an API answer.
+ */
+export const EnvSecretKeyRefSchema = z.object({
+  name: z.string().max(253, says('env_secret_name')).regex(SECRET_NAME_PATTERN, says('env_secret_name')),
+  key: z
+    .string()
+    .max(253, says('env_secret_key'))
+    .regex(SECRET_KEY_PATTERN, says('env_secret_key'))
+    .refine((k) => k !== '.' && k !== '..', { message: says('env_secret_key') }),
+  /** true: a missing Secret or key leaves the variable unset instead of stopping the worker. */
+  optional: z.boolean().optional(),
 });
+export type EnvSecretKeyRef = z.infer<typeof EnvSecretKeyRefSchema>;
+
+export const EnvVarSchema = withCel(
+  z.object({
+    name: z.string().max(MAX_ENV_NAME, says('env_name')).regex(/^[-._a-zA-Z][-._a-zA-Z0-9]*$/, says('env_name')),
+    /** Plain text, shown to operators and admins (viewers and the audit log see "[redacted]"). Absent with valueFrom. */
+    value: z.string().optional(),
+    valueFrom: z.object({ secretKeyRef: EnvSecretKeyRefSchema }).optional(),
+  }),
+  [ENV_VALUE_OR_SECRET],
+);
+export type EnvVar = z.infer<typeof EnvVarSchema>;
 
 export const FunctionTemplateSchema = z.object({
   source: SourceSchema,

@@ -40,6 +40,9 @@ export const REASONS = {
   timeout_seconds: 'timeoutSeconds must be between 1 and 3600',
   env_name: 'env names must consist of letters, digits, "_", "-" or "." and must not start with a digit',
   env_duplicate: 'each env name may appear only once',
+  env_value_or_secret: 'give an env entry either a value or valueFrom.secretKeyRef, not both (a secret belongs in a Secret, never in value)',
+  env_secret_name: 'valueFrom.secretKeyRef.name must name a Secret: a DNS-1123 subdomain (lower-case letters, digits, "-" and ".") of at most 253 characters',
+  env_secret_key: 'valueFrom.secretKeyRef.key must be a Secret key: letters, digits, "-", "_" and "." (not "." or ".."), at most 253 characters',
   // traffic (Knative)
   traffic_percent: 'percent must be an integer between 0 and 100',
   traffic_sum: 'traffic percents must add up to exactly 100',

@@ -1,6 +1,6 @@
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
-import { ACTIVATION_SCALE_BOUND, envDuplicates, ENV_NAMES_UNIQUE, SCALE_BOUNDS, SOURCE_EXACTLY_ONE, sourcesSet } from './rules/template-rules.ts';
+import { ACTIVATION_SCALE_BOUND, envDuplicates, ENV_NAMES_UNIQUE, ENV_VALUE_OR_SECRET, SCALE_BOUNDS, SOURCE_EXACTLY_ONE, sourcesSet } from './rules/template-rules.ts';
 import type { ValidationError } from './types.ts';
 
 /**
@@ -28,6 +28,14 @@ export function checkTemplate(template: unknown, at: string): ValidationError[] 
       const name = String(env[index]?.name);
       errors.push({ path: `${at}.env[${index}].name`, reason: 'env_duplicate', message: `env "${name}" is listed twice: ${REASONS.env_duplicate}` });
     }
+  }
+
+  if (Array.isArray(template.env)) {
+    template.env.forEach((e, index) => {
+      if (!ENV_VALUE_OR_SECRET.holds(e)) {
+        errors.push({ path: `${at}.env[${index}]`, reason: 'env_value_or_secret', message: `env "${String((e as { name?: unknown }).name)}" has both value and valueFrom: ${REASONS.env_value_or_secret}` });
+      }
+    });
   }
 
   errors.push(...checkScaleBounds(template.autoscaling, `${at}.autoscaling`));

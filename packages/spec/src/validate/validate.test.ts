@@ -126,6 +126,10 @@ const CASES: Case[] = [
   { name: 'timeoutSeconds zero', kind: 'Function', set: { 'spec.template.timeoutSeconds': 0 }, errors: [['spec.template.timeoutSeconds', 'timeout_seconds']] },
   { name: 'env name invalid', kind: 'Function', set: { 'spec.template.env': [{ name: '1BAD', value: 'x' }] }, errors: [['spec.template.env[0].name', 'env_name']] },
   { name: 'env duplicate', kind: 'Function', set: { 'spec.template.env': [{ name: 'A' }, { name: 'A' }] }, errors: [['spec.template.env[1].name', 'env_duplicate']] },
+  { name: 'env from a Secret', kind: 'Function', set: { 'spec.template.env': [{ name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-keys', key: 'api-key' } } }, { name: 'MODE', value: 'x' }] }, errors: [] },
+  { name: 'env value and secret', kind: 'Function', set: { 'spec.template.env': [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }, errors: [['spec.template.env[0]', 'env_value_or_secret']] },
+  { name: 'env secret name invalid', kind: 'Function', set: { 'spec.template.env': [{ name: 'A', valueFrom: { secretKeyRef: { name: '../etc', key: 'k' } } }] }, errors: [['spec.template.env[0].valueFrom.secretKeyRef.name', 'env_secret_name']] },
+  { name: 'env secret key invalid', kind: 'Function', set: { 'spec.template.env': [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: '..' } } }, { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'a/b' } } }] }, errors: [['spec.template.env[0].valueFrom.secretKeyRef.key', 'env_secret_key'], ['spec.template.env[1].valueFrom.secretKeyRef.key', 'env_secret_key']] },
   // --- traffic
   { name: 'percents sum 110', kind: 'Function', set: { 'spec.traffic[1].percent': 20 }, errors: [['spec.traffic', 'traffic_sum']] },
   { name: 'percents sum 90', kind: 'Function', set: { 'spec.traffic[1].percent': 0 }, errors: [['spec.traffic', 'traffic_sum']] },

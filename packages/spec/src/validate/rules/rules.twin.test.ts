@@ -122,6 +122,13 @@ const CASES: Partial<Record<Reason, Array<[unknown, boolean]>>> = {
     [{ inline: 'x', configMapRef: { name: 'c' }, url: 'u' }, false],
   ],
   env_duplicate: [[[], true], [[{ name: 'A' }, { name: 'B' }], true], [[{ name: 'A' }, { name: 'B' }, { name: 'A' }], false]],
+  env_value_or_secret: [
+    [{ name: 'A', value: 'x' }, true],
+    [{ name: 'A' }, true],
+    [{ name: 'A', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }, true],
+    [{ name: 'A', value: '', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }, true],
+    [{ name: 'A', value: 'x', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }, false],
+  ],
   autoscaling_scale_bounds: [
     [{}, true],
     [{ minScale: 2, maxScale: 5 }, true],

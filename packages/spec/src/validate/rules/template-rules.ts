@@ -33,6 +33,13 @@ export function envDuplicates(env: unknown): Array<{ index: number; first: numbe
   return Array.isArray(env) ? duplicates(env.map((e) => (isRecord(e) ? e.name : undefined))) : [];
 }
 
+/** On each template.env entry: a plain value or a Secret reference, not both (Kubernetes' EnvVar rule). */
+export const ENV_VALUE_OR_SECRET: ObjectRule = {
+  reason: 'env_value_or_secret',
+  cel: '!has(self.valueFrom) || !has(self.value) || size(self.value) == 0',
+  holds: (e) => !isRecord(e) || e.valueFrom === undefined || e.value === undefined || e.value === '',
+};
+
 const bounded = (a: Record<string, unknown>) => typeof a.maxScale === 'number' && a.maxScale > 0;
 
 /** On template.autoscaling (Knative): minScale ≤ maxScale unless maxScale is 0 (unbounded). */
