@@ -1,5 +1,6 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import { roleAllows } from './auth/roles.ts';
+import { redactTemplateEnv } from './audit/redact-env-values.ts';
 import { writeAudit } from './audit/write-audit.ts';
 import type { ApiContext, Role } from './context.ts';
 import { issuesOf } from './errors.ts';
@@ -49,11 +50,16 @@ function authorize(ctx: ApiContext, need: Role): void {
   }
 }
 
-/** Queries that need at least `role`. */
+/**
+ * Queries that need at least `role`. A viewer's answer never holds a Function's or Revision's
+ * plain env values (they may be secrets): one place, whatever the handler returns.
+ */
 export function protectedProcedure(role: Role, summary: string) {
-  return t.procedure.meta({ role, summary }).use(({ ctx, next }) => {
+  return t.procedure.meta({ role, summary }).use(async ({ ctx, next }) => {
     authorize(ctx, role);
-    return next({ ctx: { principal: ctx.principal! } });
+    const result = await next({ ctx: { principal: ctx.principal! } });
+    if (result.ok && ctx.principal!.role === 'viewer') return { ...result, data: redactTemplateEnv(result.data) };
+    return result;
   });
 }
 
