@@ -33,7 +33,7 @@ let reconciler: KubeStateSyncReconciler | undefined;
 const deployment = async () => (await client.get('apps/v1', 'Deployment', NS, 'orrery-router')) as Any;
 const template = async () => (await deployment()).spec.template as Any;
 const hashOf = async () => (await template()).metadata?.annotations?.['orrery.dev/statesync-hash'] as string | undefined;
-const routerContainer = async () => ((await template()).spec.containers as Any[]).find((c) => c.name === 'router');
+const routerContainer = async (): Promise<Any> => ((await template()).spec.containers as Any[]).find((c) => c.name === 'router') as Any;
 const current = async () => (await store.get('StateSync', NS, 'routers')) as StateSync;
 const livePods = async () => (await client.list<KubeObject & { status?: Any }>('v1', 'Pod', NS, 'app.kubernetes.io/component=router')).items.filter((p) => !p.metadata.deletionTimestamp);
 
@@ -96,7 +96,7 @@ describe('StateSync on Kubernetes (real API server, real router and Redis pods)'
     expect(c.env).toContainEqual({ name: 'ORRERY_REDIS_URL', valueFrom: { secretKeyRef: { name: 'redis', key: 'url' } } });
     // A server-side apply under the StateSync's own manager, forced; it owns no replicas, selector or image.
     const d = await deployment();
-    const mine = (d.metadata.managedFields as Any[]).find((f) => f.manager === STATESYNC_FIELD_MANAGER);
+    const mine = (d.metadata.managedFields as Any[]).find((f) => f.manager === STATESYNC_FIELD_MANAGER)!;
     expect(mine).toMatchObject({ operation: 'Apply' });
     expect(JSON.stringify(mine.fieldsV1)).not.toMatch(/f:replicas|f:selector|f:image/);
     expect((d.metadata.managedFields as Any[]).find((f) => f.manager === 'helm')).toMatchObject({ operation: 'Update' });

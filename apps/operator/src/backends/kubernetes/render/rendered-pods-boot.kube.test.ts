@@ -104,7 +104,7 @@ describe('rendered worker pods boot the real runtime under the process kubelet',
     // All interfaces: the kubelet's probe (it is Ready) and routers come from outside the pod.
     expect(containerLog(NS, pod.metadata.name, 'runtime')).toMatch(/^listening http:\/\/0\.0\.0\.0:8080$/m);
     // The tokens came from the mounted Secret files, never from the pod spec.
-    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime');
+    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime')!;
     expect(JSON.stringify(pod.spec)).not.toContain(state.token);
     expect(JSON.stringify(pod.spec)).not.toContain(registration.token);
     expect((runtime.env as Any[]).map((e) => e.name)).not.toContain('ORRERY_STATE_TOKEN');
@@ -139,7 +139,7 @@ describe('rendered worker pods boot the real runtime under the process kubelet',
     expect(containerLog(NS, pod.metadata.name, 'runtime')).toMatch(/^listening http:\/\/0\.0\.0\.0:8080$/m);
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', specialized: false });
     // The runtime container never mounts the pool key: only the init container does.
-    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime');
+    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime')!;
     expect((runtime.volumeMounts as Any[]).map((m) => m.name)).not.toContain('pool-key');
 
     const rev = await store<Revision>({
