@@ -183,6 +183,8 @@ describe('rendered chart', () => {
     const routerArgs = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0].args as string[];
     expect(args).toContain('--registry-url=http://registry-public:8080');
     expect(routerArgs).toContain('--registry-url=http://registry-public:8080');
+    // Cold requests of pool revisions go to the operator's executor (without it they waited forever).
+    expect(routerArgs).toContain('--executor-url=http://orrery-operator.orrery-system.svc:8080');
     expect(args).toContain('--pool-idle-timeout=120s');
     expect((named(minimal, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).some((a) => a.startsWith('--registry-url'))).toBe(false);
     const role = named(all, 'ClusterRole', 'orrery-operator')!;

@@ -175,6 +175,20 @@ async function deleteStorage(): Promise<void> {
   await objects.delete({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'e2e-local' } }).catch(() => undefined);
 }
 
+/** The last log lines of the release's pods of these components, for a failure message. */
+async function diagnostics(components: string[]): Promise<string> {
+  const out: string[] = [];
+  for (const component of components) {
+    const pods = await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${component}` });
+    for (const p of pods.items) {
+      const name = p.metadata!.name!;
+      const lines = containerLog(NS, name, component).trim().split('\n').slice(-15);
+      out.push(`--- ${name}\n${lines.join('\n')}`);
+    }
+  }
+  return out.join('\n');
+}
+
 beforeAll(async () => {
   kc = adminKubeConfig();
   objects = KubernetesObjectApi.makeApiClient(kc);
@@ -261,7 +275,9 @@ describe.sequential('helm install charts/orrery on the real control plane', () =
       const r = await eventually('a counted POST', async () => {
         const res = await call('counter', { method: 'POST', query: `?key=${key}` });
         return res.status === 200 ? res : undefined;
-      }, 120_000, 500);
+      }, 120_000, 500).catch(async (err: unknown) => {
+        throw new Error(`${String(err)}\n${await diagnostics(['router', 'operator', 'statesvc'])}`);
+      });
       counts.push(r.body.count as number);
     }
     expect(counts).toEqual([1, 2, 3]);

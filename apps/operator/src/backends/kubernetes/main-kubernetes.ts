@@ -161,7 +161,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   };
 
   const client = new KubeClient(kubeConfig(values));
-  const identity = values.identity ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
+  // One identity per process (the pod's name from the downward API, else the host name, plus a
+  // random suffix): a restarted container must not resume the term of the process it replaces.
+  const identity = values.identity ?? `${process.env.POD_NAME || hostname()}-${randomBytes(4).toString('hex')}`;
   const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
   // Registry write credentials: the key workers' registration credentials derive from (and the
   // previous one during a rotation), and the write tokens, for the registries this operator runs.
