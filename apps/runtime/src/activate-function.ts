@@ -20,6 +20,8 @@ export interface FunctionAssignment {
   state?: { url: string; credentials: StateCredentials };
   /** The registration credential for this revision's registry writes (registrar only; never exported to function code). */
   registryCredential?: string;
+  /** Pool mode: the template's env, from the specialize call (deploy workers are started with it). */
+  env?: Record<string, string>;
 }
 
 export interface ActivateOptions {
@@ -37,6 +39,8 @@ export interface ActivateOptions {
 export async function activateFunction(a: FunctionAssignment, opts: ActivateOptions): Promise<ActiveFunction> {
   const env = opts.env ?? process.env;
   const log = opts.log.child({ namespace: a.namespace, function: a.function, revision: a.revision });
+  // Never ORRERY_*: the platform's variables below are the runtime's to set.
+  for (const [name, value] of Object.entries(a.env ?? {})) if (!name.startsWith('ORRERY_')) env[name] = value;
   env.ORRERY_NAMESPACE = a.namespace;
   env.ORRERY_FUNCTION = a.function;
   env.ORRERY_REVISION = a.revision;

@@ -77,7 +77,7 @@ describe.skipIf(!existsSync(STATESVC_BIN))('stateful workers against the real or
     expect((await stat(tokenPath)).mode & 0o777).toBe(0o444);
     expect(JSON.parse(await readFile(tokenPath, 'utf8'))).toEqual({ namespace: 'shop', keyspace: 'counts', token });
     const env = await (await fetch(`${w.url}/env`)).json();
-    expect(env.env).toEqual({ ORRERY_STATE_URL: stateUrl, ORRERY_STATE_TOKEN_PATH: tokenPath, ORRERY_STATE_TOKEN: null, ORRERY_REVISION: 'counter-00007' });
+    expect(env.env).toEqual({ ORRERY_STATE_URL: stateUrl, ORRERY_STATE_TOKEN_PATH: tokenPath, ORRERY_STATE_TOKEN: null, ORRERY_REGISTRY_CREDENTIAL: null, ORRERY_REVISION: 'counter-00007' });
     expect(env.ctx).toEqual({ namespace: 'shop', function: 'counter', revision: 'counter-00007', hasState: true });
     expect(await count(w, 'other-key')).toBe('200 1');
     await stopRuntime(w);

@@ -28,6 +28,16 @@ describe('parseSpecializeRequest', () => {
     expect((other as { error: string }).error).not.toContain(token);
   });
 
+  it('takes the template env, refusing platform names and non-string values (never echoing values)', () => {
+    expect(parseSpecializeRequest({ ...body, env: { API_KEY: 's3cret', 'a.b-c': '' } })).toMatchObject({ ok: true, assignment: { env: { API_KEY: 's3cret', 'a.b-c': '' } } });
+    expect(parseSpecializeRequest({ ...body, env: {} })).toMatchObject({ ok: true, assignment: expect.not.objectContaining({ env: expect.anything() }) });
+    const bad = parseSpecializeRequest({ ...body, env: { ORRERY_STATE_TOKEN: 'x', '1X': 'y', N: 3 } });
+    expect(bad.ok).toBe(false);
+    const error = (bad as { error: string }).error;
+    for (const part of ['"ORRERY_STATE_TOKEN" is not allowed', '"1X" is not allowed', 'env N must be a string']) expect(error).toContain(part);
+    expect(parseSpecializeRequest({ ...body, env: ['A=1'] }).ok).toBe(false);
+  });
+
   it('lists every problem', () => {
     const p = parseSpecializeRequest({ source: { inline: 'a', url: 'b' }, containerConcurrency: -1, stateCredentials: { token: 't' } });
     expect(p.ok).toBe(false);

@@ -21,7 +21,11 @@ export interface SpecializeRequest {
   stateUrl?: string;
   /** The revision's registration credential: `{namespace, service, token}`, service `orrery.functions.<ns>.<fn>.<rev>`. */
   registryCredential?: { namespace: string; service: string; token: string };
+  /** The template's env (secret references resolved by the executor), set before the code loads. */
+  env?: Record<string, string>;
 }
+
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 
 export type Parsed = { ok: true; assignment: FunctionAssignment } | { ok: false; error: string };
 
@@ -50,6 +54,14 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
     }
     if (!str(stateUrl)) problems.push('stateCredentials need stateUrl (or ORRERY_STATE_URL on the worker)');
   }
+  const env = b.env ?? {};
+  if (env === null || typeof env !== 'object' || Array.isArray(env)) problems.push('env must be an object of name → string value');
+  else {
+    for (const [name, value] of Object.entries(env as Record<string, unknown>)) {
+      if (!ENV_NAME.test(name) || name.startsWith('ORRERY_')) problems.push(`env name "${name}" is not allowed (letters, digits, "_", "-", "."; ORRERY_* belongs to the platform)`);
+      else if (typeof value !== 'string') problems.push(`env ${name} must be a string`);
+    }
+  }
   const namespace = (b.namespace as string | undefined) ?? 'default';
   let registryCredential: string | undefined;
   if (b.registryCredential !== undefined && problems.length === 0) {
@@ -75,6 +87,7 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
         ? { url: stateUrl!, credentials: { namespace: creds.namespace as string, keyspace: creds.keyspace as string, token: creds.token as string } }
         : undefined,
       ...(registryCredential ? { registryCredential } : {}),
+      ...(Object.keys(env).length ? { env: env as Record<string, string> } : {}),
     },
   };
 }

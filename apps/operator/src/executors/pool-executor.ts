@@ -3,6 +3,8 @@ import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import type { Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
+import { localSecretHint, localSecretLookup } from '../env/local-secret-lookup.ts';
+import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../env/template-env.ts';
 import { postJson } from './post-json.ts';
 import { specializeRequest } from './specialize-request.ts';
 import type { RegistrationCredentials } from '../reconcile/registration-credential.ts';
@@ -21,6 +23,8 @@ export interface PoolExecutorOptions {
   onChange: () => void;
   /** The revision's registration credential, sent in the specialize body (none: workers cannot register). */
   registrationCredential?: RegistrationCredentials;
+  /** Where `valueFrom.secretKeyRef` values come from (default: `<dataDir>/secrets/`). */
+  secretLookup?: SecretLookup;
   log?: (msg: string) => void;
 }
 
@@ -203,6 +207,11 @@ export class PoolExecutor {
     const env = t.environment;
     const ns = rev.metadata.namespace;
     const poolKey = `${ns}/${env}`;
+    // Secrets first: a missing one must not cost a warm worker.
+    const templateEnv = await resolveTemplateEnv(ns, t.env, this.o.secretLookup ?? localSecretLookup(this.o.dataDir), localSecretHint(ns)).catch((err: unknown) => {
+      if (err instanceof MissingSecretError) throw new SpecializeError(422, 'secret_not_found', err.message);
+      throw err;
+    });
     // A ready warm worker is taken at once; only an empty or unknown pool waits for (re)filling.
     let worker = this.takeReady(poolKey);
     if (!worker) {
@@ -212,7 +221,7 @@ export class PoolExecutor {
     // Refill just after this specialization: spawning a node process now would take CPU from
     // the cold request the taken worker is about to serve (on a small machine, tens of ms).
     setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
-    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials, this.o.registrationCredential?.(rev));
+    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials, this.o.registrationCredential?.(rev), templateEnv);
     this.specializations++;
     const nonce = this.nonces.get(worker);
     this.nonces.delete(worker); // single use, whatever the answer

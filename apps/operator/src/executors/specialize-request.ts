@@ -5,9 +5,16 @@ import type { StateCredentials } from '../backends/local/local-backend.ts';
  * The `POST /v1/specialize` body a pool worker loads a revision from (apps/runtime
  * specialize.ts), the same for local workers and Kubernetes pool pods. `source` is resolved by
  * the caller: a Kubernetes ConfigMap reference becomes inline code there. Credentials travel only
- * in this body (never in a pool pod's spec): state token and registry registration credential.
+ * in this body (never in a pool pod's spec): state token, registry registration credential, and
+ * the template's env with its secret references resolved by the executor (`env`).
  */
-export function specializeRequest(rev: Revision, source: { inline?: string; url?: string }, credentials?: StateCredentials, registryCredential?: RegistryCredentialFile) {
+export function specializeRequest(
+  rev: Revision,
+  source: { inline?: string; url?: string },
+  credentials?: StateCredentials,
+  registryCredential?: RegistryCredentialFile,
+  env: Record<string, string> = {},
+) {
   const t = rev.spec.template;
   return {
     namespace: rev.metadata.namespace,
@@ -21,5 +28,7 @@ export function specializeRequest(rev: Revision, source: { inline?: string; url?
     stateUrl: credentials?.url,
     // The revision's registration credential: the worker registers as this revision only.
     registryCredential,
+    // spec.template.env, secrets resolved: set in the worker's environment before the code loads.
+    env,
   };
 }

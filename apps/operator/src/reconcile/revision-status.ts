@@ -16,6 +16,8 @@ export function revisionStatus(
   let conditions = prev?.conditions;
   if (unsupported) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', ...unsupported }, now);
+  } else if (workers.configError && workers.ready === 0) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: 'SecretMissing', message: `no worker can start: ${workers.configError}` }, now);
   } else if (workers.crashLoop) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: 'WorkerCrashing', message: `workers keep exiting (${workers.restarts} restarts): ${workers.crashLoop}` }, now);
   } else if (workers.ready > 0) {

@@ -1,12 +1,15 @@
 /**
  * The router replicas of the local backend, as child processes the StateSync reconciler can
  * reconfigure: new sync settings = a rolling restart (one replica at a time, each waits for its
- * `listening` line) with the rendered `--redis-*` flags. The router reads its sync settings only
+ * `listening` line) with the rendered `--redis-*` flags and `ORRERY_REDIS_URL` (in the environment:
+ * it may hold a password, and command lines are public). The router reads its sync settings only
  * at start, so a restart is the honest way to apply them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STATESYNC_ENV } from '@orrery/spec';
+import type { RouterLaunch } from './render-settings.ts';
 
 export const ROUTER_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'router', 'bin', 'orrery-router.mjs');
 
@@ -19,8 +22,8 @@ export interface RouterReplica {
 /** What the StateSync reconciler needs from the target component's replicas. */
 export interface ReplicaSet {
   replicas(): RouterReplica[];
-  /** Applies rendered flags (undefined = no StateSync: run without Redis). Resolves when rolled out. */
-  configure(syncArgs: string[] | undefined, fingerprint: string): Promise<void>;
+  /** Applies rendered flags and environment (undefined = no StateSync: run without Redis). Resolves when rolled out. */
+  configure(sync: RouterLaunch | undefined, fingerprint: string): Promise<void>;
   fingerprint(): string | undefined;
   stop(): Promise<void>;
   /** True when the replicas run outside this operator (settings are rendered, not applied). */
@@ -31,6 +34,8 @@ export interface LocalRouterFleetOptions {
   count: number;
   /** Flags every router gets (routing source, endpoints file); read at each (re)start. */
   baseArgs: string[] | (() => string[]);
+  /** Environment every router gets besides the operator's own (e.g. the store token's file). */
+  env?: Record<string, string>;
   command?: { command: string; args: string[] };
   namePrefix?: string;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
@@ -60,19 +65,21 @@ export class LocalRouterFleet implements ReplicaSet {
     return this.slots.map((s) => s.child?.pid).filter((p): p is number => p !== undefined);
   }
 
-  async configure(syncArgs: string[] | undefined, fingerprint: string): Promise<void> {
+  async configure(sync: RouterLaunch | undefined, fingerprint: string): Promise<void> {
     for (const slot of this.slots) {
       await this.stopSlot(slot);
-      await this.startSlot(slot, syncArgs ?? []);
+      await this.startSlot(slot, sync ?? { args: [], env: {} });
     }
     this.applied = fingerprint;
   }
 
-  private async startSlot(slot: Slot, syncArgs: string[]): Promise<void> {
+  private async startSlot(slot: Slot, sync: RouterLaunch): Promise<void> {
     const cmd = this.o.command ?? { command: process.execPath, args: [ROUTER_BIN] };
     const base = typeof this.o.baseArgs === 'function' ? this.o.baseArgs() : this.o.baseArgs;
-    const args = [...cmd.args, '--port', '0', '--admin-port', '0', '--router-id', slot.name, ...base, ...syncArgs];
-    const child = spawn(cmd.command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [...cmd.args, '--port', '0', '--admin-port', '0', '--router-id', slot.name, ...base, ...sync.args];
+    // An earlier setting must not linger in the inherited environment when the StateSync is gone.
+    const { [STATESYNC_ENV.url]: _old, ...inherited } = { ...process.env, ...(this.o.env ?? {}) };
+    const child = spawn(cmd.command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...sync.env } });
     slot.child = child;
     let out = '';
     child.stderr?.setEncoding('utf8');

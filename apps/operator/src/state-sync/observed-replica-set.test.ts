@@ -9,7 +9,7 @@ describe('ObservedReplicaSet', () => {
       { name: 'router-2', adminUrl: 'http://127.0.0.1:9002' },
     ]);
     expect(set.fingerprint()).toBeUndefined();
-    await set.configure(['--redis-url', 'redis://x'], 'abc');
+    await set.configure({ args: [], env: { ORRERY_REDIS_URL: 'redis://x' } }, 'abc');
     expect(set.fingerprint()).toBe('abc');
     expect(set.external).toBe(true);
   });

@@ -4,6 +4,7 @@
  * to them, so the StateSync reports the rendered file and says the routers own their flags.
  */
 import type { ReplicaSet, RouterReplica } from './local-router-fleet.ts';
+import type { RouterLaunch } from './render-settings.ts';
 
 export class ObservedReplicaSet implements ReplicaSet {
   private applied?: string;
@@ -15,7 +16,7 @@ export class ObservedReplicaSet implements ReplicaSet {
     return this.adminUrls.map((adminUrl, i) => ({ name: `router-${i + 1}`, adminUrl: adminUrl.replace(/\/+$/, '') }));
   }
 
-  configure(_syncArgs: string[] | undefined, fingerprint: string): Promise<void> {
+  configure(_sync: RouterLaunch | undefined, fingerprint: string): Promise<void> {
     this.applied = fingerprint;
     return Promise.resolve();
   }

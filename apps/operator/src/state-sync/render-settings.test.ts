@@ -10,7 +10,9 @@ describe('renderSettings', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.settings).toEqual({ redisUrl: 'redis://127.0.0.1:6379', keyPrefix: 'orrery', syncPeriodMs: 10_000, recordTtlMs: 120_000, syncables: ['endpoint-quarantine', 'sticky-owners'], tls: false });
-    expect(r.routerArgs).toEqual(['--redis-url', 'redis://127.0.0.1:6379', '--redis-key-prefix', 'orrery', '--sync-period-ms', '10000', '--record-ttl-ms', '120000', '--syncables', 'endpoint-quarantine,sticky-owners']);
+    expect(r.router.args).toEqual(['--redis-key-prefix', 'orrery', '--sync-period-ms', '10000', '--record-ttl-ms', '120000', '--syncables', 'endpoint-quarantine,sticky-owners']);
+    // The URL (it may carry a password) only in the environment, never in argv.
+    expect(r.router.env).toEqual({ ORRERY_REDIS_URL: 'redis://127.0.0.1:6379' });
   });
   it('changes the fingerprint when any setting changes, and only then', () => {
     const a = renderSettings(spec({ redis: { url: 'redis://r:6379' }, syncPeriod: '2s' }));

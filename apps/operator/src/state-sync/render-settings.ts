@@ -1,10 +1,10 @@
 /**
  * The sync settings a StateSync renders for its target's replicas, as data, as router flags and
- * as the settings file the local backend writes. Pure. Locally only `redis.url` can be used (the
+ * environment (the Redis URL), and as the settings file the local backend writes. Pure. Locally only `redis.url` can be used (the
  * local backend has no secret store); `urlSecretRef` is for the Kubernetes backend.
  */
 import { createHash } from 'node:crypto';
-import { parseDurationMs, type StateSync } from '@orrery/spec';
+import { parseDurationMs, STATESYNC_ENV, type StateSync } from '@orrery/spec';
 
 export interface SyncSettings {
   redisUrl: string;
@@ -15,8 +15,14 @@ export interface SyncSettings {
   tls: boolean;
 }
 
+/** How a router replica is (re)started with the settings: flags, and the environment for what is secret. */
+export interface RouterLaunch {
+  args: string[];
+  env: Record<string, string>;
+}
+
 export type RenderResult =
-  | { ok: true; settings: SyncSettings; routerArgs: string[]; fingerprint: string }
+  | { ok: true; settings: SyncSettings; router: RouterLaunch; fingerprint: string }
   | { ok: false; reason: string; message: string };
 
 /**
@@ -56,8 +62,9 @@ export function renderSettings(spec: StateSync['spec']): RenderResult {
     syncables: [...spec.syncables],
     tls,
   };
-  const routerArgs = [
-    '--redis-url', settings.redisUrl,
+  // The Redis URL may hold a password: it goes in the environment (ORRERY_REDIS_URL, read by the
+  // router like the flag), never on a command line every local user can read in `ps`.
+  const args = [
     '--redis-key-prefix', settings.keyPrefix,
     '--sync-period-ms', String(settings.syncPeriodMs),
     '--record-ttl-ms', String(settings.recordTtlMs),
@@ -65,7 +72,7 @@ export function renderSettings(spec: StateSync['spec']): RenderResult {
     ...(spec.redis.tls?.insecureSkipVerify ? ['--redis-tls-insecure-skip-verify'] : []),
   ];
   const fingerprint = createHash('sha256').update(JSON.stringify(settings)).digest('hex').slice(0, 16);
-  return { ok: true, settings, routerArgs, fingerprint };
+  return { ok: true, settings, router: { args, env: { [STATESYNC_ENV.url]: settings.redisUrl } }, fingerprint };
 }
 
 /** Syncables asked for that the router does not register (shown in a condition message). */

@@ -111,7 +111,7 @@ export class StateSyncReconciler {
       }));
       this.log('rolling out statesync settings', { stateSync: key, fingerprint: rendered.fingerprint, replicas: count });
       try {
-        await this.o.replicas.configure(rendered.routerArgs, rendered.fingerprint);
+        await this.o.replicas.configure(rendered.router, rendered.fingerprint);
       } catch (err) {
         const message = String((err as Error).message ?? err).split('\n')[0]!;
         this.log('statesync rollout failed', { stateSync: key, error: message });

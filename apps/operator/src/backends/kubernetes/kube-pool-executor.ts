@@ -7,6 +7,7 @@ import { type Specialization, SpecializeError } from '../../executors/pool-execu
 import { postJson } from '../../executors/post-json.ts';
 import { specializeRequest } from '../../executors/specialize-request.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
+import { MissingSecretError, resolveTemplateEnv } from '../../env/template-env.ts';
 import { Informer } from './informer.ts';
 import { type KubeClient, type KubeObject, isConflict, isNotFound, statusCode } from './kube-client.ts';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, REVISION_LABEL, ownerReferences } from './render/labels.ts';
@@ -227,7 +228,13 @@ export class KubernetesPoolExecutor {
   private async doSpecialize(rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const t = rev.spec.template;
     const ns = rev.metadata.namespace;
-    const body = specializeRequest(rev, await this.sourceOf(rev), credentials, this.o.registrationCredential?.(rev));
+    // A pool pod's spec is the Environment's: the revision's env (its secrets read through the
+    // API, never written into any object) travels in the specialize body only.
+    const env = await resolveTemplateEnv(ns, t.env, (namespace, name, key) => this.secretValue(namespace, name, key), (m) => `create the Secret ${ns}/${m.secret} with key ${m.key}, or mark the reference optional`).catch((err: unknown) => {
+      if (err instanceof MissingSecretError) throw new SpecializeError(422, 'secret_not_found', err.message);
+      throw err;
+    });
+    const body = specializeRequest(rev, await this.sourceOf(rev), credentials, this.o.registrationCredential?.(rev), env);
     let lastError: SpecializeError | undefined;
     for (let attempt = 1; attempt <= MAX_POD_ATTEMPTS; attempt++) {
       if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');
@@ -349,6 +356,13 @@ export class KubernetesPoolExecutor {
       return { inline: code };
     }
     throw new SpecializeError(422, 'source_not_found', `revision ${rev.metadata.name} has no source`);
+  }
+
+  /** One key of a Secret in the function's namespace (read fresh: values may change between specializations). */
+  private async secretValue(namespace: string, name: string, key: string): Promise<string | undefined> {
+    const secret = await this.o.client.get<KubeObject & { data?: Record<string, string> }>('v1', 'Secret', namespace, name);
+    const data = secret?.data?.[key];
+    return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
   }
 
   private async readToken(namespace: string, environment: string, fresh = false): Promise<string | undefined> {

@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { REGISTRY_CREDENTIAL_ENV, type Revision } from '@orrery/spec';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
+import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
+import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
 import { WorkerProcess } from './worker-process.ts';
 
 export interface StateCredentials {
@@ -25,6 +27,8 @@ export interface LocalBackendOptions {
   onChange?: (revisionKey: string) => void;
   /** The revision's registration credential (none: workers cannot register under orrery.functions.). */
   registrationCredential?: RegistrationCredentials;
+  /** Where `valueFrom.secretKeyRef` values come from (default: `<dataDir>/secrets/`). */
+  secretLookup?: SecretLookup;
   /** More endpoints to publish with the backend's own (the pool executor's specialized workers). */
   extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
 }
@@ -36,6 +40,8 @@ export interface RevisionWorkers {
   restarts: number;
   /** Last stderr lines of a worker that keeps crashing. */
   crashLoop?: string;
+  /** Why no worker can start (a secret the template names is missing), like CreateContainerConfigError. */
+  configError?: string;
 }
 
 export const revisionKey = (namespace: string, name: string) => `${namespace}/${name}`;
@@ -52,8 +58,12 @@ export class LocalBackend {
   private readonly leaving = new Set<WorkerProcess>();
   private endpointsTimer?: NodeJS.Timeout;
   private readonly readyWaiters = new Map<string, Set<() => void>>();
+  private readonly configErrors = new Map<string, string>();
+  private readonly secretLookup: SecretLookup;
 
-  constructor(private readonly opts: LocalBackendOptions) {}
+  constructor(private readonly opts: LocalBackendOptions) {
+    this.secretLookup = opts.secretLookup ?? localSecretLookup(opts.dataDir);
+  }
 
   /** Starts or stops workers of one revision until `desired` run. */
   async scale(rev: Revision, desired: number, credentials?: StateCredentials): Promise<void> {
@@ -63,10 +73,21 @@ export class LocalBackend {
     this.desired.set(key, desired);
     const list = this.workers.get(key) ?? [];
     this.workers.set(key, list);
-    while (list.length < desired) {
-      const w = new WorkerProcess(this.workerSpec(rev, credentials), () => this.changed(key));
-      list.push(w);
-      w.start();
+    if (list.length < desired) {
+      // Secrets are read when workers start (as the kubelet does): a missing one starts none.
+      let env: Record<string, string> | undefined;
+      try {
+        env = await resolveTemplateEnv(rev.metadata.namespace, rev.spec.template.env, this.secretLookup, localSecretHint(rev.metadata.namespace));
+        this.configErrors.delete(key);
+      } catch (err) {
+        if (!(err instanceof MissingSecretError)) throw err;
+        this.configErrors.set(key, err.message);
+      }
+      while (env && list.length < desired && !this.stopped) {
+        const w = new WorkerProcess(this.workerSpec(rev, env, credentials), () => this.changed(key));
+        list.push(w);
+        w.start();
+      }
     }
     // Scale down newest first; each one drains before it goes.
     const extra = list.splice(desired);
@@ -80,6 +101,7 @@ export class LocalBackend {
     if (desired === 0) {
       this.workers.delete(key);
       this.desired.delete(key);
+      this.configErrors.delete(key);
     }
     this.publishEndpoints();
   }
@@ -94,6 +116,7 @@ export class LocalBackend {
       ready: list.filter((w) => w.state === 'ready').length,
       restarts: list.reduce((n, w) => n + w.restarts, 0),
       crashLoop: crashing ? crashing.recentErrors().slice(-3).join(' | ') || `exited with code ${crashing.lastExit?.code}` : undefined,
+      configError: this.configErrors.get(key),
     };
   }
 
@@ -189,7 +212,7 @@ export class LocalBackend {
     renameSync(tmp, file); // atomic: the router never reads half a file
   }
 
-  private workerSpec(rev: Revision, credentials?: StateCredentials) {
+  private workerSpec(rev: Revision, templateEnv: Record<string, string>, credentials?: StateCredentials) {
     const t = rev.spec.template;
     const id = `${rev.metadata.name}-${++this.seq}`;
     const workDir = join(this.opts.dataDir, 'workers', rev.metadata.namespace, id);
@@ -205,8 +228,8 @@ export class LocalBackend {
       '--instance-id', `${id}-${process.pid}`,
       '--work-dir', workDir,
     ];
-    const env: Record<string, string> = {};
-    for (const e of t.env) env[e.name] = e.value;
+    // The template's variables (secret references already resolved; never on the command line).
+    const env: Record<string, string> = { ...templateEnv };
     // Code travels in the environment, not argv: argv is visible to every user in `ps`.
     if (t.source.inline !== undefined) env.ORRERY_SOURCE_INLINE = t.source.inline;
     else if (t.source.url) env.ORRERY_SOURCE_URL = t.source.url;

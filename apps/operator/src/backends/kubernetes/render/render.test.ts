@@ -106,6 +106,23 @@ describe('revision children', () => {
     expect(renderCodeConfigMap(r)).toBeUndefined();
   });
 
+  it('renders valueFrom.secretKeyRef as a real secretKeyRef: the kubelet resolves it, no value in the Deployment', () => {
+    const r = rev({
+      source: { inline: 'x' },
+      env: [
+        { name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-keys', key: 'api-key' } } },
+        { name: 'OPTIONAL_KEY', valueFrom: { secretKeyRef: { name: 'shop-keys', key: 'other', optional: true } } },
+        { name: 'EMPTY' },
+        { name: 'ORRERY_STATE_TOKEN', valueFrom: { secretKeyRef: { name: 'stolen', key: 'k' } } },
+      ],
+    });
+    const c = podSpec(renderRevisionDeployment({ fn: fn(), revision: r })).containers[0]!;
+    expect(c.env).toContainEqual({ name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-keys', key: 'api-key' } } });
+    expect(c.env).toContainEqual({ name: 'OPTIONAL_KEY', valueFrom: { secretKeyRef: { name: 'shop-keys', key: 'other', optional: true } } });
+    expect(c.env).toContainEqual({ name: 'EMPTY', value: '' });
+    expect(c.env.map((e) => e.name)).not.toContain('ORRERY_STATE_TOKEN');
+  });
+
   it('runs the platform runtime image (--runtime-image) unless the Environment names its own', () => {
     const plain: Environment = parse({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name: 'nodejs', namespace: 'team-a' }, spec: {} });
     const image = (e: Environment | undefined, runtimeImage?: string) => podSpec(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: e, runtimeImage })).containers[0]!.image;

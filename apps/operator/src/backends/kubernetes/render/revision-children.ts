@@ -9,6 +9,7 @@ import {
   childName,
   ownerReferences,
 } from './labels.ts';
+import { isReservedEnvName } from '../../../env/template-env.ts';
 import { runtimeImageFor } from './runtime-image.ts';
 
 export const RUNTIME_PORT = 8080;
@@ -167,9 +168,18 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
   ];
   if (t.source.url) env.push({ name: 'ORRERY_SOURCE_URL', value: t.source.url });
   if (state) env.push({ name: 'ORRERY_STATE_URL', value: state.url });
-  // Users cannot override the platform's variables, nor the pod identity the flags refer to.
-  const reserved = new Set(POD_IDENTITY_ENV.map((e) => e.name));
-  env.push(...t.env.filter((e) => !e.name.startsWith('ORRERY_') && !reserved.has(e.name)));
+  // Users cannot override the platform's variables, nor the pod identity the flags refer to. A
+  // secret stays a real secretKeyRef: the kubelet reads it when the container starts, and the
+  // value never appears in the Deployment (nor does the operator ever read it).
+  for (const e of t.env) {
+    if (isReservedEnvName(e.name)) continue;
+    const ref = e.valueFrom?.secretKeyRef;
+    env.push(
+      ref
+        ? { name: e.name, valueFrom: { secretKeyRef: { name: ref.name, key: ref.key, ...(ref.optional !== undefined ? { optional: ref.optional } : {}) } } }
+        : { name: e.name, value: e.value ?? '' },
+    );
+  }
   const args = [
     ...workerNetworkArgs(registryUrls),
     '--namespace', rev.metadata.namespace,
