@@ -24,7 +24,8 @@ import { SPECIALIZE_TOKEN_KEY, renderPoolChildren, specializeSecretName } from '
 import { type HostRegistry, defaultServiceAccount, startHostRegistry } from './testing/kube-fixtures.ts';
 
 const GV = 'orrery.dev/v1alpha1';
-const IDLE_MS = 6000;
+/** Long enough that a pool refill on a busy machine (several seconds per pod) does not reap a pod a test still uses. */
+const IDLE_MS = 12_000;
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Pod = KubeObject & { spec?: Any; status?: Any };
 
@@ -135,7 +136,8 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     expect(timing?.workerMs).toBeGreaterThanOrEqual(0);
     expect(await text(address)).toMatch(/^hello-00001 pid \d+$/);
 
-    const [pod] = podsOf('hello-00001');
+    // The executor's pod cache follows the API server's watch: the claim shows up there shortly.
+    const [pod] = await eventually('the claimed pod in the cache', () => (podsOf('hello-00001').length === 1 ? podsOf('hello-00001') : undefined));
     expect(before.has(pod!.metadata.name)).toBe(true); // a warm pod, not a new one
     expect(address).toBe(`${pod!.status!.podIP as string}:8080`);
     const stored = (await livePod(pod!.metadata.name))!;
@@ -152,15 +154,15 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     });
     expect(instance).toMatchObject({ instanceId: pod!.metadata.name, endpoints: [expect.objectContaining({ host: pod!.status!.podIP, port: 8080 })], labels: expect.objectContaining({ 'orrery.dev/executor': 'pool' }) });
 
-    // The ReplicaSet controller replaced the claimed pod: two warm pods again, one of them new.
-    await twoWarm();
-    expect(poolPods().some((p) => !before.has(p.metadata.name))).toBe(true);
     expect(executor.readySpecialized(`${NS}/hello-00001`)).toBe(1);
-
     // A second request reuses the specialized pod: no new specialization.
     const n = executor.specializations;
     expect((await executor.specialize(rev)).address).toBe(address);
     expect(executor.specializations).toBe(n);
+
+    // The ReplicaSet controller replaced the claimed pod: two warm pods again, one of them new.
+    await twoWarm();
+    expect(poolPods().some((p) => !before.has(p.metadata.name))).toBe(true);
   });
 
   it('concurrent cold requests for one revision share one pod and one specialize call', { timeout: 120_000 }, async () => {
@@ -170,7 +172,7 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     const answers = await Promise.all(Array.from({ length: 6 }, () => executor.specialize(rev)));
     expect(new Set(answers.map((a) => a.address)).size).toBe(1);
     expect(executor.specializations).toBe(n + 1);
-    expect(podsOf('shared-00001')).toHaveLength(1);
+    await eventually('one claimed pod in the cache', () => podsOf('shared-00001').length === 1);
     expect(await text(answers[0]!.address)).toMatch(/^shared-00001 pid/);
   });
 
@@ -184,7 +186,7 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     const rivalled = client.rivalled.at(-1)!;
     // The API server refused the stale replace; a later claim (of this pod at its new version, or of another) succeeded.
     expect(podUpdates(rivalled)[0]!.responseStatus?.code).toBe(409);
-    const [claimed] = podsOf('contended-00001');
+    const [claimed] = await eventually('the claimed pod in the cache', () => (podsOf('contended-00001').length === 1 ? podsOf('contended-00001') : undefined));
     expect(podUpdates(claimed!.metadata.name).at(-1)!.responseStatus?.code).toBe(200);
     // Nothing the rival wrote was overwritten.
     const afterwards = (await livePod(rivalled))!;
@@ -228,7 +230,8 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     expect(await text(address)).toMatch(/^rotated-00001 pid/);
     expect(executor.specializations).toBe(n + 2); // one 401, one success
     // The pod that serves mounted the new key (in its init container only).
-    const dir = podDir(NS, podsOf('rotated-00001')[0]!.metadata.name)!;
+    const [served] = await eventually('the claimed pod in the cache', () => (podsOf('rotated-00001').length === 1 ? podsOf('rotated-00001') : undefined));
+    const dir = podDir(NS, served!.metadata.name)!;
     expect(readFileSync(join(dir, 'volumes', 'kubernetes.io~secret', 'pool-key', SPECIALIZE_TOKEN_KEY), 'utf8')).toBe(rotated);
   });
 
@@ -237,8 +240,8 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     const rev = await revision('idle');
     const started = Date.now();
     await executor.specialize(rev);
-    const pod = podsOf('idle-00001')[0]!;
-    const pid = containerPid(NS, pod.metadata.name, 'runtime')!;
+    const [pod] = await eventually('the claimed pod in the cache', () => (podsOf('idle-00001').length === 1 ? podsOf('idle-00001') : undefined));
+    const pid = containerPid(NS, pod!.metadata.name, 'runtime')!;
     expect(pid).toBeGreaterThan(0);
     await eventually('registered', async () => (await registry!.instances(NS, revisionServiceName(rev))).length === 1);
     await eventually('idle pod reaped', () => podsOf('idle-00001').length === 0, IDLE_MS * 4);
