@@ -67,7 +67,8 @@ beforeAll(async () => {
     registryUrls: [registry.url],
     registrationCredential: registrationCredentials(registry.masterKey),
     kpa: { ...KPA_DEFAULTS, stableWindowMs: 1000, scaleToZeroGracePeriodMs: 300, tickMs: 50 },
-    pool: { idleTimeoutMs: 3000 },
+    // Long enough for the checks after a cold start on a busy machine, short enough for the reaper test.
+    pool: { idleTimeoutMs: 8000 },
   });
   await op.start();
   control = createServer((req, res) => {
@@ -158,7 +159,7 @@ describe('pooled revisions on the Kubernetes operator (real control plane, pool 
     } finally {
       clearInterval(load);
     }
-    // No more demand: desired falls to zero and the idle reaper (3 s) deletes the specialized pods.
+    // No more demand: desired falls to zero and the idle reaper (8 s) deletes the specialized pods.
     await eventually('specialized pods reaped', async () => (await podsOf('greet-00001')).length === 0, 60_000, 250);
     const st = await eventually('status readyWorkers 0', async () => {
       const s = await revStatus('greet-00001');
