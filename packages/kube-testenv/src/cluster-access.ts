@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { eventually } from './eventually.ts';
 import type { TestClusterInfo } from './test-cluster.ts';
 
 export function testEnv(): TestClusterInfo {
@@ -32,6 +33,9 @@ export async function createNamespace(prefix: string, labels: Record<string, str
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
   const name = `${prefix}-${process.pid}-${++nsCounter}`.slice(0, 63);
   await core.createNamespace({ body: { metadata: { name, labels: { 'orrery.dev/test': 'true', ...labels } } } });
+  // The controller manager adds the default ServiceAccount a moment later; a pod created before
+  // it exists is refused by the ServiceAccount admission plugin.
+  await eventually(`ServiceAccount ${name}/default`, () => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), 30_000, 100);
   return {
     name,
     dispose: async () => {
