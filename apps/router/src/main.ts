@@ -122,7 +122,9 @@ const flagOrEnvBool = (flag: boolean | undefined, name: string): boolean => {
   if (v === 'true' || v === '1') return true;
   return fail(`${name} must be "true" or "false", got ${JSON.stringify(v)}`);
 };
-const redisUrlGiven = args['redis-url'] ?? env(STATESYNC_ENV.url);
+// ORRERY_REDIS_URL (= STATESYNC_ENV.url, spelled out so the chart's env check sees the read) is the
+// way to pass a URL with a password: --redis-url still works but shows in `ps`.
+const redisUrlGiven = args['redis-url'] ?? (process.env.ORRERY_REDIS_URL || undefined);
 if (redisUrlGiven) {
   const syncPeriod = args['sync-period-ms'] ?? env(STATESYNC_ENV.syncPeriodMs);
   const recordTtl = args['record-ttl-ms'] ?? env(STATESYNC_ENV.recordTtlMs);

@@ -135,7 +135,8 @@ let driver: StateDriver;
 try {
   driver = await openDriver({
     driver: driverName,
-    databaseUrl: args['database-url'],
+    // The environment is the way to pass a URL with a password (argv is public in `ps`).
+    databaseUrl: args['database-url'] ?? (process.env.DATABASE_URL || undefined),
     dataDir: args['data-dir'],
     log,
     poolSize: args['pool-size'] === undefined ? undefined : nonNegativeInt('pool-size', args['pool-size'], 10),

@@ -125,13 +125,23 @@ describe('rendered chart', () => {
     const text = JSON.stringify(all);
     expect(text).not.toMatch(/postgres:\/\/|rediss?:\/\//);
     const router = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0];
-    expect(router.args).toEqual(expect.arrayContaining(['--redis-url=$(REDIS_URL)', '--registry-namespace=default', '--registry-namespace=team-a']));
-    expect(router.env).toContainEqual({ name: 'REDIS_URL', valueFrom: { secretKeyRef: { name: 'orrery-redis', key: 'url' } } });
+    expect(router.args).toEqual(expect.arrayContaining(['--registry-namespace=default', '--registry-namespace=team-a']));
+    expect(router.env).toContainEqual({ name: 'ORRERY_REDIS_URL', valueFrom: { secretKeyRef: { name: 'orrery-redis', key: 'url' } } });
     expect(router.env).toContainEqual({ name: 'ORRERY_REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: 'orrery-registry-tokens', key: 'replication-token' } } });
     for (const name of ['orrery-statesvc', 'orrery-operator']) {
       const c = named(all, 'Deployment', name)!.spec.template.spec.containers[0];
       expect(c.env, name).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'orrery-postgres', key: 'url' } } });
-      expect(c.args, name).toContain('--database-url=$(DATABASE_URL)');
+    }
+    // Issue 20 item 5: no Secret-backed variable is expanded into a command line (argv is public
+    // on the node: ps, /proc/<pid>/cmdline); the apps read them from the environment.
+    for (const objs of [all, minimal]) {
+      for (const d of ofKind(objs, 'Deployment')) {
+        for (const c of d.spec.template.spec.containers as Array<{ args?: string[]; env?: Array<{ name: string; valueFrom?: { secretKeyRef?: unknown } }> }>) {
+          const secretVars = (c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+          for (const v of secretVars) expect((c.args ?? []).filter((a) => a.includes(`$(${v})`)), `${d.metadata.name}: $(${v})`).toEqual([]);
+          expect((c.args ?? []).filter((a) => /^--(redis|database)-url/.test(a)), d.metadata.name).toEqual([]);
+        }
+      }
     }
   });
 

@@ -5,6 +5,7 @@ import { collectExampleManifests } from '../platform/examples.ts';
 import { REPO_ROOT, Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { stopStaleChildren } from '../platform/stale-children.ts';
+import { urlHasPassword } from '../platform/url-without-password.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'run the whole platform locally (operator, statesvc, registry cluster, routers, console, examples)';
@@ -27,8 +28,13 @@ crashes within 2 minutes it stays Degraded). Data (functions, revisions, registr
   --no-console            do not build or serve the console (the admin API still runs)
   --users-file FILE       console / admin API users, one name:role:hash line each (orrery passwd);
                           the admin token always logs in as admin
-  --redis-url URL         Redis the routers share tables through, when it answers
-  --redis-key-prefix P    key prefix in that Redis (orrery)`;
+  --redis-url URL         Redis the routers share tables through, when it answers (or
+                          $ORRERY_REDIS_URL: use the variable when the URL holds a password,
+                          a flag shows in \`ps\`); the routers get it in their environment
+  --redis-key-prefix P    key prefix in that Redis (orrery)
+
+Postgres (--state-driver postgres) comes from $DATABASE_URL; statesvc gets it in its environment,
+never on its command line.`;
 
 /**
  * False when a live supervisor already runs on `dataDir`. When the one recorded there is dead,
@@ -73,6 +79,9 @@ export async function run(argv: string[]): Promise<number> {
     console.error('orrery up: --port-base must be 0 (free ports) or a port number below 65000');
     return 2;
   }
+  if (values['redis-url'] && urlHasPassword(values['redis-url'])) {
+    console.error('orrery up: warning: --redis-url holds a password, which every local user can read in `ps`; pass it as ORRERY_REDIS_URL instead');
+  }
   const dataDir = resolve(values['data-dir']);
   if (!(await claimDataDir(dataDir, (l) => console.log(`orrery up: ${l}`), (l) => console.error(`orrery up: ${l}`)))) return 1;
 
@@ -83,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     examples: !values['no-examples'],
     console: !values['no-console'],
     usersFile: values['users-file'],
-    redisUrl: values['redis-url'],
+    redisUrl: values['redis-url'] ?? (process.env.ORRERY_REDIS_URL || undefined),
     redisKeyPrefix: values['redis-key-prefix'],
   });
   let stopRequested: (signal: string) => void = () => {};

@@ -19,6 +19,7 @@ import { type PlatformSecrets, ensureSecrets } from './secrets.ts';
 import { buildConsole, consoleBuildIsFresh } from './console-build.ts';
 import { type RestartPolicy, type RestartState, DEFAULT_RESTART_POLICY, decideRestart, formatDelay, initialRestartState, markStarted } from './restart-policy.ts';
 import { stopProcessGroup } from './processes.ts';
+import { urlWithoutPassword } from './url-without-password.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const bin = (app: string) => join(REPO_ROOT, 'apps', app, 'bin', `orrery-${app}.mjs`);
@@ -221,12 +222,14 @@ export class Supervisor {
 
     const startStatesvc = async () => {
       const args = ['--port', String(ports.statesvc), '--driver', this.o.stateDriver, '--master-key-file', this.secrets.masterKeyFile];
-      if (this.o.stateDriver === 'postgres') args.push('--database-url', this.o.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_POSTGRES_URL);
+      // The Postgres URL may hold a password: the environment, never argv (public in `ps`).
+      const { DATABASE_URL: _inherited, ...env } = process.env;
+      if (this.o.stateDriver === 'postgres') env.DATABASE_URL = this.o.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_POSTGRES_URL;
       // The memory driver keeps its journal there, so state survives a restart of statesvc or of the platform.
       else args.push('--data-dir', join(this.dataDir, 'state'));
       args.push('--store-url', storeUrl); // keyspace declarations come from the Functions in the store
       try {
-        await this.run(this.nodeApp('statesvc', args, process.env, 'statesvc', (c) => ({ name: 'statesvc', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
+        await this.run(this.nodeApp('statesvc', args, env, 'statesvc', (c) => ({ name: 'statesvc', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
       } catch (err) {
         this.component({ name: 'statesvc', state: 'degraded', reason: (err as Error).message.split('\n')[0] });
       }
@@ -242,10 +245,15 @@ export class Supervisor {
       args.push('--autoscaler-url', storeUrl, '--executor-url', storeUrl);
       // Registry endpoints on platform components are never used (the operator, registry and Redis URLs count by themselves).
       for (const p of platformEndpoints()) args.push('--platform-endpoint', p);
-      if (redisUrl) args.push('--redis-url', redisUrl, '--redis-key-prefix', this.o.redisKeyPrefix ?? 'orrery');
+      // The Redis URL may hold a password: ORRERY_REDIS_URL, never argv (public in `ps`).
+      const { ORRERY_REDIS_URL: _inherited, ...env } = process.env;
+      if (redisUrl) {
+        env.ORRERY_REDIS_URL = redisUrl;
+        args.push('--redis-key-prefix', this.o.redisKeyPrefix ?? 'orrery');
+      }
       const name = `router-${i}`;
       try {
-        const r = await this.run(this.nodeApp(name, args, process.env, 'router', (c) => ({ name, state: 'ready', url: c.url, adminUrl: c.adminUrl, healthUrl: `${c.adminUrl}/healthz`, pid: c.pid })));
+        const r = await this.run(this.nodeApp(name, args, env, 'router', (c) => ({ name, state: 'ready', url: c.url, adminUrl: c.adminUrl, healthUrl: `${c.adminUrl}/healthz`, pid: c.pid })));
         return r.url;
       } catch (err) {
         this.component({ name: `router-${i}`, state: 'degraded', reason: (err as Error).message.split('\n')[0] });
@@ -314,16 +322,19 @@ export class Supervisor {
    * of ours (no persistence: the tables rebuild themselves), else Degraded.
    */
   private async ensureRedis(redisUrl: string): Promise<boolean> {
-    const { hostname, port: p } = new URL(redisUrl);
+    const { hostname, port: p, username, password } = new URL(redisUrl);
     const port = Number(p || 6379);
-    if (await redisAnswers(hostname, port)) {
-      this.component({ name: 'redis', state: 'ready', url: redisUrl });
+    const auth = password ? { username: decodeURIComponent(username) || undefined, password: decodeURIComponent(password) } : undefined;
+    // Status lines and platform.json show the URL without its password.
+    const shownUrl = urlWithoutPassword(redisUrl);
+    if (await redisAnswers(hostname, port, 1_000, auth)) {
+      this.component({ name: 'redis', state: 'ready', url: shownUrl });
       return true;
     }
     const redisBin = findBinary('redis-server');
     const local = hostname === '127.0.0.1' || hostname === 'localhost';
     if (!redisBin || !local) {
-      const why = redisBin ? `no Redis answers at ${redisUrl}` : 'redis-server is not installed (apt-get install redis-server)';
+      const why = redisBin ? `no Redis answers at ${shownUrl}` : 'redis-server is not installed (apt-get install redis-server)';
       this.component({ name: 'redis', state: 'degraded', reason: `${why}: the router replicas keep separate tables` });
       return false;
     }
@@ -339,13 +350,13 @@ export class Supervisor {
     try {
       await this.run({
         name: 'redis',
-        component: (c) => ({ name: 'redis', state: 'ready', url: redisUrl, pid: c.pid }),
+        component: (c) => ({ name: 'redis', state: 'ready', url: shownUrl, pid: c.pid }),
         // Ready once it answers PING (redis-server prints no `listening http://` line).
         start: async (signal) => {
           const child = await startChild(spec);
           const end = Date.now() + 15_000;
           while (Date.now() < end && !child.exited() && !signal.aborted) {
-            if (await redisAnswers(hostname, port)) return child;
+            if (await redisAnswers(hostname, port, 1_000, auth)) return child;
             await new Promise((r) => setTimeout(r, 200));
           }
           await child.stop(3_000);
