@@ -148,6 +148,7 @@ const REFUSED: Array<[string, Obj, Reason]> = [
   ['two sources', fn('src-two', {}, { source: { ...source, url: 'https://example.com/f.mjs' } }), 'source_exactly_one'],
   ['no source', fn('src-none', {}, { source: {} }), 'source_exactly_one'],
   ['an env name twice', fn('env-dup', {}, { env: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }), 'env_duplicate'],
+  ['an env var with both a value and a Secret', fn('env-both', {}, { env: [{ name: 'A', value: '1', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] }), 'env_value_or_secret'],
   ['minScale above maxScale', fn('a-bounds', {}, { autoscaling: { minScale: 5, maxScale: 2 } }), 'autoscaling_scale_bounds'],
   ['activationScale above maxScale', fn('a-activation', {}, { autoscaling: { activationScale: 3, maxScale: 2 } }), 'autoscaling_activation_scale'],
   ['a 5 s stable window', fn('a-window', {}, { autoscaling: { window: '5s' } }), 'autoscaling_window'],

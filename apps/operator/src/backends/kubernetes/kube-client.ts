@@ -40,6 +40,12 @@ export function kubeConfigFor(o: KubeConfigOptions): KubeConfig {
   return kc;
 }
 
+/**
+ * An answer as plain JSON, as a watch event delivers it: client-node's typed models turn
+ * timestamps into Date objects, which the zod schemas (and a later write) would not take.
+ */
+const plain = <T>(obj: T): T => JSON.parse(JSON.stringify(obj)) as T;
+
 export const statusCode = (err: unknown): number | undefined =>
   err instanceof ApiException ? err.code : (err as { statusCode?: number; code?: unknown } | undefined)?.statusCode;
 
@@ -75,7 +81,7 @@ export class KubeClient {
    * managers: right for children the operator alone controls.
    */
   async apply<T extends KubeObject>(obj: T, opts: { force?: boolean } = {}): Promise<T> {
-    return withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply));
+    return plain(await withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply)));
   }
 
   /**
@@ -85,7 +91,7 @@ export class KubeClient {
   async applyStatus(kind: string, namespace: string, name: string, status: unknown, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
     const r = resourceFor(`${API_GROUP}/${API_VERSION}`, kind);
     const metadata = { name, namespace, ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}) };
-    return (await withThrottleRetry(() => this.custom.patchNamespacedCustomObjectStatus(
+    return plain(await withThrottleRetry(() => this.custom.patchNamespacedCustomObjectStatus(
       {
         group: API_GROUP,
         version: API_VERSION,
@@ -112,7 +118,7 @@ export class KubeClient {
 
   async get<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, name: string): Promise<T | undefined> {
     try {
-      return await withThrottleRetry(() => this.objects.read<T>({ apiVersion, kind, metadata: { name, namespace } }));
+      return plain(await withThrottleRetry(() => this.objects.read<T>({ apiVersion, kind, metadata: { name, namespace } })));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -121,16 +127,16 @@ export class KubeClient {
 
   async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
     const res = await withThrottleRetry(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
-    return { items: res.items as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
+    return { items: plain(res.items) as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {
-    return withThrottleRetry(() => this.objects.create<T>(obj, undefined, undefined, FIELD_MANAGER));
+    return plain(await withThrottleRetry(() => this.objects.create<T>(obj, undefined, undefined, FIELD_MANAGER)));
   }
 
   /** Replace guarded by `metadata.resourceVersion`: a concurrent writer makes this a 409. */
   async replace<T extends KubeObject>(obj: T): Promise<T> {
-    return withThrottleRetry(() => this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER));
+    return plain(await withThrottleRetry(() => this.objects.replace<T>(obj, undefined, undefined, FIELD_MANAGER)));
   }
 
   /**

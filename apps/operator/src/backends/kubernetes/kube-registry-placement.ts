@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { RegistryCluster } from '@orrery/spec';
 import type { ClusterPlacement, MemberRef, RegistryApi, RegistryClusterBackend, RegistryMembers } from '../../registry-cluster/cluster-placement.ts';
-import type { KubeClient, KubeObject } from './kube-client.ts';
+import { isConflict, type KubeClient, type KubeObject } from './kube-client.ts';
 import { FIELD_MANAGER, type Manifest } from './render/labels.ts';
 import {
   CLUSTER_LABEL,
@@ -131,7 +131,7 @@ class KubeClusterPlacement implements ClusterPlacement, RegistryMembers {
     await this.ensureTokens();
     await this.apply(renderEtcdService(rc));
     await this.apply(renderEtcdPdb(rc));
-    await this.apply(renderEtcdStatefulSet(rc, { etcdImage: this.o.etcdImage }));
+    await this.ensureStatefulSet(rc);
     if (this.api) {
       await this.apply(renderRegistryService(rc));
       await this.apply(renderRegistryPdb(rc));
@@ -145,6 +145,22 @@ class KubeClusterPlacement implements ClusterPlacement, RegistryMembers {
       this.registryReady = (dep?.status?.readyReplicas ?? 0) > 0;
       this.api.url = this.registryReady ? registryURL(rc) : undefined;
     }
+  }
+
+  /**
+   * The StatefulSet is created at zero replicas (Kubernetes would default to one and start a
+   * member before its config exists), then applied without `replicas`, which the scale
+   * subresource owns from then on.
+   */
+  private async ensureStatefulSet(rc: RegistryCluster): Promise<void> {
+    const sts = renderEtcdStatefulSet(rc, { etcdImage: this.o.etcdImage });
+    if (!this.applied.has(`StatefulSet/${rc.metadata.name}`) && !(await this.o.client.get(STS.apiVersion, STS.kind, this.ns, rc.metadata.name))) {
+      const spec = sts.spec as Record<string, unknown>;
+      await this.o.client.create({ ...sts, spec: { ...spec, replicas: 0 } } as KubeObject).catch((err: unknown) => {
+        if (!isConflict(err)) throw err; // another leader created it first
+      });
+    }
+    await this.apply(sts);
   }
 
   private async writeMembers(): Promise<void> {

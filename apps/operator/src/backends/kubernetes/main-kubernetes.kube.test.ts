@@ -71,6 +71,10 @@ describe('orrery-operator --backend kubernetes (real API server)', () => {
     tmpDirs.push(dir);
     writeFileSync(join(dir, 'store-token'), 'store-secret\n');
     writeFileSync(join(dir, 'admin-token'), 'admin-secret-0123456789\n');
+    // A namespace of its own: the first test's Function must not show in this one's lists.
+    const own = await createNamespace('op-api');
+    disposers.push(own.dispose);
+    ns = own.name;
     const start = (identity: string) =>
       spawnServer(bin, [
         ...kubeArgs(), '--port', '0', '--identity', identity, '--lease-name', 'api-test', '--namespace', ns,
