@@ -156,7 +156,7 @@ class KubeClusterPlacement implements ClusterPlacement, RegistryMembers {
     const sts = renderEtcdStatefulSet(rc, { etcdImage: this.o.etcdImage });
     if (!this.applied.has(`StatefulSet/${rc.metadata.name}`) && !(await this.o.client.get(STS.apiVersion, STS.kind, this.ns, rc.metadata.name))) {
       const spec = sts.spec as Record<string, unknown>;
-      await this.o.client.create({ ...sts, spec: { ...spec, replicas: 0 } } as KubeObject).catch((err: unknown) => {
+      await this.o.client.create({ ...sts, spec: { ...spec, replicas: 0 } }).catch((err: unknown) => {
         if (!isConflict(err)) throw err; // another leader created it first
       });
     }
