@@ -72,6 +72,7 @@ let routerUrl = '';
 let routerAdmin = '';
 let registryUrl = '';
 let store: ResourceStore;
+let storeTokenFile = '';
 
 async function call(path: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
   const res = await fetch(`${routerUrl}/default${path}`, init);
@@ -138,7 +139,7 @@ function ownsSocket(pid: number, inodes: Set<string>): boolean {
  * from the operator's worker listing: address → listening socket → the worker process owning it.
  */
 async function workerPids(revision: string): Promise<number[]> {
-  const { endpoints, pids } = (await (await fetch(`${operator.url}/v1/workers`)).json()) as { endpoints: Array<{ revision: string; address: string; ready: boolean }>; pids: number[] };
+  const { endpoints, pids } = (await (await fetch(`${operator.url}/v1/workers`, { headers: { authorization: `Bearer ${readFileSync(storeTokenFile, 'utf8').trim()}` } })).json()) as { endpoints: Array<{ revision: string; address: string; ready: boolean }>; pids: number[] };
   const out: number[] = [];
   for (const e of endpoints.filter((x) => x.revision === revision && x.ready)) {
     const inodes = listeningInodes(Number(e.address.slice(e.address.lastIndexOf(':') + 1)));
@@ -169,9 +170,11 @@ beforeAll(async () => {
     '--master-key-file', keyFile, '--resync-seconds', '2', '--registry-master-key-file', registryKeyFile,
   ]);
   servers.push(operator);
-  store = createHttpStore(operator.url);
-  servers.push(await spawnServer(bin('statesvc'), ['--port', String(statePort), '--driver', 'memory', '--master-key-file', keyFile, '--store-url', operator.url]));
-  const router = await spawnServer(bin('router'), ['--port', '0', '--admin-port', '0', '--store-url', operator.url, '--registry-url', registry.url, '--autoscaler-url', operator.url, '--executor-url', operator.url]);
+  // No --store-token-file: the operator made one in its data dir; everyone else presents it.
+  storeTokenFile = join(dir, 'operator', 'secrets', 'store.token');
+  store = createHttpStore(operator.url, { token: readFileSync(storeTokenFile, 'utf8').trim() });
+  servers.push(await spawnServer(bin('statesvc'), ['--port', String(statePort), '--driver', 'memory', '--master-key-file', keyFile, '--store-url', operator.url, '--store-token-file', storeTokenFile]));
+  const router = await spawnServer(bin('router'), ['--port', '0', '--admin-port', '0', '--store-url', operator.url, '--store-token-file', storeTokenFile, '--registry-url', registry.url, '--autoscaler-url', operator.url, '--executor-url', operator.url]);
   servers.push(router);
   routerUrl = router.url;
   routerAdmin = /admin (http:\/\/\S+)/.exec(router.output())![1]!;

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { ensureStoreToken } from './http/store-token-file.ts';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
 import { connect } from '@orrery/db';
@@ -15,6 +16,9 @@ import { readAdminTokenFile } from '@orrery/api';
 import { startRollups } from './admin-api/start-rollups.ts';
 import { LocalBackend } from './backends/local/local-backend.ts';
 import { runtimeCommand } from './backends/local/runtime-bundle.ts';
+import { parsePassthrough } from './backends/local/worker-env.ts';
+import { parseIsolationMode, WorkerIsolation } from './backends/local/worker-isolation.ts';
+import { DEFAULT_UID_RANGE, parseUidRange } from './backends/local/worker-uid.ts';
 import { FunctionOperator } from './controller.ts';
 import { Autoscaler } from './autoscaler/autoscaler.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from './autoscaler/autoscaler-flags.ts';
@@ -60,7 +64,11 @@ ${AUTOSCALER_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
   [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
   [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
-  [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]`;
+  [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]
+  [--isolate-workers auto|on|off (auto: as root, every function's workers run under their own uid)] [--worker-uid-range ${DEFAULT_UID_RANGE.first}-${DEFAULT_UID_RANGE.last}]
+  [--worker-env-passthrough NAME,NAME (variables passed to workers besides PATH, LANG, LC_*, TZ, CA paths, ORRERY_LOG_LEVEL)]
+Without --store-token-file the operator makes <data-dir>/secrets/store.token (0600) and requires it: the store and
+the control endpoints take no anonymous caller, not even on loopback.`;
 
 const { values } = (() => {
   try {
@@ -93,6 +101,9 @@ const { values } = (() => {
         'trusted-proxies': { type: 'string' },
         'router-admin-urls': { type: 'string' },
         'rollup-interval': { type: 'string', default: '10s' },
+        'isolate-workers': { type: 'string', default: 'auto' },
+        'worker-uid-range': { type: 'string' },
+        'worker-env-passthrough': { type: 'string' },
       },
       strict: true,
     });
@@ -113,7 +124,26 @@ const dataDir = resolve(values['data-dir']);
 mkdirSync(dataDir, { recursive: true });
 const conn = connect({ url: values['database-url'] ?? process.env.DATABASE_URL, dataDir: join(dataDir, 'store') });
 const store = await createLocalStore(conn);
-const storeToken = values['store-token-file'] ? readFileSync(values['store-token-file'], 'utf8').trim() : undefined;
+// The store and the control endpoints always need a token: workers (other processes on this
+// machine) share the loopback interface, so "from loopback" proves nothing.
+const storeTokenFile = values['store-token-file'] ? resolve(values['store-token-file']) : ensureStoreToken(dataDir, log);
+const storeToken = readFileSync(storeTokenFile, 'utf8').trim();
+const { isolation, envPassthrough } = (() => {
+  try {
+    return {
+      isolation: WorkerIsolation.create({
+        dataDir,
+        mode: parseIsolationMode(values['isolate-workers']),
+        uidRange: values['worker-uid-range'] ? parseUidRange(values['worker-uid-range']) : undefined,
+        log,
+      }),
+      envPassthrough: parsePassthrough(values['worker-env-passthrough']),
+    };
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
 const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
 // Workers get registration credentials derived from the registry master key (HKDF, per revision):
 // without it they cannot register under orrery.functions. and routers find them only in the endpoints file.
@@ -150,6 +180,8 @@ const backend = new LocalBackend({
   onChange: (key) => operator.workerChanged(key),
   extraEndpoints: () => pool.endpoints(),
   registrationCredential,
+  isolation,
+  envPassthrough,
 });
 const poolSizeDefault = Number(values['pool-size']);
 const poolIdleMs = parseDurationMs(values['pool-idle-timeout']);
@@ -168,6 +200,8 @@ const pool: PoolExecutor = new PoolExecutor({
   idleTimeoutMs: poolIdleMs,
   onChange: () => backend.publish(),
   registrationCredential,
+  isolation,
+  envPassthrough,
   log,
 });
 // Rewrite the endpoints file now (empty until workers run): a previous run's file would send
@@ -317,7 +351,7 @@ const syncReplicas: ReplicaSet = observedRouters.length
         const self = `http://${values.host === '0.0.0.0' ? '127.0.0.1' : values.host}:${port}`;
         return [
           '--store-url', self, '--autoscaler-url', self,
-          ...(values['store-token-file'] ? ['--store-token-file', resolve(values['store-token-file'])] : []),
+          '--store-token-file', storeTokenFile,
           ...(values['endpoints-file'] ? ['--endpoints-file', resolve(values['endpoints-file'])] : []),
         ];
       },
@@ -341,6 +375,7 @@ async function shutdown(signal: string) {
   await operator.stop();
   await pool.stopAll();
   await backend.stopAll();
+  isolation.close();
   await registryClusters.stop();
   await stateSyncs.stop();
   await syncReplicas.stop();

@@ -25,6 +25,7 @@ type Endpoint = { namespace: string; function: string; revision: string; address
 describe('orrery-operator on the local backend (real processes)', () => {
   let dir: string;
   let op: SpawnedServer;
+  let token = '';
   let store: ResourceStore;
   const endpointsFile = () => join(dir, 'endpoints.yaml');
   const endpoints = (): Endpoint[] => {
@@ -39,7 +40,9 @@ describe('orrery-operator on the local backend (real processes)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'orrery-operator-'));
     op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', dir, '--endpoints-file', endpointsFile(), '--resync-seconds', '2']);
-    store = createHttpStore(op.url);
+    // No --store-token-file: the operator made one in its data dir (there is no token-less store).
+    token = readFileSync(join(dir, 'secrets', 'store.token'), 'utf8').trim();
+    store = createHttpStore(op.url, { token });
   }, 90_000);
 
   afterAll(async () => {
@@ -129,7 +132,7 @@ describe('orrery-operator on the local backend (real processes)', () => {
   }, 120_000);
 
   it('deleting a Function deletes its revisions and stops their workers', async () => {
-    const workers = (await (await fetch(`${op.url}/v1/workers`)).json()) as { pids: number[] };
+    const workers = (await (await fetch(`${op.url}/v1/workers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pids: number[] };
     expect(workers.pids.length).toBeGreaterThan(0);
     await store.delete('Function', 'default', 'hello');
     await until(() => store.list('Revision', { namespace: 'default' }), (l) => l.items.length === 0, 30_000, 'revisions deleted');
@@ -140,7 +143,7 @@ describe('orrery-operator on the local backend (real processes)', () => {
   it('SIGTERM stops the operator and every worker', async () => {
     await store.apply({ ...fn('three'), metadata: { name: 'last', namespace: 'default' } });
     await until(() => endpoints().filter((e) => e.function === 'last' && e.ready), (l) => l.length === 1, 60_000, 'worker up');
-    const { pids } = (await (await fetch(`${op.url}/v1/workers`)).json()) as { pids: number[] };
+    const { pids } = (await (await fetch(`${op.url}/v1/workers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pids: number[] };
     expect(pids.length).toBeGreaterThan(0);
     expect(await op.stop('SIGTERM')).toBe(0);
     expect(pids.filter(pidAlive)).toEqual([]);

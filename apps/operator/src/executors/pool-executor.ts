@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import type { Revision } from '@orrery/spec';
 import type { StateCredentials } from '../backends/local/local-backend.ts';
+import { WorkerIsolation } from '../backends/local/worker-isolation.ts';
 import { WorkerProcess } from '../backends/local/worker-process.ts';
 import { localSecretHint, localSecretLookup } from '../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../env/template-env.ts';
@@ -25,6 +26,10 @@ export interface PoolExecutorOptions {
   registrationCredential?: RegistrationCredentials;
   /** Where `valueFrom.secretKeyRef` values come from (default: `<dataDir>/secrets/`). */
   secretLookup?: SecretLookup;
+  /** Per-worker uids and private work dirs (default: none, work dirs under the data dir). */
+  isolation?: WorkerIsolation;
+  /** Names passed to workers from the operator's environment besides the allow-list. */
+  envPassthrough?: readonly string[];
   log?: (msg: string) => void;
 }
 
@@ -80,7 +85,11 @@ export class PoolExecutor {
   /** Count of specialize calls made to workers (one per cold revision, however many requests). */
   specializations = 0;
 
-  constructor(private readonly o: PoolExecutorOptions) {}
+  private readonly isolation: WorkerIsolation;
+
+  constructor(private readonly o: PoolExecutorOptions) {
+    this.isolation = o.isolation ?? WorkerIsolation.create({ dataDir: o.dataDir, mode: 'off' });
+  }
 
   start(): void {
     this.reaper = setInterval(() => void this.reapIdle(), Math.max(250, Math.min(10_000, this.o.idleTimeoutMs / 4)));
@@ -303,7 +312,12 @@ export class PoolExecutor {
 
   private spec(namespace: string, environment: string, verifier: string) {
     const id = `pool-${environment}-${++this.seq}`;
-    const args = [...this.o.runtimeCommand.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', join(this.o.dataDir, 'pool', namespace, id)];
+    // A generic worker does not know its function yet: as root it gets a uid of its own, so two
+    // functions specialized from one pool never share one.
+    const workDir = this.isolation.workDir('pool', namespace, id);
+    const who = this.isolation.forPoolWorker();
+    this.isolation.prepareWorkDir(workDir, who);
+    const args = [...this.o.runtimeCommand.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', workDir];
     if (this.o.registryUrls.length) args.push('--registry-url', this.o.registryUrls.join(','));
     // The verifier of the worker's own nonce (a hash: knowing it specializes nothing).
     const env: Record<string, string> = { ORRERY_SPECIALIZE_VERIFIER: verifier };
@@ -316,6 +330,14 @@ export class PoolExecutor {
       logFile: join(this.o.dataDir, 'logs', namespace, 'pool', `${id}.log`),
       drainTimeoutMs: 35_000,
       labels: { namespace, function: '', revision: '' },
+      workDir,
+      uid: who.uid,
+      gid: who.gid,
+      envPassthrough: this.o.envPassthrough,
+      onGone: () => {
+        this.isolation.removeWorkDir(workDir);
+        who.release?.();
+      },
     };
   }
 }

@@ -3,6 +3,7 @@
  * from a file the test writes, endpoints from the operator's endpoints file) and, when asked,
  * orrery-statesvc with a master key. `stop()` ends every process it started.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ export interface Platform {
   routerUrl: string;
   router: SpawnedServer;
   stateUrl?: string;
+  /** The store token the operator checks (given, or made up for the test). */
+  storeToken: string;
   endpoints(): Endpoint[];
   /** Addresses of one function's ready endpoints as the router sees them. */
   routerEndpoints(fn: string, namespace?: string): Promise<string[]>;
@@ -59,16 +62,15 @@ export async function startPlatform(
       stateUrl = svc.url;
       extra.push('--state-url', stateUrl, '--master-key-file', keyFile);
     }
-    const tokenArgs: string[] = [];
-    if (o.storeToken) {
-      writeFileSync(join(dir, 'store.token'), o.storeToken, { mode: 0o600 });
-      tokenArgs.push('--store-token-file', join(dir, 'store.token'));
-    }
+    // The operator always wants a store token (there is no token-less loopback store any more).
+    const storeToken = o.storeToken ?? `test-store-${randomBytes(12).toString('hex')}`;
+    writeFileSync(join(dir, 'store.token'), storeToken, { mode: 0o600 });
+    const tokenArgs = ['--store-token-file', join(dir, 'store.token')];
     const op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', join(dir, 'op'), '--endpoints-file', endpointsFile, '--resync-seconds', '5', ...tokenArgs, ...extra, ...(o.operatorArgs ?? [])]);
     started.push(op);
     const router = await spawnServer(ROUTER_BIN, ['--port', '0', '--admin-port', '0', '--routes-file', routesFile, '--endpoints-file', endpointsFile, '--autoscaler-url', op.url, '--executor-url', op.url, ...tokenArgs, ...(o.routerArgs ?? [])]);
     started.push(router);
-    const store = createHttpStore(op.url, { token: o.storeToken });
+    const store = createHttpStore(op.url, { token: storeToken });
     return {
       dir,
       op,
@@ -76,6 +78,7 @@ export async function startPlatform(
       routerUrl: router.url,
       router,
       stateUrl,
+      storeToken,
       endpoints: () => {
         try {
           return (parse(readFileSync(endpointsFile, 'utf8')) as Endpoint[] | null) ?? [];

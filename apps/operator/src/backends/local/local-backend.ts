@@ -5,6 +5,7 @@ import { REGISTRY_CREDENTIAL_ENV, type Revision } from '@orrery/spec';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
+import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
 
 export interface StateCredentials {
@@ -29,6 +30,10 @@ export interface LocalBackendOptions {
   registrationCredential?: RegistrationCredentials;
   /** Where `valueFrom.secretKeyRef` values come from (default: `<dataDir>/secrets/`). */
   secretLookup?: SecretLookup;
+  /** Per-function uids and private work dirs (default: none, work dirs under the data dir). */
+  isolation?: WorkerIsolation;
+  /** Names passed to workers from the operator's environment besides the allow-list. */
+  envPassthrough?: readonly string[];
   /** More endpoints to publish with the backend's own (the pool executor's specialized workers). */
   extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
 }
@@ -60,9 +65,11 @@ export class LocalBackend {
   private readonly readyWaiters = new Map<string, Set<() => void>>();
   private readonly configErrors = new Map<string, string>();
   private readonly secretLookup: SecretLookup;
+  private readonly isolation: WorkerIsolation;
 
   constructor(private readonly opts: LocalBackendOptions) {
     this.secretLookup = opts.secretLookup ?? localSecretLookup(opts.dataDir);
+    this.isolation = opts.isolation ?? WorkerIsolation.create({ dataDir: opts.dataDir, mode: 'off' });
   }
 
   /** Starts or stops workers of one revision until `desired` run. */
@@ -215,7 +222,10 @@ export class LocalBackend {
   private workerSpec(rev: Revision, templateEnv: Record<string, string>, credentials?: StateCredentials) {
     const t = rev.spec.template;
     const id = `${rev.metadata.name}-${++this.seq}`;
-    const workDir = join(this.opts.dataDir, 'workers', rev.metadata.namespace, id);
+    // Its own dir, and as root its function's own uid: no worker reads another's files or environ.
+    const workDir = this.isolation.workDir('workers', rev.metadata.namespace, id);
+    const who = this.isolation.forFunction(rev.metadata.namespace, rev.spec.function);
+    this.isolation.prepareWorkDir(workDir, who);
     const args = [
       ...this.opts.runtimeCommand.args,
       '--port', '0',
@@ -249,6 +259,11 @@ export class LocalBackend {
       logFile: join(this.opts.dataDir, 'logs', rev.metadata.namespace, rev.spec.function, `${id}.log`),
       drainTimeoutMs: this.opts.drainTimeoutMs ?? (t.timeoutSeconds + 5) * 1000,
       labels: { namespace: rev.metadata.namespace, function: rev.spec.function, revision: rev.metadata.name },
+      workDir,
+      uid: who.uid,
+      gid: who.gid,
+      envPassthrough: this.opts.envPassthrough,
+      onGone: () => this.isolation.removeWorkDir(workDir),
     };
     return spec;
   }

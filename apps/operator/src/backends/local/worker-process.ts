@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type WriteStream, createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { workerEnvironment } from './worker-env.ts';
 
 export interface WorkerProcessSpec {
   id: string;
@@ -12,6 +13,15 @@ export interface WorkerProcessSpec {
   drainTimeoutMs: number;
   /** Where the worker belongs, for endpoint listings. */
   labels: { namespace: string; function: string; revision: string };
+  /** Its work dir (prepared by the owner): the process's cwd and HOME. */
+  workDir: string;
+  /** Run as this uid/gid (the operator is root and isolates workers); absent = the operator's own. */
+  uid?: number;
+  gid?: number;
+  /** Names passed from the operator's environment besides the allow-list (worker-env.ts). */
+  envPassthrough?: readonly string[];
+  /** Called once when the worker is gone for good (not after a crash it is restarted from). */
+  onGone?: () => void;
 }
 
 export type WorkerState = 'starting' | 'ready' | 'backoff' | 'stopping' | 'stopped';
@@ -56,8 +66,11 @@ export class WorkerProcess {
     this.state = 'starting';
     this.address = undefined;
     this.spawnedAt = performance.now();
+    // A clean environment (an allow-list, not the operator's), its own uid when isolated.
     const child = spawn(this.spec.command, this.spec.args, {
-      env: { ...process.env, ...this.spec.env },
+      env: workerEnvironment(process.env, this.spec.env, { home: this.spec.workDir, passthrough: this.spec.envPassthrough }),
+      cwd: this.spec.workDir,
+      ...(this.spec.uid !== undefined ? { uid: this.spec.uid, gid: this.spec.gid ?? this.spec.uid } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -95,6 +108,7 @@ export class WorkerProcess {
         this.state = 'stopped';
         this.address = undefined;
         this.closeLog();
+        this.gone();
         this.onExit();
         return;
       }
@@ -131,6 +145,7 @@ export class WorkerProcess {
       this.state = 'stopped';
       this.child = undefined;
       this.closeLog();
+      this.gone();
       return;
     }
     const gone = new Promise<void>((r) => child.once('exit', () => r()));
@@ -139,6 +154,19 @@ export class WorkerProcess {
     await gone;
     clearTimeout(timer);
     this.closeLog();
+    this.gone();
+  }
+
+  private goneCalled = false;
+
+  private gone(): void {
+    if (this.goneCalled) return;
+    this.goneCalled = true;
+    try {
+      this.spec.onGone?.();
+    } catch {
+      // cleanup is best effort: a leftover work dir is removed with the workers folder
+    }
   }
 
   private closeLog(): void {
