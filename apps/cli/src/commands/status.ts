@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createHttpStore } from '@orrery/store';
 import { pidAlive } from '../platform/pid-alive.ts';
@@ -56,7 +57,8 @@ export async function run(argv: string[]): Promise<number> {
       if (c.state === 'degraded') return { name: c.name, state: 'Degraded', detail: c.reason ?? '', ...proc };
       if (c.name === 'redis' && c.url) {
         const { hostname, port } = new URL(c.url);
-        const ok = await redisAnswers(hostname, Number(port || 6379));
+        // platform.json keeps the URL without its password: a Redis that wants one still answers.
+        const ok = await redisAnswers(hostname, Number(port || 6379), 1_000, undefined, { authRequiredCounts: true });
         return { name: c.name, state: ok ? 'Ready' : 'Unhealthy', detail: ok ? c.url : `${c.url}: no PONG`, ...proc };
       }
       if (!c.healthUrl) return { name: c.name, state: 'Ready', detail: c.url ?? '', ...proc };
@@ -66,7 +68,7 @@ export async function run(argv: string[]): Promise<number> {
   );
   let resources: ResourceReport = emptyReport();
   let storeError: string | undefined;
-  const store = createHttpStore(info.storeUrl);
+  const store = createHttpStore(info.storeUrl, { token: info.storeTokenFile && existsSync(info.storeTokenFile) ? readFileSync(info.storeTokenFile, 'utf8').trim() : undefined });
   try {
     const [functions, revisions, environments, registryClusters, stateSyncs] = await Promise.all(
       (['Function', 'Revision', 'Environment', 'RegistryCluster', 'StateSync'] as const).map(async (kind) => (await store.list(kind)).items),

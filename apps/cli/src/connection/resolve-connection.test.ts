@@ -27,6 +27,14 @@ describe('CLI connection resolution', () => {
     expect(c).toMatchObject({ storeUrl: 'http://127.0.0.1:7111', routerUrl: 'http://127.0.0.1:8111', dataDir: join(root, '.orrery') });
   });
 
+  it('falls back to the store token a local operator made in its data dir (<data-dir>/secrets/store.token)', () => {
+    const dataDir = temp();
+    mkdirSync(join(dataDir, 'secrets'));
+    writeFileSync(join(dataDir, 'secrets', 'store.token'), 'made-by-operator\n');
+    expect(resolveConnection({ dataDir }, {}, temp()).storeToken).toBe('made-by-operator');
+    expect(resolveConnection({ dataDir }, { ORRERY_STORE_TOKEN: 'env' }, temp()).storeToken).toBe('env');
+  });
+
   it('flags beat the environment, which beats the platform file; a token file beats a token', () => {
     const root = temp();
     mkdirSync(join(root, '.orrery'));

@@ -73,9 +73,15 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const platformFile = explicitFile && existsSync(explicitFile) ? explicitFile : findPlatformFile(cwd);
   const platform = platformFile ? readPlatformFile(platformFile) : {};
   const relativeToPlatform = (p: string) => (platformFile ? resolve(dirname(dirname(platformFile)), p) : resolve(p));
-  const tokenFile = flags.storeTokenFile ?? env.ORRERY_STORE_TOKEN_FILE ?? (platform.storeTokenFile ? relativeToPlatform(platform.storeTokenFile) : undefined);
-  const storeToken = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : (env.ORRERY_STORE_TOKEN ?? platform.storeToken) || undefined;
   const dataDir = flags.dataDir ? resolve(flags.dataDir) : env.ORRERY_DATA_DIR ? resolve(env.ORRERY_DATA_DIR) : platform.dataDir ? relativeToPlatform(platform.dataDir) : resolve(DEFAULT_DATA_DIR);
+  // Last resort: the token a local operator makes in its data dir when it was given none.
+  const madeByOperator = join(dataDir, 'secrets', 'store.token');
+  const tokenFile =
+    flags.storeTokenFile ??
+    env.ORRERY_STORE_TOKEN_FILE ??
+    (platform.storeTokenFile ? relativeToPlatform(platform.storeTokenFile) : undefined) ??
+    (!env.ORRERY_STORE_TOKEN && !platform.storeToken && existsSync(madeByOperator) ? madeByOperator : undefined);
+  const storeToken = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : (env.ORRERY_STORE_TOKEN ?? platform.storeToken) || undefined;
   const apiTokenFile = flags.tokenFile ?? env.ORRERY_API_TOKEN_FILE ?? (platformFile && existsSync(join(dataDir, 'secrets', 'admin.token')) ? join(dataDir, 'secrets', 'admin.token') : undefined);
   const apiToken = apiTokenFile ? readFileSync(apiTokenFile, 'utf8').trim() : env.ORRERY_API_TOKEN || undefined;
   const storeUrl = trimUrl(flags.storeUrl ?? env.ORRERY_STORE_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL);

@@ -26,6 +26,8 @@ export interface PlatformInfo {
   /** The console (and, through its /trpc route, the admin API) when it runs. */
   consoleUrl?: string;
   dataDir: string;
+  /** The store's bearer token file (the CLI reads it; the token itself is never in this file). */
+  storeTokenFile?: string;
   /** The supervisor first, then every child it started. */
   pids: { supervisor: number } & Record<string, number>;
   components: ComponentInfo[];

@@ -9,7 +9,14 @@ export function probeCommands(auth?: { username?: string; password: string }): s
   return `${authCmd}*1\r\n${bulk('PING')}`;
 }
 
-export function redisAnswers(host = '127.0.0.1', port = 6379, timeoutMs = 1_000, auth?: { username?: string; password: string }): Promise<boolean> {
+/** `authRequiredCounts`: a Redis that answers NOAUTH is up (for a status check that has no password). */
+export function redisAnswers(
+  host = '127.0.0.1',
+  port = 6379,
+  timeoutMs = 1_000,
+  auth?: { username?: string; password: string },
+  o: { authRequiredCounts?: boolean } = {},
+): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let got = '';
@@ -23,6 +30,7 @@ export function redisAnswers(host = '127.0.0.1', port = 6379, timeoutMs = 1_000,
     socket.on('data', (c: Buffer) => {
       got += c.toString();
       if (got.includes('+PONG')) done(!auth || got.startsWith('+OK'));
+      else if (o.authRequiredCounts && got.startsWith('-NOAUTH')) done(true);
       else if (got.startsWith('-') || (auth && got.includes('\r\n-'))) done(false);
     });
   });

@@ -18,6 +18,8 @@ export interface PlatformSecrets {
   registryWriteTokenFile: string;
   /** The registry's write tokens file (`[[write_tokens]]`, naming the token file: no secret inside). */
   registryWriteTokensFile: string;
+  /** The store API's bearer token: the operator checks it; statesvc, the routers and the CLI present it. */
+  storeTokenFile: string;
 }
 
 function ensureSecret(dir: string, name: string, bytes: number): { file: string; value: string } {
@@ -60,5 +62,6 @@ export function ensureSecrets(dataDir: string): PlatformSecrets {
     registryMasterKeyFile: ensureSecret(dir, 'registry-master.key', 32).file,
     registryWriteTokenFile: writeToken.file,
     registryWriteTokensFile: tokensFile,
+    storeTokenFile: ensureSecret(dir, 'store.token', 24).file,
   };
 }

@@ -3,7 +3,7 @@
  * in dependency order, reports what is starting / ready / degraded, writes `platform.json`,
  * and stops everything (SIGTERM, drain, SIGKILL) so no process outlives it.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RegistryCluster } from '@orrery/spec';
@@ -183,6 +183,7 @@ export class Supervisor {
     // Written now and after every start, so `orrery down` can stop a platform that is still starting.
     this.info = {
       storeUrl,
+      storeTokenFile: this.secrets.storeTokenFile,
       routerUrls: [],
       dataDir: this.dataDir,
       pids: { supervisor: process.pid },
@@ -213,12 +214,14 @@ export class Supervisor {
       // gets the same key and the write tokens (required: no open registration on the platform).
       '--registry-master-key-file', this.secrets.registryMasterKeyFile,
       '--registry-write-tokens-file', this.secrets.registryWriteTokensFile, '--require-registry-write-tokens',
+      // The store and the control endpoints take this token from everyone, loopback included.
+      '--store-token-file', this.secrets.storeTokenFile,
     ];
     // Workers register at the platform registry cluster's API (fixed port), once it runs.
     if (existsSync(ETCD_BIN)) operatorArgs.push('--registry-cluster', `${PLATFORM_REGISTRY.namespace}/${PLATFORM_REGISTRY.name}:${ports.registry}`);
     if (this.o.usersFile) operatorArgs.push('--users-file', resolve(this.o.usersFile));
     await this.run(this.nodeApp('operator', operatorArgs, operatorEnv, 'operator', (c) => ({ name: 'operator', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
-    this.store = createHttpStore(storeUrl);
+    this.store = createHttpStore(storeUrl, { token: this.storeToken() });
 
     const startStatesvc = async () => {
       const args = ['--port', String(ports.statesvc), '--driver', this.o.stateDriver, '--master-key-file', this.secrets.masterKeyFile];
@@ -227,7 +230,7 @@ export class Supervisor {
       if (this.o.stateDriver === 'postgres') env.DATABASE_URL = this.o.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_POSTGRES_URL;
       // The memory driver keeps its journal there, so state survives a restart of statesvc or of the platform.
       else args.push('--data-dir', join(this.dataDir, 'state'));
-      args.push('--store-url', storeUrl); // keyspace declarations come from the Functions in the store
+      args.push('--store-url', storeUrl, '--store-token-file', this.secrets.storeTokenFile); // keyspace declarations come from the Functions in the store
       try {
         await this.run(this.nodeApp('statesvc', args, env, 'statesvc', (c) => ({ name: 'statesvc', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
       } catch (err) {
@@ -238,7 +241,7 @@ export class Supervisor {
     const startRouter = async (i: number, redisUrl: string | undefined, registryUrl: string | undefined): Promise<string | undefined> => {
       const port = i === 1 ? ports.router1 : i === 2 ? ports.router2 : 0;
       const adminPort = i === 1 ? ports.router1Admin : i === 2 ? ports.router2Admin : 0;
-      const args = ['--port', String(port), '--admin-port', String(adminPort), '--router-id', `router-${i}`, '--store-url', storeUrl];
+      const args = ['--port', String(port), '--admin-port', String(adminPort), '--router-id', `router-${i}`, '--store-url', storeUrl, '--store-token-file', this.secrets.storeTokenFile];
       // The operator's endpoints file always works; the registry watch adds to it when it runs.
       args.push('--endpoints-file', endpointsFile, ...(registryUrl ? ['--registry-url', registryUrl] : []));
       // Cold starts: pokes and stats go to the operator's autoscaler, pool specializations to its executor.
@@ -307,6 +310,10 @@ export class Supervisor {
     };
     this.writeInfo();
     return this.info;
+  }
+
+  private storeToken(): string {
+    return readFileSync(this.secrets.storeTokenFile, 'utf8').trim();
   }
 
   private writeInfo(): void {
@@ -411,7 +418,7 @@ export class Supervisor {
     const op = this.components.find((c) => c.name === 'operator');
     if (!op?.url) return [];
     try {
-      const body = (await (await fetch(`${op.url}/v1/workers`, { signal: AbortSignal.timeout(3_000) })).json()) as { pids?: number[] };
+      const body = (await (await fetch(`${op.url}/v1/workers`, { headers: { authorization: `Bearer ${this.storeToken()}` }, signal: AbortSignal.timeout(3_000) })).json()) as { pids?: number[] };
       return body.pids ?? [];
     } catch {
       return [];

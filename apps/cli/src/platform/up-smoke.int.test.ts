@@ -87,7 +87,9 @@ function processesUsing(dataDir: string): string[] {
 }
 
 async function livePids(info: PlatformInfo): Promise<number[]> {
-  const { pids } = (await (await fetch(`${info.storeUrl}/v1/workers`)).json()) as { pids: number[] };
+  // The operator's worker list wants the store token, as every store call does (no loopback exception).
+  const token = readFileSync(info.storeTokenFile!, 'utf8').trim();
+  const { pids } = (await (await fetch(`${info.storeUrl}/v1/workers`, { headers: { authorization: `Bearer ${token}` } })).json()) as { pids: number[] };
   return [...Object.values(info.pids), ...pids];
 }
 
@@ -200,7 +202,7 @@ describe('orrery up (local platform smoke test)', () => {
     }
 
     // canary: wait until both revisions serve, then ~90/10 over 200 requests; tags pin a revision
-    const store = createHttpStore(info.storeUrl);
+    const store = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });
     try {
       await until(
         () => store.get('Function', 'default', 'canary') as Promise<OrreryFunction>,
@@ -281,7 +283,7 @@ describe('orrery up (local platform smoke test)', () => {
     expect(registry).toMatchObject({ available: 'True', voters: 3 });
     expect(registry!.leader).not.toBe('-');
     expect(report.stateSyncs.map((x) => x.name)).toContain('router');
-    const store2 = createHttpStore(info.storeUrl);
+    const store2 = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });
     try {
       registryMembersBefore = ((await store2.get('RegistryCluster', 'default', 'registry')) as RegistryCluster).status!.members!.map((m) => m.id).sort();
       expect(registryMembersBefore).toHaveLength(3);
@@ -344,7 +346,7 @@ describe('orrery up (local platform smoke test)', () => {
     expect(read.body.count, `GET after restart answered ${JSON.stringify(read.body)}`).toBe(counterAfterFirstRun);
     expect((await call(`${router}/default/counter/?key=${key}`, { method: 'POST' })).body.count).toBe(counterAfterFirstRun + 1);
     // nothing was re-created: still exactly the two canary revisions
-    const store = createHttpStore(info.storeUrl);
+    const store = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });
     try {
       const canaryRevs = (await store.list('Revision')).items.filter((r) => r.metadata.name.startsWith('canary-')).map((r) => r.metadata.name);
       expect(canaryRevs.sort()).toEqual(['canary-00001', 'canary-00002']);
