@@ -34,6 +34,12 @@ export interface ApplyOptions {
   resourceVersion?: string;
   /** Revisions are immutable; only the operator (which creates them) may pass true. */
   allowCreateOnlyKinds?: boolean;
+  /**
+   * Kubernetes only (server-side apply): take over fields another field manager (kubectl, a
+   * GitOps controller) owns. Without it such fields make the apply a `conflict` naming each one.
+   * The local store has no field managers and ignores it.
+   */
+  force?: boolean;
 }
 
 export interface Watch {

@@ -9,7 +9,7 @@ import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'create or update resources from manifests (-f <file|dir> …)';
 
-const HELP = `usage: orrery apply -f <file|dir> [-f …] [-n namespace]
+const HELP = `usage: orrery apply -f <file|dir> [-f …] [-n namespace] [--force-conflicts]
 
 Validates every document first (the rules of \`orrery validate\`); when all are valid, applies
 each through the resource store and prints, per object,
@@ -17,12 +17,15 @@ each through the resource store and prints, per object,
   function.orrery.dev/counter created|configured|unchanged
 
 Objects without metadata.namespace go to -n (default "default"). Revisions are made by the
-operator and cannot be applied. Exit status: 0 when everything applied, 1 otherwise.
+operator and cannot be applied. On Kubernetes the apply is a server-side apply: a field another
+field manager owns (kubectl, a GitOps controller) is a conflict naming the field and its owner,
+unless --force-conflicts takes it over (as kubectl apply --server-side --force-conflicts).
+Exit status: 0 when everything applied, 1 otherwise.
 ${CONNECTION_HELP}`;
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('apply', HELP, argv, {
-    options: { file: { type: 'string', short: 'f', multiple: true }, namespace: { type: 'string', short: 'n' }, ...CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
+    options: { file: { type: 'string', short: 'f', multiple: true }, namespace: { type: 'string', short: 'n' }, 'force-conflicts': { type: 'boolean' }, ...CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
@@ -45,7 +48,7 @@ export async function run(argv: string[]): Promise<number> {
     const name = qualifiedName(obj.kind, obj.metadata.name);
     try {
       if (!isResourceKind(obj.kind)) throw new Error(`unknown kind ${obj.kind}`);
-      const { outcome } = await store.apply(doc);
+      const { outcome } = await store.apply(doc, { force: values['force-conflicts'] === true });
       console.log(`${name} ${outcome}`);
     } catch (err) {
       failed++;

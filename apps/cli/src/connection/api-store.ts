@@ -14,7 +14,7 @@ export interface CliStore {
   get(kind: ResourceKind, namespace: string, name: string): Promise<Resource | undefined>;
   list(kind: ResourceKind, opts?: { namespace?: string; labels?: Record<string, string> }): Promise<ListResult>;
   /** Creates or replaces, and says which (like kubectl: created | configured | unchanged). */
-  apply(obj: unknown): Promise<{ object: Resource; outcome: ApplyOutcome }>;
+  apply(obj: unknown, opts?: { force?: boolean }): Promise<{ object: Resource; outcome: ApplyOutcome }>;
   delete(kind: ResourceKind, namespace: string, name: string): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -39,7 +39,7 @@ export function createApiStore(apiUrl: string, token: string): CliStore {
     },
     list: (kind, opts = {}) => call(() => client.resources.list.query({ kind, namespace: opts.namespace, labels: opts.labels })),
     // The API answers the outcome itself: no read before the write.
-    apply: (obj) => call(() => client.resources.applyManifest.mutate({ manifest: obj as Record<string, unknown> })),
+    apply: (obj, opts) => call(() => client.resources.applyManifest.mutate({ manifest: obj as Record<string, unknown>, ...(opts?.force ? { force: true } : {}) })),
     delete: async (kind, namespace, name) => (await call(() => client.resources.delete.mutate({ kind, namespace, name }))).deleted,
     close: async () => {},
   };

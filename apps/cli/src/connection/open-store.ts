@@ -19,10 +19,10 @@ function directStore(url: string, token: string | undefined): CliStore {
   return {
     get: (kind, namespace, name) => store.get(kind, namespace, name),
     list: (kind, opts) => store.list(kind, opts),
-    async apply(obj) {
+    async apply(obj, opts) {
       const m = obj as Resource;
       const before = await store.get(m.kind, m.metadata.namespace ?? 'default', m.metadata.name);
-      const object = await store.apply(obj);
+      const object = await store.apply(obj, opts?.force ? { force: true } : {});
       return { object, outcome: applyOutcome(before, object) };
     },
     delete: (kind, namespace, name) => store.delete(kind, namespace, name),

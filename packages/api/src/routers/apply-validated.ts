@@ -21,6 +21,7 @@ export async function applyValidated(
   kind: ResourceKind,
   manifest: Record<string, unknown>,
   resourceVersion: string | undefined,
+  opts: { force?: boolean } = {},
 ): Promise<{ saved: Resource; outcome: 'created' | 'configured' | 'unchanged' }> {
   const errors = validate(manifest);
   if (errors.length) throw badRequest(`the ${kind} is invalid: ${errors[0]!.message}`, specIssues(errors, 'manifest'));
@@ -32,9 +33,11 @@ export async function applyValidated(
     const pinned = resourceVersion ?? (ACTION_KINDS.has(kind) ? before?.metadata.resourceVersion : undefined);
     let saved: Resource;
     try {
-      saved = await ctx.store.apply({ ...manifest, metadata: { ...meta, namespace } }, { resourceVersion: pinned });
+      saved = await ctx.store.apply({ ...manifest, metadata: { ...meta, namespace } }, { resourceVersion: pinned, ...(opts.force ? { force: true } : {}) });
     } catch (err) {
-      if (err instanceof StoreError && err.code === 'conflict' && resourceVersion === undefined && pinned !== undefined && attempt < 3) continue;
+      // A field another manager owns does not go away by reading again: only a stale pin does.
+      const ownedElsewhere = err instanceof StoreError && err.details?.some((d) => d.reason === 'field_manager_conflict');
+      if (err instanceof StoreError && err.code === 'conflict' && !ownedElsewhere && resourceVersion === undefined && pinned !== undefined && attempt < 3) continue;
       throw fromStoreError(err);
     }
     const outcome = !before ? 'created' : before.metadata.resourceVersion === saved.metadata.resourceVersion ? 'unchanged' : 'configured';

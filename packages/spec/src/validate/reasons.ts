@@ -17,6 +17,8 @@ export const REASONS = {
   min: 'this value is too small',
   max: 'this value is too large',
   invalid: 'this value is invalid',
+  // server-side apply on Kubernetes (not a rule of the object itself)
+  field_manager_conflict: 'another field manager (kubectl, a GitOps controller) owns this field: change it there, or apply with force to take it over',
   duration_format: 'write a duration such as "500ms", "30s", "2m" or "1h30m" (units ms, s, m, h)',
   // metadata
   name_format:

@@ -32,7 +32,8 @@ export function createStoreHandler(store: ResourceStore, opts: ServeStoreOptions
       if (req.method === 'POST' && parts.length === 1 && parts[0] === 'apply') {
         const body = await readJson(req);
         const rv = req.headers['if-match'];
-        send(res, 200, await store.apply(body, typeof rv === 'string' ? { resourceVersion: rv } : {}));
+        const force = url.searchParams.get('force') === 'true';
+        send(res, 200, await store.apply(body, { ...(typeof rv === 'string' ? { resourceVersion: rv } : {}), ...(force ? { force } : {}) }));
         return true;
       }
       const [kind, a, b, c] = parts;

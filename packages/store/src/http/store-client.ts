@@ -52,7 +52,7 @@ export function createHttpStore(baseUrl: string, opts: HttpStoreOptions = {}): R
       }
     },
     apply: (obj, o = {}) =>
-      call<Resource>(path('apply'), { method: 'POST', body: JSON.stringify(obj), headers: { 'content-type': 'application/json', ...rvHeader(o.resourceVersion) } }),
+      call<Resource>(`${path('apply')}${o.force ? '?force=true' : ''}`, { method: 'POST', body: JSON.stringify(obj), headers: { 'content-type': 'application/json', ...rvHeader(o.resourceVersion) } }),
     updateStatus: (kind, namespace, name, status, o = {}) =>
       call<Resource>(path(kind, namespace, name, 'status'), { method: 'PUT', body: JSON.stringify(status), headers: { 'content-type': 'application/json', ...rvHeader(o.resourceVersion) } }),
     delete: async (kind, namespace, name, o = {}) =>

@@ -12,6 +12,7 @@ import { API_GROUP, API_VERSION } from '@orrery/spec';
 import { resourceFor } from './api-resources.ts';
 import { FIELD_MANAGER } from './render/labels.ts';
 import { withThrottleRetry } from './throttle-retry.ts';
+import { describeConflicts, fieldConflicts, takeoverEvent } from './field-conflicts.ts';
 
 /** A Kubernetes object as plain JSON (what the operator reads and writes). */
 export interface KubeObject extends KubernetesObject {
@@ -52,6 +53,9 @@ export const statusCode = (err: unknown): number | undefined =>
 const isNotFound = (err: unknown) => statusCode(err) === 404;
 const isConflict = (err: unknown) => statusCode(err) === 409;
 
+/** What an apply does with fields another field manager owns (see KubeClient.apply). */
+export type ConflictMode = 'take-over' | 'refuse' | 'force';
+
 export interface ConflictRetryOptions {
   attempts?: number;
   /** Called before each retry (tests count them). */
@@ -69,19 +73,43 @@ export class KubeClient {
   private readonly custom: CustomObjectsApi;
   private readonly apps: AppsV1Api;
 
-  constructor(readonly config: KubeConfig) {
+  constructor(
+    readonly config: KubeConfig,
+    private readonly o: { log?: (msg: string) => void } = {},
+  ) {
     this.objects = KubernetesObjectApi.makeApiClient(config);
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.apps = config.makeApiClient(AppsV1Api);
   }
 
   /**
-   * Server-side apply. client-node's `patch` defaults to strategic merge, which custom resources
-   * refuse, so the apply content type is passed explicitly. `force` takes fields from other
-   * managers: right for children the operator alone controls.
+   * Server-side apply as `orrery-operator`. client-node's `patch` defaults to strategic merge,
+   * which custom resources refuse, so the apply content type is passed explicitly.
+   *
+   * Fields another manager owns (kubectl, a GitOps controller, a mesh injector):
+   * - `take-over` (default, for the children Orrery renders: it must own what it renders): the
+   *   apply is tried without force; on a conflict it is repeated with force and the takeover is
+   *   reported (log line and a Warning Event on the object), never silent. Fields Orrery does
+   *   not render (a sidecar, an extra env var) are never touched either way.
+   * - `refuse` (objects users own, e.g. a Function applied through the store): the 409 with its
+   *   conflicting fields goes back to the caller.
+   * - `force`: take them without a word (the caller asked explicitly).
    */
-  async apply<T extends KubeObject>(obj: T, opts: { force?: boolean } = {}): Promise<T> {
-    return plain(await withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, opts.force ?? true, PatchStrategy.ServerSideApply)));
+  async apply<T extends KubeObject>(obj: T, opts: { conflicts?: ConflictMode } = {}): Promise<T> {
+    const mode = opts.conflicts ?? 'take-over';
+    const send = async (force: boolean) =>
+      plain(await withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, force, PatchStrategy.ServerSideApply)));
+    if (mode === 'force') return send(true);
+    try {
+      return await send(false);
+    } catch (err) {
+      const conflicts = fieldConflicts(err);
+      if (mode === 'refuse' || conflicts.length === 0) throw err;
+      const out = await send(true);
+      this.o.log?.(`took back from other field managers on ${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}: ${describeConflicts(conflicts)}`);
+      await this.create(takeoverEvent(out, conflicts, new Date())).catch((e: unknown) => this.o.log?.(`event for the takeover not written: ${(e as Error).message}`));
+      return out;
+    }
   }
 
   /**

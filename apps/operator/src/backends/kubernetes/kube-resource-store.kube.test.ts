@@ -69,11 +69,11 @@ describe('KubernetesResourceStore on a real API server: the wire', () => {
     await dispose();
   });
 
-  it('applies with server-side apply as orrery-operator (force) the defaulted spec, and strips server fields on the way back', async () => {
+  it('applies with server-side apply as orrery-operator, not forced (users own these objects), the defaulted spec, and strips server fields on the way back', async () => {
     const out = (await store.apply(fn('wire', ns))) as OrreryFunction;
     const patch = audit('patch', (e) => e.objectRef?.name === 'wire').at(-1)!;
     const q = new URL(patch.requestURI, 'https://x').searchParams;
-    expect([q.get('fieldManager'), q.get('force')]).toEqual(['orrery-operator', 'true']);
+    expect([q.get('fieldManager'), q.get('force')]).toEqual(['orrery-operator', 'false']);
     expect(out.metadata).not.toHaveProperty('managedFields');
     const stored = (await new KubeClient(adminKubeConfig()).get<KubeObject>(GV, 'Function', ns, 'wire'))!;
     expect(stored.metadata.managedFields).toEqual(expect.arrayContaining([expect.objectContaining({ manager: 'orrery-operator', operation: 'Apply' })]));
@@ -89,6 +89,21 @@ describe('KubernetesResourceStore on a real API server: the wire', () => {
     const missing = (await store.apply(fn('rv-missing', ns), { resourceVersion: '12' }).catch((e: unknown) => e)) as StoreError;
     expect(missing.code).toBe('conflict');
     expect(await store.get('Function', ns, 'rv-missing')).toBeUndefined();
+  });
+
+  it('a field kubectl owns on a user’s Function is a conflict naming it and its owner; force takes it over', async () => {
+    await store.apply(fn('owned', ns));
+    const kc = adminKubeConfig();
+    const admin = new KubeClient(kc);
+    const cur = (await admin.get<KubeObject>(GV, 'Function', ns, 'owned'))!;
+    await admin.objects.replace({ ...cur, metadata: { ...cur.metadata, labels: { team: 'kubectl-team' } } }, undefined, undefined, 'kubectl-edit');
+    const err = (await store.apply(fn('owned', ns)).catch((e: unknown) => e)) as StoreError;
+    expect(err.code).toBe('conflict');
+    expect(err.message).toContain('.metadata.labels.team (owned by "kubectl-edit")');
+    expect(err.details).toEqual([{ path: 'metadata.labels.team', reason: 'field_manager_conflict', message: 'owned by field manager "kubectl-edit"' }]);
+    expect((await store.get('Function', ns, 'owned'))!.metadata.labels).toEqual({ team: 'kubectl-team' });
+    const forced = await store.apply(fn('owned', ns), { force: true });
+    expect(forced.metadata.labels).toEqual({ team: 'a' });
   });
 
   it('writes status only through the status subresource', async () => {

@@ -88,7 +88,9 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       // In an apply patch a resourceVersion is a precondition: the API server answers 409 when stale.
       if (opts.resourceVersion) metadata.resourceVersion = opts.resourceVersion;
       try {
-        const out = await client.apply({ apiVersion: GROUP_VERSION, kind, metadata, spec: res.spec });
+        // Users own these objects: fields kubectl or a GitOps controller set are theirs unless the
+        // caller asks to take them over.
+        const out = await client.apply({ apiVersion: GROUP_VERSION, kind, metadata, spec: res.spec }, { conflicts: opts.force ? 'force' : 'refuse' });
         return toResource(out, kind);
       } catch (err) {
         throw storeErrorFrom(err, what, { precondition: opts.resourceVersion });

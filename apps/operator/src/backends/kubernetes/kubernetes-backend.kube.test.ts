@@ -48,8 +48,8 @@ afterAll(async () => {
 describe('server-side apply on a real API server', () => {
   it('applies as field manager orrery-operator (an Apply entry in managedFields, force in the request)', async () => {
     const ns = await freshNs();
-    await client.apply(fnObj(ns, 'a'), { force: false });
-    await client.apply(fnObj(ns, 'a'));
+    await client.apply(fnObj(ns, 'a'), { conflicts: 'refuse' });
+    await client.apply(fnObj(ns, 'a'), { conflicts: 'force' });
     const stored = (await get(GV, 'Function', ns, 'a'))!;
     expect(stored.metadata.managedFields).toContainEqual(expect.objectContaining({ manager: 'orrery-operator', operation: 'Apply' }));
     const patches = auditEvents((e) => e.verb === 'patch' && e.objectRef?.resource === 'functions' && e.objectRef.namespace === ns && e.objectRef.name === 'a');
@@ -70,14 +70,14 @@ describe('server-side apply on a real API server', () => {
     // kubectl edit: a plain update by another manager takes the label over.
     const cur = (await get(GV, 'Function', ns, 'a'))!;
     await client.objects.replace({ ...cur, metadata: { ...cur.metadata, labels: { team: 'y', tier: 'web' } } }, undefined, undefined, 'kubectl-edit');
-    const err = await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x', tier: 'web' } }), { force: false }).catch((e: unknown) => e);
+    const err = await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x', tier: 'web' } }), { conflicts: 'refuse' }).catch((e: unknown) => e);
     expect(statusCode(err)).toBe(409);
     const status = JSON.parse(String((err as { body?: unknown }).body)) as { reason: string; details: { causes: Array<{ reason: string; field: string; message: string }> } };
     expect(status.reason).toBe('Conflict');
     expect(status.details.causes).toEqual([{ reason: 'FieldManagerConflict', field: '.metadata.labels.team', message: 'conflict with "kubectl-edit" using orrery.dev/v1alpha1' }]);
     // Applying the other manager's value is shared ownership, not a conflict; force takes the field.
-    await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'y', tier: 'web' } }), { force: false });
-    await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x' } }), { force: true });
+    await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'y', tier: 'web' } }), { conflicts: 'refuse' });
+    await client.apply(fnObj(ns, 'a', {}, { labels: { team: 'x' } }), { conflicts: 'force' });
     // tier was owned by orrery-operator alone (kubectl's update did not change it): dropping it removes it.
     expect((await get(GV, 'Function', ns, 'a'))!.metadata.labels).toEqual({ team: 'x' });
   });
@@ -115,6 +115,32 @@ describe('server-side apply on a real API server', () => {
     const containers = (spec(d)!.template as { spec: { containers: Array<{ name: string; env?: Array<{ name: string; value: string }> }> } }).spec.containers;
     expect(containers.map((c) => c.name).sort()).toEqual(['runtime', 'sidecar']);
     expect(containers.find((c) => c.name === 'runtime')!.env).toEqual(expect.arrayContaining([{ name: 'A', value: '2' }, { name: 'MESH', value: 'on' }]));
+  });
+
+  it('a field of a rendered child changed by another manager is taken back, and the takeover is reported (log line and Warning Event)', async () => {
+    const ns = await freshNs();
+    const logs: string[] = [];
+    const owner = new KubeClient(adminKubeConfig(), { log: (m) => logs.push(m) });
+    const dep: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'rendered', namespace: ns },
+      spec: { replicas: 0, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'runtime', image: DEFAULT_RUNTIME_IMAGE }] } } },
+    };
+    await owner.apply(dep);
+    // Someone edits the image Orrery renders.
+    const cur = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
+    (spec(cur)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image = 'evil/image:1';
+    await client.objects.replace(cur, undefined, undefined, 'kubectl-edit');
+    await owner.apply(dep);
+    const after = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
+    expect((spec(after)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image).toBe(DEFAULT_RUNTIME_IMAGE);
+    expect(logs.join('\n')).toContain('.spec.template.spec.containers[name="runtime"].image (owned by "kubectl-edit")');
+    const events = await eventually('the Warning Event', async () => (await client.list('v1', 'Event', ns)).items.filter((e) => (e as { reason?: string }).reason === 'FieldsTakenOver'));
+    expect(events[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Deployment', name: 'rendered' } });
+    // The first try was not forced: the conflict was seen, not skipped.
+    const patches = auditEvents((e) => e.verb === 'patch' && e.objectRef?.namespace === ns && e.objectRef.name === 'rendered');
+    expect(patches.slice(-2).map((e) => [e.responseStatus?.code, new URL(e.requestURI, 'https://x').searchParams.get('force')])).toEqual([[409, 'false'], [200, 'true']]);
   });
 
   it('status goes through the status subresource only, without bumping generation', async () => {

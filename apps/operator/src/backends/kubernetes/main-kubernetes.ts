@@ -160,7 +160,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.exit(2);
   };
 
-  const client = new KubeClient(kubeConfig(values));
+  const client = new KubeClient(kubeConfig(values), { log: (msg) => log(msg) });
   // One identity per process (the pod's name from the downward API, else the host name, plus a
   // random suffix): a restarted container must not resume the term of the process it replaces.
   const identity = values.identity ?? `${process.env.POD_NAME || hostname()}-${randomBytes(4).toString('hex')}`;

@@ -1,5 +1,6 @@
 import { StoreError, type StoreErrorCode } from '@orrery/store';
 import type { ValidationError } from '@orrery/spec';
+import { describeConflicts, fieldConflicts } from './field-conflicts.ts';
 import { statusCode } from './kube-client.ts';
 
 interface KubeStatus {
@@ -23,8 +24,14 @@ export function storeErrorFrom(err: unknown, what: string, o: { precondition?: s
   switch (code) {
     case 404:
       return o.precondition ? byCode('conflict', `${what} is gone (wanted resourceVersion ${o.precondition})`) : byCode('not_found', `${what} not found`);
-    case 409:
+    case 409: {
+      const owned = fieldConflicts(err);
+      if (owned.length) {
+        const details = owned.map((c) => ({ path: c.field.replace(/^\./, ''), reason: 'field_manager_conflict', message: `owned by field manager "${c.manager}"` }) satisfies ValidationError);
+        return byCode('conflict', `${what}: another field manager owns ${describeConflicts(owned)}; change it there, or apply with force to take it over (orrery apply --force-conflicts)`, details);
+      }
       return byCode('conflict', `${what} was modified (${message}): read it again and retry`);
+    }
     case 410:
       return byCode('expired', `${what}: ${message}`);
     case 400:

@@ -16,6 +16,6 @@ export const apply = auditedMutation('operator', 'resources.applyManifest', "Cre
     const kind = input.manifest.kind;
     if (!isResourceKind(kind)) throw badRequest(`unknown kind ${String(kind)}`, [{ path: 'manifest.kind', message: `must be one of ${RESOURCE_KINDS.join(', ')}` }]);
     if (kind === 'Revision') throw badRequest('Revisions are immutable and made by the operator: apply the Function instead', [{ path: 'manifest.kind', message: 'Revision cannot be applied' }]);
-    const { saved, outcome } = await applyValidated(ctx, kind, input.manifest, input.resourceVersion);
+    const { saved, outcome } = await applyValidated(ctx, kind, input.manifest, input.resourceVersion, { force: input.force });
     return { outcome, object: saved };
   });

@@ -5,4 +5,6 @@ import { ResourceVersionSchema } from '../object-ref.schema.ts';
 export const ApplyResourceInput = z.object({
   manifest: z.record(z.string(), z.unknown()),
   resourceVersion: ResourceVersionSchema,
+  /** Kubernetes: take over fields another field manager owns (kubectl's --force-conflicts). */
+  force: z.boolean().optional(),
 });
