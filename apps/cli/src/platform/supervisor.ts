@@ -207,6 +207,9 @@ export class Supervisor {
       '--state-url', statesvcUrl, '--master-key-file', this.secrets.masterKeyFile, '--router-url', httpUrl(ports.router1),
       // The admin API (console, CLI) lives in the operator: admin-token login, sticky counters from both routers.
       '--admin-token-file', this.secrets.adminTokenFile,
+      // The console forwards the browser's address: login limits then count the real client,
+      // not 127.0.0.1 (where 30 failed logins by anyone would lock every console login out).
+      '--trusted-proxies', 'loopback',
       '--router-admin-urls', routerAdminUrls,
       // StateSync resources observe the routers this supervisor runs (their Redis flags come from here).
       '--statesync-router-admin-urls', routerAdminUrls,
