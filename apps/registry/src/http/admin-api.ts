@@ -5,6 +5,7 @@ import { classifyEtcdError } from '../etcd/errors.ts';
 import { bearerMatches, hasBearer, isLoopback } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk } from './envelope.ts';
+import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
 
 export interface AdminApiDeps {
   admin: ClusterAdmin;
@@ -30,7 +31,6 @@ function field(body: unknown, name: string): unknown {
 export function adminHandler(deps: AdminApiDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
-    const path = new URL(req.url ?? '/', 'http://admin.invalid').pathname;
     if (!isLoopback(req.socket.remoteAddress)) {
       sendEnvelope(res, requestId, 'forbidden', 'the admin API only accepts requests from 127.0.0.1 / ::1');
       return;
@@ -43,6 +43,12 @@ export function adminHandler(deps: AdminApiDeps) {
       sendEnvelope(res, requestId, 'forbidden', 'the admin token is not valid');
       return;
     }
+    const url = requestUrl(req, 'http://admin.invalid');
+    if (!url) {
+      sendEnvelope(res, requestId, 'bad_request', BAD_TARGET_MESSAGE);
+      return;
+    }
+    const path = url.pathname;
     const method = ROUTES[path];
     if (!method) {
       sendEnvelope(res, requestId, 'not_found', `no admin route ${path}`);

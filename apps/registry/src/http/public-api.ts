@@ -23,6 +23,7 @@ import { clientKey, type WatchLimiter } from '../auth/watch-limits.ts';
 import { bearerMatches, hasBearer, presentedBearer } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
+import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
 
 export interface PublicApiDeps {
   client: Etcd3;
@@ -77,8 +78,8 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
 export function publicHandler(deps: PublicApiDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
-    const url = new URL(req.url ?? '/', 'http://registry.invalid');
-    const route = ROUTES[url.pathname];
+    const url = requestUrl(req, 'http://registry.invalid');
+    const route = url ? ROUTES[url.pathname] : undefined;
     const started = process.hrtime.bigint();
     let code: ErrorCode = 'ok';
     const done = (): void => {
@@ -91,6 +92,11 @@ export function publicHandler(deps: PublicApiDeps) {
       if (!res.headersSent) sendEnvelope(res, requestId, c, message);
       else res.end();
     };
+    if (!url) {
+      fail('bad_request', BAD_TARGET_MESSAGE);
+      done();
+      return;
+    }
     if (!route) {
       fail('not_found', `no route ${url.pathname}; see docs/registry.md for the API`);
       done();

@@ -1,0 +1,112 @@
+/**
+ * The fuzz tests' oracle: what any answer of orrery-registry may look like, whatever was asked.
+ *
+ * - 2xx: the `ok` envelope, a Prometheus SD target-group array, metrics text, or an event stream
+ *   whose frames are watch events;
+ * - everything else: the envelope `{code, message, data: {}, requestId}` (requestId also in
+ *   X-Request-Id) with an error code of the wire contract (REGISTRY_ERROR_CODES) and the status
+ *   that code has there;
+ * - no 5xx but `watch_capacity_reached` (a watch cap is an expected answer, etcd is healthy
+ *   throughout the fuzz), no 1xx other than 100 Continue, no redirects;
+ * - no message carrying internals: etcd/gRPC text, JavaScript error names, stack frames, file
+ *   paths. The admin API's authenticated answers may quote etcd's refusal (by design, for the
+ *   operator), nothing else.
+ */
+import { REGISTRY_CODE_STATUS, REGISTRY_ERROR_CODES, RegistryTargetGroupsSchema, RegistryWatchEventSchema } from '@orrery/spec';
+import type { RawAnswer } from './raw-http.ts';
+
+/** Internals that must never reach a client. */
+export const LEAKS =
+  /etcdserver|grpc|\bat (?:async )?[\w.<>$]+ \(|\(?\/[\w/.-]+\.(?:ts|js|mjs):\d|node:internal|Maximum call stack|\b(?:Type|Range|Syntax|Reference)Error\b|Cannot read prop|is not a function|undefined is not|\bE(?:CONNRESET|CONNREFUSED|PIPE)\b|UNAVAILABLE|DEADLINE_EXCEEDED/i;
+/** Internals the admin API's authenticated answers must still never carry (etcd's text is allowed there). */
+export const ADMIN_LEAKS =
+  /\bat (?:async )?[\w.<>$]+ \(|\(?\/[\w/.-]+\.(?:ts|js|mjs):\d|node:internal|Maximum call stack|\b(?:Type|Range|Syntax|Reference)Error\b|Cannot read prop|is not a function|undefined is not/i;
+
+/** The only 5xx a healthy registry may answer under fuzz. */
+const EXPECTED_5XX = new Set(['watch_capacity_reached']);
+
+export interface AnswerContext {
+  /** The answer came from the admin listener to a caller holding the admin token. */
+  trustedAdmin?: boolean;
+  /** The request was HEAD: the answer has a status and headers, no body. */
+  head?: boolean;
+}
+
+function envelopeProblem(a: RawAnswer, wantOk: boolean, ctx: AnswerContext): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(a.body);
+  } catch {
+    return `status ${a.status}: the body is not JSON: ${JSON.stringify(a.body.slice(0, 200))}`;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return `status ${a.status}: not an envelope: ${a.body.slice(0, 200)}`;
+  const e = body as Record<string, unknown>;
+  const keys = Object.keys(e).sort().join(',');
+  if (keys !== 'code,data,message,requestId') return `status ${a.status}: envelope keys are ${keys}: ${a.body.slice(0, 200)}`;
+  if (typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.requestId !== 'string' || e.requestId === '') {
+    return `status ${a.status}: envelope fields of the wrong type: ${a.body.slice(0, 200)}`;
+  }
+  if (a.headers['x-request-id'] !== e.requestId) return `status ${a.status}: X-Request-Id ${a.headers['x-request-id']} is not the envelope's requestId ${e.requestId}`;
+  if (wantOk) {
+    if (e.code !== 'ok') return `status ${a.status} with code ${e.code}`;
+    return undefined;
+  }
+  if (!Object.prototype.hasOwnProperty.call(REGISTRY_ERROR_CODES, e.code)) return `status ${a.status}: code "${e.code}" is not in the registry's wire contract`;
+  const want = REGISTRY_CODE_STATUS[e.code as keyof typeof REGISTRY_CODE_STATUS];
+  if (want !== a.status) return `code ${e.code} answered with status ${a.status}, the contract says ${want}`;
+  if (a.status >= 500 && !EXPECTED_5XX.has(e.code)) return `5xx: ${a.status} ${e.code}: ${e.message}`;
+  if (typeof e.data !== 'object' || e.data === null || Object.keys(e.data).length > 0) return `error answer with data ${JSON.stringify(e.data)}`;
+  const leaks = ctx.trustedAdmin ? ADMIN_LEAKS : LEAKS;
+  if (leaks.test(e.message)) return `the message leaks internals: ${e.message}`;
+  return undefined;
+}
+
+function streamProblem(a: RawAnswer): string | undefined {
+  for (const frame of a.body.split('\n\n')) {
+    if (frame === '' || frame.startsWith(':')) continue;
+    const data = frame.split('\n').find((l) => l.startsWith('data: '));
+    if (data === undefined) {
+      if (a.complete || frame !== a.body.split('\n\n').at(-1)) return `an SSE frame without data: ${frame.slice(0, 200)}`;
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data.slice(6));
+    } catch {
+      // The last frame may be cut where the socket was closed.
+      if (frame === a.body.split('\n\n').at(-1)) continue;
+      return `an SSE frame whose data is not JSON: ${frame.slice(0, 200)}`;
+    }
+    if (!RegistryWatchEventSchema.safeParse(parsed).success) {
+      const msg = (parsed as { message?: unknown }).message;
+      return `an SSE frame that is not a watch event: ${frame.slice(0, 300)}${typeof msg === 'string' && LEAKS.test(msg) ? ' (and it leaks internals)' : ''}`;
+    }
+  }
+  return undefined;
+}
+
+/** Undefined when the answer keeps the contract; otherwise what is wrong with it. */
+export function answerProblem(a: RawAnswer, ctx: AnswerContext = {}): string | undefined {
+  if (a.status === 100) return undefined;
+  if (a.status < 200 || (a.status >= 300 && a.status < 400)) return `unexpected status ${a.status}`;
+  // A cut-off answer can only be judged by its status (and a stream by the frames it has).
+  const type = a.headers['content-type'] ?? '';
+  if (a.status >= 200 && a.status < 300) {
+    if (ctx.head) return undefined;
+    if (type.startsWith('text/event-stream')) return streamProblem(a);
+    if (!a.complete) return undefined;
+    if (type.startsWith('text/plain')) return undefined; // /metrics
+    if (a.body.startsWith('[')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(a.body);
+      } catch {
+        return `a 2xx body that is not JSON: ${a.body.slice(0, 200)}`;
+      }
+      return RegistryTargetGroupsSchema.safeParse(parsed).success ? undefined : `a 2xx array that is not SD target groups: ${a.body.slice(0, 200)}`;
+    }
+    return envelopeProblem(a, true, ctx);
+  }
+  if (!a.complete || ctx.head) return a.status >= 500 ? `5xx (no body to read): ${a.status}` : undefined;
+  return envelopeProblem(a, false, ctx);
+}
