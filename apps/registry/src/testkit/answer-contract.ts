@@ -15,12 +15,14 @@
 import { REGISTRY_CODE_STATUS, REGISTRY_ERROR_CODES, RegistryTargetGroupsSchema, RegistryWatchEventSchema } from '@orrery/spec';
 import type { RawAnswer } from './raw-http.ts';
 
+/** JavaScript internals: error names, stack frames, source paths. */
+const JS_LEAKS = String.raw`\bat (?:async )?[\w.<>$]+ \(|\(?\/[\w/.-]+\.(?:ts|js|mjs|cjs):\d|node:internal|Maximum call stack|\b(?:Type|Range|Syntax|Reference)Error\b|Cannot read propert|is not a function|undefined is not`;
+/** etcd and gRPC internals: etcd3's error classes, etcd's own texts, gRPC status names, socket errors. */
+const ETCD_LEAKS = String.raw`etcdserver|mvcc:|\b(?:Etcd|GRPC)\w*Error\b|\b(?:UNAVAILABLE|DEADLINE_EXCEEDED|RESOURCE_EXHAUSTED|FAILED_PRECONDITION)\b|\bE(?:CONNRESET|CONNREFUSED|PIPE|TIMEDOUT)\b|No connection established`;
 /** Internals that must never reach a client. */
-export const LEAKS =
-  /etcdserver|grpc|\bat (?:async )?[\w.<>$]+ \(|\(?\/[\w/.-]+\.(?:ts|js|mjs):\d|node:internal|Maximum call stack|\b(?:Type|Range|Syntax|Reference)Error\b|Cannot read prop|is not a function|undefined is not|\bE(?:CONNRESET|CONNREFUSED|PIPE)\b|UNAVAILABLE|DEADLINE_EXCEEDED/i;
-/** Internals the admin API's authenticated answers must still never carry (etcd's text is allowed there). */
-export const ADMIN_LEAKS =
-  /\bat (?:async )?[\w.<>$]+ \(|\(?\/[\w/.-]+\.(?:ts|js|mjs):\d|node:internal|Maximum call stack|\b(?:Type|Range|Syntax|Reference)Error\b|Cannot read prop|is not a function|undefined is not/i;
+export const LEAKS = new RegExp(`${JS_LEAKS}|${ETCD_LEAKS}`);
+/** What the admin API's authenticated answers must still never carry (they may quote etcd's refusal, by design). */
+export const ADMIN_LEAKS = new RegExp(JS_LEAKS);
 
 /** The only 5xx a healthy registry may answer under fuzz. */
 const EXPECTED_5XX = new Set(['watch_capacity_reached']);
