@@ -49,4 +49,34 @@ describe('registry HTTP inputs the fuzz broke', () => {
     expect([anonymous!.status, JSON.parse(anonymous!.body).code]).toEqual([401, 'unauthorized']);
     await expectAliveAndHealthy();
   });
+
+  it("a request Node's parser refuses, one without Host, or with an unmet Expect is answered with the envelope, not Node's bare 400/417", { timeout: 30_000 }, async () => {
+    const cases: Array<[string, string, number, string]> = [
+      ['a space in a header name', 'GET /healthz HTTP/1.1\r\nHost: registry\r\nBad Header: x\r\n\r\n', 400, 'bad_request'],
+      ['no Host', 'GET /api/v1/registry/watch?namespace=fz HTTP/1.1\r\nAccept: text/event-stream\r\n\r\n', 400, 'bad_request'],
+      ['two Content-Length', 'POST /api/v1/registry/register HTTP/1.1\r\nHost: registry\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 400, 'bad_request'],
+      ['a body cut short by the end of the stream', 'POST /api/v1/registry/register HTTP/1.1\r\nHost: registry\r\nContent-Length: 30\r\n\r\n{"a":', 400, 'bad_request'],
+      ['headers over 16 KiB', `GET /healthz HTTP/1.1\r\nHost: registry\r\nX-Big: ${'h'.repeat(17_000)}\r\n\r\n`, 400, 'bad_request'],
+      ['a NUL in the request line', 'GET /api/v1/registry/instances?namespace=fz\u0000 HTTP/1.1\r\nHost: registry\r\n\r\n', 400, 'bad_request'],
+      ['Expect other than 100-continue', 'POST /api/v1/registry/register HTTP/1.1\r\nHost: registry\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}', 400, 'bad_request'],
+    ];
+    for (const listener of ['public', 'admin'] as const) {
+      for (const [what, text, status, code] of cases) {
+        // On the admin listener: its routes, as the authenticated caller (it refuses anyone else first).
+        const adminText = () =>
+          text
+            .replace('/api/v1/registry/register', '/admin/v1/members/promote')
+            .replace(/\/healthz|\/api\/v1\/registry\/\w+\?namespace=fz/, '/admin/v1/status')
+            .replace('\r\n', `\r\nAuthorization: Bearer ${TOKENS.admin}\r\n`);
+        const answers = await send(listener, listener === 'admin' ? adminText() : text);
+        expect(answers.length, `${listener}: ${what}`).toBeGreaterThan(0);
+        const a = answers[0]!;
+        expect(answerProblem(a, { trustedAdmin: true }), `${listener}: ${what}: ${JSON.stringify(a)}`).toBeUndefined();
+        expect([a.status, JSON.parse(a.body).code], `${listener}: ${what}`).toEqual([status, code]);
+      }
+    }
+    const metrics = await (await fetch(`${registry.httpUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^orrery_registry_requests_total\{route="malformed",code="bad_request"\} [1-9]/m);
+    await expectAliveAndHealthy();
+  });
 });

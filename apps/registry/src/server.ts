@@ -12,6 +12,7 @@ import { LeaderAffinity } from './etcd/leader-affinity.ts';
 import { memberClientUrl, readMemberStatus, withMember } from './etcd/member-status.ts';
 import { adminHandler } from './http/admin-api.ts';
 import { publicHandler } from './http/public-api.ts';
+import { answerProtocolErrors } from './http/protocol-errors.ts';
 import { createMetrics } from './metrics.ts';
 import { WatchLimiter } from './auth/watch-limits.ts';
 import { WritePolicy } from './auth/write-policy.ts';
@@ -99,7 +100,9 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
 
   let httpAddress: AddressInfo | undefined;
   const watches = new WatchLimiter(config.watchLimits);
+  // Host is checked by the handlers, so that its absence is answered with the envelope too.
   const publicServer = createServer(
+    { requireHostHeader: false },
     publicHandler({
       client,
       index,
@@ -121,13 +124,16 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     }),
   );
   publicServer.keepAliveTimeout = 65_000;
+  answerProtocolErrors(publicServer, (code) => metrics.requests.inc({ route: 'malformed', code }));
   const adminServer = createServer(
+    { requireHostHeader: false },
     adminHandler({
       admin,
       adminToken: config.adminToken,
       registryView: () => ({ indexRevision: index.revision, instances: index.size(), watchStreams: watches.total, barrierReads: index.revisions.reads }),
     }),
   );
+  answerProtocolErrors(adminServer);
 
   try {
     httpAddress = await listen(publicServer, config.httpAddr.host, config.httpAddr.port);

@@ -6,6 +6,7 @@ import { bearerMatches, hasBearer, isLoopback } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk } from './envelope.ts';
 import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
+import { HOST_MISSING_MESSAGE, hostMissing } from './protocol-errors.ts';
 
 export interface AdminApiDeps {
   admin: ClusterAdmin;
@@ -44,8 +45,8 @@ export function adminHandler(deps: AdminApiDeps) {
       return;
     }
     const url = requestUrl(req, 'http://admin.invalid');
-    if (!url) {
-      sendEnvelope(res, requestId, 'bad_request', BAD_TARGET_MESSAGE);
+    if (!url || hostMissing(req)) {
+      sendEnvelope(res, requestId, 'bad_request', url ? HOST_MISSING_MESSAGE : BAD_TARGET_MESSAGE);
       return;
     }
     const path = url.pathname;

@@ -24,6 +24,7 @@ import { bearerMatches, hasBearer, presentedBearer } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
 import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
+import { HOST_MISSING_MESSAGE, hostMissing } from './protocol-errors.ts';
 
 export interface PublicApiDeps {
   client: Etcd3;
@@ -92,8 +93,8 @@ export function publicHandler(deps: PublicApiDeps) {
       if (!res.headersSent) sendEnvelope(res, requestId, c, message);
       else res.end();
     };
-    if (!url) {
-      fail('bad_request', BAD_TARGET_MESSAGE);
+    if (!url || hostMissing(req)) {
+      fail('bad_request', url ? HOST_MISSING_MESSAGE : BAD_TARGET_MESSAGE);
       done();
       return;
     }
