@@ -2,7 +2,7 @@
  * What the registry's HTTP fuzz (http-fuzz.security.test.ts) found, kept as fixed cases against
  * the real `orrery-registry` process on a real etcd, each with the exact bytes that broke it.
  */
-import { EtcdCluster } from '@orrery/etcdcluster';
+import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerProblem } from './testkit/answer-contract.ts';
 import { spawnRegistry, TOKENS, type RegistryProcess } from './testkit/fixture.ts';
@@ -26,6 +26,12 @@ const port = (url: string): number => Number(new URL(url).port);
 async function send(listener: 'public' | 'admin', text: string): Promise<RawAnswer[]> {
   const { answers } = await rawExchange(Buffer.from(text, 'latin1'), { host: '127.0.0.1', port: port(listener === 'admin' ? registry.adminUrl : registry.httpUrl) });
   return answers;
+}
+
+async function metricsCount(route: string, code: string): Promise<number> {
+  const text = await (await fetch(`${registry.httpUrl}/metrics`)).text();
+  const m = new RegExp(`^orrery_registry_requests_total\\{route="${route}",code="${code}"\\} (\\d+)`, 'm').exec(text);
+  return m ? Number(m[1]) : 0;
 }
 
 function expectAliveAndHealthy(): Promise<void> {
@@ -77,6 +83,19 @@ describe('registry HTTP inputs the fuzz broke', () => {
     }
     const metrics = await (await fetch(`${registry.httpUrl}/metrics`)).text();
     expect(metrics).toMatch(/^orrery_registry_requests_total\{route="malformed",code="bad_request"\} [1-9]/m);
+    await expectAliveAndHealthy();
+  });
+
+  it('a client that goes away in the middle of a body is its failure (400), not a 503 propose_failed of the registry', { timeout: 30_000 }, async () => {
+    for (const route of ['register', 'heartbeat', 'deregister']) {
+      const before = { proposeFailed: await metricsCount(route, 'propose_failed'), badRequest: await metricsCount(route, 'bad_request') };
+      // Content-Length promises 40 bytes, 12 arrive, then the connection is reset (no FIN).
+      const bytes = Buffer.from(`POST /api/v1/registry/${route} HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"namespace"`);
+      const { answers } = await rawExchange(bytes, { host: '127.0.0.1', port: port(registry.httpUrl), firstByteMs: 100, abandon: true });
+      expect(answers).toEqual([]);
+      await waitFor(`${route}'s abandoned request counted`, 5_000, async () => ((await metricsCount(route, 'bad_request')) > before.badRequest ? true : undefined));
+      expect(await metricsCount(route, 'propose_failed'), `${route} counted the client's disconnect as a failed write`).toBe(before.proposeFailed);
+    }
     await expectAliveAndHealthy();
   });
 });

@@ -20,10 +20,16 @@ export async function readJson(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyError('payload_too_large', `request body is larger than ${limit} bytes`);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new BodyError('payload_too_large', `request body is larger than ${limit} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof BodyError) throw err;
+    // The client went away mid-body ("aborted"): its request, not the registry, failed.
+    throw new BodyError('bad_request', 'the request body ended before it was complete (the connection was closed)');
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
