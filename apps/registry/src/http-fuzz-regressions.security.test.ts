@@ -98,4 +98,15 @@ describe('registry HTTP inputs the fuzz broke', () => {
     }
     await expectAliveAndHealthy();
   });
+
+  it('a register whose endpoint name is nested past V8\'s recursion limit is a 400, not a 503 quoting "Maximum call stack size exceeded"', { timeout: 30_000 }, async () => {
+    for (const nested of [`${'['.repeat(6_000)}${']'.repeat(6_000)}`, `${'{"a":'.repeat(6_000)}1${'}'.repeat(6_000)}`]) {
+      const body = `{"namespace":"fz","service":"company.fuzz.order.oc.api","instanceId":"i1","endpoints":[{"protocol":"http","host":"10.0.0.1","port":8080,"name":${nested}}]}`;
+      const [a] = await send('public', `POST /api/v1/registry/register HTTP/1.1\r\nHost: registry\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      expect(answerProblem(a!), a!.body).toBeUndefined();
+      expect(JSON.parse(a!.body)).toMatchObject({ code: 'bad_request', message: expect.stringContaining('endpoints[0].name must be') });
+    }
+    expect(await metricsCount('register', 'propose_failed')).toBe(0);
+    await expectAliveAndHealthy();
+  });
 });

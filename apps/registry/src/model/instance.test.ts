@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIdentity, parseLeaseTtl, parseRegistration } from './instance.ts';
+import { parseIdentity, parseLeaseTtl, parseRegistration, shown } from './instance.ts';
 
 const seedExample = {
   namespace: 'prod',
@@ -55,5 +55,20 @@ describe('registration model', () => {
     expect(parseIdentity({ namespace: 'prod', instanceId: 'i' }).ok).toBe(false);
     expect(parseLeaseTtl(-1).ok).toBe(false);
     expect(parseLeaseTtl(1.5).ok).toBe(false);
+  });
+});
+
+describe('error messages show client values without serialising them', () => {
+  it('an endpoint name nested past the recursion limit is a plain 400 message (found by the HTTP fuzz: it overflowed the stack)', () => {
+    const deep = JSON.parse(`${'['.repeat(6_000)}${']'.repeat(6_000)}`) as unknown;
+    const body = { ...seedExample, endpoints: [{ protocol: 'http', host: 'h', port: 1, name: deep }] };
+    const r = parseRegistration(body);
+    expect(r).toEqual({ ok: false, message: 'endpoints[0].name must be letters, digits, "-", "_" or "." (got an array)' });
+  });
+
+  it('strings are quoted and shortened, other values named by kind', () => {
+    expect(shown('a"b')).toBe('"a\\"b"');
+    expect(shown('x'.repeat(100))).toBe(`"${'x'.repeat(80)}…"`);
+    expect([shown(null), shown(1), shown(true), shown({}), shown([])]).toEqual(['null', 'a number', 'a boolean', 'an object', 'an array']);
   });
 });

@@ -51,6 +51,17 @@ function fail<T>(message: string): Parsed<T> {
   return { ok: false, message };
 }
 
+/**
+ * A client's value as an error message shows it: a string quoted (and shortened), anything else
+ * by its kind. Never serialised: JSON.stringify of a value nested a few thousand levels deep
+ * (which fits in a 64 KiB body) overflows the stack.
+ */
+export function shown(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v);
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -142,7 +153,7 @@ function parseEndpoint(v: unknown, i: number): Parsed<Endpoint> {
     return fail(`endpoints[${i}].protocol is required, e.g. "http", "grpc" or "tcp"`);
   }
   const name = v.name === undefined || v.name === null || v.name === '' ? protocol : v.name;
-  if (typeof name !== 'string' || !ENDPOINT_NAME.test(name)) return fail(`endpoints[${i}].name must be letters, digits, "-", "_" or "." (got ${JSON.stringify(name)})`);
+  if (typeof name !== 'string' || !ENDPOINT_NAME.test(name)) return fail(`endpoints[${i}].name must be letters, digits, "-", "_" or "." (got ${shown(name)})`);
   const host = v.host;
   if (typeof host !== 'string' || host.length === 0 || host.length > 253 || /[\s/]/.test(host)) {
     return fail(`endpoints[${i}].host is required (an IP address or DNS name)`);
