@@ -6,7 +6,7 @@ import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerProblem } from './testkit/answer-contract.ts';
 import { spawnRegistry, TOKENS, type RegistryProcess } from './testkit/fixture.ts';
-import { rawExchange, type RawAnswer } from './testkit/raw-http.ts';
+import { rawExchange, rawOpen, type RawAnswer } from './testkit/raw-http.ts';
 
 let etcd: EtcdCluster;
 let registry: RegistryProcess;
@@ -107,6 +107,22 @@ describe('registry HTTP inputs the fuzz broke', () => {
       expect(JSON.parse(a!.body)).toMatchObject({ code: 'bad_request', message: expect.stringContaining('endpoints[0].name must be') });
     }
     expect(await metricsCount('register', 'propose_failed')).toBe(0);
+    await expectAliveAndHealthy();
+  });
+
+  it('a watch pipelined behind another request gives its slot back when the connection goes (it leaked, and enough leaks lock every watcher out)', { timeout: 30_000 }, async () => {
+    const watchStreams = async (): Promise<number> => {
+      const res = await fetch(`${registry.adminUrl}/admin/v1/replication/status`, { headers: { authorization: `Bearer ${TOKENS.admin}` } });
+      return ((await res.json()) as { data: { registry: { watchStreams: number } } }).data.registry.watchStreams;
+    };
+    const watch = 'GET /api/v1/registry/watch?namespace=fz HTTP/1.1\r\nHost: registry\r\n\r\n';
+    for (const first of [watch, 'GET /internal/v1/replication/watch?namespace=fz HTTP/1.1\r\nHost: registry\r\nAuthorization: Bearer ' + TOKENS.replication + '\r\n\r\n']) {
+      // The second response waits behind the first stream, which never ends; then the client goes.
+      const s = rawOpen(Buffer.from(first + watch), { host: '127.0.0.1', port: port(registry.httpUrl) });
+      await waitFor('both watches admitted', 5_000, async () => ((await watchStreams()) === 2 ? true : undefined));
+      s.destroy();
+      await waitFor('both slots returned', 5_000, async () => ((await watchStreams()) === 0 ? true : undefined), () => 'a slot is still held');
+    }
     await expectAliveAndHealthy();
   });
 });

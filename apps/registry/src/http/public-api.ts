@@ -186,8 +186,11 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
         res.setHeader('retry-after', String(slot.retryAfterSeconds));
         throw new ApiError(slot.code, slot.message);
       }
-      // Freed when the stream (or the error answer) is over, however it ends.
+      // Freed when the stream (or the error answer) is over, however it ends: the response's
+      // 'close', or the request's — a watch pipelined behind another request has a response still
+      // queued when the connection goes, and Node emits no 'close' for it, only destroys the request.
       res.once('close', slot.release);
+      req.once('close', slot.release);
       if (req.socket.destroyed) slot.release();
       await serveWatch(
         req,
