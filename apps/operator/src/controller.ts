@@ -12,6 +12,7 @@ import type { KpaDecision } from './autoscaler/kpa-decider.ts';
 import { setCondition } from './reconcile/conditions.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
+import { crossObjectProblem } from './reconcile/cross-object-rules.ts';
 import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
 import { environmentStatus } from './reconcile/environment-status.ts';
 import { revisionStatus } from './reconcile/revision-status.ts';
@@ -74,7 +75,16 @@ export class FunctionOperator {
       this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
     this.watches.push(
       watch('Function', (ns, name) => this.functions.add(`${ns}/${name}`)),
-      watch('Environment', (ns, name) => this.environments.add(`${ns}/${name}`)),
+      watch('Environment', (ns, name) => {
+        this.environments.add(`${ns}/${name}`);
+        // Functions on it: a rule that reads the Environment may now hold or fail for them.
+        void this.o.store
+          .list('Function', { namespace: ns })
+          .then(({ items }) => {
+            for (const f of items as OrreryFunction[]) if (f.spec.template.environment === name) this.functions.add(`${ns}/${f.metadata.name}`);
+          })
+          .catch(() => {}); // the periodic resync catches up
+      }),
       watch('Revision', (ns, name, obj) => {
         this.revisions.add(`${ns}/${name}`);
         this.functions.add(`${ns}/${(obj as Revision).spec.function}`);
@@ -121,13 +131,16 @@ export class FunctionOperator {
       return;
     }
     let revisions = await this.revisionsOf(namespace, name);
-    const create = revisionToCreate(fn, revisions);
+    // The store checked the Environment at apply; it may have changed since.
+    const environment = (await this.o.store.get('Environment', namespace, fn.spec.template.environment)) as Environment | undefined;
+    const blocked = crossObjectProblem(fn, environment);
+    const create = blocked ? undefined : revisionToCreate(fn, revisions);
     if (create) {
       const created = (await this.o.store.apply(create, { allowCreateOnlyKinds: true })) as Revision;
       this.log(`created revision ${namespace}/${created.metadata.name}`);
       revisions = [...revisions, created];
     }
-    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
+    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
     if (statusChanged(status, fn.status)) {
       await this.o.store.updateStatus('Function', namespace, name, status);
     }

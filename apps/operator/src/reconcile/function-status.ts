@@ -8,6 +8,8 @@ export interface FunctionStatusInput {
   /** Base URL under which the router serves functions, e.g. http://127.0.0.1:8080. */
   routerUrl?: string;
   now: Date;
+  /** A rule that reads another object forbids rolling out spec.template (crossObjectProblem). */
+  blocked?: { reason: string; message: string };
 }
 
 /**
@@ -15,7 +17,7 @@ export interface FunctionStatusInput {
  * revision names (latestRevision → latest ready), per-revision scale, and the conditions
  * ConfigurationsReady, RoutesReady and Ready.
  */
-export function functionStatus({ fn, revisions, routerUrl, now }: FunctionStatusInput): FunctionStatus {
+export function functionStatus({ fn, revisions, routerUrl, now, blocked }: FunctionStatusInput): FunctionStatus {
   const sorted = sortRevisions(revisions);
   const byName = new Map(sorted.map((r) => [r.metadata.name, r]));
   const latestCreated = sorted.at(-1);
@@ -41,7 +43,9 @@ export function functionStatus({ fn, revisions, routerUrl, now }: FunctionStatus
   const latestFailure = latestCreated?.status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'False');
   conditions = setCondition(
     conditions,
-    latestOk
+    blocked
+      ? { type: 'ConfigurationsReady', status: 'False', reason: blocked.reason, message: `spec.template is not rolled out: ${blocked.message}` }
+      : latestOk
       ? { type: 'ConfigurationsReady', status: 'True', reason: 'RevisionReady', message: `${latestCreated.metadata.name} is ready` }
       : latestFailure
         ? { type: 'ConfigurationsReady', status: 'False', reason: latestFailure.reason ?? 'RevisionFailed', message: `${latestCreated!.metadata.name}: ${latestFailure.message ?? ''}` }
@@ -61,7 +65,7 @@ export function functionStatus({ fn, revisions, routerUrl, now }: FunctionStatus
     conditions,
     ready
       ? { type: 'Ready', status: 'True', reason: 'Ready', message: '' }
-      : { type: 'Ready', status: failed ? 'False' : 'Unknown', reason: failed ? 'RevisionFailed' : 'Progressing', message: 'see ConfigurationsReady and RoutesReady' },
+      : { type: 'Ready', status: failed ? 'False' : 'Unknown', reason: blocked ? blocked.reason : failed ? 'RevisionFailed' : 'Progressing', message: 'see ConfigurationsReady and RoutesReady' },
     now,
   );
 

@@ -17,6 +17,7 @@ import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
 import { WorkQueue } from '../../queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
+import { crossObjectProblem } from '../../reconcile/cross-object-rules.ts';
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
@@ -157,7 +158,13 @@ export class KubernetesFunctionOperator {
       const fn = (r.spec as { function?: string } | undefined)?.function;
       if (fn) this.functionQueue.add(`${r.metadata.namespace}/${fn}`);
     });
-    this.environments.on((_t, e) => this.environmentQueue.add(cacheKey(e)));
+    this.environments.on((_t, e) => {
+      this.environmentQueue.add(cacheKey(e));
+      // Functions on it: a rule that reads the Environment may now hold or fail for them.
+      for (const f of this.functions.list()) {
+        if (f.metadata.namespace === e.metadata.namespace && (f.spec as { template?: { environment?: string } } | undefined)?.template?.environment === e.metadata.name) this.functionQueue.add(cacheKey(f));
+      }
+    });
     this.deployments.on((_t, d) => {
       const rev = d.metadata.labels?.[REVISION_LABEL];
       if (rev) this.revisionQueue.add(`${d.metadata.namespace}/${rev}`);
@@ -249,14 +256,16 @@ export class KubernetesFunctionOperator {
     if (wants !== holds) await this.setFinalizer(namespace, name, wants);
 
     let revisions = this.revisionsOf(namespace, name);
-    const create = revisionToCreate(fn, revisions);
+    // The webhook checked the Environment at admission; it may have changed since.
+    const blocked = crossObjectProblem(fn, parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, fn.spec.template.environment)));
+    const create = blocked ? undefined : revisionToCreate(fn, revisions);
     if (create) {
       const createdRaw = await this.o.client.apply(create as unknown as Obj);
       const created = parsed<Revision>(RevisionSchema, createdRaw);
       this.log(`created revision ${namespace}/${create.metadata.name}`);
       if (created) revisions = [...revisions, created];
     }
-    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now() });
+    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
     status.conditions = withSuccess(status.conditions, this.now());
     if (statusChanged(status, fn.status)) {
       await this.o.client.applyStatus('Function', namespace, name, status);

@@ -284,6 +284,31 @@ describe('the Function operator on a real API server and controller manager', ()
     expect(gcDeletes.map((e) => e.user.username)).toEqual(['system:serviceaccount:kube-system:generic-garbage-collector']);
   });
 
+  it('re-checks the rule that reads another object: an Environment turned "infinite" under a stateful Function stops its rollout with a clear condition', { timeout: 60_000 }, async () => {
+    const ns = await freshNs();
+    const op = new KubernetesFunctionOperator({ client, namespace: ns });
+    await op.start();
+    cleanups.push(() => op.stop());
+    const env = (allowed: string): KubeObject => ({ apiVersion: GV, kind: 'Environment', metadata: { name: 'shared', namespace: ns }, spec: { allowedFunctionsPerContainer: allowed } });
+    await client.apply(env('single'));
+    await client.apply(fnObj(ns, 'keeper', { template: { environment: 'shared', executor: 'pool', source: { inline: 'export default () => "v1"' } }, state: {} }));
+    await eventually('first revision', () => get(GV, 'Revision', ns, 'keeper-00001'));
+    // No webhook here: the API server takes the Environment change, as it would with the webhook off.
+    await client.apply(env('infinite'));
+    const cond = await eventually('ConfigurationsReady=False', async () => {
+      const c = ((await get(GV, 'Function', ns, 'keeper'))?.status as { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } | undefined)?.conditions?.find((x) => x.type === 'ConfigurationsReady');
+      return c?.status === 'False' ? c : undefined;
+    });
+    expect(cond.reason).toBe('state_environment_infinite');
+    expect(cond.message).toContain(`Environment ${ns}/shared is "infinite"`);
+    // A new template is not rolled out while the rule fails; it is once the Environment is fixed.
+    await client.apply(fnObj(ns, 'keeper', { template: { environment: 'shared', executor: 'pool', source: { inline: 'export default () => "v2"' } }, state: {} }));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await get(GV, 'Revision', ns, 'keeper-00002')).toBeUndefined();
+    await client.apply(env('single'));
+    await eventually('the second revision once the Environment allows it', () => get(GV, 'Revision', ns, 'keeper-00002'));
+  });
+
   it('the KPA scales a revision through the scale subresource: to zero when idle, up on a poke and on load', { timeout: 60_000 }, async () => {
     const ns = await freshNs();
     const kpa = { ...KPA_DEFAULTS, stableWindowMs: 1000, scaleToZeroGracePeriodMs: 300, tickMs: 50 };
