@@ -64,8 +64,9 @@ export function adminHandler(deps: AdminApiDeps) {
       .then((data) => sendOk(res, requestId, data))
       .catch((err: unknown) => {
         if (err instanceof AdminError || err instanceof BodyError) return sendEnvelope(res, requestId, err.code, err.message);
+        // The admin API's callers are the registry's operators: they get etcd's own text too.
         const c = classifyEtcdError(err, 'read_failed');
-        sendEnvelope(res, requestId, c.code, c.message);
+        sendEnvelope(res, requestId, c.code, `${c.message} (etcd: ${c.detail})`);
       });
   };
 }

@@ -25,6 +25,7 @@ import { BodyError, readJson } from './body.ts';
 import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
 import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
 import { HOST_MISSING_MESSAGE, hostMissing } from './protocol-errors.ts';
+import { FailureLog } from './failure-log.ts';
 
 export interface PublicApiDeps {
   client: Etcd3;
@@ -43,6 +44,8 @@ export interface PublicApiDeps {
   writes: WritePolicy;
   /** Caps on concurrent watch streams, public and replication together (auth/watch-limits.ts). */
   watches: WatchLimiter;
+  /** Where etcd's text goes when a failure is answered without it (stderr by default). */
+  failures?: FailureLog;
 }
 
 class ApiError extends Error {
@@ -77,6 +80,7 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
  * routes and answers are REGISTRY_HTTP_API in @orrery/spec (typed here, checked by registry.int.test.ts).
  */
 export function publicHandler(deps: PublicApiDeps) {
+  const failures = deps.failures ?? new FailureLog();
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
     const url = requestUrl(req, 'http://registry.invalid');
@@ -109,7 +113,7 @@ export function publicHandler(deps: PublicApiDeps) {
       done();
       return;
     }
-    handle(deps, route.name, req, res, url, requestId)
+    handle({ ...deps, failures }, route.name, req, res, url, requestId)
       .catch((err: unknown) => {
         if (err instanceof ApiError) return fail(err.code, err.message);
         if (err instanceof BodyError) return fail(err.code, err.message);
@@ -117,6 +121,8 @@ export function publicHandler(deps: PublicApiDeps) {
         // Writes that etcd did not take are propose failures; everything else is a failed read.
         const fallback: ErrorCode = route.method === 'POST' ? 'propose_failed' : 'read_failed';
         const c = classifyEtcdError(err, fallback);
+        // The client gets the code and what to do; etcd's own text goes to the log only.
+        failures.failed(requestId, route.name, c.code, c.detail);
         fail(c.code, c.message);
       })
       .finally(done);
@@ -129,7 +135,7 @@ function authorizeWrite(deps: PublicApiDeps, req: IncomingMessage, action: Write
   if (!decision.ok) throw new ApiError(decision.code, decision.message);
 }
 
-async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: string, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
   switch (route) {
     case 'register': {
       const rec = must(parseRegistration(await readJson(req)));
@@ -203,6 +209,7 @@ async function handle(deps: PublicApiDeps, route: string, req: IncomingMessage, 
           keepAliveMs: deps.keepAliveMs,
           onOpen: () => deps.metrics.watchers.inc(),
           onClose: () => deps.metrics.watchers.dec(),
+          onFailure: (detail) => deps.failures.failed(requestId, route, 'read_failed', detail),
         },
         filter,
         opts,

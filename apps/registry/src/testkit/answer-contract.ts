@@ -6,8 +6,9 @@
  * - everything else: the envelope `{code, message, data: {}, requestId}` (requestId also in
  *   X-Request-Id) with an error code of the wire contract (REGISTRY_ERROR_CODES) and the status
  *   that code has there;
- * - no 5xx but `watch_capacity_reached` (a watch cap is an expected answer, etcd is healthy
- *   throughout the fuzz), no 1xx other than 100 Continue, no redirects;
+ * - no 5xx but `watch_capacity_reached` (a watch cap is an expected answer; etcd is healthy
+ *   throughout the fuzz) — and, while etcd is down, the codes that say so; no 1xx other than
+ *   100 Continue, no redirects;
  * - no message carrying internals: etcd/gRPC text, JavaScript error names, stack frames, file
  *   paths. The admin API's authenticated answers may quote etcd's refusal (by design, for the
  *   operator), nothing else.
@@ -26,12 +27,16 @@ export const ADMIN_LEAKS = new RegExp(JS_LEAKS);
 
 /** The only 5xx a healthy registry may answer under fuzz. */
 const EXPECTED_5XX = new Set(['watch_capacity_reached']);
+/** What it may answer besides while its etcd is paused or gone. */
+const ETCD_DOWN_5XX = new Set([...EXPECTED_5XX, 'not_ready', 'not_leader', 'read_failed', 'scan_failed', 'propose_failed']);
 
 export interface AnswerContext {
   /** The answer came from the admin listener to a caller holding the admin token. */
   trustedAdmin?: boolean;
   /** The request was HEAD: the answer has a status and headers, no body. */
   head?: boolean;
+  /** etcd is paused or down: 503 for what needs it is the right answer (still without etcd's text). */
+  etcdDown?: boolean;
 }
 
 function envelopeProblem(a: RawAnswer, wantOk: boolean, ctx: AnswerContext): string | undefined {
@@ -56,14 +61,22 @@ function envelopeProblem(a: RawAnswer, wantOk: boolean, ctx: AnswerContext): str
   if (!Object.prototype.hasOwnProperty.call(REGISTRY_ERROR_CODES, e.code)) return `status ${a.status}: code "${e.code}" is not in the registry's wire contract`;
   const want = REGISTRY_CODE_STATUS[e.code as keyof typeof REGISTRY_CODE_STATUS];
   if (want !== a.status) return `code ${e.code} answered with status ${a.status}, the contract says ${want}`;
-  if (a.status >= 500 && !EXPECTED_5XX.has(e.code)) return `5xx: ${a.status} ${e.code}: ${e.message}`;
+  if (a.status >= 500 && !(ctx.etcdDown ? ETCD_DOWN_5XX : EXPECTED_5XX).has(e.code)) return `5xx: ${a.status} ${e.code}: ${e.message}`;
   if (typeof e.data !== 'object' || e.data === null || Object.keys(e.data).length > 0) return `error answer with data ${JSON.stringify(e.data)}`;
   const leaks = ctx.trustedAdmin ? ADMIN_LEAKS : LEAKS;
   if (leaks.test(e.message)) return `the message leaks internals: ${e.message}`;
   return undefined;
 }
 
-function streamProblem(a: RawAnswer): string | undefined {
+/** A replay that failed ends the stream with `event: error` and the envelope's code and message. */
+function errorFrameProblem(data: unknown, ctx: AnswerContext): string | undefined {
+  const e = data as { code?: unknown; message?: unknown };
+  if (!ctx.etcdDown) return `an error frame while etcd is up: ${JSON.stringify(data).slice(0, 300)}`;
+  if (e.code !== 'read_failed' || typeof e.message !== 'string') return `an error frame that is not {code: read_failed, message}: ${JSON.stringify(data).slice(0, 300)}`;
+  return LEAKS.test(e.message) ? `an error frame leaks internals: ${e.message}` : undefined;
+}
+
+function streamProblem(a: RawAnswer, ctx: AnswerContext): string | undefined {
   for (const frame of a.body.split('\n\n')) {
     if (frame === '' || frame.startsWith(':')) continue;
     const data = frame.split('\n').find((l) => l.startsWith('data: '));
@@ -78,6 +91,11 @@ function streamProblem(a: RawAnswer): string | undefined {
       // The last frame may be cut where the socket was closed.
       if (frame === a.body.split('\n\n').at(-1)) continue;
       return `an SSE frame whose data is not JSON: ${frame.slice(0, 200)}`;
+    }
+    if (/^event: error$/m.test(frame)) {
+      const problem = errorFrameProblem(parsed, ctx);
+      if (problem) return problem;
+      continue;
     }
     if (!RegistryWatchEventSchema.safeParse(parsed).success) {
       const msg = (parsed as { message?: unknown }).message;
@@ -95,7 +113,7 @@ export function answerProblem(a: RawAnswer, ctx: AnswerContext = {}): string | u
   const type = a.headers['content-type'] ?? '';
   if (a.status >= 200 && a.status < 300) {
     if (ctx.head) return undefined;
-    if (type.startsWith('text/event-stream')) return streamProblem(a);
+    if (type.startsWith('text/event-stream')) return streamProblem(a, ctx);
     if (!a.complete) return undefined;
     if (type.startsWith('text/plain')) return undefined; // /metrics
     if (a.body.startsWith('[')) {

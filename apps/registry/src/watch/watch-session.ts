@@ -23,6 +23,8 @@ export interface WatchDeps {
   requestTimeoutMs: number;
   onOpen?: () => void;
   onClose?: () => void;
+  /** etcd's text when the replay failed (the watcher is told what to do, not etcd's words). */
+  onFailure?: (detail: string) => void;
 }
 
 /** One SSE frame: the event name, the revision as the SSE id (so Last-Event-ID resumes), JSON data. */
@@ -139,7 +141,9 @@ export async function serveWatch(
         for (const ev of replayed) write(ev);
       }
     } catch (err) {
-      if (!closed) res.write(`event: error\ndata: ${JSON.stringify({ code: 'read_failed', message: (err as Error).message })}\n\n`);
+      deps.onFailure?.((err as Error).message);
+      const message = `replaying etcd history after revision ${start.since} failed; reconnect with sinceRevision=${start.since} (or without it for a fresh snapshot)`;
+      if (!closed) res.write(`event: error\ndata: ${JSON.stringify({ code: 'read_failed', message })}\n\n`);
       finish();
       return;
     }
