@@ -34,6 +34,8 @@ const RELEASE = 'orrery';
 const GV = 'orrery.dev/v1alpha1';
 const OPERATOR_SA = `system:serviceaccount:${NS}:${RELEASE}-operator`;
 const LEASE = { duration: 15, retry: 2 }; // the chart's defaults (values.yaml operator.leaderElection)
+/** Cluster-scoped storage objects get this run's own names: a kept cluster may still be deleting an earlier run's. */
+const STORAGE = `e2e-local-${process.pid}`;
 
 type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; [k: string]: unknown };
 type Condition = { type: string; status: string; reason?: string; message?: string };
@@ -150,7 +152,7 @@ async function storage(): Promise<void> {
   await apply({
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
-    metadata: { name: 'e2e-local', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    metadata: { name: STORAGE, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
     provisioner: 'kubernetes.io/no-provisioner',
     volumeBindingMode: 'Immediate',
     reclaimPolicy: 'Delete',
@@ -164,15 +166,15 @@ async function storage(): Promise<void> {
     await apply({
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name: `e2e-local-${i}` },
-      spec: { storageClassName: 'e2e-local', capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', hostPath: { path: dir, type: 'Directory' } },
+      metadata: { name: `${STORAGE}-${i}` },
+      spec: { storageClassName: STORAGE, capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', hostPath: { path: dir, type: 'Directory' } },
     });
   }
 }
 
 async function deleteStorage(): Promise<void> {
-  for (let i = 1; i <= 4; i++) await objects.delete({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `e2e-local-${i}` } }).catch(() => undefined);
-  await objects.delete({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'e2e-local' } }).catch(() => undefined);
+  for (let i = 1; i <= 4; i++) await objects.delete({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `${STORAGE}-${i}` } }).catch(() => undefined);
+  await objects.delete({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: STORAGE } }).catch(() => undefined);
 }
 
 /** The last log lines of the release's pods of these components, for a failure message. */
