@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killOnExit } from './kill-on-exit.ts';
 import { etcdMemberArgs } from './member-args.ts';
 import { noRetryClient } from './no-retry.ts';
 import { freePorts } from './ports.ts';
@@ -45,25 +46,6 @@ export interface MemberStatus {
   raftIndex: number;
   raftAppliedIndex: number;
   isLearner: boolean;
-}
-
-/** Every etcd this process started and has not reaped yet; killed on exit whatever happens. */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function trackForExit(child: ChildProcess): void {
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const c of live) {
-      try {
-        c.kill('SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    }
-  });
 }
 
 /**
@@ -141,7 +123,7 @@ export class EtcdCluster {
   /** Starts the process; the argument list is remembered so `restart` reuses it. */
   private launch(m: EtcdMember, args: string[]): void {
     const child = spawn(this.opts.etcdBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    trackForExit(child);
+    killOnExit(child);
     m.process = child;
     m.state = 'running';
     (m as EtcdMember & { args?: string[] }).args = args;

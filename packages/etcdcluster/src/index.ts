@@ -1,4 +1,5 @@
 export { EtcdCluster, memberIdHex, type EtcdClusterOptions, type EtcdMember, type MemberState, type MemberStatus } from './cluster.ts';
+export { killOnExit } from './kill-on-exit.ts';
 export { etcdMemberArgs, type EtcdMemberFlags } from './member-args.ts';
 export { noRetryClient } from './no-retry.ts';
 export { freePort, freePorts } from './ports.ts';

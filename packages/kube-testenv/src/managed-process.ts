@@ -1,24 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-
-/** Every process started here and still alive; killed when the starting process exits. */
-const live = new Set<ChildProcess>();
-let hooked = false;
-function killOnExit(child: ChildProcess): void {
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  if (hooked) return;
-  hooked = true;
-  process.once('exit', () => {
-    for (const c of live) {
-      try {
-        c.kill('SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-  });
-}
+import { killOnExit } from '@orrery/etcdcluster';
 
 /**
  * One control-plane binary: its output goes to a log file (and the last lines are kept for error
