@@ -7,6 +7,7 @@ export * from './kinds/revision.ts';
 export * from './kinds/registry-cluster.ts';
 export * from './kinds/registry-cluster-requests.ts';
 export * from './kinds/registry-cluster-request-status.ts';
+export * from './kinds/registry-learner-promotion.ts';
 export * from './kinds/state-sync.ts';
 export * from './resource.ts';
 export * from './validate/index.ts';

@@ -19,6 +19,11 @@ export const RegistryClusterRequestSchema = z.object({
   action: z.enum(REGISTRY_CLUSTER_REQUEST_ACTIONS),
   /** Member name (`<cluster>-<n>`) or etcd id in hex; optional for add-learner and transfer-leader. */
   member: z.string().min(1).max(100).optional(),
+  /**
+   * promote only: skip the catch-up rule (registry-learner-promotion.ts); etcd's own 90 % floor
+   * still applies. Written by `registry.forcePromote` (admin).
+   */
+  force: z.boolean().optional(),
   /** Who asked (audit trail on the object itself); informational. */
   requestedBy: z.string().optional(),
   requestedAt: z.string().optional(),

@@ -3,6 +3,7 @@ import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, SecretKeyR
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
+import { LEARNER_PROMOTION_RULE, LearnerObservationSchema } from './registry-learner-promotion.ts';
 import { REPLICAS_ODD } from '../validate/rules/registry-cluster-rules.ts';
 
 export const RegistryClusterSpecSchema = z.object({
@@ -64,6 +65,11 @@ export const RegistryClusterStatusSchema = StatusBaseSchema.extend({
   handledRequests: z.array(z.string()).optional(),
   /** Members added by an add-learner request on top of spec.replicas: held as learners until promoted. */
   manualMembers: z.array(z.string()).optional(),
+  /**
+   * The learner as the operator saw it in its last polls (oldest first, at most two): the history
+   * the promotion rule (registry-learner-promotion.ts) reads. Absent when there is no learner.
+   */
+  learnerObservations: z.array(LearnerObservationSchema).max(LEARNER_PROMOTION_RULE.stablePolls).optional(),
 });
 
 export const RegistryClusterSchema = z.object({
