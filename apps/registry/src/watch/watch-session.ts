@@ -6,6 +6,7 @@ import { onlyStampChanged } from '../model/heartbeat-age.ts';
 import { matchesFilter, type InstanceFilter, type WatchOptions } from '../query/filter.ts';
 import { decodeInstance, type IndexChange, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
+import { decideStart } from './watch-start.ts';
 
 export const KEEPALIVE_MS = 15_000;
 /** A watcher this far behind (bytes queued in the socket) is cut off instead of buffering forever. */
@@ -44,29 +45,6 @@ export function eventForChange(filter: InstanceFilter, revision: number, now: In
   const prevMatches = prev !== undefined && matchesFilter(filter, prev);
   if (prevMatches) return { type: 'delete', revision, instance: { ...prev, revision } };
   return undefined;
-}
-
-export type WatchStart =
-  | { kind: 'snapshot' }
-  | { kind: 'replay'; since: number }
-  | { kind: 'expired'; message: string };
-
-/**
- * The seed's resumption rule: no sinceRevision → snapshot; a resumable sinceRevision → replay
- * what happened after it (no snapshot); an unrecoverable one → a fresh snapshot when
- * includeSnapshot is true (the default), 410 revision_expired when it is false.
- */
-export async function decideStart(opts: WatchOptions, current: number, compactedAt: (rev: number) => Promise<boolean>): Promise<WatchStart> {
-  if (opts.sinceRevision === undefined) return { kind: 'snapshot' };
-  const since = opts.sinceRevision;
-  let expired: string | undefined;
-  if (since > current) {
-    expired = `sinceRevision ${since} is ahead of the registry (revision ${current}); this history is unknown here`;
-  } else if (since < current && (await compactedAt(since + 1))) {
-    expired = `sinceRevision ${since} has been compacted away in etcd; start over with a snapshot`;
-  }
-  if (expired === undefined) return { kind: 'replay', since };
-  return opts.includeSnapshot ? { kind: 'snapshot' } : { kind: 'expired', message: expired };
 }
 
 /**

@@ -167,7 +167,7 @@ const FILTER: HttpParam[] = [
 const WATCH: HttpParam[] = [
   ...FILTER,
   { name: 'sinceRevision', description: 'Resume after this revision (replay, no snapshot); `Last-Event-ID` works too.' },
-  { name: 'includeSnapshot', description: '`true` (default): a fresh snapshot when `sinceRevision` is gone; `false`: 410 `revision_expired`.' },
+  { name: 'includeSnapshot', description: '`true` (default): a snapshot first on a first connect, and a fresh one when `sinceRevision` is gone; `false`: no snapshot on a first connect (only the changes after it), 410 `revision_expired` when `sinceRevision` is gone.' },
 ];
 const JSON_BODY: HttpParam = { name: 'Content-Type', description: '`application/json`; bodies are at most 64 KiB.' };
 const bearer = (what: string): HttpParam => ({ name: 'Authorization', required: true, description: `\`Bearer <${what}>\`.` });
