@@ -102,6 +102,21 @@ describe('router replicas sharing Redis', () => {
     expect(f?.stickyRequests).toBe(1);
   });
 
+  it('a period given by flag or by the StateSync environment wins over ORRERY_STATESYNC_SYNC_PERIOD, which moves only the default', { timeout: 60_000 }, async () => {
+    const files = ['--routes-file', g.write('routes4.yaml', functionYaml({ name: 'sticky', revisions: ['sticky-00001'] })), '--endpoints-file', g.write('endpoints4.yaml', endpointsYaml([{ fn: 'sticky', rev: 'sticky-00001', address: s1 }]))];
+    const redisArgs = ['--redis-url', 'redis://127.0.0.1:6379', '--redis-key-prefix', `${prefix}-r4`];
+    const override = { ORRERY_STATESYNC_SYNC_PERIOD: '1m' };
+    const [byFlag, byStateSync, byDefault] = await Promise.all([
+      g.router([...files, ...redisArgs, '--sync-period-ms', '250', '--router-id', 'r4'], override),
+      g.router([...files, ...redisArgs, '--router-id', 'r5'], { ...override, [STATESYNC_ENV.syncPeriodMs]: '300' }),
+      g.router([...files, ...redisArgs, '--router-id', 'r6'], { ORRERY_STATESYNC_SYNC_PERIOD: '750ms' }),
+    ]);
+    const period = async (admin: string): Promise<number | undefined> => ((await stats(admin)).statesync as { syncPeriodMs?: number } | undefined)?.syncPeriodMs;
+    expect(await period(byFlag.admin)).toBe(250);
+    expect(await period(byStateSync.admin)).toBe(300);
+    expect(await period(byDefault.admin)).toBe(750);
+  });
+
   it('takes record TTL and the shared tables from the StateSync environment', { timeout: 60_000 }, async () => {
     const prefix3 = `${prefix}-r3`;
     const r3 = await g.router(['--routes-file', g.write('routes3.yaml', functionYaml({ name: 'sticky', revisions: ['sticky-00001'], sticky: '{source: queryparam, name: user}' })), '--endpoints-file', g.write('endpoints3.yaml', endpointsYaml([{ fn: 'sticky', rev: 'sticky-00001', address: s1 }])), '--router-id', 'r3'], {

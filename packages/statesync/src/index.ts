@@ -14,5 +14,6 @@ export { initialDelayMs, jitterMs, nextBackoffMs, waitBeforeNextCycleMs, JITTER_
 export { pullNamespace, type PullResult, type PullSettings } from './pull.ts';
 export { pushNamespace, writeChunked, type PushResult, type PushSettings, type WriteOp } from './push.ts';
 export type { RedisHandle } from './redis-handle.ts';
-export { CycleTimeoutError } from './deadline.ts';
+export { OpTimeoutError, withDeadline, type OpDeadline } from './deadline.ts';
+export { resolveSyncPeriod, type ResolvedSyncPeriod, type SyncPeriodSource } from './sync-period.ts';
 export { MergeTable, type MergeRules } from './merge-table.ts';

@@ -25,11 +25,12 @@ describe('resolveOptions', () => {
     expect(STATESYNC_DEFAULTS.maxBackoffMs).toBe(60_000);
   });
 
-  it('ORRERY_STATESYNC_SYNC_PERIOD overrides the period (duration or milliseconds)', () => {
-    expect(resolveOptions({ syncPeriodMs: 5_000, env: { ORRERY_STATESYNC_SYNC_PERIOD: '30s' } }, logger()).syncPeriodMs).toBe(30_000);
+  it('ORRERY_STATESYNC_SYNC_PERIOD replaces the default period only: an explicit syncPeriodMs wins (seed)', () => {
+    expect(resolveOptions({ syncPeriodMs: 5_000, env: { ORRERY_STATESYNC_SYNC_PERIOD: '30s' } }, logger()).syncPeriodMs).toBe(5_000);
+    expect(resolveOptions({ env: { ORRERY_STATESYNC_SYNC_PERIOD: '30s' } }, logger()).syncPeriodMs).toBe(30_000);
     expect(resolveOptions({ env: { ORRERY_STATESYNC_SYNC_PERIOD: '750' } }, logger()).syncPeriodMs).toBe(750);
     const l = logger();
-    expect(resolveOptions({ syncPeriodMs: 5_000, env: { ORRERY_STATESYNC_SYNC_PERIOD: 'soon' } }, l).syncPeriodMs).toBe(5_000);
+    expect(resolveOptions({ env: { ORRERY_STATESYNC_SYNC_PERIOD: 'soon' } }, l).syncPeriodMs).toBe(10_000);
     expect(l.warnings.join()).toMatch(/ORRERY_STATESYNC_SYNC_PERIOD/);
   });
 

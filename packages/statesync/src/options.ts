@@ -1,6 +1,6 @@
-import { parseDurationMs } from '@orrery/spec';
 import type { Registry } from 'prom-client';
 import { keyPrefixProblem } from './keys.ts';
+import { resolveSyncPeriod, SYNC_PERIOD_ENV } from './sync-period.ts';
 
 /** The seed's defaults (AIBrix redissync.go constants), with `orrery` as the key prefix. */
 export const STATESYNC_DEFAULTS = {
@@ -18,7 +18,7 @@ export const STATESYNC_DEFAULTS = {
   warnAverageEntryBytes: 512 * 1024,
 } as const;
 
-export const SYNC_PERIOD_ENV = 'ORRERY_STATESYNC_SYNC_PERIOD';
+export { SYNC_PERIOD_ENV };
 
 export interface StateSyncLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -33,11 +33,12 @@ export interface StateSyncTimers {
 }
 
 export interface StateSyncOptions {
+  /** Explicit period; when absent, `ORRERY_STATESYNC_SYNC_PERIOD` or 10 s (see resolveSyncPeriod). */
   syncPeriodMs?: number;
   /** Per-record TTL for every SETEX; ≤ 0 is ignored (default 2 min). Rounded up to whole seconds. */
   recordTtlMs?: number;
   keyPrefix?: string;
-  /** Deadline for one whole cycle (pull and push of every syncable). */
+  /** Deadline of each operation: every syncable's pull, and its push, has its own (the seed's per-operation context). */
   opTimeoutMs?: number;
   /** How long `stop()` waits for an in-flight cycle. */
   stopWaitTimeoutMs?: number;
@@ -54,7 +55,7 @@ export interface StateSyncOptions {
   now?: () => number;
   random?: () => number;
   timers?: StateSyncTimers;
-  /** Environment to read `ORRERY_STATESYNC_SYNC_PERIOD` from (default `process.env`). */
+  /** Environment to read `ORRERY_STATESYNC_SYNC_PERIOD` (the default period) from (default `process.env`). */
   env?: Record<string, string | undefined>;
 }
 
@@ -73,9 +74,9 @@ export interface ResolvedStateSyncOptions {
 }
 
 /**
- * Fills defaults. `ORRERY_STATESYNC_SYNC_PERIOD` ("500ms", "10s", "1m" or plain milliseconds) wins
- * over the option so operators can retune a deployment without a rebuild; a bad value is ignored
- * with a warning. Invalid numeric options fall back to the default (warned), never throw.
+ * Fills defaults. `ORRERY_STATESYNC_SYNC_PERIOD` ("500ms", "10s", "1m" or plain milliseconds) replaces
+ * the default period only; an explicit `syncPeriodMs` wins over it, as in the seed. Invalid values are
+ * ignored with a warning and fall back to the default, never throw.
  */
 export function resolveOptions(options: StateSyncOptions, logger: StateSyncLogger): ResolvedStateSyncOptions {
   const d = STATESYNC_DEFAULTS;
@@ -85,13 +86,11 @@ export function resolveOptions(options: StateSyncOptions, logger: StateSyncLogge
     logger.warn(`statesync: ignoring invalid ${name}`, { value });
     return d[name] as number;
   };
-  let syncPeriodMs = positive('syncPeriodMs', options.syncPeriodMs);
   const env = options.env ?? process.env;
-  const raw = env[SYNC_PERIOD_ENV];
-  if (raw !== undefined && raw.trim() !== '') {
-    const fromEnv = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : parseDurationMs(raw);
-    if (Number.isFinite(fromEnv) && fromEnv > 0) syncPeriodMs = fromEnv;
-    else logger.warn(`statesync: ignoring ${SYNC_PERIOD_ENV}`, { value: raw });
+  const period = resolveSyncPeriod(options.syncPeriodMs, env[SYNC_PERIOD_ENV], d.syncPeriodMs);
+  for (const value of period.rejected) logger.warn(`statesync: ignoring invalid ${value}`);
+  if (period.envIgnored !== undefined) {
+    logger.info(`statesync: ${SYNC_PERIOD_ENV} (${period.envIgnored}) sets the default period only; the given period ${period.ms} ms applies`);
   }
   const recordTtlMs =
     options.recordTtlMs !== undefined && Number.isFinite(options.recordTtlMs) && options.recordTtlMs > 0
@@ -104,7 +103,7 @@ export function resolveOptions(options: StateSyncOptions, logger: StateSyncLogge
     keyPrefix = d.keyPrefix;
   }
   return {
-    syncPeriodMs,
+    syncPeriodMs: period.ms,
     recordTtlSeconds: Math.max(1, Math.ceil(recordTtlMs / 1000)),
     keyPrefix,
     opTimeoutMs: positive('opTimeoutMs', options.opTimeoutMs),

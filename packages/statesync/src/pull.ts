@@ -1,4 +1,4 @@
-import type { CycleDeadline } from './deadline.ts';
+import type { OpDeadline } from './deadline.ts';
 import { entityKeyStem, namespaceScanPattern } from './keys.ts';
 import type { StateSyncLogger } from './options.ts';
 import { scanTargets, type RedisHandle } from './redis-handle.ts';
@@ -9,7 +9,7 @@ export interface PullSettings {
   scanCount: number;
   mgetBatchSize: number;
   logger: StateSyncLogger;
-  deadline?: CycleDeadline;
+  deadline?: OpDeadline;
 }
 
 export interface PullResult {

@@ -1,4 +1,4 @@
-import type { CycleDeadline } from './deadline.ts';
+import type { OpDeadline } from './deadline.ts';
 import { entityKey } from './keys.ts';
 import type { StateSyncLogger } from './options.ts';
 import { asBuffer, throwOnPipelineError, type RedisHandle } from './redis-handle.ts';
@@ -11,7 +11,7 @@ export interface PushSettings {
   warnSnapshotEntries: number;
   warnAverageEntryBytes: number;
   logger: StateSyncLogger;
-  deadline?: CycleDeadline;
+  deadline?: OpDeadline;
 }
 
 export interface PushResult {
@@ -28,7 +28,7 @@ export async function writeChunked(
   ops: WriteOp[],
   ttlSeconds: number,
   chunkSize: number,
-  deadline?: CycleDeadline,
+  deadline?: OpDeadline,
 ): Promise<void> {
   for (let i = 0; i < ops.length; i += chunkSize) {
     deadline?.check();

@@ -271,14 +271,50 @@ describe('lifecycle', () => {
     expect(logger.warnings.some(([m]) => /stop gave up/.test(m))).toBe(true);
   });
 
-  it('the op timeout covers the whole cycle and fails it', async () => {
-    const { sync } = manager({ opTimeoutMs: 150 });
+  it('the op timeout bounds each pull and each push on its own, not the whole cycle (seed: per-operation)', async () => {
+    // Two pulls of 300 ms each: every operation is within 500 ms, the cycle as a whole is not.
+    const { sync } = manager({ opTimeoutMs: 500 });
+    sync.register(fakeSyncable('slow-a', { hooks: true, slowPullMs: 300 }));
+    sync.register(fakeSyncable('slow-b', { hooks: true, slowPullMs: 300 }));
+    const outcome = await sync.syncOnce();
+    expect(outcome.results.map((r) => [r.namespace, r.error])).toEqual([
+      ['slow-a', undefined],
+      ['slow-b', undefined],
+    ]);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.durationMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it('a pull past the op timeout fails that syncable alone; the next one syncs in the same cycle', async () => {
+    const { sync, prefix } = manager({ opTimeoutMs: 150 });
     const slow = fakeSyncable('slow-pull', { hooks: true, slowPullMs: 600 });
+    const quick = fakeSyncable('quick', { delta: true });
+    quick.setLocal('k', 'v');
     sync.register(slow);
+    sync.register(quick);
     const outcome = await sync.syncOnce();
     expect(outcome.ok).toBe(false);
-    expect(outcome.results[0]?.error).toMatch(/operation timeout/);
+    expect(outcome.results[0]).toMatchObject({ namespace: 'slow-pull', error: expect.stringMatching(/pull of slow-pull exceeded its operation timeout of 150 ms/) as unknown });
+    expect(outcome.results[1]).toMatchObject({ namespace: 'quick', push: { upserts: 1 } });
+    expect(outcome.results[1]!.error).toBeUndefined();
+    expect(await redis.get(entityKey(prefix, 'quick', 'k'))).toBe('v');
+    const st = sync.status().syncables;
+    expect(st[0]!.lastError).toMatch(/operation timeout/);
+    expect(st[1]!.lastSuccessfulCycle).toBeDefined();
     expect(outcome.durationMs).toBeLessThan(550);
+  });
+
+  it('a push past the op timeout fails with the push named, and its dirty entries stay dirty', async () => {
+    const { sync } = manager({ opTimeoutMs: 150 });
+    const s = fakeSyncable('slow-push', { delta: true, slowPushMs: 600 });
+    s.setLocal('k', 'v');
+    sync.register(s);
+    const outcome = await sync.syncOnce();
+    expect(outcome.ok).toBe(false);
+    expect(outcome.results[0]?.error).toMatch(/push of slow-push exceeded its operation timeout of 150 ms/);
+    await new Promise((r) => setTimeout(r, 600)); // the abandoned push finds its deadline passed
+    expect(s.events).not.toContain('clearDirty');
+    expect([...s.dirty]).toEqual(['k']);
   });
 
   it('status and metrics report cycles, entity counts and backoff', async () => {

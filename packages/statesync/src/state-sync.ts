@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { CycleTimeoutError, withDeadline, type CycleDeadline } from './deadline.ts';
+import { OpTimeoutError, withDeadline, type OpDeadline } from './deadline.ts';
 import { entityKey, namespaceProblem } from './keys.ts';
 import { stateSyncMetrics, type StateSyncMetrics } from './metrics.ts';
 import {
@@ -98,7 +98,7 @@ export function createStateSync(redis: RedisHandle, options: StateSyncOptions = 
   const iso = (ms: number): string => new Date(ms).toISOString();
   const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-  async function pullWithHooks(syncable: Syncable, deadline: CycleDeadline): Promise<PullResult> {
+  async function pullWithHooks(syncable: Syncable, deadline: OpDeadline): Promise<PullResult> {
     const settings = { keyPrefix: opts.keyPrefix, scanCount: opts.scanCount, mgetBatchSize: opts.mgetBatchSize, logger, deadline };
     if (!hasHooks(syncable)) return pullNamespace(redis, syncable, settings);
     await syncable.onSyncStart();
@@ -117,16 +117,15 @@ export function createStateSync(redis: RedisHandle, options: StateSyncOptions = 
     }
   }
 
-  async function cycleBody(deadline: CycleDeadline, outcome: CycleOutcome): Promise<void> {
-    // Pull first, then push: learning peers' newer records first lowers the chance of overwriting them.
-    for (const entry of entries) {
-      const ns = entry.syncable.namespace;
-      const result: CycleOutcome['results'][number] = { namespace: ns };
-      outcome.results.push(result);
-      try {
-        result.pull = await pullWithHooks(entry.syncable, deadline);
-        deadline.check();
-        result.push = await pushNamespace(redis, entry.syncable, {
+  /** Pull, then push, one syncable; each operation under its own `opTimeoutMs` deadline (the seed's). */
+  async function syncOne(entry: Entry, outcome: CycleOutcome): Promise<void> {
+    const ns = entry.syncable.namespace;
+    const result: CycleOutcome['results'][number] = { namespace: ns };
+    outcome.results.push(result);
+    try {
+      result.pull = await withDeadline(`pull of ${ns}`, opts.opTimeoutMs, timers, (deadline) => pullWithHooks(entry.syncable, deadline));
+      result.push = await withDeadline(`push of ${ns}`, opts.opTimeoutMs, timers, (deadline) =>
+        pushNamespace(redis, entry.syncable, {
           keyPrefix: opts.keyPrefix,
           recordTtlSeconds: opts.recordTtlSeconds,
           setexChunkSize: opts.setexChunkSize,
@@ -134,25 +133,24 @@ export function createStateSync(redis: RedisHandle, options: StateSyncOptions = 
           warnAverageEntryBytes: opts.warnAverageEntryBytes,
           logger,
           deadline,
-        });
-        if (deadline.expired) return; // the timeout already failed this cycle
-        const pushed = result.push.upserts + result.push.deletes;
-        metrics.entities.inc({ direction: 'pulled' }, result.pull.read);
-        metrics.entities.inc({ direction: 'pushed' }, pushed);
-        Object.assign(entry.status, {
-          lastSuccessfulCycle: iso(now()),
-          entitiesPulled: result.pull.read,
-          entitiesPushed: pushed,
-          entitiesPulledTotal: entry.status.entitiesPulledTotal + result.pull.read,
-          entitiesPushedTotal: entry.status.entitiesPushedTotal + pushed,
-        });
-      } catch (err) {
-        if (deadline.expired) return;
-        result.error = message(err);
-        entry.status.lastError = result.error;
-        entry.status.lastErrorAt = iso(now());
-        logger.warn('statesync: sync failed for namespace', { namespace: ns, error: result.error });
-      }
+        }),
+      );
+      const pushed = result.push.upserts + result.push.deletes;
+      metrics.entities.inc({ direction: 'pulled' }, result.pull.read);
+      metrics.entities.inc({ direction: 'pushed' }, pushed);
+      Object.assign(entry.status, {
+        lastSuccessfulCycle: iso(now()),
+        entitiesPulled: result.pull.read,
+        entitiesPushed: pushed,
+        entitiesPulledTotal: entry.status.entitiesPulledTotal + result.pull.read,
+        entitiesPushedTotal: entry.status.entitiesPushedTotal + pushed,
+      });
+    } catch (err) {
+      result.error = message(err);
+      entry.status.lastError = result.error;
+      entry.status.lastErrorAt = iso(now());
+      const timeout = err instanceof OpTimeoutError ? { timeoutMs: err.timeoutMs } : {};
+      logger.warn('statesync: sync failed for namespace', { namespace: ns, error: result.error, ...timeout });
     }
   }
 
@@ -160,21 +158,9 @@ export function createStateSync(redis: RedisHandle, options: StateSyncOptions = 
     const startedAt = now();
     const endTimer = metrics.cycleSeconds.startTimer();
     const outcome: CycleOutcome = { ok: true, durationMs: 0, results: [] };
-    try {
-      await withDeadline(opts.opTimeoutMs, timers, (deadline) => cycleBody(deadline, outcome));
-    } catch (err) {
-      if (!(err instanceof CycleTimeoutError)) throw err;
-      const done = new Set(outcome.results.filter((r) => r.push && !r.error).map((r) => r.namespace));
-      for (const entry of entries) {
-        if (done.has(entry.syncable.namespace)) continue;
-        entry.status.lastError = err.message;
-        entry.status.lastErrorAt = iso(now());
-        const r = outcome.results.find((x) => x.namespace === entry.syncable.namespace);
-        if (r) r.error = err.message;
-        else outcome.results.push({ namespace: entry.syncable.namespace, error: err.message });
-      }
-      logger.warn('statesync: cycle timed out', { timeoutMs: opts.opTimeoutMs });
-    }
+    // Pull first, then push: learning peers' newer records first lowers the chance of overwriting them.
+    // A failing syncable (an error or a timed-out operation) does not stop the others.
+    for (const entry of entries) await syncOne(entry, outcome);
     endTimer();
     outcome.ok = outcome.results.every((r) => r.error === undefined);
     outcome.durationMs = now() - startedAt;
