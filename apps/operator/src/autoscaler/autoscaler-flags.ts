@@ -7,6 +7,7 @@ export const AUTOSCALER_FLAGS = {
   'autoscaler-panic-window-percentage': { type: 'string' },
   'autoscaler-panic-threshold-percentage': { type: 'string' },
   'autoscaler-target-utilization-percentage': { type: 'string' },
+  'autoscaler-container-concurrency-target-percentage': { type: 'string' },
   'autoscaler-container-concurrency-target-default': { type: 'string' },
   'autoscaler-rps-target-default': { type: 'string' },
   'autoscaler-max-scale-up-rate': { type: 'string' },
@@ -19,6 +20,7 @@ export const AUTOSCALER_FLAGS = {
 
 export const AUTOSCALER_USAGE = `  [--autoscaler-stable-window 60s] [--autoscaler-panic-window-percentage 10]
   [--autoscaler-panic-threshold-percentage 200] [--autoscaler-target-utilization-percentage 70]
+  [--autoscaler-container-concurrency-target-percentage 70]
   [--autoscaler-container-concurrency-target-default 100] [--autoscaler-rps-target-default 200]
   [--autoscaler-max-scale-up-rate 1000] [--autoscaler-max-scale-down-rate 2]
   [--autoscaler-scale-to-zero-grace-period 30s] [--autoscaler-scale-down-delay 0s]
@@ -35,6 +37,11 @@ export function kpaDefaultsFromFlags(v: FlagValues): KpaDefaults {
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number ≥ ${min}, got ${JSON.stringify(raw)}`);
     return n;
   };
+  const pct = (name: keyof FlagValues, dflt: number): number => {
+    const n = num(name, dflt, 0);
+    if (n <= 0 || n > 100) throw new Error(`--${name} must be a percentage in (0, 100], got ${JSON.stringify(v[name])}`);
+    return n;
+  };
   const dur = (name: keyof FlagValues, dflt: number, minMs: number): number => {
     const raw = v[name];
     if (raw === undefined) return dflt;
@@ -43,11 +50,14 @@ export function kpaDefaultsFromFlags(v: FlagValues): KpaDefaults {
     return ms;
   };
   const d = KPA_DEFAULTS;
+  // One utilisation for both metrics, as before; Knative's concurrency-only knob overrides it there.
+  const utilization = num('autoscaler-target-utilization-percentage', d.targetUtilizationPercentage, 1);
   return {
     stableWindowMs: dur('autoscaler-stable-window', d.stableWindowMs, 1000),
     panicWindowPercentage: num('autoscaler-panic-window-percentage', d.panicWindowPercentage, 1),
     panicThresholdPercentage: num('autoscaler-panic-threshold-percentage', d.panicThresholdPercentage, 110),
-    targetUtilizationPercentage: num('autoscaler-target-utilization-percentage', d.targetUtilizationPercentage, 1),
+    targetUtilizationPercentage: utilization,
+    containerConcurrencyTargetPercentage: pct('autoscaler-container-concurrency-target-percentage', utilization),
     containerConcurrencyTargetDefault: num('autoscaler-container-concurrency-target-default', d.containerConcurrencyTargetDefault, 0.01),
     rpsTargetDefault: num('autoscaler-rps-target-default', d.rpsTargetDefault, 0.01),
     maxScaleUpRate: num('autoscaler-max-scale-up-rate', d.maxScaleUpRate, 1.0001),

@@ -38,7 +38,7 @@ describe('kpaSettings', () => {
   it('per-function overrides and global defaults', () => {
     const s = kpaSettings({ window: '20s', panicWindowPercentage: 50, panicThresholdPercentage: 300, scaleDownDelay: '10s', minScale: 2, maxScale: 5, initialScale: 3, activationScale: 2, maxScaleUpRate: 3, maxScaleDownRate: 4 }, 0);
     expect(s).toMatchObject({ stableWindowMs: 20_000, panicWindowMs: 10_000, panicThreshold: 3, scaleDownDelayMs: 10_000, minScale: 2, maxScale: 5, initialScale: 3, activationScale: 2, maxScaleUpRate: 3, maxScaleDownRate: 4 });
-    const g = kpaSettings({}, 0, { ...KPA_DEFAULTS, stableWindowMs: 6000, scaleToZeroGracePeriodMs: 1000, targetUtilizationPercentage: 100 });
+    const g = kpaSettings({}, 0, { ...KPA_DEFAULTS, stableWindowMs: 6000, scaleToZeroGracePeriodMs: 1000, containerConcurrencyTargetPercentage: 100 });
     expect(g).toMatchObject({ stableWindowMs: 6000, panicWindowMs: 1000, scaleToZeroGracePeriodMs: 1000, target: 100 });
   });
 });

@@ -1,12 +1,16 @@
 import { type Autoscaling, parseDurationMs } from '@orrery/spec';
+import { resolveMetricTarget } from './metric-target.ts';
 
 /** Platform-wide KPA defaults (knative/serving config-autoscaler), overridable by operator flags. */
 export interface KpaDefaults {
   stableWindowMs: number;
   panicWindowPercentage: number;
   panicThresholdPercentage: number;
+  /** Utilisation of the rps metric (Knative's TargetUtilization). */
   targetUtilizationPercentage: number;
-  /** Concurrency target when containerConcurrency is 0 (unlimited). */
+  /** Utilisation of the concurrency metric (Knative's container-concurrency-target-percentage). */
+  containerConcurrencyTargetPercentage: number;
+  /** Concurrency total when containerConcurrency is 0 (unlimited). */
   containerConcurrencyTargetDefault: number;
   rpsTargetDefault: number;
   maxScaleUpRate: number;
@@ -22,6 +26,7 @@ export const KPA_DEFAULTS: KpaDefaults = {
   panicWindowPercentage: 10,
   panicThresholdPercentage: 200,
   targetUtilizationPercentage: 70,
+  containerConcurrencyTargetPercentage: 70,
   containerConcurrencyTargetDefault: 100,
   rpsTargetDefault: 200,
   maxScaleUpRate: 1000,
@@ -37,6 +42,8 @@ export interface KpaSettings {
   metric: 'concurrency' | 'rps';
   /** Per-worker value the decider divides by: max(0.01, total × utilization). */
   target: number;
+  /** Per-worker total the target is a share of (metric-target.ts). */
+  total: number;
   stableWindowMs: number;
   panicWindowMs: number;
   /** As a ratio (2 = 200 %). */
@@ -54,23 +61,18 @@ export interface KpaSettings {
 
 /**
  * Resolve a revision's autoscaling block against the defaults, with knative/serving's formulas:
- * concurrency total = containerConcurrency (or the default when unlimited), capped by `target`;
- * panic window = round(stable × panic %), never under one second (the bucket size).
+ * target and total as ResolveMetricTarget (metric-target.ts); panic window = round(stable ×
+ * panic %), never under one second (the bucket size).
  */
 export function kpaSettings(a: Partial<Autoscaling>, containerConcurrency: number, d: KpaDefaults = KPA_DEFAULTS): KpaSettings {
   const metric = a.metric ?? 'concurrency';
-  let total: number;
-  if (metric === 'rps') total = a.target ?? d.rpsTargetDefault;
-  else {
-    total = containerConcurrency > 0 ? containerConcurrency : d.containerConcurrencyTargetDefault;
-    if (a.target !== undefined) total = Math.min(total, a.target);
-  }
-  const utilization = (a.targetUtilizationPercentage ?? d.targetUtilizationPercentage) / 100;
+  const { target, total } = resolveMetricTarget({ ...a, metric }, containerConcurrency, d);
   const stableWindowMs = a.window !== undefined ? parseDurationMs(a.window) : d.stableWindowMs;
   const panicPct = a.panicWindowPercentage ?? d.panicWindowPercentage;
   return {
     metric,
-    target: Math.max(0.01, total * utilization),
+    target,
+    total,
     stableWindowMs,
     panicWindowMs: Math.max(1000, Math.round((stableWindowMs * panicPct) / 100)),
     panicThreshold: (a.panicThresholdPercentage ?? d.panicThresholdPercentage) / 100,
