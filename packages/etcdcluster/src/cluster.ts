@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { killOnExit } from './kill-on-exit.ts';
 import { etcdMemberArgs } from './member-args.ts';
+import { NetnsNetwork } from './netns-network.ts';
 import { noRetryClient } from './no-retry.ts';
 import { freePorts } from './ports.ts';
 import { waitFor } from './wait.ts';
@@ -22,6 +23,12 @@ export interface EtcdMember {
   process?: ChildProcess;
   /** Last lines of the member's stderr, for error messages. */
   logTail: string[];
+  /** With `network: 'netns'`: the member's network namespace (its address is in its URLs). */
+  netns?: string;
+  /** How the last process ended (code or signal), once it has. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  /** `msg: error` of the last fatal or panic (else error) line etcd logged, kept past the tail. */
+  lastProblem?: { level: string; text: string };
 }
 
 export interface EtcdClusterOptions {
@@ -36,6 +43,12 @@ export interface EtcdClusterOptions {
   /** Wait for a leader before returning from `start` (default true). */
   waitForLeader?: boolean;
   startTimeoutMs?: number;
+  /**
+   * `loopback` (default): members listen on 127.0.0.1 free ports. `netns`: every member runs in
+   * a network namespace of its own with an address of its own (ports 2379/2380) on a private
+   * bridge, so a test can partition them (`cluster.network.partition`); needs root.
+   */
+  network?: 'loopback' | 'netns';
 }
 
 export interface MemberStatus {
@@ -54,6 +67,21 @@ export interface MemberStatus {
  */
 const RETRYABLE_REFUSAL = /unhealthy cluster|not enough started members|No connection established|ECONNREFUSED/i;
 
+/** Remembers etcd's last fatal/panic line (or error line, when no fatal one came yet). */
+function noteProblem(m: EtcdMember, line: string): void {
+  if (!line.startsWith('{')) return;
+  let entry: { level?: string; msg?: string; error?: string };
+  try {
+    entry = JSON.parse(line) as typeof entry;
+  } catch {
+    return;
+  }
+  const severe = entry.level === 'fatal' || entry.level === 'panic';
+  if (!severe && entry.level !== 'error') return;
+  if (!severe && (m.lastProblem?.level === 'fatal' || m.lastProblem?.level === 'panic')) return;
+  m.lastProblem = { level: entry.level!, text: [entry.msg, entry.error].filter(Boolean).join(': ') };
+}
+
 /** Member ids travel as decimal strings in etcd3; we show them in hex like etcdctl. */
 export function memberIdHex(decimal: string): string {
   return BigInt(decimal).toString(16);
@@ -68,6 +96,8 @@ export class EtcdCluster {
   private readonly baseDir: string;
   private readonly opts: Required<Omit<EtcdClusterOptions, 'size'>>;
   private closed = false;
+  /** The members' private network with `network: 'netns'`; add other participants with `addHost`. */
+  network?: NetnsNetwork;
 
   private constructor(opts: EtcdClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'orrery-etcd-'));
@@ -79,16 +109,15 @@ export class EtcdCluster {
       extraArgs: opts.extraArgs ?? [],
       waitForLeader: opts.waitForLeader ?? true,
       startTimeoutMs: opts.startTimeoutMs ?? 60_000,
+      network: opts.network ?? 'loopback',
     };
   }
 
   static async start(options: EtcdClusterOptions): Promise<EtcdCluster> {
     const cluster = new EtcdCluster(options);
     try {
-      const ports = await freePorts(options.size * 2);
-      for (let i = 0; i < options.size; i++) {
-        cluster.members.push(cluster.newMember(`m${i + 1}`, ports[2 * i]!, ports[2 * i + 1]!));
-      }
+      if (cluster.opts.network === 'netns') cluster.network = await NetnsNetwork.create();
+      for (let i = 0; i < options.size; i++) cluster.members.push(await cluster.allocateMember(`m${i + 1}`));
       const initialCluster = cluster.members.map((m) => `${m.name}=${m.peerURL}`).join(',');
       for (const m of cluster.members) cluster.spawnMember(m, initialCluster, 'new');
       if (cluster.opts.waitForLeader) await cluster.waitForLeader(cluster.opts.startTimeoutMs);
@@ -99,16 +128,15 @@ export class EtcdCluster {
     }
   }
 
-  private newMember(name: string, clientPort: number, peerPort: number): EtcdMember {
-    return {
-      name,
-      clientURL: `http://127.0.0.1:${clientPort}`,
-      peerURL: `http://127.0.0.1:${peerPort}`,
-      dataDir: join(this.baseDir, name),
-      state: 'killed',
-      isLearner: false,
-      logTail: [],
-    };
+  /** A member's addresses: free loopback ports, or a namespace of its own on the cluster's network. */
+  private async allocateMember(name: string): Promise<EtcdMember> {
+    const base = { name, dataDir: join(this.baseDir, name), state: 'killed' as const, isLearner: false, logTail: [] };
+    if (this.network) {
+      const host = await this.network.addHost(name);
+      return { ...base, clientURL: `http://${host.address}:2379`, peerURL: `http://${host.address}:2380`, netns: host.netns };
+    }
+    const [clientPort, peerPort] = await freePorts(2);
+    return { ...base, clientURL: `http://127.0.0.1:${clientPort}`, peerURL: `http://127.0.0.1:${peerPort}` };
   }
 
   private spawnMember(m: EtcdMember, initialCluster: string, state: 'new' | 'existing'): void {
@@ -122,19 +150,50 @@ export class EtcdCluster {
 
   /** Starts the process; the argument list is remembered so `restart` reuses it. */
   private launch(m: EtcdMember, args: string[]): void {
-    const child = spawn(this.opts.etcdBin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const argv = [this.opts.etcdBin, ...args];
+    const { cmd, args: cmdArgs } = this.network ? this.network.command(m.name, argv) : { cmd: argv[0]!, args: argv.slice(1) };
+    const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
     killOnExit(child);
     m.process = child;
     m.state = 'running';
+    m.exit = undefined;
+    m.lastProblem = undefined;
     (m as EtcdMember & { args?: string[] }).args = args;
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
-      m.logTail.push(...chunk.split('\n').filter(Boolean));
+      const lines = chunk.split('\n').filter(Boolean);
+      m.logTail.push(...lines);
       if (m.logTail.length > 40) m.logTail.splice(0, m.logTail.length - 40);
+      for (const line of lines) noteProblem(m, line);
     });
-    child.once('exit', () => {
-      if (m.process === child && m.state !== 'removed') m.state = 'killed';
+    child.once('exit', (code, signal) => {
+      if (m.process !== child) return;
+      m.exit = { code, signal };
+      if (m.state !== 'removed') m.state = 'killed';
     });
+  }
+
+  /**
+   * Why a member's process ended, in etcd's words: the `msg` and `error` of its last error,
+   * fatal or panic log line (e.g. `bootstrap failed: walpb: crc mismatch …`), or its last line.
+   */
+  exitReason(name: string): string | undefined {
+    const m = this.member(name);
+    if (!m.exit) return undefined;
+    const how = m.exit.signal ? `signal ${m.exit.signal}` : `code ${m.exit.code}`;
+    return `etcd member ${name} exited with ${how}: ${m.lastProblem?.text ?? m.logTail.at(-1) ?? 'no log'}`;
+  }
+
+  /**
+   * Waits until a member answers a status request. Throws at once, with `exitReason`, when its
+   * process ends meanwhile (a member that refuses to start from its data dir).
+   */
+  async waitServing(name: string, timeoutMs = 30_000): Promise<MemberStatus> {
+    const m = this.member(name);
+    return waitFor(`etcd member ${name} to serve`, timeoutMs, async () => {
+      if (m.exit) throw new Error(this.exitReason(name));
+      return this.status(name, 1000);
+    }, () => m.logTail.slice(-3).join('\n'));
   }
 
   member(name: string): EtcdMember {
@@ -271,8 +330,7 @@ export class EtcdCluster {
    */
   async addMember(name: string, opts: { learner?: boolean; timeoutMs?: number } = {}): Promise<EtcdMember> {
     const learner = opts.learner ?? true;
-    const [clientPort, peerPort] = await freePorts(2);
-    const m = this.newMember(name, clientPort!, peerPort!);
+    const m = await this.allocateMember(name);
     const added = await waitFor(`etcd to accept member ${name}`, opts.timeoutMs ?? 30_000, async () => {
       const client = this.adminClient();
       try {
@@ -299,9 +357,7 @@ export class EtcdCluster {
    * API (e.g. the registry's admin API); start it afterwards with `startPrepared`.
    */
   async prepareMember(name: string): Promise<EtcdMember> {
-    const [clientPort, peerPort] = await freePorts(2);
-    const m = this.newMember(name, clientPort!, peerPort!);
-    m.state = 'killed';
+    const m = await this.allocateMember(name);
     this.members.push(m);
     return m;
   }
@@ -370,7 +426,7 @@ export class EtcdCluster {
     m.state = 'removed';
   }
 
-  /** Kills every member and deletes the data directories. Safe to call twice. */
+  /** Kills every member, deletes the data directories and the members' network. Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -383,6 +439,7 @@ export class EtcdCluster {
         await exited;
       }),
     );
+    await this.network?.close();
     rmSync(this.baseDir, { recursive: true, force: true });
   }
 }
