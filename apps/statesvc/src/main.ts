@@ -5,7 +5,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
-import { parseDurationMs } from '@orrery/spec';
+import { STATE_DRIVERS, isStateDriverName, parseDurationMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
 import { createHttpStore } from '@orrery/store';
 import { errorDetail } from './error-log.ts';
@@ -14,7 +14,7 @@ import { StateMetrics } from './metrics.ts';
 import { startStateServer } from './server.ts';
 import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from './store-keyspaces.ts';
 
-const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver memory|postgres] [--database-url URL] [--data-dir DIR]
+const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${STATE_DRIVERS.join('|')}] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
   [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]
   --data-dir DIR  memory driver: keep state across restarts in DIR/memory-state.journal (one statesvc per DIR;
@@ -65,7 +65,7 @@ if (args.help) {
 }
 
 const driverName = args.driver;
-if (driverName !== 'memory' && driverName !== 'postgres') fail('--driver must be memory or postgres');
+if (!isStateDriverName(driverName)) fail(`--driver must be one of ${STATE_DRIVERS.join(', ')}`);
 const port = nonNegativeInt('port', args.port, 8080);
 const sweepMs = parseDurationMs(args['sweep-interval']);
 if (!Number.isFinite(sweepMs) || sweepMs < 100) fail('--sweep-interval must be a duration of at least 100ms, e.g. 30s');

@@ -1,5 +1,5 @@
 import { parseDurationMs } from './duration.ts';
-import type { StateConfig } from './kinds/function.ts';
+import type { StateConfig, StateOnDelete } from './kinds/function.ts';
 
 /** RFC-0023 platform defaults for a zero-valued quota. */
 export const DEFAULT_STATE_MAX_VALUE_BYTES = 256 * 1024;
@@ -25,4 +25,21 @@ export function effectiveDefaultTtlMs(state: Pick<StateConfig, 'defaultTTL'> | u
   if (!state?.defaultTTL) return 0;
   const ms = parseDurationMs(state.defaultTTL);
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
+}
+
+/**
+ * Deprecated alias of `spec.state.onDelete` (the Kubernetes backend's first form of the
+ * deletion policy). Read when the field is absent; the field wins when both are set.
+ */
+export const KEYSPACE_DELETION_POLICY_ANNOTATION = 'orrery.dev/keyspace-deletion-policy';
+
+/**
+ * What happens to a Function's keyspace data when the Function is deleted: `spec.state.onDelete`
+ * when set; else the deprecated annotation when it says `delete`; else `retain`. Without
+ * `spec.state` there is nothing to delete: `retain`.
+ */
+export function effectiveOnDelete(fn: { metadata: { annotations?: Record<string, string> }; spec: { state?: Pick<StateConfig, 'onDelete'> } }): StateOnDelete {
+  if (!fn.spec.state) return 'retain';
+  if (fn.spec.state.onDelete) return fn.spec.state.onDelete;
+  return fn.metadata.annotations?.[KEYSPACE_DELETION_POLICY_ANNOTATION] === 'delete' ? 'delete' : 'retain';
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, migrate } from '@orrery/db';
+import type { StateDriverName } from '@orrery/spec';
 import { lockDataDir } from './data-dir-lock.ts';
 import { MemoryDriver } from './memory-driver.ts';
 import { MEMORY_JOURNAL_FILE } from './memory-journal.ts';
@@ -8,7 +9,8 @@ import { PostgresDriver } from './postgres-driver.ts';
 import type { StateDriver } from './types.ts';
 
 export interface OpenDriverOptions {
-  driver: 'memory' | 'postgres';
+  /** One of STATE_DRIVERS (`@orrery/spec`), the names `spec.state.backend` may use. */
+  driver: StateDriverName;
   /** postgres driver: a postgres:// URL, else DATABASE_URL, else embedded PGlite. */
   databaseUrl?: string;
   /**

@@ -4,6 +4,7 @@ import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
 import { MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
+import { STATE_DRIVERS } from './state-drivers.ts';
 import {
   ACTIVATION_SCALE_BOUND,
   BURST_CAPACITY,
@@ -15,6 +16,11 @@ import {
   SOURCE_EXACTLY_ONE,
 } from '../validate/rules/template-rules.ts';
 import { MAX_TRAFFIC_TARGETS, TAGS_UNIQUE, TRAFFIC_REVISION_CONFLICT, TRAFFIC_REVISION_MISSING, TRAFFIC_SUM } from '../validate/rules/traffic-rules.ts';
+
+export { STATE_DRIVERS, type StateDriverName, isStateDriverName } from './state-drivers.ts';
+/** `spec.state.onDelete`: keep the keyspace's data when the Function goes (default), or delete it. */
+export const STATE_ON_DELETE = ['retain', 'delete'] as const;
+export type StateOnDelete = (typeof STATE_ON_DELETE)[number];
 
 /** Fission RFC-0023 keyspace charset: no ':' (token info-string separator), no '#' (`<keyspace>#meta` row). */
 export const KEYSPACE_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
@@ -158,7 +164,13 @@ export const StateConfigSchema = z.object({
   maxValueBytes: z.number().int().min(0, says('quota_negative')).default(0),
   /** 0 = platform default (10000). */
   maxKeys: z.number().int().min(0, says('quota_negative')).default(0),
-  backend: z.string().optional(),
+  /** A driver statesvc offers (validated; v1 statesvc serves every keyspace from its one configured driver). */
+  backend: z.enum(STATE_DRIVERS, { error: says('state_backend') }).optional(),
+  /**
+   * What happens to the keyspace's data when the Function is deleted. Absent = `retain`, unless
+   * the deprecated annotation `orrery.dev/keyspace-deletion-policy` says `delete` (effectiveOnDelete).
+   */
+  onDelete: z.enum(STATE_ON_DELETE, { error: says('state_on_delete') }).optional(),
   sticky: StickySchema.optional(),
 });
 export type StateConfig = z.infer<typeof StateConfigSchema>;

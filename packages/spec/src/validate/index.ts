@@ -11,6 +11,18 @@ import type { ValidationError, ValidationLookup } from './types.ts';
 import { checkUnknownFields } from './unknown-fields.ts';
 
 export { effectiveTraffic } from './traffic.ts';
+export { keyspaceTakenMessage } from './state.ts';
+export {
+  type DeclaredKeyspace,
+  type KeyspaceClaim,
+  claimOf,
+  compareClaims,
+  declaredKeyspace,
+  declaresNewKeyspace,
+  keyspaceHeldBy,
+  keyspaceOwner,
+  rivalClaims,
+} from './keyspace-owner.ts';
 export { formatPath, parsePath } from './path.ts';
 export { REASONS, type Reason } from './reasons.ts';
 export type { ValidationError, ValidationLookup } from './types.ts';

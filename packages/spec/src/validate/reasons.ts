@@ -1,3 +1,5 @@
+import { STATE_DRIVERS } from '../kinds/state-drivers.ts';
+
 /**
  * The catalog of validation reasons: a stable machine code → what to do about it.
  * Codes never change meaning once shipped (the webhook, the CLI, the API and the console
@@ -36,6 +38,10 @@ export const REASONS = {
     'keyed state is not available with executor "container": there is no fetcher to deliver the scoped state token; use executor "pool" or "deploy", or remove spec.state',
   state_environment_infinite:
     'keyed state is not available on an Environment with allowedFunctionsPerContainer "infinite": one shared worker cannot keep per-function state tokens apart; use an Environment with "single" or remove spec.state',
+  state_keyspace_taken:
+    'a keyspace belongs to one Function (state is never shared between functions, and both would get the same token): set another spec.state.keyspace, or remove the other Function\'s spec.state first',
+  state_backend: `state.backend must name a driver statesvc offers: ${STATE_DRIVERS.map((d) => `"${d}"`).join(' or ')} (or leave it out: statesvc serves every keyspace with its configured driver)`,
+  state_on_delete: 'state.onDelete must be "retain" (the keyspace\'s data outlives the Function) or "delete" (deleted with the Function)',
   // template
   source_exactly_one: 'set exactly one of source.inline, source.configMapRef and source.url',
   container_concurrency: 'containerConcurrency must be between 0 (unlimited) and 1000',

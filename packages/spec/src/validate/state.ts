@@ -1,3 +1,4 @@
+import { claimOf, declaredKeyspace, declaresNewKeyspace, keyspaceOwner } from './keyspace-owner.ts';
 import { isRecord } from './path.ts';
 import { REASONS } from './reasons.ts';
 import { STATE_NOT_ON_CONTAINER } from './rules/state-rules.ts';
@@ -31,6 +32,28 @@ export function checkStatePlacement(fn: Record<string, unknown>, lookup?: Valida
         message: `Environment ${namespace}/${envName} is "infinite": ${REASONS.state_environment_infinite}`,
       });
     }
+    const taken = keyspaceTaken(fn, lookup);
+    if (taken) errors.push(taken);
   }
   return errors;
+}
+
+/** The words for a keyspace another Function owns: the webhook's, the stores', the CLI's and the reconcilers'. */
+export function keyspaceTakenMessage(namespace: string, keyspace: string, owner: string): string {
+  return `keyspace "${keyspace}" in namespace ${namespace} belongs to Function ${namespace}/${owner}: ${REASONS.state_keyspace_taken}`;
+}
+
+/**
+ * RFC-0023 non-goal and S1: a keyspace belongs to one Function. A write that newly declares a
+ * keyspace (see declaresNewKeyspace) is refused when another Function already declares it; the
+ * message names the owner (the first in the ownership order among them).
+ */
+function keyspaceTaken(fn: Record<string, unknown>, lookup: ValidationLookup): ValidationError | undefined {
+  if (!lookup.keyspaceHolders || !declaresNewKeyspace(lookup.previous, fn)) return undefined;
+  const declared = declaredKeyspace(fn)!;
+  const self = claimOf(fn)!;
+  const owner = keyspaceOwner(lookup.keyspaceHolders(declared.namespace, declared.keyspace).filter((c) => c.name !== self.name));
+  if (!owner) return undefined;
+  const path = isRecord(fn.spec) && isRecord(fn.spec.state) && typeof fn.spec.state.keyspace === 'string' ? 'spec.state.keyspace' : 'spec.state';
+  return { path, reason: 'state_keyspace_taken', message: keyspaceTakenMessage(declared.namespace, declared.keyspace, owner.name) };
 }
