@@ -59,7 +59,7 @@ describe('statesvc process lifecycle', () => {
     expect(both.status).toBe(2);
     const badDriver = spawnSync(process.execPath, [STATESVC_BIN, '--driver', 'redis'], { encoding: 'utf8', timeout: 30_000 });
     expect(badDriver.status).toBe(2);
-    expect(badDriver.stderr).toMatch(/--driver must be memory or postgres/);
+    expect(badDriver.stderr).toMatch(/--driver must be one of memory, postgres/);
   });
 
   it('re-reads the keyspaces file when it changes; a broken file keeps the previous table', { timeout: 60_000 }, async () => {
