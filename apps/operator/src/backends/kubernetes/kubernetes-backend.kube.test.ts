@@ -129,9 +129,17 @@ describe('server-side apply on a real API server', () => {
     };
     await owner.apply(dep);
     // Someone edits the image Orrery renders.
-    const cur = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
-    (spec(cur)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image = 'evil/image:1';
-    await client.objects.replace(cur, undefined, undefined, 'kubectl-edit');
+    // The deployment controller writes status meanwhile: like kubectl edit, retry on a stale resourceVersion.
+    for (let attempt = 0; ; attempt++) {
+      const cur = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
+      (spec(cur)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image = 'evil/image:1';
+      try {
+        await client.objects.replace(cur, undefined, undefined, 'kubectl-edit');
+        break;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 409 || attempt >= 5) throw err;
+      }
+    }
     await owner.apply(dep);
     const after = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
     expect((spec(after)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image).toBe(DEFAULT_RUNTIME_IMAGE);

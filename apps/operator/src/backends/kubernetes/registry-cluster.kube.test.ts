@@ -184,12 +184,13 @@ describe('RegistryCluster on Kubernetes (the operator in a pod, etcd members run
     }
     expect((await get('policy/v1', 'PodDisruptionBudget', 'reg-etcd'))!.spec).toMatchObject({ maxUnavailable: 1 });
 
-    // Everything the operator wrote, it wrote as its ServiceAccount; applies forced as orrery-operator.
+    // Everything the operator wrote, it wrote as its ServiceAccount; applies as orrery-operator, not forced
+    // (nobody else owns these fields: a conflict would be taken over only after a refused unforced try).
     const byOperator = auditEvents((e) => e.objectRef?.namespace === NS && e.user.username === operatorUser && ['patch', 'update', 'create', 'delete'].includes(e.verb));
     const stsApplies = byOperator.filter((e) => e.verb === 'patch' && e.objectRef?.resource === 'statefulsets' && !e.objectRef.subresource);
     expect(stsApplies.length).toBeGreaterThan(0);
     expect(new URL(stsApplies[0]!.requestURI, 'https://x').searchParams.get('fieldManager')).toBe('orrery-operator');
-    expect(new URL(stsApplies[0]!.requestURI, 'https://x').searchParams.get('force')).toBe('true');
+    expect(new URL(stsApplies[0]!.requestURI, 'https://x').searchParams.get('force')).toBe('false');
     // Status only through the status subresource: the operator never writes the RegistryCluster itself.
     const rcWrites = byOperator.filter((e) => e.objectRef?.resource === 'registryclusters');
     expect(rcWrites.length).toBeGreaterThan(0);
