@@ -9,7 +9,6 @@ import type { EndpointIndex } from './admit/endpoint-index.ts';
 import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
 import { WaitingQueue } from './activator/waiting-queue.ts';
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
-import { teleportBucket } from './admit/teleport-buckets.ts';
 import { appendForwardedHeaders } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
@@ -17,6 +16,7 @@ import type { UpstreamHandler } from './proxy/http1-upstream.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
 import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
+import { cookieValue, queryValue } from './routing/sticky-key.ts';
 import { parseIngressTarget } from './server/ingress-target.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import type { RouterMetrics } from './stats/metrics.ts';
@@ -109,11 +109,12 @@ export class DataPlane {
       return;
     }
 
-    // Sticky key: hashed once; its FNV picks the revision and the teleport bucket, its `‖0x00` state feeds HRW.
+    // Sticky key: hashed once; its FNV picks the revision and names the key in the owner table, its `‖0x00` state feeds HRW.
     let keyHash: Uint32Array | undefined;
     let keyState: Uint32Array | undefined;
     if (fn.sticky) {
-      const key = fn.sticky.source === 'header' ? head.sticky : this.stickyQueryKey(fn.sticky.name, target.upstreamPath);
+      const src = fn.sticky.source;
+      const key = src === 'header' ? head.sticky : src === 'cookie' ? cookieValue(req.rawHeaders, fn.sticky.name) : queryValue(target.upstreamPath, fn.sticky.name);
       if (key === undefined || key === '') {
         fnStats.stickyKeyMissing++;
       } else {
@@ -142,12 +143,6 @@ export class DataPlane {
     const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0);
     ex.start();
   };
-
-  private stickyQueryKey(name: string, upstreamPath: string): string | undefined {
-    const q = upstreamPath.indexOf('?');
-    if (q < 0) return undefined;
-    return new URLSearchParams(upstreamPath.slice(q + 1)).get(name) ?? undefined;
-  }
 
   queue(rev: RevisionRoute): WaitingQueue<Exchange> {
     let q = this.queues.get(rev.key);
@@ -242,8 +237,8 @@ class Exchange implements UpstreamHandler, ResponseListener {
     this.revStats.inflight++;
     if (this.keyHash) {
       if (a.hit) this.fnStats.stickyHits++;
-      const r = plane.opts.owners.record(this.fn.key, teleportBucket(this.keyHash[1]!), a.endpoint!.address, Date.now());
-      if (r.teleportedFrom !== undefined) this.fnStats.teleports++;
+      // A teleport: this key (not merely its bucket) was last admitted to another endpoint.
+      if (plane.opts.owners.record(this.fn.key, this.keyHash[0]!, this.keyHash[1]!, a.endpoint!.address, Date.now()) !== undefined) this.fnStats.teleports++;
     }
     this.dispatch(a.endpoint!);
     return true;

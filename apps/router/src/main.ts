@@ -11,6 +11,7 @@ import { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { parseHostPort } from './endpoints/endpoint-guard.ts';
 import { startRouter, type SharedTables } from './router-server.ts';
 import { ROUTER_TABLES, type RouterTable, connectSharedTables } from './shared-tables-redis.ts';
+import { DEFAULT_STICKY_OWNER_ENTRIES } from './tables/sticky-owner-table.ts';
 
 const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090] [--ingress raw|node]
   (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
@@ -21,6 +22,7 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--redis-key-prefix orrery] [--sync-period-ms 10000] [--record-ttl-ms 120000]
   [--syncables endpoint-quarantine,sticky-owners (tables shared through Redis)]
   [--redis-tls] [--redis-tls-insecure-skip-verify] [--router-id id]
+  [--sticky-owner-entries 100000 (sticky keys remembered for teleport detection; least recently used forgotten)]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
   [--platform-endpoint HOST[:PORT] ... (platform components: registry endpoints there are never used;
@@ -69,6 +71,7 @@ try {
       'redis-tls': { type: 'boolean' },
       'redis-tls-insecure-skip-verify': { type: 'boolean' },
       'router-id': { type: 'string' },
+      'sticky-owner-entries': { type: 'string' },
       'quarantine-ms': { type: 'string' },
       'connect-timeout-ms': { type: 'string' },
       'dial-retries': { type: 'string' },
@@ -112,6 +115,7 @@ for (const p of platformEndpoints) if (!parseHostPort(p)) fail(`--platform-endpo
 const log = (message: string): void => console.error(`[orrery-router] ${message}`);
 if (trustedProxies) log(`keeping X-Forwarded-*/Forwarded from trusted proxies ${trustedProxies.entries.join(', ')}; every other client's are overwritten`);
 const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
+const stickyOwnerEntries = int('sticky-owner-entries', args['sticky-owner-entries'], DEFAULT_STICKY_OWNER_ENTRIES, 1);
 let shared: SharedTables | undefined;
 // Flags first; otherwise the environment a StateSync on Kubernetes renders into this Deployment.
 const env = (name: string): string | undefined => process.env[name] || undefined;
@@ -145,6 +149,7 @@ if (redisUrlGiven) {
     recordTtlMs: recordTtl ? int('record-ttl-ms', recordTtl, 120_000, 1000) : undefined,
     syncables: known,
     tlsInsecureSkipVerify: flagOrEnvBool(args['redis-tls-insecure-skip-verify'], STATESYNC_ENV.tlsInsecure),
+    stickyOwnerEntries,
     log,
   });
 }
@@ -174,6 +179,7 @@ const router = await startRouter({
   trustedProxies,
   routerId,
   sharedTables: shared,
+  stickyOwnerEntries,
   log,
 });
 console.log(`listening ${router.url} admin ${router.adminUrl}`);

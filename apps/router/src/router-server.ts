@@ -67,6 +67,8 @@ export interface RouterOptions {
   /** Shared tables (statesync); undefined = replica-local tables. */
   sharedTables?: SharedTables;
   log: (message: string) => void;
+  /** `--sticky-owner-entries`: the LRU bound of the replica-local sticky owner table (shared tables bring their own). */
+  stickyOwnerEntries?: number;
 }
 
 export interface SharedTables {
@@ -102,10 +104,10 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   const stats = new RouterStats();
   // Without Redis the same tables serve this replica alone.
   const quarantine = o.sharedTables?.quarantine ?? new EndpointQuarantineTable();
-  const owners = o.sharedTables?.owners ?? new StickyOwnerTable();
+  const owners = o.sharedTables?.owners ?? new StickyOwnerTable({ maxEntries: o.stickyOwnerEntries });
   const pools = new UpstreamPools({ connectTimeoutMs: o.connectTimeoutMs, keepAliveTimeoutMs: 4_000 });
   const planeRef: { current?: DataPlane } = {};
-  const metrics = createRouterMetrics(stats, () => planeRef.current?.queueDepths() ?? []);
+  const metrics = createRouterMetrics(stats, () => planeRef.current?.queueDepths() ?? [], () => owners.usage());
 
   const lastPoke = new Map<string, number>();
   let pokeErrors = 0;

@@ -24,6 +24,8 @@ export interface SharedTablesOptions {
   syncables?: readonly RouterTable[];
   /** TLS without certificate verification (test clusters only; warned at start). */
   tlsInsecureSkipVerify?: boolean;
+  /** `--sticky-owner-entries`: the LRU bound of the sticky owner table (default DEFAULT_STICKY_OWNER_ENTRIES). */
+  stickyOwnerEntries?: number;
   log: (message: string) => void;
 }
 
@@ -40,7 +42,7 @@ export async function connectSharedTables(o: SharedTablesOptions): Promise<Share
   };
   const sync = createStateSync(redis, { keyPrefix: o.keyPrefix, syncPeriodMs: o.syncPeriodMs, recordTtlMs: o.recordTtlMs, logger });
   const quarantineTable = new EndpointQuarantineTable();
-  const owners = new StickyOwnerTable();
+  const owners = new StickyOwnerTable({ maxEntries: o.stickyOwnerEntries });
   const shared = new Set<RouterTable>(o.syncables ?? ROUTER_TABLES);
   if (shared.has('endpoint-quarantine')) sync.register(quarantineTable);
   if (shared.has('sticky-owners')) sync.register(owners);

@@ -9,4 +9,13 @@ export interface QuarantineTable {
   entries(): Array<{ address: string; untilMs: number }>;
 }
 
-export type { StickyOwnerRecorder } from './admit/teleport-buckets.ts';
+/**
+ * Teleport detection (RFC-0023 §6, per key rather than per bucket): the data plane tells the owner
+ * table where each sticky key was admitted and learns whether the key was last admitted elsewhere.
+ */
+export interface StickyOwnerRecorder {
+  /** `keyHashHi`/`keyHashLo`: the key's FNV-1a-64. Returns the previous endpoint when the key moved (a teleport). */
+  record(functionKey: string, keyHashHi: number, keyHashLo: number, address: string, atMs: number): string | undefined;
+  /** How full the bounded table is (for /metrics). */
+  usage(): { entries: number; capacity: number; evictions: number };
+}

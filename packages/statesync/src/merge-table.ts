@@ -23,6 +23,13 @@ export interface MergeRules<R> {
   refreshAfterMs?: number;
   /** How long to remember a deletion, to refuse older records arriving late. Default 5 min. */
   tombstoneRetentionMs?: number;
+  /**
+   * Bound on the records kept (default: none). Beyond it the least recently used record is
+   * forgotten locally — no tombstone: peers keep theirs and Redis lets it expire by its TTL; an
+   * evicted record that was still dirty is never pushed (the seed's LRU-eviction boundary).
+   * "Used" = written here, adopted from a peer, or `touch`ed.
+   */
+  maxRecords?: number;
 }
 
 interface Tombstone {
@@ -59,6 +66,8 @@ export class MergeTable<R> implements DeltaSyncable, StalePolicy, TombstoneSuppo
   private readonly captured = new WeakMap<Delta, Map<string, number>>();
   private readonly refreshAfterMs: number;
   private readonly tombstoneRetentionMs: number;
+  private readonly maxRecords: number;
+  private evicted = 0;
 
   constructor(private readonly rules: MergeRules<R>) {
     if (!rules.namespace) throw new Error('MergeTable: namespace must be non-empty');
@@ -66,6 +75,24 @@ export class MergeTable<R> implements DeltaSyncable, StalePolicy, TombstoneSuppo
     this.now = rules.now ?? Date.now;
     this.refreshAfterMs = rules.refreshAfterMs ?? 60_000;
     this.tombstoneRetentionMs = rules.tombstoneRetentionMs ?? 300_000;
+    const max = rules.maxRecords ?? Number.POSITIVE_INFINITY;
+    if (!(max >= 1) || (Number.isFinite(max) && !Number.isInteger(max))) throw new RangeError(`MergeTable: maxRecords must be a positive integer, got ${max}`);
+    this.maxRecords = max;
+  }
+
+  /** Records held (live or expired and not yet pruned); never above `maxRecords`. */
+  get size(): number {
+    return this.records.size;
+  }
+
+  /** The bound on records (Infinity when unbounded). */
+  get capacity(): number {
+    return this.maxRecords;
+  }
+
+  /** Records forgotten because the table was full, since it was created. */
+  get evictions(): number {
+    return this.evicted;
   }
 
   // ---- for subclasses ---------------------------------------------------------------------------
@@ -84,8 +111,16 @@ export class MergeTable<R> implements DeltaSyncable, StalePolicy, TombstoneSuppo
   protected setLocal(id: string, record: R): boolean {
     const existing = this.getRecord(id);
     if (existing !== undefined && !this.rules.prefer(record, existing)) return false;
-    this.records.set(id, record);
+    this.place(id, record);
     this.markDirty(id);
+    return true;
+  }
+
+  /** Marks a record as just used (LRU order) without changing it; false when there is none. */
+  protected touch(id: string): boolean {
+    const r = this.records.get(id);
+    if (r === undefined) return false;
+    this.place(id, r);
     return true;
   }
 
@@ -119,7 +154,7 @@ export class MergeTable<R> implements DeltaSyncable, StalePolicy, TombstoneSuppo
     if (deleted !== undefined && this.rules.stampMs(incoming) <= deleted) return; // older than a known delete
     const existing = this.getRecord(id, nowMs);
     if (existing === undefined || this.rules.prefer(incoming, existing)) {
-      this.records.set(id, incoming);
+      this.place(id, incoming);
       this.dirty.delete(id); // Redis already holds something at least as new as anything we had
       this.lastWrittenAt.set(id, nowMs);
     } else if (!this.rules.prefer(existing, incoming)) {
@@ -232,6 +267,19 @@ export class MergeTable<R> implements DeltaSyncable, StalePolicy, TombstoneSuppo
     this.lastWrittenAt.delete(id);
     this.deletedAt.set(id, Math.max(this.deletedAt.get(id) ?? at, at));
     this.dirty.delete(id);
+  }
+
+  /** Stores `record` as the most recently used one, then forgets the least recently used beyond the bound. */
+  private place(id: string, record: R): void {
+    this.records.delete(id); // Map order is insertion order: re-inserting moves the id to the end
+    this.records.set(id, record);
+    while (this.records.size > this.maxRecords) {
+      const oldest = this.records.keys().next().value as string;
+      this.records.delete(oldest);
+      this.lastWrittenAt.delete(oldest);
+      this.dirty.delete(oldest);
+      this.evicted++;
+    }
   }
 
   private markDirty(id: string): void {

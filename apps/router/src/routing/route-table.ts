@@ -23,8 +23,8 @@ export interface TrafficRoute {
 }
 
 export interface StickyRoute {
-  source: 'header' | 'queryparam';
-  /** Header names are matched lower-cased (node lower-cases incoming names). */
+  source: 'header' | 'queryparam' | 'cookie';
+  /** Header names are matched lower-cased (node lower-cases incoming names); query and cookie names exactly. */
   name: string;
 }
 

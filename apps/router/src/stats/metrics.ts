@@ -14,7 +14,11 @@ export interface RouterMetrics {
   overhead: FastHistogram;
 }
 
-export function createRouterMetrics(stats: RouterStats, queueDepths: () => Array<{ namespace: string; function: string; revision: string; depth: number }>): RouterMetrics {
+export function createRouterMetrics(
+  stats: RouterStats,
+  queueDepths: () => Array<{ namespace: string; function: string; revision: string; depth: number }>,
+  stickyOwners?: () => { entries: number; capacity: number; evictions: number },
+): RouterMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'orrery_router_process_' });
   new Counter({
@@ -41,7 +45,29 @@ export function createRouterMetrics(stats: RouterStats, queueDepths: () => Array
   };
   perFunction('orrery_router_sticky_requests_total', 'Requests of sticky functions that carried their sticky key.', (f) => f.stickyRequests);
   perFunction('orrery_router_sticky_key_missing_total', 'Requests of sticky functions without their declared key (default pick).', (f) => f.stickyKeyMissing);
-  perFunction('orrery_router_sticky_teleports_total', 'Sticky admissions whose key bucket moved to a different endpoint.', (f) => f.teleports);
+  perFunction('orrery_router_sticky_teleports_total', 'Sticky admissions of a key last admitted to a different endpoint.', (f) => f.teleports);
+  if (stickyOwners) {
+    new Gauge({
+      name: 'orrery_router_sticky_owner_entries',
+      help: 'Sticky keys the owner table remembers (teleport detection), and its bound (--sticky-owner-entries).',
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        const u = stickyOwners();
+        this.set({ kind: 'entries' }, u.entries);
+        this.set({ kind: 'capacity' }, u.capacity);
+      },
+    });
+    new Counter({
+      name: 'orrery_router_sticky_owner_evictions_total',
+      help: 'Sticky keys forgotten because the owner table was full: a forgotten key that moves is not counted as a teleport.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stickyOwners().evictions);
+      },
+    });
+  }
   new Gauge({
     name: 'orrery_router_queue_depth',
     help: 'Requests waiting in the activator queue per revision.',
