@@ -49,21 +49,6 @@ export function checkRevisionWrite(res: Resource, prev: { spec?: unknown } | und
   }
 }
 
-/** The lookup the Function rules need: the Environment it names, read through `getEnvironment`. */
-export async function environmentLookupFor(
-  obj: unknown,
-  getEnvironment: (namespace: string, name: string) => Promise<unknown>,
-): Promise<ValidationLookup | undefined> {
-  const o = obj as { kind?: string; metadata?: { namespace?: string }; spec?: { template?: { environment?: string } } };
-  if (o?.kind !== 'Function') return undefined;
-  const ns = o.metadata?.namespace ?? 'default';
-  const envName = o.spec?.template?.environment ?? 'nodejs';
-  const found = await getEnvironment(ns, envName);
-  const env = found ? KIND_SCHEMAS.Environment.safeParse(found) : undefined;
-  const environment = env?.success ? env.data : undefined;
-  return { environment: (n: string, name: string) => (n === ns && name === envName ? environment : undefined) };
-}
-
 function describe(obj: unknown): string {
   const o = obj as { kind?: unknown; metadata?: { name?: unknown } } | null;
   return `${typeof o?.kind === 'string' ? o.kind : 'resource'}${typeof o?.metadata?.name === 'string' ? ` ${o.metadata.name}` : ''}`;

@@ -5,4 +5,5 @@ export { createStoreHandler, type ServeStoreOptions } from './http/serve-store.t
 export { createHttpStore, type HttpStoreOptions } from './http/store-client.ts';
 export { STORE_PREFIX } from './http/routes.ts';
 export { mirrorStore, type MirroredObjects, type StoreMirror, type StoreMirrorOptions } from './store-mirror.ts';
-export { asJson, assertKind, checkRevisionWrite, environmentLookupFor, parseForApply, parseStatus } from './apply-checks.ts';
+export { asJson, assertKind, checkRevisionWrite, parseForApply, parseStatus } from './apply-checks.ts';
+export { type ApplyReads, applyLookupFor, keyspaceHoldersAmong } from './apply-lookup.ts';

@@ -5,7 +5,8 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { type Connection, migrate } from '@orrery/db';
 import type { Resource, ResourceKind } from '@orrery/spec';
-import { assertKind, checkRevisionWrite, environmentLookupFor, parseForApply, parseStatus } from './apply-checks.ts';
+import { assertKind, checkRevisionWrite, parseForApply, parseStatus } from './apply-checks.ts';
+import { applyLookupFor } from './apply-lookup.ts';
 import { nextGeneration } from './generation.ts';
 import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
 import {
@@ -123,10 +124,28 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
     return Number(rows<{ max: string }>(r)[0]!.max);
   }
 
-  async function environmentLookup(obj: unknown) {
-    return environmentLookupFor(obj, async (ns, name) => {
-      const row = await getRow('Environment', ns, name);
-      return row ? rowToResource(row) : undefined;
+  /**
+   * The lookup of the Function rules, read inside the write's transaction (under the global write
+   * lock): two applies declaring one keyspace at once cannot both see it free.
+   */
+  async function applyLookup(obj: unknown, tx: typeof db) {
+    const o = obj as { kind?: unknown; metadata?: { namespace?: unknown; name?: unknown } } | null;
+    return applyLookupFor(obj, {
+      getEnvironment: async (ns, name) => {
+        const row = await getRow('Environment', ns, name, false, tx);
+        return row ? rowToResource(row) : undefined;
+      },
+      listFunctions: async (ns) => {
+        const r = await tx.execute(sql`
+          select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"
+          from orrery_resources where kind = 'Function' and namespace = ${ns}`);
+        return rows<ResourceRow>(r).map((row) => rowToResource({ ...row, resourceVersion: Number(row.resourceVersion) }));
+      },
+      getPrevious: async () => {
+        if (typeof o?.metadata?.name !== 'string') return undefined;
+        const row = await getRow('Function', typeof o.metadata.namespace === 'string' ? o.metadata.namespace : 'default', o.metadata.name, false, tx);
+        return row ? rowToResource(row) : undefined;
+      },
     });
   }
 
@@ -151,11 +170,12 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
     },
 
     async apply(obj: unknown, o: ApplyOptions = {}) {
-      const res = parseForApply(obj, await environmentLookup(obj));
-      const { kind } = res;
-      const { name, namespace } = res.metadata;
-      const meta = clientMetadata(res.metadata);
+      // The schema alone first: a bad manifest never takes the write lock.
+      const { kind } = parseForApply(obj);
       return write(kind, async (tx, nextRv) => {
+        const res = parseForApply(obj, await applyLookup(obj, tx));
+        const { name, namespace } = res.metadata;
+        const meta = clientMetadata(res.metadata);
         const prev = await getRow(kind, namespace, name, true, tx);
         if (o.resourceVersion !== undefined && String(prev?.resourceVersion ?? '') !== o.resourceVersion) {
           throw new StoreError('conflict', `${kind}/${namespace}/${name} was modified (have resourceVersion ${o.resourceVersion}, stored ${prev?.resourceVersion ?? 'none'}): read it again and retry`);

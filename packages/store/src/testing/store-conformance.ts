@@ -120,6 +120,32 @@ export function describeStoreConformance(name: string, open: () => Promise<Opene
       expect(ok.metadata.generation).toBe(1);
     });
 
+    it('a keyspace belongs to one Function: a second declaration is refused naming the owner, the owner stays updatable', async () => {
+      const stateful = (name: string, state: Record<string, unknown>) => fn(name, undefined, { state });
+      await store.apply(stateful('ks-owner', { keyspace: 'ks-shared' }));
+      for (const [name, state] of [['ks-second', { keyspace: 'ks-shared' }], ['ks-shared', {}]] as const) {
+        const err = (await store.apply(stateful(name, state)).catch((e: unknown) => e)) as StoreError;
+        expect(err, name).toBeInstanceOf(StoreError);
+        expect(err.code).toBe('invalid');
+        expect(err.details!.map((d) => d.reason)).toEqual(['state_keyspace_taken']);
+        expect(err.message).toContain('belongs to Function default/ks-owner');
+        expect(await store.get('Function', 'default', name)).toBeUndefined();
+      }
+      // The owner changes its quotas: the same keyspace, not a new declaration.
+      const updated = await store.apply(stateful('ks-owner', { keyspace: 'ks-shared', maxKeys: 7 }));
+      expect(updated.metadata.generation).toBe(2);
+      // An existing Function moving onto the taken keyspace is a new declaration.
+      await store.apply(stateful('ks-mover', { keyspace: 'ks-own' }));
+      const moved = (await store.apply(stateful('ks-mover', { keyspace: 'ks-shared' })).catch((e: unknown) => e)) as StoreError;
+      expect(moved.details?.map((d) => d.reason)).toEqual(['state_keyspace_taken']);
+      // Another namespace has keyspaces of its own.
+      const elsewhere = await store.apply({ ...stateful('ks-second', { keyspace: 'ks-shared' }), metadata: { name: 'ks-second', namespace: 'other' } });
+      expect(elsewhere.metadata.generation).toBe(1);
+      // Once the owner lets go of it, another Function may declare it.
+      await store.apply(fn('ks-owner'));
+      expect((await store.apply(stateful('ks-second', { keyspace: 'ks-shared' }))).metadata.generation).toBe(1);
+    });
+
     it('rejects a stale resourceVersion with conflict', async () => {
       const a = await store.apply(fn('zeta'));
       await store.apply(fn('zeta', 'export default async () => new Response("2")'));

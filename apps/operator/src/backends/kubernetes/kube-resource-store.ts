@@ -9,8 +9,8 @@ import {
   type Watch,
   type WatchEvent,
   assertKind,
+  applyLookupFor,
   checkRevisionWrite,
-  environmentLookupFor,
   parseForApply,
   parseStatus,
 } from '@orrery/store';
@@ -69,7 +69,15 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
     get,
 
     async apply(obj: unknown, opts: ApplyOptions = {}) {
-      const res = parseForApply(obj, await environmentLookupFor(obj, (ns, name) => get('Environment', ns, name)));
+      // The Function rules that read other objects: read from the API server now. Not atomic with
+      // the write (the reconciler re-checks: cross-object-rules.ts).
+      const o = obj as { metadata?: { namespace?: unknown; name?: unknown } } | null;
+      const lookup = await applyLookupFor(obj, {
+        getEnvironment: (ns, name) => get('Environment', ns, name),
+        listFunctions: async (ns) => (await list('Function', { namespace: ns })).items,
+        getPrevious: async () => (typeof o?.metadata?.name === 'string' ? get('Function', typeof o.metadata.namespace === 'string' ? o.metadata.namespace : 'default', o.metadata.name) : undefined),
+      });
+      const res = parseForApply(obj, lookup);
       const { kind } = res;
       const { name, namespace } = res.metadata;
       const what = `${kind} ${namespace}/${name}`;
