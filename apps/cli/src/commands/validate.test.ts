@@ -91,6 +91,24 @@ describe('orrery validate (real bin)', () => {
     expect(r.stdout).toContain(`${join(dir, 'twice.yml')}:10: Environment/nodejs: metadata.name: duplicate — `);
   });
 
+  it('refuses a second Function declaring a keyspace an earlier one in the input declares, naming the owner', { timeout: 60_000 }, () => {
+    const dir = join(tmp, 'keyspaces');
+    mkdirSync(dir);
+    const stateful = (name: string, state: string, namespace = 'shop') =>
+      `apiVersion: orrery.dev/v1alpha1\nkind: Function\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\nspec:\n  template:\n    source: {inline: x}\n  state: ${state}\n`;
+    writeFileSync(join(dir, 'a.yaml'), `${stateful('cart-owner', '{keyspace: cart}')}---\n${stateful('cart', '{}', 'elsewhere')}`);
+    // `cart` (keyspace = its name) and `thief` both come after cart-owner; `own` is its own.
+    writeFileSync(join(dir, 'b.yaml'), `${stateful('thief', '{keyspace: cart}')}---\n${stateful('cart', '{}')}---\n${stateful('own', '{}')}`);
+    const r = orrery('validate', '-f', join(dir, 'a.yaml'), '-f', join(dir, 'b.yaml'));
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.map((l) => l.split(' — ')[0])).toEqual([
+      `${join(dir, 'b.yaml')}:9: Function/thief: spec.state.keyspace: state_keyspace_taken`,
+      `${join(dir, 'b.yaml')}:19: Function/cart: spec.state: state_keyspace_taken`,
+    ]);
+    for (const l of lines) expect(l).toContain('belongs to Function shop/cart-owner');
+  });
+
   it('exits 2 on usage errors', { timeout: 60_000 }, () => {
     expect(orrery('validate').code).toBe(2);
     expect(orrery('validate', '-f', 'examples/no-such-dir').code).toBe(2);

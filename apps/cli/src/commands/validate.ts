@@ -14,7 +14,8 @@ admission webhook and the API, and prints each problem as
 Directories are searched recursively for .yaml/.yml files. Folders named "invalid" are
 skipped while walking (examples/invalid holds deliberately broken manifests); name such a
 folder directly to check it. An Environment defined in the checked files is used for the
-Function rules that depend on it. Exit status: 0 when everything is valid, 1 when any
+Function rules that depend on it; a keyspace belongs to the first Function in the input that
+declares it (state_keyspace_taken for the later ones). Exit status: 0 when everything is valid, 1 when any
 problem was found, 2 on a usage error.`;
 
 export async function run(argv: string[]): Promise<number> {

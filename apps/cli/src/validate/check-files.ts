@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parsePath, validate, type Environment, type ValidationLookup } from '@orrery/spec';
+import { keyspaceHoldersAmong } from '@orrery/store';
 import { LineCounter, parseAllDocuments, type Document } from 'yaml';
 import { lineOf } from './locate.ts';
 
@@ -21,7 +22,10 @@ interface LoadedDoc {
   value: unknown;
 }
 
-/** Validates every document of every file; Environments found in the set feed the lookup. */
+/**
+ * Validates every document of every file; Environments found in the set feed the lookup, and so
+ * do the Functions before each document (their keyspaces are taken).
+ */
 export function checkFiles(files: readonly string[]): { problems: Problem[]; documents: number } {
   const problems: Problem[] = [];
   const docs: LoadedDoc[] = [];
@@ -56,11 +60,17 @@ export function checkFiles(files: readonly string[]): { problems: Problem[]; doc
       environments.set(`${v.metadata.namespace ?? 'default'}/${v.metadata.name}`, v as Environment);
     }
   }
-  const lookup: ValidationLookup = { environment: (ns, name) => environments.get(`${ns}/${name}`) };
+  const environment: ValidationLookup['environment'] = (ns, name) => environments.get(`${ns}/${name}`);
 
   const seen = new Map<string, string>();
+  const before: unknown[] = [];
   for (const d of docs) {
     const resource = describe(d.value);
+    // A keyspace belongs to one Function: the first document declaring it owns it (`orrery apply`
+    // applies in this order, so the later ones are the applies the store would refuse).
+    const earlier = [...before];
+    const lookup: ValidationLookup = { environment, keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(earlier, ns, keyspace) };
+    before.push(d.value);
     for (const error of validate(d.value, lookup)) {
       problems.push({ file: d.file, line: lineOf(d.doc, parsePath(error.path), d.lines), resource, path: error.path || '<document>', reason: error.reason, message: error.message });
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type AdmissionRequest, BadReviewError, defaultAdmission, parseReview, validateAdmission } from './admission.ts';
+import { keyspaceHoldersAmong } from '@orrery/store';
 import { applyAdds, defaultsPatch, escapePointer } from './json-patch.ts';
 
 const req = (object: unknown, extra: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
@@ -69,6 +70,32 @@ describe('validating admission', () => {
     expect(validateAdmission(req(undefined, { operation: 'DELETE' })).allowed).toBe(true);
     expect(validateAdmission(req({ bogus: true }, { kind: { group: 'apps', version: 'v1', kind: 'Deployment' } })).allowed).toBe(true);
     expect(validateAdmission(req({ bogus: true }, { subResource: 'status', operation: 'UPDATE' })).allowed).toBe(true);
+  });
+
+  it('refuses a new declaration of a keyspace another Function holds, naming the owner; the owner and unchanged keyspaces pass', () => {
+    const stored = [
+      fn({ template: { source: { inline: 'x' } }, state: { keyspace: 'cart' } }, { name: 'owner', namespace: 'team-a', creationTimestamp: '2026-01-01T00:00:00Z' }),
+      // Slipped past admission (webhook off): declares the owner's keyspace too.
+      fn({ template: { source: { inline: 'x' } }, state: { keyspace: 'cart' } }, { name: 'late', namespace: 'team-a', creationTimestamp: '2026-02-01T00:00:00Z' }),
+    ];
+    const lookup = { environment: () => undefined, keyspaceHolders: (ns: string, ks: string) => keyspaceHoldersAmong(stored, ns, ks) };
+    const second = fn({ template: { source: { inline: 'x' } }, state: { keyspace: 'cart' } }, { name: 'second' });
+    const denied = validateAdmission(req(second, { name: 'second' }), lookup);
+    expect(denied.allowed).toBe(false);
+    expect(denied.status!.details!.causes).toEqual([expect.objectContaining({ field: 'spec.state.keyspace', reason: 'state_keyspace_taken' })]);
+    expect(denied.status!.message).toContain('belongs to Function team-a/owner');
+    // Without the Functions (no lookup) the rule is skipped, as `validate` offline with one file.
+    expect(validateAdmission(req(second, { name: 'second' })).allowed).toBe(true);
+    // Updates that keep the keyspace they declared pass: the owner, and even the one that slipped past.
+    for (const name of ['owner', 'late']) {
+      const before = stored.find((f) => f.metadata.name === name)!;
+      const after = { ...before, spec: { ...before.spec, state: { keyspace: 'cart', maxKeys: 5 } } };
+      expect(validateAdmission(req(after, { name, operation: 'UPDATE', oldObject: before }), lookup).allowed, name).toBe(true);
+    }
+    // An update moving onto the taken keyspace is a new declaration.
+    const mover = fn({ template: { source: { inline: 'x' } }, state: { keyspace: 'own' } }, { name: 'mover', namespace: 'team-a' });
+    const moved = validateAdmission(req({ ...mover, spec: { ...mover.spec, state: { keyspace: 'cart' } } }, { name: 'mover', operation: 'UPDATE', oldObject: mover }), lookup);
+    expect(moved.status!.details!.causes.map((c) => c.reason)).toEqual(['state_keyspace_taken']);
   });
 });
 

@@ -85,7 +85,8 @@ export function validateAdmission(req: AdmissionRequest, lookup?: ValidationLook
   if (!ours(req)) return { uid: req.uid, allowed: true };
   const obj = withNamespace(req);
   const name = `${req.kind.kind} ${req.namespace ?? ''}/${req.name ?? (obj as { metadata?: { name?: string } })?.metadata?.name ?? ''}`;
-  const errors = validate(obj, lookup);
+  // The stored object: rules that judge only what a write changes (a keyspace already declared).
+  const errors = validate(obj, lookup && { ...lookup, previous: req.operation === 'UPDATE' ? req.oldObject : undefined });
   if (req.operation === 'UPDATE' && req.kind.kind === 'Revision') {
     const before = (req.oldObject as { spec?: unknown } | undefined)?.spec;
     const after = (obj as { spec?: unknown } | undefined)?.spec;

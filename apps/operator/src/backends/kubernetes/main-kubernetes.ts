@@ -15,6 +15,7 @@ import { readAdminTokenFile } from '@orrery/api';
 import { readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
+import { keyspaceHoldersAmong } from '@orrery/store';
 import { startRollups } from '../../admin-api/start-rollups.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from '../../autoscaler/autoscaler-flags.ts';
 import { createBearerTokenGuard } from '../../http/bearer-token-guard.ts';
@@ -276,8 +277,12 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     },
   });
 
-  // Every replica answers admission, so validation needs its own (unelected) Environment cache.
+  // Every replica answers admission, so validation needs its own (unelected) Environment and
+  // Function caches (the Functions: a keyspace belongs to one Function). A cache can lag a
+  // concurrent create, so two racing creates may both pass; keyspace deletion never wipes a
+  // keyspace another Function still declares.
   const environments = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Environment', namespace: values.namespace, log });
+  const functions = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Function', namespace: values.namespace, log });
   const webhook =
     values['webhook-port'] !== undefined
       ? await startWebhookServer({
@@ -289,11 +294,15 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
               const r = EnvironmentSchema.safeParse(environments.get(ns, name));
               return r.success ? r.data : undefined;
             },
+            keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
           },
           log,
         })
       : undefined;
-  if (webhook) environments.start();
+  if (webhook) {
+    environments.start();
+    functions.start();
+  }
 
   // The KPA (and the pool executor) run on the leader; routers may reach any replica. Same
   // bearer token as the store, as in local mode.
@@ -329,6 +338,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     // Release first, so another replica takes over without waiting for the lease to expire.
     await elected.stop({ release: true });
     environments.stop();
+    functions.stop();
     routerPods?.stop();
     await webhook?.close();
     server.closeAllConnections();
