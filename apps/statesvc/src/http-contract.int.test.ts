@@ -119,7 +119,30 @@ for (const driver of ['memory', 'postgres'] as const) {
       expectError(await call('DELETE', '/v1/state/im', { headers: { 'if-match': String(json.version) } }), 412, 'version_conflict');
       expect((await call('DELETE', '/v1/state/im', { headers: { 'if-match': String(ok.json.version) } })).json).toEqual({ deleted: true });
       expectError(await call('DELETE', '/v1/state/im'), 404, 'not_found');
+      // A precondition on a missing key fails: 412, not 404 (RFC-0023: missing or mismatched → 412).
+      expectError(await call('DELETE', '/v1/state/im', { headers: { 'if-match': String(ok.json.version) } }), 412, 'version_conflict');
+      expectError(await call('DELETE', '/v1/state/never', { headers: { 'if-match': '0' } }), 412, 'version_conflict');
       expectError(await call('PUT', '/v1/state/im', { body: '1', headers: { 'if-match': 'abc' } }), 400, 'bad_request');
+    });
+
+    it('X-Orrery-State-Version on a write is a precondition like If-Match; both must agree', async () => {
+      const v = (await call('PUT', '/v1/state/xv', { body: '1', headers: { 'x-orrery-state-version': '0' } })).json.version as number;
+      expect(v).toBeGreaterThan(0);
+      expectError(await call('PUT', '/v1/state/xv', { body: '2', headers: { 'x-orrery-state-version': '0' } }), 412, 'version_conflict');
+      expectError(await call('PUT', '/v1/state/xv', { body: '2', headers: { 'x-orrery-state-version': String(v + 1) } }), 412, 'version_conflict');
+      // Conflicting preconditions are refused before anything is written.
+      expectError(await call('PUT', '/v1/state/xv', { body: '2', headers: { 'x-orrery-state-version': String(v), 'if-match': String(v + 1) } }), 400, 'bad_request');
+      expectError(await call('PUT', '/v1/state/xv', { body: '2', headers: { 'x-orrery-state-version': 'latest' } }), 400, 'bad_request');
+      expect((await call('GET', '/v1/state/xv')).json).toEqual({ value: 1 });
+      const v2 = (await call('PUT', '/v1/state/xv', { body: '2', headers: { 'x-orrery-state-version': String(v), 'if-match': `"${v}"` } })).json.version as number;
+      expect(v2).toBeGreaterThan(v);
+      expectError(await call('POST', '/v1/state/xv/cas', { body: JSON.stringify({ expectVersion: v2, value: 3 }), headers: { 'x-orrery-state-version': String(v) } }), 400, 'bad_request');
+      expect((await call('POST', '/v1/state/xv/cas', { body: JSON.stringify({ expectVersion: v2, value: 3 }), headers: { 'x-orrery-state-version': String(v2) } })).status).toBe(200);
+      expectError(await call('DELETE', '/v1/state/xv', { headers: { 'x-orrery-state-version': String(v2) } }), 412, 'version_conflict');
+      expectError(await call('DELETE', '/v1/state/xv', { headers: { 'x-orrery-state-version': '5', 'if-match': '6' } }), 400, 'bad_request');
+      const v3 = (await call('GET', '/v1/state/xv')).headers.get('x-orrery-state-version')!;
+      expect((await call('DELETE', '/v1/state/xv', { headers: { 'x-orrery-state-version': v3 } })).json).toEqual({ deleted: true });
+      expectError(await call('DELETE', '/v1/state/xv', { headers: { 'x-orrery-state-version': v3 } }), 412, 'version_conflict');
     });
 
     it('POST /cas: create-only, swap, conflict, malformed bodies', async () => {

@@ -27,7 +27,10 @@ export function sendError(res: ServerResponse, err: unknown, report: ErrorReport
   let code: ErrorCode = 'internal';
   if (err instanceof HttpError || err instanceof StateStoreError) code = err.code;
   let message: string;
-  if (code === 'internal' || code === 'capability_unavailable') {
+  if (err instanceof HttpError) {
+    // statesvc's own words (also for its own 503s, e.g. keyspaces not loaded yet): nothing to hide.
+    message = err.message;
+  } else if (code === 'internal' || code === 'capability_unavailable') {
     message = STATE_GENERIC_ERROR_MESSAGE[code];
     report(code, err);
   } else {

@@ -103,6 +103,8 @@ const reloadKeyspaces = (initial: boolean) => {
 };
 reloadKeyspaces(true);
 let storeSource: StoreKeyspaceSource | undefined;
+// Only a store source starts unsynced: a keyspaces file is read (or start-up fails) before listening.
+let storeSynced = true;
 if (args['store-url']) {
   let token: string | undefined;
   try {
@@ -112,10 +114,12 @@ if (args['store-url']) {
   }
   let errors = 0;
   let lastSignature = '';
+  storeSynced = false;
   storeSource = watchStoreKeyspaces(
     createHttpStore(args['store-url'], { token }),
     (t) => {
       storeKeyspaces = t;
+      storeSynced = true;
       keyspaces = mergeKeyspaces(fileKeyspaces, storeKeyspaces);
       // Function status updates re-deliver the same declarations: log only real changes.
       const signature = JSON.stringify([...t.values()]);
@@ -126,7 +130,8 @@ if (args['store-url']) {
       if (errors++ % 30 === 0) log(`resource store: ${(err as Error).message} (keeping the last declarations)`);
     },
   );
-  // Answer with the store's declarations from the first request when the store is up.
+  // Answer with the store's declarations from the first request when the store is up; if it is
+  // not, listen anyway: /readyz says 503 (and undeclared keyspaces 503, not 403) until the first sync.
   await Promise.race([storeSource.ready, new Promise((r) => setTimeout(r, 5_000).unref())]);
 }
 if (!keyspacesFile && !storeSource) log('no --keyspaces-file or --store-url: every keyspace is undeclared, state requests will be refused with 403');
@@ -149,6 +154,7 @@ try {
 const server = await startStateServer({
   driver,
   keyspaces: () => keyspaces,
+  keyspacesSynced: () => storeSynced,
   masterKeys,
   passThrough,
   namespaceByteBudget: nonNegativeInt('namespace-byte-budget', args['namespace-byte-budget'], 0),

@@ -16,12 +16,19 @@ import { HttpError, sendError } from './http-error.ts';
 import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics, type Op } from './metrics.ts';
 import { readBoundedBody } from './read-body.ts';
-import { parseIfMatch, parseKey, parseListPrefix, parseTtlSeconds } from './state-key.ts';
+import { parseKey, parseListPrefix, parseTtlSeconds } from './state-key.ts';
+import { VERSION_HEADER, writePrecondition } from './write-precondition.ts';
 
 export interface StateServerOptions {
   driver: StateDriver;
   /** Declared keyspaces; a function (re-read per request) so a reload swaps the table. */
   keyspaces: () => KeyspaceTable;
+  /**
+   * False until the declarations' sources have been read once (the resource store's first sync):
+   * until then /readyz answers 503 and an undeclared keyspace is 503, not 403, because an empty
+   * table says nothing yet. Default: always true.
+   */
+  keyspacesSynced?: () => boolean;
   /** Current master key first, then the previous one during a rotation. */
   masterKeys: Buffer[];
   passThrough: boolean;
@@ -33,6 +40,9 @@ export interface StateServerOptions {
 }
 
 const CAS_ENVELOPE_BYTES = 1024;
+
+/** The 503 of a replica that has not read its keyspace declarations yet (RFC-0023: /readyz waits for the Function sync). */
+export const KEYSPACES_NOT_SYNCED = 'statesvc has not loaded the keyspace declarations from the resource store yet; retry shortly';
 
 /** JSON response; headers as a flat list (cheaper than spreading objects on the hot path). */
 function sendJson(res: ServerResponse, status: number, body: string, version?: number, ttlSeconds?: number): void {
@@ -74,8 +84,10 @@ export function createStateHandler(opts: StateServerOptions) {
     namespaceByteBudget: opts.namespaceByteBudget,
   });
 
+  const synced = opts.keyspacesSynced ?? (() => true);
   const declaration = (s: Scope) => {
     const d = opts.keyspaces().get(keyspaceId(s.namespace, s.keyspace));
+    if (!d && !synced()) throw new HttpError('capability_unavailable', KEYSPACES_NOT_SYNCED);
     if (!d) throw new HttpError('forbidden', `keyspace ${s.namespace}/${s.keyspace} is not declared by any function (spec.state)`);
     return d;
   };
@@ -110,14 +122,18 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttl = entry.expiresAt === null ? undefined : Math.max(0, Math.ceil((entry.expiresAt - Date.now()) / 1000));
       sendJson(res, 200, `{"value":${entry.value}}`, entry.version, ttl);
     } else if (op === 'set') {
-      const ifVersion = parseIfMatch(req.headers['if-match']);
+      const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
       const { text } = await readJson(req, Math.min(decl.maxValueBytes, hardCap));
       const { version } = await store.set(scope, key, text, { ifVersion, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
       sendJson(res, 200, `{"version":${version}}`, version);
     } else if (op === 'delete') {
-      const ifVersion = parseIfMatch(req.headers['if-match']);
-      if (!(await store.delete(scope, key, { ifVersion }))) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist`);
+      const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
+      if (!(await store.delete(scope, key, { ifVersion }))) {
+        // RFC-0023: a precondition on a missing key fails (412), as it does for a write.
+        if (ifVersion !== undefined) throw new HttpError('version_conflict', `key ${JSON.stringify(key)} does not exist, so it is not at version ${ifVersion}; re-read it`);
+        throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist`);
+      }
       sendJson(res, 200, '{"deleted":true}');
     } else {
       const { value } = await readJson(req, Math.min(decl.maxValueBytes + CAS_ENVELOPE_BYTES, hardCap));
@@ -127,8 +143,9 @@ export function createStateHandler(opts: StateServerOptions) {
       }
       const ev = body.expectVersion;
       if (typeof ev !== 'number' || !Number.isSafeInteger(ev) || ev < 0) throw new HttpError('bad_request', 'expectVersion must be a non-negative integer (0 = create-only)');
+      const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] }, ev);
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
-      const { version } = await store.set(scope, key, JSON.stringify(body.value), { ifVersion: ev, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
+      const { version } = await store.set(scope, key, JSON.stringify(body.value), { ifVersion, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
       sendJson(res, 200, `{"version":${version}}`, version);
     }
   }
@@ -136,6 +153,7 @@ export function createStateHandler(opts: StateServerOptions) {
   async function listRoute(req: IncomingMessage, res: ServerResponse, query: string): Promise<Op> {
     if (req.method !== 'GET') throw new HttpError('bad_request', 'use GET /v1/state?prefix=&cursor=&limit= to list keys');
     const scope = auth.scope(req.headers);
+    declaration(scope);
     const params = new URLSearchParams(query);
     const limitText = params.get('limit');
     let limit: number | undefined;
@@ -244,6 +262,7 @@ export function createStateHandler(opts: StateServerOptions) {
         sendJson(res, 200, '{"status":"ok"}');
         return;
       } else if (path === '/readyz') {
+        if (!synced()) throw new HttpError('capability_unavailable', KEYSPACES_NOT_SYNCED);
         await opts.driver.ping();
         sendJson(res, 200, '{"status":"ready"}');
         return;

@@ -64,14 +64,14 @@ export function stateKeyProblem(key: string, what = 'key', allowEmpty = false): 
 }
 
 const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
-  bad_request: 'bad key, list `prefix` or `cursor` (control characters such as NUL, over 512 bytes, leading `#`), `If-Match`, `X-Orrery-State-TTL` or `limit`; body not JSON; wrong method; admin scope sent in headers; a value the database cannot store',
+  bad_request: 'bad key, list `prefix` or `cursor` (control characters such as NUL, over 512 bytes, leading `#`), `If-Match`, `X-Orrery-State-Version`, `X-Orrery-State-TTL` or `limit`; `If-Match`, `X-Orrery-State-Version` and a CAS `expectVersion` naming different versions; body not JSON; wrong method; admin scope sent in headers; a value the database cannot store',
   unauthorized: 'no `Authorization: Bearer`, missing scope headers; admin URL unsigned, wrong or expired',
   forbidden: 'the token does not derive for the claimed namespace/keyspace; keyspace not declared',
   not_found: 'key absent or expired; admin usage of an undeclared keyspace; unknown route',
-  version_conflict: '`If-Match` / `expectVersion` mismatch; create-only (`0`) on an existing key',
+  version_conflict: '`If-Match` / `X-Orrery-State-Version` / `expectVersion` mismatch; create-only (`0`) on an existing key; a DELETE with a precondition on a missing key',
   quota_value_bytes: "body above the keyspace's `maxValueBytes` or the `--max-body-bytes` cap",
   quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which",
-  capability_unavailable: 'the state driver (database) cannot be reached; the message is always the same, the details are in the statesvc log',
+  capability_unavailable: 'the state driver (database) cannot be reached (the message is always the same, the details are in the statesvc log); or a fresh replica has not loaded the keyspace declarations from the resource store yet (its own message says so; `/readyz` is 503 until then)',
   internal: 'a bug; the message is always the same, the details are in the statesvc log',
 };
 
@@ -159,7 +159,8 @@ const SCOPE_HEADERS: HttpParam[] = [
   { name: 'X-Orrery-State-Namespace', required: true, description: 'The namespace the token was issued for.' },
   { name: 'X-Orrery-State-Keyspace', required: true, description: 'The keyspace the token was issued for.' },
 ];
-const IF_MATCH: HttpParam = { name: 'If-Match', description: 'A version (`5` or `"5"`): write only if the key is at it; `0` = create only. 412 otherwise.' };
+const IF_MATCH: HttpParam = { name: 'If-Match', description: 'A version (`5` or `"5"`): write (or delete) only if the key is at it; `0` = create only. 412 otherwise, also when the key is missing.' };
+const VERSION_IN: HttpParam = { name: 'X-Orrery-State-Version', description: 'Same as `If-Match` (RFC-0023 lists it among the request headers); with `If-Match` or a CAS `expectVersion` it must name the same version, or 400.' };
 const TTL_IN: HttpParam = { name: 'X-Orrery-State-TTL', description: 'Seconds to live; `0` = never expires (overrides the keyspace `defaultTTL`).' };
 const VERSION_OUT: HttpParam = { name: 'X-Orrery-State-Version', description: 'The version of the value answered or written.' };
 const KEY: HttpParam = { name: 'key', required: true, description: 'Percent-encoded (`encodeURIComponent`); 1–512 UTF-8 bytes, no control characters, no leading `#`.' };
@@ -197,7 +198,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Write one key (a compare-and-swap with `If-Match`).',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, TTL_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN],
       bodyDescription: 'Any JSON value, stored as sent (surrounding whitespace trimmed); its size is its UTF-8 byte count.',
       responseHeaders: [VERSION_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
@@ -209,7 +210,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Delete one key.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN],
       responses: { 200: { description: 'Deleted.', schema: StateDeletedResponseSchema } },
       errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...ALWAYS],
     },
@@ -219,7 +220,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Compare-and-swap for clients that cannot send `If-Match`.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, TTL_IN],
+      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN],
       body: StateCasRequestSchema,
       responseHeaders: [VERSION_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
@@ -285,7 +286,7 @@ export const STATESVC_HTTP_API: HttpApi = {
     {
       method: 'GET',
       path: '/readyz',
-      purpose: 'The state driver answers.',
+      purpose: 'The state driver answers and the keyspace declarations were loaded once (with `--store-url`: its first sync).',
       auth: 'none',
       responses: { 200: { description: 'Ready.', schema: StateReadySchema } },
       errors: ['capability_unavailable'],
