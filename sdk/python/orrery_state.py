@@ -1,6 +1,8 @@
 """Orrery state client for Python functions: the statesvc HTTP API, standard library only.
 
 Reads ORRERY_STATE_URL and the token file at ORRERY_STATE_TOKEN_PATH ({namespace, keyspace, token}).
+After a 401 the token file is read again and the request sent once more (the runtime rewrites the
+file when the worker gets a new token); a second 401 is raised, like the TypeScript SDK.
 """
 import json, os, urllib.error, urllib.parse, urllib.request
 
@@ -17,19 +19,30 @@ class StateError(Exception):
 class StateClient:
     def __init__(self, url=None, token_path=None):
         self.url = (url or os.environ.get("ORRERY_STATE_URL", "")).rstrip("/")
-        with open(token_path or os.environ["ORRERY_STATE_TOKEN_PATH"]) as f:
+        self.token_path = token_path or os.environ["ORRERY_STATE_TOKEN_PATH"]
+        self._load_token()
+
+    def _load_token(self):
+        with open(self.token_path) as f:
             c = json.load(f)
         self.headers = {"Authorization": "Bearer " + c["token"], "X-Orrery-State-Namespace": c["namespace"],
                         "X-Orrery-State-Keyspace": c["keyspace"], "Content-Type": "application/json"}
 
-    def _call(self, method, path, body=_NO_BODY, headers=None):
+    def _call(self, method, path, body=_NO_BODY, headers=None, retried=False):
         data = None if body is _NO_BODY else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path, data, {**self.headers, **(headers or {})}, method=method)
         try:
             with urllib.request.urlopen(req) as res:
                 return res.status, res.headers, json.loads(res.read() or b"null")
         except urllib.error.HTTPError as e:
-            err = json.loads(e.read() or b"{}")
+            raw = e.read()
+            if e.code == 401 and not retried:
+                self._load_token()
+                return self._call(method, path, body, headers, retried=True)
+            try:
+                err = json.loads(raw or b"{}")
+            except ValueError:
+                err = {"error": raw.decode("utf-8", "replace") or str(e)}
             if e.code == 404 and method in ("GET", "DELETE") and path.startswith("/v1/state/"):
                 return 404, e.headers, None
             raise StateError(err.get("code", "internal"), e.code, err.get("error", str(e))) from None

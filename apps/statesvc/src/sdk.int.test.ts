@@ -83,4 +83,16 @@ describe('state SDKs against a live statesvc', () => {
     expect(result.out).toMatch(/Ran 2 tests/);
     expect(result.code, result.out).toBe(0);
   });
+
+  it('Python: the token file is re-read once after a 401 (sdk/python/test_token_reread.py, its own HTTP server)', { timeout: 60_000 }, async () => {
+    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('python3', ['-m', 'unittest', '-v', 'test_token_reread'], { cwd: PY_SDK_DIR, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(result.out).toMatch(/Ran 5 tests/);
+    expect(result.code, result.out).toBe(0);
+  });
 });
