@@ -17,4 +17,11 @@ describe('kpaDefaultsFromFlags', () => {
     expect(() => kpaDefaultsFromFlags({ 'autoscaler-container-concurrency-target-percentage': '0' })).toThrow(/container-concurrency-target-percentage/);
     expect(() => kpaDefaultsFromFlags({ 'autoscaler-container-concurrency-target-percentage': '101' })).toThrow(/\(0, 100\]/);
   });
+  it('--autoscaler-target-burst-capacity: ≥ 0 or -1, default 200', () => {
+    expect(kpaDefaultsFromFlags({}).targetBurstCapacity).toBe(200);
+    expect(kpaDefaultsFromFlags({ 'autoscaler-target-burst-capacity': '-1' }).targetBurstCapacity).toBe(-1);
+    expect(kpaDefaultsFromFlags({ 'autoscaler-target-burst-capacity': '0' }).targetBurstCapacity).toBe(0);
+    expect(() => kpaDefaultsFromFlags({ 'autoscaler-target-burst-capacity': '-2' })).toThrow(/or -1/);
+    expect(() => kpaDefaultsFromFlags({ 'autoscaler-target-burst-capacity': '-0.5' })).toThrow(/or -1/);
+  });
 });

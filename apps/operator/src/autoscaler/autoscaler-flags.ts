@@ -15,6 +15,7 @@ export const AUTOSCALER_FLAGS = {
   'autoscaler-scale-to-zero-grace-period': { type: 'string' },
   'autoscaler-scale-down-delay': { type: 'string' },
   'autoscaler-initial-scale': { type: 'string' },
+  'autoscaler-target-burst-capacity': { type: 'string' },
   'autoscaler-tick': { type: 'string' },
 } as const;
 
@@ -24,7 +25,7 @@ export const AUTOSCALER_USAGE = `  [--autoscaler-stable-window 60s] [--autoscale
   [--autoscaler-container-concurrency-target-default 100] [--autoscaler-rps-target-default 200]
   [--autoscaler-max-scale-up-rate 1000] [--autoscaler-max-scale-down-rate 2]
   [--autoscaler-scale-to-zero-grace-period 30s] [--autoscaler-scale-down-delay 0s]
-  [--autoscaler-initial-scale 1] [--autoscaler-tick 2s]`;
+  [--autoscaler-initial-scale 1] [--autoscaler-target-burst-capacity 200] [--autoscaler-tick 2s]`;
 
 type FlagValues = Partial<Record<keyof typeof AUTOSCALER_FLAGS, string>>;
 
@@ -40,6 +41,11 @@ export function kpaDefaultsFromFlags(v: FlagValues): KpaDefaults {
   const pct = (name: keyof FlagValues, dflt: number): number => {
     const n = num(name, dflt, 0);
     if (n <= 0 || n > 100) throw new Error(`--${name} must be a percentage in (0, 100], got ${JSON.stringify(v[name])}`);
+    return n;
+  };
+  const burst = (name: keyof FlagValues, dflt: number): number => {
+    const n = num(name, dflt, -Infinity);
+    if (n < 0 && n !== -1) throw new Error(`--${name} must be ≥ 0, or -1 (the activator always stays in the path), got ${JSON.stringify(v[name])}`);
     return n;
   };
   const dur = (name: keyof FlagValues, dflt: number, minMs: number): number => {
@@ -65,6 +71,7 @@ export function kpaDefaultsFromFlags(v: FlagValues): KpaDefaults {
     scaleToZeroGracePeriodMs: dur('autoscaler-scale-to-zero-grace-period', d.scaleToZeroGracePeriodMs, 0),
     scaleDownDelayMs: dur('autoscaler-scale-down-delay', d.scaleDownDelayMs, 0),
     initialScale: num('autoscaler-initial-scale', d.initialScale, 0),
+    targetBurstCapacity: burst('autoscaler-target-burst-capacity', d.targetBurstCapacity),
     tickMs: dur('autoscaler-tick', d.tickMs, 50),
   };
 }

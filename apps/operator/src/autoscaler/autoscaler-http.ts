@@ -39,7 +39,8 @@ export interface AutoscalerHandlerOptions {
 }
 
 /**
- * `POST /v1/autoscaler/stats` (each router replica, once a second) and
+ * `POST /v1/autoscaler/stats` (each router replica, once a second; answered with the
+ * activator's place per reported revision, `AutoscalerStatsAnswer`) and
  * `POST /v1/autoscaler/poke` (a request waits for a revision). Returns false for other paths.
  * A poke with `waitMs` is answered once the revision has a ready worker (or the wait is over),
  * with `addresses`: the router admits them at once, as it does a pool specialization's.
@@ -58,6 +59,9 @@ export function createAutoscalerHandler(autoscaler: Autoscaler, o: AutoscalerHan
         const body = StatsBody.safeParse(raw);
         if (!body.success) return bad(res, 'body must be {router, revisions: [{namespace, function, revision, averageConcurrency, requests, windowMs}]}');
         autoscaler.recordStats(body.data.router, body.data.revisions);
+        // The answer tells this router where the activator stands for each revision (AutoscalerStatsAnswer).
+        sendJson(res, 202, { ok: true, activator: autoscaler.activatorModes(body.data.revisions) });
+        return true;
       } else {
         const body = PokeBody.safeParse(raw);
         if (!body.success) return bad(res, 'body must be {namespace, function, revision, queueLength?}');

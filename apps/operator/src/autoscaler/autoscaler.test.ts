@@ -73,4 +73,21 @@ describe('Autoscaler (stats → decider → change events)', () => {
     a.poke('ns', 'f-00001', 3, 'r1');
     expect(changed).toEqual(['ns/f-00001']);
   });
+
+  it('answers a stats push with where the activator stands for each tracked revision, updated every tick without a reconcile', () => {
+    const { a, changed, advance } = setup(2);
+    // target 10 (total 10) per worker, 2 ready, burst capacity 15: 20 − 15 − panic.
+    a.desired('ns/f-00001', rev({ target: 10, targetBurstCapacity: 15 }), true);
+    advance(1000);
+    a.recordStats('r1', report(5));
+    a.tickAll();
+    const before = changed.length;
+    expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }, { namespace: 'ns', revision: 'untracked' }])).toEqual([{ namespace: 'ns', revision: 'f-00001', inPath: false, excessBurstCapacity: 0 }]);
+    advance(1000);
+    a.recordStats('r1', report(5.5));
+    a.tickAll(); // ⌊20 − 15 − 5.5⌋ = −1: back in the path; the scale (1) is unchanged
+    expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }])).toEqual([{ namespace: 'ns', revision: 'f-00001', inPath: true, excessBurstCapacity: -1 }]);
+    expect(changed.length).toBe(before);
+    expect(a.decisionOf('ns/f-00001')).toMatchObject({ desired: 1, activator: { inPath: true } });
+  });
 });

@@ -1,4 +1,4 @@
-import type { Revision, RouterRevisionStats } from '@orrery/spec';
+import type { ActivatorMode, Revision, RouterRevisionStats } from '@orrery/spec';
 import { type KpaDecision, KpaDecider } from './kpa-decider.ts';
 import { KPA_DEFAULTS, type KpaDefaults, kpaSettings } from './kpa-settings.ts';
 import { MetricWindow } from './metric-window.ts';
@@ -58,7 +58,7 @@ export class Autoscaler {
     if (!t) {
       const settings = kpaSettings(rev.spec.template.autoscaling, rev.spec.template.containerConcurrency, this.defaults);
       const decider = new KpaDecider(settings, this.now());
-      t = { decider, reachable, decision: { desired: 0, mode: 'stable', reason: '' } };
+      t = { decider, reachable, decision: { desired: 0, mode: 'stable', activator: { inPath: true, excessBurstCapacity: 0, reason: '' }, reason: '' } };
       this.tracked.set(key, t);
       t.decision = this.decide(key, t);
     }
@@ -79,6 +79,19 @@ export class Autoscaler {
   /** The last decision for a tracked revision (read-only: does not start tracking). */
   decisionOf(key: string): KpaDecision | undefined {
     return this.tracked.get(key)?.decision;
+  }
+
+  /**
+   * Where the activator stands for each reported revision the KPA scales (the answer to a
+   * router's stats push). Revisions not tracked are left out: the router keeps them in the path.
+   */
+  activatorModes(revisions: ReadonlyArray<Pick<RevisionStatsReport, 'namespace' | 'revision'>>): ActivatorMode[] {
+    const out: ActivatorMode[] = [];
+    for (const r of revisions) {
+      const t = this.tracked.get(`${r.namespace}/${r.revision}`);
+      if (t) out.push({ namespace: r.namespace, revision: r.revision, inPath: t.decision.activator.inPath, excessBurstCapacity: t.decision.activator.excessBurstCapacity });
+    }
+    return out;
   }
 
   /** One router replica's report (`POST /v1/autoscaler/stats`). */
@@ -119,6 +132,10 @@ export class Autoscaler {
     if (next.desired !== before.desired || next.mode !== before.mode) {
       t.decision = next;
       this.o.onChange(key);
+    } else if (next.activator.inPath !== before.activator.inPath || next.activator.excessBurstCapacity !== before.activator.excessBurstCapacity) {
+      // The routers read the activator's place every push: no reconcile for it, and the status
+      // line keeps the decision that last changed the scale.
+      t.decision = { ...before, activator: next.activator };
     }
   }
 

@@ -165,6 +165,47 @@ describe('KpaDecider', () => {
   });
 });
 
+describe('KpaDecider: where the activator stands (targetBurstCapacity)', () => {
+  // containerConcurrency 10 → total 10 per worker (metric-target.ts).
+  const T = (targetBurstCapacity?: number): KpaSettings => ({ ...kpaSettings({ targetBurstCapacity }, 10), initialScale: 0 });
+
+  it('default 200: in the path until the ready workers have 200 to spare over the panic load', () => {
+    const d = new KpaDecider(T(), 0);
+    expect(d.settings.targetBurstCapacity).toBe(200);
+    // 5 ready × 10 − 200 − 20 = −170
+    expect(d.decide(obs(1000, 20, 20, 5)).activator).toEqual(expect.objectContaining({ inPath: true, excessBurstCapacity: -170 }));
+    // 30 ready × 10 − 200 − 20 = 80
+    expect(d.decide(obs(3000, 20, 20, 30)).activator).toEqual(expect.objectContaining({ inPath: false, excessBurstCapacity: 80 }));
+  });
+
+  it('positive: leaves the path when capacity is enough and comes back when a burst eats it', () => {
+    const d = new KpaDecider(T(15), 0);
+    const enough = d.decide(obs(1000, 5, 5, 2)); // 20 − 15 − 5 = 0
+    expect(enough.activator.inPath).toBe(false);
+    expect(enough.reason).toMatch(/activator out of the path: excess burst capacity ⌊2 × 10 − 15 − 5⌋ = 0 ≥ 0$/);
+    const burst = d.decide(obs(3000, 5, 8, 2)); // 20 − 15 − 8 = −3
+    expect(burst.activator).toEqual(expect.objectContaining({ inPath: true, excessBurstCapacity: -3 }));
+    expect(burst.reason).toMatch(/activator in the path/);
+  });
+
+  it('0: only at scale zero', () => {
+    const d = new KpaDecider(T(0), 0);
+    expect(d.decide(obs(1000, 0, 0, 0))).toMatchObject({ desired: 0, activator: { inPath: true, excessBurstCapacity: 0 } });
+    expect(d.decide(obs(3000, 500, 500, 1))).toMatchObject({ activator: { inPath: false, excessBurstCapacity: 0 } });
+  });
+
+  it('-1: always, however many workers are ready', () => {
+    const d = new KpaDecider(T(-1), 0);
+    expect(d.decide(obs(1000, 1, 1, 100)).activator).toEqual(expect.objectContaining({ inPath: true, excessBurstCapacity: -1 }));
+    expect(d.decide(obs(3000, 0, 0, 0)).activator.inPath).toBe(true);
+  });
+
+  it('counts the wanted scale after bounds: min scale keeps it out of the path while idle', () => {
+    const d = new KpaDecider({ ...T(0), minScale: 1 }, 0);
+    expect(d.decide(obs(1000, 0, 0, 1))).toMatchObject({ desired: 1, activator: { inPath: false } });
+  });
+});
+
 describe('MetricWindow', () => {
   it('sums sources per second and averages over the window; missing seconds are zero', () => {
     const w = new MetricWindow(60_000);

@@ -1,3 +1,4 @@
+import { type ActivatorDecision, activatorDecision } from './burst-capacity.ts';
 import type { KpaSettings } from './kpa-settings.ts';
 
 export interface KpaObservation {
@@ -15,7 +16,9 @@ export interface KpaObservation {
 export interface KpaDecision {
   desired: number;
   mode: 'stable' | 'panic';
-  /** One line a human can read in Revision status. */
+  /** Whether the router's queue stays in the request path (targetBurstCapacity, burst-capacity.ts). */
+  activator: ActivatorDecision;
+  /** One line a human can read in Revision status (the activator's reason included). */
   reason: string;
 }
 
@@ -117,7 +120,9 @@ export class KpaDecider {
     } else if (desired > 0) this.zeroWantedSinceMs = undefined;
 
     this.last = desired;
-    return { desired, mode: this.panicSinceMs !== undefined ? 'panic' : 'stable', reason: why };
+    // Spare capacity over the panic window decides where the activator stands (knative's EBC).
+    const activator = activatorDecision(desired, { ready: o.ready, total: s.total, targetBurstCapacity: s.targetBurstCapacity, panic: o.panic });
+    return { desired, mode: this.panicSinceMs !== undefined ? 'panic' : 'stable', activator, reason: `${why}; ${activator.reason}` };
   }
 }
 

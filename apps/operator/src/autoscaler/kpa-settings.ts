@@ -18,6 +18,8 @@ export interface KpaDefaults {
   scaleToZeroGracePeriodMs: number;
   scaleDownDelayMs: number;
   initialScale: number;
+  /** Spare capacity kept before the activator leaves the path; -1 = always in the path (burst-capacity.ts). */
+  targetBurstCapacity: number;
   tickMs: number;
 }
 
@@ -34,6 +36,8 @@ export const KPA_DEFAULTS: KpaDefaults = {
   scaleToZeroGracePeriodMs: 30_000,
   scaleDownDelayMs: 0,
   initialScale: 1,
+  // The seed's default (knative's config-autoscaler ships 211 today; its docs say 200).
+  targetBurstCapacity: 200,
   tickMs: 2_000,
 };
 
@@ -57,6 +61,8 @@ export interface KpaSettings {
   activationScale: number;
   scaleDownDelayMs: number;
   scaleToZeroGracePeriodMs: number;
+  /** ≥ 0, or -1 (the activator always stays in the path). */
+  targetBurstCapacity: number;
 }
 
 /**
@@ -84,5 +90,6 @@ export function kpaSettings(a: Partial<Autoscaling>, containerConcurrency: numbe
     activationScale: a.activationScale ?? 1,
     scaleDownDelayMs: a.scaleDownDelay !== undefined ? parseDurationMs(a.scaleDownDelay) : d.scaleDownDelayMs,
     scaleToZeroGracePeriodMs: d.scaleToZeroGracePeriodMs,
+    targetBurstCapacity: a.targetBurstCapacity ?? d.targetBurstCapacity,
   };
 }

@@ -8,7 +8,7 @@ const fn = { metadata: { namespace: 'ns', name: 'f' } } as unknown as OrreryFunc
 function setup(o: { decided: number; running: number; executor?: string }) {
   const scaled: Array<{ desired: number; token?: string }> = [];
   const scaleUpNow = createScaleUpNow({
-    autoscaler: { decisionOf: () => ({ desired: o.decided, mode: 'stable', reason: '' }) },
+    autoscaler: { decisionOf: () => ({ desired: o.decided, mode: 'stable', activator: { inPath: false, excessBurstCapacity: 0, reason: '' }, reason: '' }) },
     backend: {
       observe: () => ({ desired: o.running, actual: o.running, ready: o.running, restarts: 0 }),
       scale: async (_r, desired, creds) => void scaled.push({ desired, token: creds?.token }),

@@ -29,3 +29,26 @@ export const RouterFunctionStatsSchema = z.object({
   stickyHitRatio: z.number().min(0).max(1).optional(),
 });
 export type RouterFunctionStats = z.infer<typeof RouterFunctionStatsSchema>;
+
+/**
+ * Per revision, whether the activator stays in the request path (knative's SKS proxy/serve
+ * mode), as the KPA decided from the excess burst capacity. The autoscaler's answer to each
+ * router's stats push carries one entry per revision it scales; a router treats a revision it
+ * has no fresh entry for as "in the path".
+ */
+export const ActivatorModeSchema = z.object({
+  namespace: z.string(),
+  revision: z.string(),
+  /** true: requests that no worker can admit within containerConcurrency wait in the router's queue; false: they go straight to a worker. */
+  inPath: z.boolean(),
+  /** ⌊ready × total − targetBurstCapacity − panic concurrency⌋; −1 with targetBurstCapacity −1, 0 with 0. */
+  excessBurstCapacity: z.number(),
+});
+export type ActivatorMode = z.infer<typeof ActivatorModeSchema>;
+
+/** `202` answer of `POST /v1/autoscaler/stats`. */
+export const AutoscalerStatsAnswerSchema = z.object({
+  ok: z.literal(true),
+  activator: z.array(ActivatorModeSchema).default([]),
+});
+export type AutoscalerStatsAnswer = z.infer<typeof AutoscalerStatsAnswerSchema>;
