@@ -6,13 +6,14 @@ export interface RegistryMetrics {
   duration: Histogram<'route'>;
   watchers: Gauge;
   indexInstances: Gauge;
+  expiredInstances: Gauge;
   indexRevision: Gauge;
   barrierReads: Gauge;
   sweeperRemoved: Gauge;
   indexResyncs: Counter;
 }
 
-export function createMetrics(sample: { instances: () => number; revision: () => number; barrierReads: () => number; swept: () => number }): RegistryMetrics {
+export function createMetrics(sample: { instances: () => number; expired: () => number; revision: () => number; barrierReads: () => number; swept: () => number }): RegistryMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'orrery_registry_process_' });
   return {
@@ -27,6 +28,14 @@ export function createMetrics(sample: { instances: () => number; revision: () =>
     }),
     watchers: new Gauge({ name: 'orrery_registry_watchers', help: 'Open watch streams (public and replication)', registers: [registry] }),
     indexInstances: new Gauge({ name: 'orrery_registry_instances', help: 'Instances in the in-memory index', registers: [registry], collect() { this.set(sample.instances()); } }),
+    expiredInstances: new Gauge({
+      name: 'orrery_registry_expired_instances',
+      help: 'Instances whose TTL passed without renewal: hidden from answers, waiting for etcd or the sweep to remove them',
+      registers: [registry],
+      collect() {
+        this.set(sample.expired());
+      },
+    }),
     indexRevision: new Gauge({ name: 'orrery_registry_index_revision', help: 'etcd revision applied by the in-memory index', registers: [registry], collect() { this.set(sample.revision()); } }),
     barrierReads: new Gauge({ name: 'orrery_registry_barrier_reads', help: 'Linearizable etcd reads issued for read barriers (shared between concurrent queries)', registers: [registry], collect() { this.set(sample.barrierReads()); } }),
     sweeperRemoved: new Gauge({ name: 'orrery_registry_sweeper_removed', help: 'Records without a live lease removed by the cleanup sweep', registers: [registry], collect() { this.set(sample.swept()); } }),

@@ -57,6 +57,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   const admin = new ClusterAdmin(() => config.etcdEndpoints, config.requestTimeoutMs);
   const metrics = createMetrics({
     instances: () => index.size(),
+    expired: () => index.expiredCount(),
     revision: () => index.revision,
     barrierReads: () => index.revisions.reads,
     swept: () => sweeper.removed,

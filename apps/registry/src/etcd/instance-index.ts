@@ -1,13 +1,26 @@
 import type { Etcd3, IKeyValue, IWatchResponse, Watcher } from 'etcd3';
 import type { Instance, InstanceRecord } from '../model/instance.ts';
+import { expiresAt } from '../model/heartbeat-age.ts';
+import { ExpirySchedule } from '../model/expiry-schedule.ts';
 import { compareInstances, matchesFilter, serviceSelected, type InstanceFilter } from '../query/filter.ts';
 import type { KeyLayout } from './keys.ts';
 import { RevisionBarrier } from './revision-barrier.ts';
 
-/** One applied change, in etcd revision order. `prev` is what the index held before. */
+/**
+ * One applied change, in etcd revision order. `prev` is what the index held before.
+ * `hidden` / `prevHidden`: the instance (before) is past its TTL without renewal, so answers
+ * skip it (heartbeat-age.ts). An `expire` change is no etcd event: the index saw an instance's
+ * TTL pass without renewal; `revision` is the index's revision at that moment.
+ */
 export type IndexChange =
-  | { type: 'put'; revision: number; key: string; instance: Instance; prev?: Instance }
-  | { type: 'delete'; revision: number; key: string; prev: Instance };
+  | { type: 'put'; revision: number; key: string; instance: Instance; prev?: Instance; hidden: boolean; prevHidden: boolean }
+  | { type: 'delete'; revision: number; key: string; prev: Instance; prevHidden: boolean }
+  | { type: 'expire'; revision: number; key: string; prev: Instance };
+
+/** Whether answers include instances whose TTL passed without renewal (`includeExpired=true`). */
+export interface SelectOptions {
+  includeExpired?: boolean;
+}
 
 export type ChangeListener = (change: IndexChange) => void;
 
@@ -50,6 +63,11 @@ export class InstanceIndex {
   /** `namespace\0service\0labelKey\0value` → instance keys: equality selectors read O(matches). */
   private readonly byLabel = new Map<string, Set<string>>();
   private readonly listeners = new Set<ChangeListener>();
+  /** Keys of instances past their TTL without renewal → the index revision when they expired. */
+  private readonly expired = new Map<string, number>();
+  private readonly expiry = new ExpirySchedule();
+  private expiryTimer?: NodeJS.Timeout;
+  private expiryTimerAt = Number.POSITIVE_INFINITY;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
   private watcher?: Watcher;
   private closed = false;
@@ -71,6 +89,8 @@ export class InstanceIndex {
     private readonly newWatchClient: () => Etcd3 | Promise<Etcd3> = () => client,
     /** How long a barrier waits for the watch before suspecting the stream is stuck. */
     private readonly stallMs = 1500,
+    /** The clock the TTL rule reads (tests move it). */
+    private readonly now: () => number = Date.now,
   ) {
     this.revisions = new RevisionBarrier(client, keys.barrierKey);
   }
@@ -107,11 +127,11 @@ export class InstanceIndex {
     }
     // Diff against what we had, so watch subscribers see a consistent stream after a resync.
     for (const [key, prev] of [...this.entries]) {
-      if (!fresh.has(key)) this.apply({ type: 'delete', revision: headerRevision, key, prev });
+      if (!fresh.has(key)) this.applyDelete(headerRevision, key, prev);
     }
     for (const [key, inst] of fresh) {
       const prev = this.entries.get(key);
-      if (!prev || prev.revision !== inst.revision) this.apply({ type: 'put', revision: headerRevision, key, instance: inst, prev });
+      if (!prev || prev.revision !== inst.revision) this.applyPut(headerRevision, key, inst, prev);
     }
     this.advance(headerRevision);
     return headerRevision;
@@ -147,9 +167,9 @@ export class InstanceIndex {
       const prev = this.entries.get(key);
       if (ev.type === 'Put') {
         const inst = decodeInstance(ev.kv);
-        if (inst) this.apply({ type: 'put', revision, key, instance: inst, prev });
+        if (inst) this.applyPut(revision, key, inst, prev);
       } else if (prev) {
-        this.apply({ type: 'delete', revision, key, prev });
+        this.applyDelete(revision, key, prev);
       }
     }
     // An event-less response is a progress notification, sent only to a synced watcher: every
@@ -199,7 +219,29 @@ export class InstanceIndex {
     }
   }
 
+  private applyPut(revision: number, key: string, instance: Instance, prev: Instance | undefined): void {
+    const prevHidden = this.expired.has(key);
+    this.expired.delete(key);
+    // A record that arrives already past its TTL (a resync, a stale re-put) is hidden at once.
+    const at = expiresAt(instance);
+    const hidden = at !== undefined && this.now() > at;
+    if (hidden) this.expired.set(key, revision);
+    else if (at !== undefined) this.scheduleExpiry(key, at);
+    else this.expiry.cancel(key);
+    this.apply({ type: 'put', revision, key, instance, prev, hidden, prevHidden });
+  }
+
+  private applyDelete(revision: number, key: string, prev: Instance): void {
+    const prevHidden = this.expired.delete(key);
+    this.expiry.cancel(key);
+    this.apply({ type: 'delete', revision, key, prev, prevHidden });
+  }
+
   private apply(change: IndexChange): void {
+    if (change.type === 'expire') {
+      for (const l of this.listeners) l(change);
+      return;
+    }
     this.indexLabels(this.entries.get(change.key), change.key, false);
     if (change.type === 'put') this.indexLabels(change.instance, change.key, true);
     if (change.type === 'put') {
@@ -216,6 +258,62 @@ export class InstanceIndex {
       }
     }
     for (const l of this.listeners) l(change);
+  }
+
+  private scheduleExpiry(key: string, at: number): void {
+    this.expiry.schedule(key, at);
+    this.armExpiryTimer();
+  }
+
+  /** One timer for the earliest expiry; it hides what came due and sets itself for the next. */
+  private armExpiryTimer(): void {
+    if (this.closed) return;
+    const next = this.expiry.nextAt();
+    if (next === undefined || next >= this.expiryTimerAt) return;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimerAt = next;
+    this.expiryTimer = setTimeout(() => {
+      this.expiryTimer = undefined;
+      this.expiryTimerAt = Number.POSITIVE_INFINITY;
+      this.expireDue();
+      this.armExpiryTimer();
+    }, Math.max(0, next - this.now()) + 1);
+    this.expiryTimer.unref();
+  }
+
+  /**
+   * Hides every instance whose TTL passed without renewal by now, telling subscribers (an
+   * `expire` change each). Answers call it first, so what they skip never depends on the timer's
+   * punctuality. A renewal since the instance was scheduled moved its expiry: it is scheduled again.
+   */
+  expireDue(): void {
+    const now = this.now();
+    for (const key of this.expiry.due(now)) {
+      const inst = this.entries.get(key);
+      if (!inst || this.expired.has(key)) continue;
+      const at = expiresAt(inst);
+      if (at === undefined) continue;
+      if (at >= now) {
+        this.expiry.schedule(key, at);
+        continue;
+      }
+      this.expired.set(key, this.revision);
+      this.apply({ type: 'expire', revision: this.revision, key, prev: inst });
+    }
+    this.armExpiryTimer();
+  }
+
+  /** Instances currently hidden by the TTL rule (metrics). */
+  expiredCount(): number {
+    return this.expired.size;
+  }
+
+  /** Hidden instances (key, instance, the index revision when they expired), for a resumed watch. */
+  *expiredInstances(): IterableIterator<{ key: string; instance: Instance; expiredAt: number }> {
+    for (const [key, expiredAt] of this.expired) {
+      const instance = this.entries.get(key);
+      if (instance) yield { key, instance, expiredAt };
+    }
   }
 
   private treeFor(namespace: string, service: string, create: boolean): Map<string, Instance> | undefined {
@@ -309,21 +407,25 @@ export class InstanceIndex {
     return this.entries.get(key);
   }
 
-  /** Instances matching the filter, sorted, cut at `limit`. No I/O: call `barrier()` first. */
-  select(filter: InstanceFilter): Instance[] {
+  /**
+   * Instances matching the filter, sorted, cut at `limit` — without those whose TTL passed
+   * without renewal unless `includeExpired`. No I/O: call `barrier()` first.
+   */
+  select(filter: InstanceFilter, options: SelectOptions = {}): Instance[] {
+    this.expireDue();
     const ns = this.tree.get(filter.namespace);
     if (!ns) return [];
     const out: Instance[] = [];
-    const consider = (inst: Instance | undefined): void => {
-      if (inst && matchesFilter(filter, inst)) out.push(inst);
+    const consider = (key: string, inst: Instance | undefined): void => {
+      if (inst && (options.includeExpired || !this.expired.has(key)) && matchesFilter(filter, inst)) out.push(inst);
     };
     const exactOnly = filter.services.length > 0 && filter.prefixes.length === 0;
     const narrowed = exactOnly ? this.labelCandidates(filter) : undefined;
     if (narrowed) {
-      for (const key of narrowed) consider(this.entries.get(key));
+      for (const key of narrowed) consider(key, this.entries.get(key));
     } else {
       for (const [service, m] of ns) {
-        if (exactOnly ? filter.services.includes(service) : serviceSelected(filter, service)) for (const inst of m.values()) consider(inst);
+        if (exactOnly ? filter.services.includes(service) : serviceSelected(filter, service)) for (const [key, inst] of m) consider(key, inst);
       }
     }
     out.sort(compareInstances);
@@ -363,6 +465,8 @@ export class InstanceIndex {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiry.clear();
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
     await this.watcher?.cancel().catch(() => undefined);

@@ -123,7 +123,7 @@ describe('InstanceWriter.heartbeat', () => {
     }
   });
 
-  it('rewrites the heartbeat stamp once it is older than TTL/2, and not on every heartbeat', async () => {
+  it('rewrites the heartbeat stamp once it is older than the stamp resolution (500 ms), not on every heartbeat', async () => {
     const plain = new KeepAliveChannel(client, 4000);
     const writer = new InstanceWriter(client, keys, plain);
     const id = { namespace: 'hb', service: 'company.test.order.order-center.api', instanceId: 'stamp' };

@@ -64,10 +64,11 @@ export class InstanceWriter {
   }
 
   /**
-   * Linearizable read of the instance, then a keep-alive on its lease. A changed TTL cannot be
-   * applied to an existing etcd lease, so it moves the record to a fresh lease (that is a real
-   * change and produces an upsert); a plain heartbeat emits nothing and writes nothing except,
-   * at most every TTL/2, the record's heartbeat stamp (see heartbeat-age.ts).
+   * Linearizable read of the instance, then a keep-alive on its lease, then the record's
+   * heartbeat stamp (the seed's heartbeat commits an update; see heartbeat-age.ts — skipped when
+   * the stamp is younger than half a second). A changed TTL cannot be applied to an existing
+   * etcd lease, so it moves the record to a fresh lease (that is a real change and produces an
+   * upsert); a plain heartbeat emits nothing to watchers.
    *
    * A keep-alive that finds the lease gone does not by itself mean the instance is gone: a
    * re-registration between the read and the keep-alive moves the record to a new lease and
@@ -106,26 +107,24 @@ export class InstanceWriter {
   }
 
   /**
-   * Refreshes the heartbeat stamp when it is due (at most every TTL/2), on the same lease and
-   * only if the record did not change since it was read. Best effort: a stamp that fails now is
-   * written by the next heartbeat, so the heartbeat itself still succeeds.
+   * Writes the heartbeat stamp (unless it is younger than the stamp resolution), on the same
+   * lease and only if the record did not change since it was read — a record that changed
+   * meanwhile was re-registered, moved or stamped by a concurrent heartbeat, each of which wrote
+   * a fresh stamp. Answers judge the TTL by this stamp, so a stamp that etcd did not take fails
+   * the heartbeat (the worker retries; the keep-alive it already sent is harmless).
    */
   private async stampIfDue(key: Buffer, modRevision: string, lease: string, instance: Instance): Promise<Instance> {
     const now = Date.now();
     if (!stampDue(instance, now)) return instance;
     const rec: InstanceRecord = { ...stripInstance(instance), lastHeartbeatAt: now };
-    try {
-      const txn = await this.writes.run((c) =>
-        c.kv.txn({
-          compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
-          success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease } }],
-          failure: [],
-        }),
-      );
-      return txn.succeeded ? { ...instance, lastHeartbeatAt: now, revision: Number(txn.header.revision) } : instance;
-    } catch {
-      return instance;
-    }
+    const txn = await this.writes.run((c) =>
+      c.kv.txn({
+        compare: [{ key, target: 'Mod', result: 'Equal', mod_revision: modRevision }],
+        success: [{ request_put: { key, value: Buffer.from(JSON.stringify(rec)), lease } }],
+        failure: [],
+      }),
+    );
+    return txn.succeeded ? { ...instance, lastHeartbeatAt: now, revision: Number(txn.header.revision) } : instance;
   }
 
   /** Puts the record on a fresh lease with the new TTL if it is still at `modRevision`. */

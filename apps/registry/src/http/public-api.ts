@@ -11,6 +11,7 @@ import type {
 } from '@orrery/spec';
 import { parseIdentity, parseLeaseTtl, parseRegistration } from '../model/instance.ts';
 import { parseFilter, parseWatchOptions } from '../query/filter.ts';
+import { parseAnswerOptions } from '../query/answer-options.ts';
 import { IndexTimeoutError, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { InstanceWriter } from '../etcd/instance-writer.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
@@ -172,8 +173,9 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
     }
     case 'instances': {
       const filter = must(parseFilter(url.searchParams));
+      const answer = must(parseAnswerOptions(url.searchParams));
       const revision = await deps.index.barrier();
-      const instances = deps.index.select(filter);
+      const instances = deps.index.select(filter, answer);
       sendOk(res, requestId, { revision, instances } satisfies RegistryInstancesData);
       return;
     }
@@ -187,6 +189,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const lastEventId = req.headers['last-event-id'];
       if (!params.has('sinceRevision') && typeof lastEventId === 'string' && /^\d+$/.test(lastEventId)) params.set('sinceRevision', lastEventId);
       const opts = must(parseWatchOptions(params));
+      const answer = must(parseAnswerOptions(params));
       const slot = deps.watches.acquire(clientKey(req.socket.remoteAddress));
       if (!slot.ok) {
         res.setHeader('retry-after', String(slot.retryAfterSeconds));
@@ -213,6 +216,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
         },
         filter,
         opts,
+        answer,
         (code, message) => {
           throw new ApiError(code, message);
         },
@@ -225,6 +229,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const scope = params.get('scope') ?? 'local';
       if (scope !== 'local' && scope !== 'merged') throw new ApiError('bad_request', `scope must be local or merged, got "${scope}"`);
       const includeSelf = params.get('includeSelf') === 'true';
+      const answer = must(parseAnswerOptions(params));
       const endpoint = params.get('endpoint') || 'metrics';
       const filterParams = new URLSearchParams(params);
       filterParams.delete('endpoint');
@@ -234,14 +239,14 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       let groups: RegistryTargetGroup[];
       if (namespace) {
         const filter = must(parseFilter(filterParams));
-        groups = targetGroups(deps.index.select(filter), filter, endpoint, deps.sd(), includeSelf);
+        groups = targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), includeSelf);
       } else {
         const namespaces = new Set([...deps.index.all()].map(([, i]) => i.namespace));
         groups = [];
         for (const ns of [...namespaces].sort()) {
           filterParams.set('namespace', ns);
           const filter = must(parseFilter(filterParams));
-          groups.push(...targetGroups(deps.index.select(filter), filter, endpoint, deps.sd(), false));
+          groups.push(...targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), false));
         }
         if (includeSelf) groups.push(...targetGroups([], { namespace: '', services: [], prefixes: [], requirements: [] }, endpoint, deps.sd(), true));
       }

@@ -1,20 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Etcd3, IWatchResponse, Watcher } from 'etcd3';
-import type { RegistryWatchEvent } from '@orrery/spec';
 import type { Instance } from '../model/instance.ts';
-import { onlyStampChanged } from '../model/heartbeat-age.ts';
 import { matchesFilter, type InstanceFilter, type WatchOptions } from '../query/filter.ts';
 import { decodeInstance, type IndexChange, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
+import { eventForChange, eventForIndexChange, formatEvent, type WatchEvent } from './change-events.ts';
 import { decideStart } from './watch-start.ts';
+
+export { eventForChange, formatEvent, type WatchEvent } from './change-events.ts';
 
 export const KEEPALIVE_MS = 15_000;
 /** A watcher this far behind (bytes queued in the socket) is cut off instead of buffering forever. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 const ALL_KEYS = Buffer.from([0]);
-
-/** snapshot / upsert / delete: the event data line, as defined in @orrery/spec. */
-export type WatchEvent = RegistryWatchEvent;
 
 export interface WatchDeps {
   index: InstanceIndex;
@@ -28,29 +26,21 @@ export interface WatchDeps {
   onFailure?: (detail: string) => void;
 }
 
-/** One SSE frame: the event name, the revision as the SSE id (so Last-Event-ID resumes), JSON data. */
-export function formatEvent(ev: WatchEvent): string {
-  return `event: ${ev.type}\nid: ${ev.revision}\ndata: ${JSON.stringify(ev)}\n\n`;
-}
-
-/**
- * Maps one change to what a watcher with `filter` must see: an upsert when the instance matches
- * now, a delete when it matched before and no longer does (or is gone), nothing otherwise —
- * nor for a refreshed heartbeat stamp, which changes no registration field.
- */
-export function eventForChange(filter: InstanceFilter, revision: number, now: Instance | undefined, prev: Instance | undefined): WatchEvent | undefined {
-  if (now && prev && onlyStampChanged(prev, now)) return undefined;
-  const nowMatches = now !== undefined && matchesFilter(filter, now);
-  if (nowMatches) return { type: 'upsert', revision, instance: now };
-  const prevMatches = prev !== undefined && matchesFilter(filter, prev);
-  if (prevMatches) return { type: 'delete', revision, instance: { ...prev, revision } };
-  return undefined;
+/** What a stream shows beyond the filter: instances past their TTL only with includeExpired=true. */
+export interface StreamOptions {
+  includeExpired: boolean;
 }
 
 /**
  * Serves one watch stream. Consistent hand-over: after the linearizable barrier the snapshot (or
  * the replay target) and the live subscription are taken in the same tick, so no change falls
  * between them and none is sent twice.
+ *
+ * Instances whose TTL passes without renewal leave the stream (a `delete`) when the index sees
+ * it, before etcd removes the record. Those expirations are not etcd events, so a replay from
+ * etcd's history cannot carry them: a resumed stream sends, after the replay, a `delete` for
+ * every matching instance that expired at or after `sinceRevision` and is still in etcd (a
+ * client that had already seen such a delete at exactly that revision sees it twice).
  */
 export async function serveWatch(
   req: IncomingMessage,
@@ -58,6 +48,7 @@ export async function serveWatch(
   deps: WatchDeps,
   filter: InstanceFilter,
   opts: WatchOptions,
+  stream: StreamOptions,
   sendError: (code: 'revision_expired' | 'read_failed', message: string) => void,
 ): Promise<void> {
   const current = await deps.index.barrier();
@@ -70,7 +61,9 @@ export async function serveWatch(
 
   // From here on, changes are either covered by the snapshot/replay (≤ mark) or delivered live.
   const mark = deps.index.revision;
-  const snapshot = start.kind === 'snapshot' ? deps.index.select({ ...filter, limit: undefined }) : undefined;
+  const snapshot = start.kind === 'snapshot' ? deps.index.select({ ...filter, limit: undefined }, stream) : undefined;
+  if (start.kind !== 'snapshot') deps.index.expireDue();
+  const expiredSince = start.kind === 'replay' && !stream.includeExpired ? expiredDeletes(deps.index, filter, start.since, mark) : [];
   let live: WatchEvent[] | undefined = start.kind === 'replay' ? [] : undefined;
   let closed = false;
   let history: Watcher | undefined;
@@ -81,8 +74,10 @@ export async function serveWatch(
     if (res.writableLength > MAX_BUFFERED_BYTES) finish();
   };
   const unsubscribe = deps.index.subscribe((change: IndexChange) => {
-    if (change.revision <= mark) return;
-    const ev = change.type === 'put' ? eventForChange(filter, change.revision, change.instance, change.prev) : eventForChange(filter, change.revision, undefined, change.prev);
+    // etcd changes up to the mark are in the snapshot or the replay; an expiration is news
+    // whatever the revision it carries (the snapshot was taken after the ones before it).
+    if (change.type !== 'expire' && change.revision <= mark) return;
+    const ev = eventForIndexChange(filter, change, stream.includeExpired);
     if (!ev) return;
     if (live) live.push(ev);
     else write(ev);
@@ -118,6 +113,7 @@ export async function serveWatch(
         const replayed = await replayHistory(deps, filter, start.since, mark, (w) => (history = w));
         for (const ev of replayed) write(ev);
       }
+      for (const ev of expiredSince) write(ev);
     } catch (err) {
       deps.onFailure?.((err as Error).message);
       const message = `replaying etcd history after revision ${start.since} failed; reconnect with sinceRevision=${start.since} (or without it for a fresh snapshot)`;
@@ -129,6 +125,19 @@ export async function serveWatch(
     live = undefined;
     for (const ev of pending) write(ev);
   }
+}
+
+/**
+ * Deletes for the matching instances that expired (TTL passed without renewal) at or after
+ * `since` and are still in etcd: what a replay of etcd's history cannot tell a resumed watcher.
+ */
+function expiredDeletes(index: InstanceIndex, filter: InstanceFilter, since: number, mark: number): WatchEvent[] {
+  const out: WatchEvent[] = [];
+  for (const { instance, expiredAt } of index.expiredInstances()) {
+    if (expiredAt < since || !matchesFilter(filter, instance)) continue;
+    out.push({ type: 'delete', revision: mark, instance: { ...instance, revision: mark } });
+  }
+  return out;
 }
 
 /** True when etcd no longer has revision `rev` (compacted). Probes with a one-key read at that revision. */
