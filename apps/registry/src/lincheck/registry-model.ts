@@ -1,4 +1,4 @@
-import type { Model, Operation } from './wgl.ts';
+import type { Model } from './wgl.ts';
 
 /**
  * The registry as a sequential object for the checker: a map instanceId → value (the value
@@ -60,20 +60,5 @@ export const registryModel: Model<RegistryState, RegistryInput, RegistryOutput> 
   },
 };
 
-/**
- * Prepares a recorded history: failed reads are dropped (they changed nothing), failed writes
- * become "unknown" and may take effect any time after their call, so their return is moved to
- * infinity (as porcupine does).
- */
-export function prepareHistory(ops: Array<Operation<RegistryInput, RegistryOutput>>): Array<Operation<RegistryInput, RegistryOutput>> {
-  const out: Array<Operation<RegistryInput, RegistryOutput>> = [];
-  for (const op of ops) {
-    if (op.output.kind !== 'unknown') {
-      out.push(op);
-      continue;
-    }
-    if (op.input.kind === 'query' || op.input.kind === 'heartbeat') continue;
-    out.push({ ...op, ret: Number.POSITIVE_INFINITY });
-  }
-  return out;
-}
+/** Failed reads dropped, failed writes maybe-applied: see prepare-history.ts (shared with the candidate-set model). */
+export { prepareHistory } from './prepare-history.ts';
