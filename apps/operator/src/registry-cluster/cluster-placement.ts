@@ -31,9 +31,11 @@ export interface RegistryMembers {
   forget(name: string): Promise<void>;
   /** The operator stops: local members stop with it; Kubernetes pods keep running. */
   stopAll(): Promise<void>;
-  /** Test hooks of the local backend: a crash, and a machine gone for good. */
+  /** Test hooks of the local backend: a crash, a machine gone for good, a process paused (SIGSTOP) and resumed. */
   kill?(name: string): Promise<void>;
   fail?(name: string): Promise<void>;
+  pause?(name: string): void;
+  resume?(name: string): void;
 }
 
 /** The registry API of one cluster, following the voters. */

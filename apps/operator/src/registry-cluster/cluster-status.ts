@@ -2,7 +2,7 @@
  * RegistryCluster status from one observation and the step taken: the member table, the leader,
  * and conditions Available / Progressing / Degraded whose messages say what is going on.
  */
-import type { Condition, RegistryCluster, RegistryMember } from '@orrery/spec';
+import type { Condition, LearnerObservation, RegistryCluster, RegistryMember } from '@orrery/spec';
 import { setCondition } from '../reconcile/conditions.ts';
 import { quorumOf, type MembershipStep } from './plan-membership.ts';
 
@@ -20,6 +20,8 @@ export interface StatusInput {
   lastRequest?: Status['lastRequest'];
   handledRequests?: string[];
   manualMembers?: string[];
+  /** The learner in the last polls (oldest first), for the promotion rule; absent without a learner. */
+  learnerObservations?: LearnerObservation[];
   requestProblems: string[];
   now: Date;
 }
@@ -83,6 +85,7 @@ export function buildClusterStatus(i: StatusInput): Status {
     lastRequest: i.lastRequest,
     handledRequests: i.handledRequests,
     ...(i.manualMembers?.length ? { manualMembers: i.manualMembers } : {}),
+    ...(i.learnerObservations?.length ? { learnerObservations: i.learnerObservations } : {}),
   };
 }
 

@@ -122,6 +122,18 @@ export class LocalMembers implements RegistryMembers {
     await exited;
   }
 
+  /** SIGSTOP: the process stays (the operator does not restart it) but answers nothing. */
+  pause(name: string): void {
+    const child = this.members.get(name)?.process;
+    if (running(child)) child!.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after `pause`. */
+  resume(name: string): void {
+    const child = this.members.get(name)?.process;
+    if (running(child)) child!.kill('SIGCONT');
+  }
+
   /** After etcd removed the member: stop it and delete its data so it can never rejoin as a voter. */
   async forget(name: string): Promise<void> {
     const m = this.members.get(name);

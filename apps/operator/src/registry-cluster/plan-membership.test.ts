@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { catchUpPercent, caughtUp, planMembership, quorumOf, removalKeepsQuorum, type ObservedMember, type PlanInput } from './plan-membership.ts';
+import { learnerPromotion, observationBlocker, type LearnerObservation } from '@orrery/spec';
+import { learnerObservation, planMembership, quorumOf, removalKeepsQuorum, type ObservedMember, type PlanInput } from './plan-membership.ts';
 
 const NOW = 1_000_000;
 function m(ordinal: number, over: Partial<ObservedMember> = {}): ObservedMember {
@@ -18,7 +19,18 @@ function m(ordinal: number, over: Partial<ObservedMember> = {}): ObservedMember 
   };
 }
 const plan = (members: ObservedMember[], over: Partial<PlanInput> = {}) =>
-  planMembership('reg', { desiredVoters: 3, members, leaderRaftIndex: 100, nowMs: NOW, ...over });
+  planMembership('reg', { desiredVoters: 3, members, leaderRaftIndex: 100, leaderTerm: 2, nowMs: NOW, ...over });
+/** The previous poll's look at learner reg-4 (2 s ago): caught up under leader reg-1, term 2, unless overridden. */
+const before = (over: Partial<LearnerObservation> = {}): LearnerObservation => ({
+  member: 'reg-4',
+  healthy: true,
+  appliedIndex: 100,
+  leader: 'reg-1',
+  leaderTerm: 2,
+  leaderCommittedIndex: 100,
+  observedAt: new Date(NOW - 2000).toISOString(),
+  ...over,
+});
 
 describe('planMembership', () => {
   it('bootstraps the desired number of members when there are none', () => {
@@ -39,20 +51,41 @@ describe('planMembership', () => {
     expect(plan([m(1), m(3), m(4)], { desiredVoters: 5 })).toMatchObject({ kind: 'add-learner', name: 'reg-2' });
   });
 
-  it('queues further additions while a learner exists and reports its progress', () => {
-    const step = plan([m(1), m(2), m(3), m(4, { role: 'learner', isLeader: false, raftAppliedIndex: 62 })], { desiredVoters: 5 });
-    expect(step).toMatchObject({ kind: 'wait', reason: 'catching-up', percent: 62, message: 'adding learner reg-4: 62 % caught up' });
+  it('queues further additions while a learner exists and reports its lag in entries', () => {
+    const step = plan([m(1), m(2), m(3), m(4, { role: 'learner', isLeader: false, raftAppliedIndex: 6_200 })], { desiredVoters: 5, leaderRaftIndex: 10_000, previousLearnerObservation: before({ appliedIndex: 5_000, leaderCommittedIndex: 9_000 }) });
+    expect(step).toMatchObject({ kind: 'wait', reason: 'catching-up', lag: 3_800, member: 'reg-4' });
+    expect((step as { message: string }).message).toBe(
+      "adding learner reg-4: learner reg-4 is 3800 entries behind the leader reg-1 (applied 6200 of committed 10000); wait until it is within 100 entries of the leader's committed index, healthy, for 2 polls in a row under one leader",
+    );
   });
 
-  it('promotes a learner only once it reaches 90 % of the leader index', () => {
-    const at = (applied: number) => plan([m(1), m(2), m(3), m(4, { role: 'learner', raftAppliedIndex: applied })], { desiredVoters: 5, leaderRaftIndex: 1000 });
-    expect(at(899).kind).toBe('wait');
-    expect(at(900)).toMatchObject({ kind: 'promote', member: 'reg-4' });
+  it('promotes a learner only within 100 entries of the leader, in this poll and the previous one', () => {
+    const at = (applied: number, previous: LearnerObservation | null = before({ appliedIndex: 9_950, leaderCommittedIndex: 10_000 })) =>
+      plan([m(1), m(2), m(3), m(4, { role: 'learner', isLeader: false, raftAppliedIndex: applied })], { desiredVoters: 5, leaderRaftIndex: 10_000, previousLearnerObservation: previous ?? undefined });
+    // 95 % of the leader's index was enough before; 500 entries behind is not.
+    expect(at(9_500)).toMatchObject({ kind: 'wait', reason: 'catching-up', lag: 500 });
+    expect(at(9_899)).toMatchObject({ kind: 'wait', lag: 101 });
+    expect(at(9_900)).toMatchObject({ kind: 'promote', member: 'reg-4' });
+    // one poll is not enough: no previous look, or the previous one lagged, was unhealthy, or saw another leader
+    expect(at(9_990, null)).toMatchObject({ kind: 'wait', reason: 'catching-up', message: expect.stringMatching(/one poll only/) as unknown });
+    expect(at(9_990, before({ appliedIndex: 9_000, leaderCommittedIndex: 9_500 })).kind).toBe('wait');
+    expect(at(9_990, before({ healthy: false, appliedIndex: undefined }))).toMatchObject({ kind: 'wait' });
+    expect(at(9_990, before({ leader: 'reg-2', leaderTerm: 1, appliedIndex: 9_990, leaderCommittedIndex: 9_990 }))).toMatchObject({ kind: 'wait', message: expect.stringMatching(/leadership changed/) as unknown });
+    expect(at(9_990, before({ leaderTerm: 1, appliedIndex: 9_990, leaderCommittedIndex: 9_990 })).kind).toBe('wait');
+  });
+
+  it('says what the previous poll is to remember: this poll\'s look at the learner and the leader', () => {
+    const learner = m(4, { role: 'learner', isLeader: false, raftAppliedIndex: 42 });
+    const input: PlanInput = { desiredVoters: 5, members: [m(1), m(2), m(3), learner], leaderRaftIndex: 50, leaderTerm: 7, nowMs: NOW };
+    expect(learnerObservation(input, learner)).toEqual({ member: 'reg-4', healthy: true, appliedIndex: 42, leader: 'reg-1', leaderTerm: 7, leaderCommittedIndex: 50, observedAt: new Date(NOW).toISOString() });
+    expect(learnerObservation({ ...input, members: [m(1, { isLeader: false }), learner] }, learner)).toEqual({ member: 'reg-4', healthy: true, appliedIndex: 42, observedAt: new Date(NOW).toISOString() });
   });
 
   it('never promotes an unhealthy learner, and replaces it after replaceUnhealthyAfter', () => {
     const learner = m(4, { role: 'learner', healthy: false, raftAppliedIndex: undefined, unhealthySinceMs: NOW - 5000 });
-    expect(plan([m(1), m(2), m(3), learner], { desiredVoters: 5 })).toMatchObject({ kind: 'wait', reason: 'learner-unhealthy' });
+    expect(plan([m(1), m(2), m(3), learner], { desiredVoters: 5, previousLearnerObservation: before() })).toMatchObject({ kind: 'wait', reason: 'learner-unhealthy' });
+    // even when its last known index is close: health is part of the rule
+    expect(plan([m(1), m(2), m(3), { ...learner, raftAppliedIndex: 100 }], { desiredVoters: 5, previousLearnerObservation: before() }).kind).toBe('wait');
     expect(plan([m(1), m(2), m(3), learner], { desiredVoters: 5, replaceUnhealthyAfterMs: 1000 })).toMatchObject({ kind: 'remove', member: 'reg-4', reason: 'replace' });
   });
 
@@ -67,9 +100,10 @@ describe('planMembership', () => {
 
   it('holds a request-added learner (never auto-promotes it) however caught up it is', () => {
     const held = m(4, { role: 'learner', isLeader: false, raftAppliedIndex: 100 });
-    expect(plan([m(1), m(2), m(3), held], { manualMembers: ['reg-4'] })).toMatchObject({ kind: 'steady', message: expect.stringMatching(/reg-4 .*100 % caught up.*promote/) as unknown });
+    expect(plan([m(1), m(2), m(3), held], { manualMembers: ['reg-4'], previousLearnerObservation: before() })).toMatchObject({ kind: 'steady', message: expect.stringMatching(/reg-4 .*is caught up.*promote/) as unknown });
+    expect(plan([m(1), m(2), m(3), { ...held, raftAppliedIndex: 40 }], { manualMembers: ['reg-4'], leaderRaftIndex: 1_000 })).toMatchObject({ kind: 'steady', message: expect.stringMatching(/reg-4 .*960 entries behind.*promote/) as unknown });
     // without the mark the same learner is promoted (voters < desired) or would be
-    expect(plan([m(1), m(2), m(3), held], { desiredVoters: 5 })).toMatchObject({ kind: 'promote', member: 'reg-4' });
+    expect(plan([m(1), m(2), m(3), held], { desiredVoters: 5, previousLearnerObservation: before() })).toMatchObject({ kind: 'promote', member: 'reg-4' });
   });
 
   it('keeps a request-added voter on top of spec.replicas, and scales spec-owned members down first', () => {
@@ -107,25 +141,50 @@ describe('planMembership', () => {
     expect(removalKeepsQuorum([m(1)], m(1))).toBe(false);
   });
 
-  it('every step it takes keeps a healthy quorum (property)', () => {
+  it('every step it takes keeps a healthy quorum, and promotes only by the shared rule (property)', () => {
+    // healthy members, indexes near the leader's 1 000 and an unchanged leader are common, so promotions do come up
+    const applied = fc.oneof(fc.nat(1_200), fc.integer({ min: 880, max: 1_000 }));
+    const mostly = fc.constantFrom(true, true, true, false);
+    let promotions = 0;
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 7 }).filter((n) => n % 2 === 1),
-        fc.array(fc.record({ healthy: fc.boolean(), learner: fc.boolean(), applied: fc.nat(200) }), { minLength: 1, maxLength: 7 }),
+        fc.array(fc.record({ healthy: mostly, learner: fc.boolean(), applied }), { minLength: 1, maxLength: 7 }),
         fc.nat(6),
-        (desired, shape, leaderAt) => {
+        fc.option(
+          fc.record({ sameLearner: mostly, healthy: mostly, applied, sameLeader: mostly, term: fc.constantFrom(2, 2, 2, 3) }),
+          { nil: undefined },
+        ),
+        (desired, shape, leaderAt, prev) => {
           const members = shape.map((s, i) =>
             m(i + 1, { healthy: s.healthy, role: s.learner && i > 0 ? 'learner' : 'voter', isLeader: false, raftAppliedIndex: s.applied, unhealthySinceMs: s.healthy ? undefined : NOW - 60_000 }),
           );
-          const li = Math.min(leaderAt, members.length - 1);
-          if (members[li]!.role === 'voter' && members[li]!.healthy) members[li]!.isLeader = true;
-          const step = plan(members, { desiredVoters: desired, replaceUnhealthyAfterMs: 1000 });
+          // mostly one of the healthy voters leads; sometimes nobody does
+          const candidates = members.filter((x) => x.role === 'voter' && x.healthy);
+          if (candidates.length && leaderAt < 6) candidates[leaderAt % candidates.length]!.isLeader = true;
+          // the previous poll: of this learner or another one, under this leader or another
+          const learnerNow = members.find((x) => x.role === 'learner')?.name ?? 'reg-9';
+          const leaderNow = members.find((x) => x.isLeader)?.name ?? 'reg-8';
+          const previousLearnerObservation =
+            prev &&
+            before({ member: prev.sameLearner ? learnerNow : 'reg-9', healthy: prev.healthy, appliedIndex: prev.applied, leader: prev.sameLeader ? leaderNow : 'reg-8', leaderTerm: prev.term, leaderCommittedIndex: 1_000 });
+          const input = { desiredVoters: desired, replaceUnhealthyAfterMs: 1000, leaderRaftIndex: 1_000, previousLearnerObservation };
+          const step = plan(members, input);
           const voters = members.filter((x) => x.role === 'voter');
           const learners = members.filter((x) => x.role === 'learner');
           if (step.kind === 'add-learner') expect(learners.length).toBe(0);
           if (step.kind === 'promote') {
+            promotions++;
+            // promoted only by the shared rule: healthy, ≤ 100 entries behind in this poll and the previous, one leader and term
             const l = members.find((x) => x.name === step.member)!;
-            expect(l.healthy && caughtUp(l.raftAppliedIndex, 100)).toBe(true);
+            const now = learnerObservation({ members, nowMs: NOW, leaderTerm: 2, ...input }, l);
+            expect(l.healthy).toBe(true);
+            expect(1_000 - l.raftAppliedIndex!).toBeLessThanOrEqual(100);
+            expect(previousLearnerObservation).toBeDefined();
+            expect(observationBlocker(previousLearnerObservation!)).toBeUndefined();
+            expect(previousLearnerObservation!.member).toBe(l.name);
+            expect(previousLearnerObservation!.leader).toBe(now.leader);
+            expect(learnerPromotion(l.name, previousLearnerObservation, now).ready).toBe(true);
           }
           if (step.kind === 'remove' && voters.some((v) => v.name === step.member)) {
             const rest = voters.filter((v) => v.name !== step.member);
@@ -134,18 +193,13 @@ describe('planMembership', () => {
           if (step.kind !== 'wait' && step.kind !== 'bootstrap') expect(members.some((x) => x.isLeader)).toBe(true);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 1_000 },
     );
+    expect(promotions).toBeGreaterThan(0);
   });
 });
 
-describe('catch-up arithmetic', () => {
-  it('reports whole percent, capped at 100', () => {
-    expect(catchUpPercent(62, 100)).toBe(62);
-    expect(catchUpPercent(150, 100)).toBe(100);
-    expect(catchUpPercent(undefined, 100)).toBe(0);
-    expect(catchUpPercent(5, 0)).toBe(100);
-  });
+describe('quorum arithmetic', () => {
   it('quorum is a strict majority', () => {
     expect([1, 2, 3, 4, 5].map(quorumOf)).toEqual([1, 2, 2, 3, 3]);
   });

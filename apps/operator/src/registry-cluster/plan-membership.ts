@@ -1,10 +1,13 @@
 /**
  * The membership planner: from the desired voter count and what the cluster looks like now, the
  * next single safe step. Pure; the reconciler observes, asks, executes one step, observes again.
- * Rules (etcd's and ours): one learner at a time; promote only a learner that has caught up
- * (etcd refuses below 90 % of the leader's index); remove one voter at a time and only while the
- * remaining healthy voters still form a quorum of the smaller cluster; never act without a leader.
+ * Rules (etcd's and ours): one learner at a time; promote only a learner that has caught up by
+ * the promotion rule of @orrery/spec (within 100 entries of the leader's committed index,
+ * healthy, in this poll and the previous one, under one leader); remove one voter at a time and
+ * only while the remaining healthy voters still form a quorum of the smaller cluster; never act
+ * without a leader.
  */
+import { LEARNER_PROMOTION_RULE, learnerPromotion, type LearnerObservation, type LearnerPromotion } from '@orrery/spec';
 
 export interface ObservedMember {
   name: string;
@@ -28,8 +31,15 @@ export interface ObservedMember {
 export interface PlanInput {
   desiredVoters: number;
   members: ObservedMember[];
-  /** The leader's raftIndex, the yardstick for a learner's progress. */
+  /** The leader's raftIndex (its committed index), the yardstick for a learner's progress. */
   leaderRaftIndex?: number;
+  /** The leader's raft term: a new term between two polls resets a learner's catch-up. */
+  leaderTerm?: number;
+  /**
+   * The learner as the previous poll saw it (status.learnerObservations): with this poll's look
+   * (`learnerObservation`) the two observations the promotion rule needs.
+   */
+  previousLearnerObservation?: LearnerObservation;
   nowMs: number;
   replaceUnhealthyAfterMs?: number;
   /**
@@ -42,7 +52,7 @@ export interface PlanInput {
 export type MembershipStep =
   | { kind: 'bootstrap'; names: string[]; message: string }
   | { kind: 'add-learner'; name: string; ordinal: number; message: string }
-  | { kind: 'wait'; member?: string; percent?: number; reason: WaitReason; message: string }
+  | { kind: 'wait'; member?: string; /** catching-up: entries behind the leader, when known. */ lag?: number; reason: WaitReason; message: string }
   | { kind: 'promote'; member: string; message: string }
   | { kind: 'remove'; member: string; reason: 'scale-down' | 'replace' | 'stray'; message: string }
   | { kind: 'transfer-leader'; from: string; to: string; message: string }
@@ -50,25 +60,29 @@ export type MembershipStep =
 
 export type WaitReason = 'catching-up' | 'learner-unhealthy' | 'no-leader' | 'quorum-at-risk' | 'member-unhealthy';
 
-/** etcd's promotion threshold: a learner's progress must reach 90 % of the leader's index. */
-export const PROMOTE_THRESHOLD = 0.9;
-
 export const quorumOf = (voters: number): number => Math.floor(voters / 2) + 1;
 
 export function memberName(cluster: string, ordinal: number): string {
   return `${cluster}-${ordinal}`;
 }
 
-/** Progress of a learner in whole percent of the leader's index (100 when the leader is at 0). */
-export function catchUpPercent(appliedIndex: number | undefined, leaderRaftIndex: number | undefined): number {
-  if (!leaderRaftIndex || leaderRaftIndex <= 0) return appliedIndex === undefined ? 0 : 100;
-  if (appliedIndex === undefined) return 0;
-  return Math.min(100, Math.floor((appliedIndex / leaderRaftIndex) * 100));
+/** This poll's look at `learner` and the leader, in the shape the promotion rule reads and status keeps. */
+export function learnerObservation(input: PlanInput, learner: ObservedMember): LearnerObservation {
+  const leader = input.members.find((m) => m.inCluster && m.isLeader && m.healthy);
+  return {
+    member: learner.name,
+    healthy: learner.healthy,
+    ...(learner.raftAppliedIndex !== undefined ? { appliedIndex: learner.raftAppliedIndex } : {}),
+    ...(leader ? { leader: leader.name } : {}),
+    ...(leader && input.leaderTerm !== undefined ? { leaderTerm: input.leaderTerm } : {}),
+    ...(leader && input.leaderRaftIndex !== undefined ? { leaderCommittedIndex: input.leaderRaftIndex } : {}),
+    observedAt: new Date(input.nowMs).toISOString(),
+  };
 }
 
-export function caughtUp(appliedIndex: number | undefined, leaderRaftIndex: number | undefined): boolean {
-  if (appliedIndex === undefined) return false;
-  return appliedIndex >= PROMOTE_THRESHOLD * (leaderRaftIndex ?? 0);
+/** Whether `learner` may be promoted now: the shared rule over the previous poll and this one. */
+export function promotionOf(input: PlanInput, learner: ObservedMember): LearnerPromotion {
+  return learnerPromotion(learner.name, input.previousLearnerObservation, learnerObservation(input, learner));
 }
 
 /** Removing `m` leaves enough healthy voters for the quorum of the smaller cluster. */
@@ -122,12 +136,13 @@ export function planMembership(cluster: string, input: PlanInput): MembershipSte
   // etcd allows one learner at a time: finish it before anything else.
   const learner = inCluster.find((m) => m.role === 'learner');
   if (learner) {
-    const percent = catchUpPercent(learner.raftAppliedIndex, input.leaderRaftIndex);
+    const promotion = promotionOf(input, learner);
     if (learner.healthy && manual.has(learner.name)) {
-      return { kind: 'steady', message: `learner ${learner.name} (added by request) is ${percent} % caught up and waits for a promote request` };
+      const where = promotion.ready ? 'is caught up' : `is ${promotion.lag ?? 'an unknown number of'} entries behind the leader`;
+      return { kind: 'steady', message: `learner ${learner.name} (added by request) ${where} and waits for a promote request` };
     }
-    if (learner.healthy && caughtUp(learner.raftAppliedIndex, input.leaderRaftIndex)) {
-      return { kind: 'promote', member: learner.name, message: `promoting learner ${learner.name} (${percent} % caught up)` };
+    if (promotion.ready) {
+      return { kind: 'promote', member: learner.name, message: `promoting learner ${learner.name} (${promotion.lag} entries behind the leader, caught up for ${LEARNER_PROMOTION_RULE.stablePolls} polls)` };
     }
     if (!learner.healthy) {
       if (replaceUnhealthyAfterMs !== undefined && unhealthyFor(learner, nowMs) > replaceUnhealthyAfterMs) {
@@ -135,7 +150,7 @@ export function planMembership(cluster: string, input: PlanInput): MembershipSte
       }
       return { kind: 'wait', member: learner.name, reason: 'learner-unhealthy', message: `waiting for learner ${learner.name} to start answering` };
     }
-    return { kind: 'wait', member: learner.name, percent, reason: 'catching-up', message: `adding learner ${learner.name}: ${percent} % caught up` };
+    return { kind: 'wait', member: learner.name, ...(promotion.lag !== null ? { lag: promotion.lag } : {}), reason: 'catching-up', message: `adding learner ${learner.name}: ${promotion.message}` };
   }
 
   // Replace a voter that has been down too long, if the rest keep quorum without it.

@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { learnerPromotion, type LearnerObservation } from '@orrery/spec';
 import type { ObservedMember } from './plan-membership.ts';
 import { decideRequest, nextRequest, parseRequests, REQUESTS_ANNOTATION } from './plan-request.ts';
 
 const m = (ordinal: number, over: Partial<ObservedMember> = {}): ObservedMember => ({
   name: `reg-${ordinal}`, ordinal, id: `a${ordinal}`, role: 'voter', inCluster: true, healthy: true, isLeader: ordinal === 1, local: true, ...over,
 });
+
+const look = (member: string, poll: number, lag: number): LearnerObservation => ({
+  member, healthy: true, appliedIndex: 10_000 - lag, leader: 'reg-1', leaderTerm: 2, leaderCommittedIndex: 10_000, observedAt: new Date(poll * 2000).toISOString(),
+});
+const caughtUp = (member: string) => learnerPromotion(member, look(member, 1, 5), look(member, 2, 3));
+const lagging = (member: string, lag: number) => learnerPromotion(member, look(member, 1, 5), look(member, 2, lag));
 
 describe('parseRequests', () => {
   it('reads a JSON list and reports bad entries instead of throwing', () => {
@@ -51,9 +58,29 @@ describe('decideRequest', () => {
     });
     expect(decideRequest({ id: 'x', action: 'add-learner' }, [m(1, { isLeader: false }), m(2), m(3)], { kind: 'steady', message: '' }, 'reg')).toMatchObject({ kind: 'reject', message: expect.stringMatching(/no leader/) as unknown });
   });
-  it('promotes only learners', () => {
-    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, [...three, m(4, { role: 'learner' })])).toEqual({ kind: 'promote', member: 'reg-4' });
-    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-2' }, three).kind).toBe('reject');
+  it('promotes only learners, and only caught-up ones by the shared rule', () => {
+    const four = [...three, m(4, { role: 'learner' })];
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, four, undefined, 'reg', caughtUp('reg-4'))).toEqual({ kind: 'promote', member: 'reg-4' });
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-2' }, three, undefined, 'reg', caughtUp('reg-4')).kind).toBe('reject');
+  });
+  it('refuses to promote a learner that is not caught up, naming the lag and what to wait for', () => {
+    const four = [...three, m(4, { role: 'learner' })];
+    const d = decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, four, undefined, 'reg', lagging('reg-4', 1_234));
+    expect(d).toEqual({
+      kind: 'reject',
+      message:
+        "reg-4 is not caught up: learner reg-4 is 1234 entries behind the leader reg-1 (applied 8766 of committed 10000); wait until it is within 100 entries of the leader's committed index, healthy, for 2 polls in a row under one leader (an admin may force it: registry.forcePromote)",
+    });
+    // no verdict, or a verdict about another learner, is not a yes
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, four, undefined, 'reg').kind).toBe('reject');
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4' }, four, undefined, 'reg', caughtUp('reg-5')).kind).toBe('reject');
+    // forced: the rule is skipped (etcd still applies its own floor)
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-4', force: true }, four, undefined, 'reg', lagging('reg-4', 1_234))).toEqual({ kind: 'promote', member: 'reg-4' });
+    expect(decideRequest({ id: 'x', action: 'promote', member: 'reg-2', force: true }, three).kind).toBe('reject');
+  });
+  it('reads force from the annotation', () => {
+    const { requests } = parseRequests({ [REQUESTS_ANNOTATION]: JSON.stringify([{ id: 'r1', action: 'promote', member: 'reg-4', force: true }, { id: 'r2', action: 'promote', member: 'reg-4' }]) });
+    expect(requests).toEqual([{ id: 'r1', action: 'promote', member: 'reg-4', force: true }, { id: 'r2', action: 'promote', member: 'reg-4' }]);
   });
   it('refuses removals that break quorum', () => {
     expect(decideRequest({ id: 'x', action: 'remove', member: 'reg-3' }, three)).toEqual({ kind: 'remove', member: 'reg-3' });

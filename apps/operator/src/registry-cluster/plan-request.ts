@@ -8,6 +8,7 @@ import {
   REGISTRY_CLUSTER_REQUEST_ACTIONS,
   REGISTRY_CLUSTER_REQUESTS_ANNOTATION,
   RegistryClusterRequestSchema,
+  type LearnerPromotion,
   type RegistryClusterRequestAction,
 } from '@orrery/spec';
 import { lowestFreeOrdinal, memberName, removalKeepsQuorum, type MembershipStep, type ObservedMember } from './plan-membership.ts';
@@ -22,6 +23,8 @@ export interface ClusterRequest {
   id: string;
   action: RequestAction;
   member?: string;
+  /** promote only: skip the catch-up rule (admin, `registry.forcePromote`); etcd's own floor still applies. */
+  force?: boolean;
 }
 
 /** Requests from the annotation; malformed entries are reported, never thrown. */
@@ -45,7 +48,7 @@ export function parseRequests(annotations: Record<string, string> | undefined): 
       problems.push(`request ${typeof id === 'string' && id ? id : `#${i + 1}`}: ${r.error.issues.map((x) => `${x.path.join('.') || 'entry'}: ${x.message}`).join('; ')} (actions: ${REQUEST_ACTIONS.join(', ')})`);
       continue;
     }
-    requests.push({ id: r.data.id, action: r.data.action, member: r.data.member });
+    requests.push({ id: r.data.id, action: r.data.action, member: r.data.member, ...(r.data.force ? { force: true } : {}) });
   }
   return { requests, problems };
 }
@@ -68,9 +71,17 @@ export type RequestDecision =
  * What a request means against the cluster as observed now, or why it cannot run. `planned` is
  * the planner's next step: when the planner is about to add a learner anyway (voters <
  * spec.replicas) an add-learner request runs that step; otherwise it adds a *held* learner on
- * top of spec.replicas (status.manualMembers) that waits for an explicit promote.
+ * top of spec.replicas (status.manualMembers) that waits for an explicit promote. `promotion` is
+ * the promotion rule's verdict on the current learner (previous poll and this one): a promote
+ * runs only when it holds, unless the request is forced.
  */
-export function decideRequest(req: ClusterRequest, members: readonly ObservedMember[], planned?: MembershipStep, clusterName?: string): RequestDecision {
+export function decideRequest(
+  req: ClusterRequest,
+  members: readonly ObservedMember[],
+  planned?: MembershipStep,
+  clusterName?: string,
+  promotion?: LearnerPromotion,
+): RequestDecision {
   const inCluster = members.filter((m) => m.inCluster);
   const leader = inCluster.find((m) => m.isLeader && m.healthy);
   const target = req.member === undefined ? undefined : inCluster.find((m) => m.name === req.member || m.id === req.member);
@@ -97,6 +108,12 @@ export function decideRequest(req: ClusterRequest, members: readonly ObservedMem
     case 'promote': {
       if (!target) return { kind: 'reject', message: 'promote needs "member": the learner to promote' };
       if (target.role !== 'learner') return { kind: 'reject', message: `${target.name} already votes` };
+      if (!req.force) {
+        if (!promotion || promotion.member !== target.name) {
+          return { kind: 'reject', message: `${target.name} has not been observed catching up yet; retry after the next poll` };
+        }
+        if (!promotion.ready) return { kind: 'reject', message: `${target.name} is not caught up: ${promotion.message} (an admin may force it: registry.forcePromote)` };
+      }
       return { kind: 'promote', member: target.name };
     }
     case 'remove':

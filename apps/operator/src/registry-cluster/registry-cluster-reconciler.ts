@@ -5,7 +5,7 @@
  * membership step chosen by `planMembership` (or one pending request), and writes status.
  * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
  */
-import { parseDurationMs, type RegistryCluster, type RegistryMember } from '@orrery/spec';
+import { appendObservation, lastTwoObservations, parseDurationMs, type LearnerObservation, type LearnerPromotion, type RegistryCluster, type RegistryMember } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import { setCondition } from '../reconcile/conditions.ts';
 import { buildClusterStatus } from './cluster-status.ts';
@@ -14,7 +14,7 @@ import { LocalRegistryBackend } from './local-backend.ts';
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
 import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
 import type { RegistryApiAuth } from './registry-auth-args.ts';
-import { planMembership, type MembershipStep, type ObservedMember } from './plan-membership.ts';
+import { learnerObservation, planMembership, promotionOf, type MembershipStep, type ObservedMember, type PlanInput } from './plan-membership.ts';
 import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -180,6 +180,15 @@ export class RegistryClusterReconciler {
     await this.runtimes.get(keyOf(namespace, name))?.members.fail?.(member);
   }
 
+  /** Pauses one member's process (SIGSTOP): it answers nothing and falls behind until `resumeMember`. */
+  pauseMember(namespace: string, name: string, member: string): void {
+    this.runtimes.get(keyOf(namespace, name))?.members.pause?.(member);
+  }
+
+  resumeMember(namespace: string, name: string, member: string): void {
+    this.runtimes.get(keyOf(namespace, name))?.members.resume?.(member);
+  }
+
   /** Client URLs of the members this reconciler runs for a cluster. */
   clientURLs(namespace: string, name: string): string[] {
     return this.runtimes.get(keyOf(namespace, name))?.members.list().map((m) => m.clientURL) ?? [];
@@ -227,8 +236,16 @@ export class RegistryClusterReconciler {
       }
     }
 
-    const { observed, table, leaderRaftIndex } = this.describe(rc, rt, obs, nowMs);
+    const { observed, table, leaderRaftIndex, leaderTerm } = this.describe(rc, rt, obs, nowMs);
     const prev = rc.status;
+    // The learner (etcd allows one) as the last poll saw it: the promotion rule compares it with now.
+    const learner = observed.find((m) => m.inCluster && m.role === 'learner');
+    const previousLearnerObservation = learner ? lastTwoObservations(prev?.learnerObservations, learner.name)[1] : undefined;
+    const input = (manualMembers: string[]): PlanInput => ({
+      ...this.planInput(rc, observed, leaderRaftIndex, nowMs, manualMembers),
+      leaderTerm,
+      previousLearnerObservation,
+    });
     let handled = prev?.handledRequests;
     let lastRequest = prev?.lastRequest;
     // Request-added members still in the cluster (one removed by etcd or by request drops out).
@@ -239,16 +256,17 @@ export class RegistryClusterReconciler {
     const pending = nextRequest(requests, handled);
     if (pending && obs.members) {
       this.o.onStep?.(key, { kind: 'request', request: pending }, observed, leaderRaftIndex);
-      const planned = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
-      const outcome = await this.runRequest(key, rc, rt, pending, observed, obs, planned);
+      const planned = planMembership(rc.metadata.name, input(manual));
+      const promotion = learner ? promotionOf(input(manual), learner) : undefined;
+      const outcome = await this.runRequest(key, rc, rt, pending, observed, obs, planned, promotion);
       if (outcome.held) manual = [...manual, outcome.held];
       if (outcome.outcome === 'succeeded' && (pending.action === 'remove' || pending.action === 'replace')) manual = manual.filter((n) => n !== outcome.member);
       lastRequest = { id: pending.id, action: pending.action, member: pending.member, outcome: outcome.outcome, message: outcome.message, completedAt: new Date(nowMs).toISOString() };
       handled = [...(handled ?? []), pending.id].slice(-HANDLED_KEEP);
       this.log('request handled', { cluster: key, id: pending.id, action: pending.action, outcome: outcome.outcome, message: outcome.message });
-      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
+      step = planMembership(rc.metadata.name, input(manual));
     } else {
-      step = planMembership(rc.metadata.name, this.planInput(rc, observed, leaderRaftIndex, nowMs, manual));
+      step = planMembership(rc.metadata.name, input(manual));
       if (step.kind !== 'steady' && step.kind !== 'wait') {
         this.o.onStep?.(key, step, observed, leaderRaftIndex);
         this.log('membership step', { cluster: key, step: step.kind, message: step.message });
@@ -277,6 +295,8 @@ export class RegistryClusterReconciler {
       this.o.onEndpoint?.(key, endpoint);
     }
 
+    // This poll's look at the learner joins the history the API and the console read.
+    const learnerObservations: LearnerObservation[] | undefined = learner ? appendObservation(prev?.learnerObservations, learnerObservation(input(manual), learner)) : undefined;
     const status = buildClusterStatus({
       prev,
       generation: rc.metadata.generation,
@@ -288,6 +308,7 @@ export class RegistryClusterReconciler {
       lastRequest,
       handledRequests: handled,
       manualMembers: manual,
+      learnerObservations,
       requestProblems: problems,
       now: new Date(nowMs),
     });
@@ -314,6 +335,7 @@ export class RegistryClusterReconciler {
     const table: RegistryMember[] = [];
     const leaderId = obs.leaderId;
     let leaderRaftIndex: number | undefined;
+    let leaderTerm: number | undefined;
     const rows = obs.members
       ? obs.members.map((x) => ({ x, mine: local.find((m) => m.peerURL === x.peerURL) }))
       : local.map((m) => ({ x: undefined, mine: m }));
@@ -327,7 +349,10 @@ export class RegistryClusterReconciler {
       if (healthy) rt.unhealthySince.delete(key);
       else if (!rt.unhealthySince.has(key)) rt.unhealthySince.set(key, nowMs);
       const isLeader = !!id && id === leaderId;
-      if (isLeader) leaderRaftIndex = s?.raftIndex;
+      if (isLeader) {
+        leaderRaftIndex = s?.raftIndex;
+        leaderTerm = s?.raftTerm;
+      }
       const role = (x?.isLearner ?? s?.isLearner) ? 'learner' : 'voter';
       observed.push({
         name: key,
@@ -355,7 +380,7 @@ export class RegistryClusterReconciler {
         clientURL,
       });
     }
-    return { observed, table, leaderRaftIndex };
+    return { observed, table, leaderRaftIndex, leaderTerm };
   }
 
   private urlOf(rt: ClusterRuntime, obs: ClusterObservation, m: ObservedMember | undefined): string | undefined {
@@ -420,8 +445,9 @@ export class RegistryClusterReconciler {
     observed: ObservedMember[],
     obs: ClusterObservation,
     planned: MembershipStep,
+    promotion: LearnerPromotion | undefined,
   ): Promise<{ outcome: 'succeeded' | 'failed' | 'rejected'; message: string; held?: string; member?: string }> {
-    const d = decideRequest(req, observed, planned, rc.metadata.name);
+    const d = decideRequest(req, observed, planned, rc.metadata.name, promotion);
     if (d.kind === 'reject') return { outcome: 'rejected', message: d.message };
     const leader = observed.find((m) => m.isLeader && m.healthy);
     try {
@@ -439,7 +465,7 @@ export class RegistryClusterReconciler {
         case 'promote': {
           const t = observed.find((m) => m.name === d.member)!;
           await promoteMember(this.urlOf(rt, obs, leader)!, t.id!);
-          return { outcome: 'succeeded', message: `${d.member} promoted to voter` };
+          return { outcome: 'succeeded', message: `${d.member} promoted to voter${req.force ? ' (forced: the catch-up rule was skipped)' : ''}` };
         }
         case 'remove':
           await this.removeOne(rt, d.member, observed, obs);
