@@ -49,7 +49,7 @@ describe('every procedure of the app router', () => {
 
   it('admin is its own role: destructive and quorum-affecting actions need it (and auth.permissions says so)', () => {
     const admin = procedures.filter((p) => p.role === 'admin').map((p) => p.path);
-    expect(admin).toEqual(['functions.delete', 'registry.remove', 'registry.scale', 'registry.transferLeader', 'resources.delete']);
+    expect(admin).toEqual(['functions.delete', 'registry.forcePromote', 'registry.remove', 'registry.scale', 'registry.transferLeader', 'resources.delete']);
     const roles = procedureRoles();
     for (const path of admin) expect(roles[path], path).toBe('admin');
     for (const path of ['functions.applyManifest', 'functions.traffic.set', 'functions.rollback', 'registry.addLearner', 'registry.promote', 'resources.applyManifest']) expect(roles[path], path).toBe('operator');

@@ -38,6 +38,18 @@ describe('requestedActions', () => {
     expect(actions(rc({ replicas: 3, requests: pending }), rc({ replicas: 3, requests: [{ id: 'r1', action: 'transfer-leader', member: 'reg-2' }] }))).toEqual(['registry.transferLeader']);
   });
 
+  it('a forced promote needs registry.forcePromote (admin), a plain one registry.promote; adding force to a pending promote is new', () => {
+    const plain = [{ id: 'r1', action: 'promote', member: 'reg-4' }];
+    const forced = [{ id: 'r1', action: 'promote', member: 'reg-4', force: true }];
+    expect(requestedActions('RegistryCluster', undefined, rc({ requests: forced }))).toEqual([
+      { action: 'registry.forcePromote', via: 'metadata.annotations["orrery.dev/requests"]', detail: 'promote (forced) reg-4 (request r1)' },
+    ]);
+    expect(actions(undefined, rc({ requests: plain }))).toEqual(['registry.promote']);
+    expect(actions(rc({ replicas: 3, requests: plain }), rc({ replicas: 3, requests: forced }))).toEqual(['registry.forcePromote']);
+    // only a literal true forces (the reconciler's schema refuses anything else)
+    expect(actions(undefined, rc({ requests: [{ id: 'r2', action: 'promote', member: 'reg-4', force: 'yes' }] }))).toEqual(['registry.promote']);
+  });
+
   it('reads entry by entry like the reconciler: one broken entry does not hide the others', () => {
     const next = rc({ replicas: 3, requests: [{ id: 'bad' }, 42, null, { action: 'remove', member: 'reg-2' }, { id: 'r5', action: 'replace', member: 'reg-1', extra: true }, { id: 'r6', action: 'reboot' }] });
     expect(actions(undefined, next)).toEqual(['registry.remove', 'registry.remove']);

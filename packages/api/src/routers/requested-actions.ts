@@ -38,6 +38,8 @@ interface LooseRequest {
   id: string;
   action: RegistryClusterRequestAction;
   member?: string;
+  /** promote only: skips the catch-up rule, so it needs registry.forcePromote's role. */
+  force?: boolean;
 }
 
 const VIA_REQUESTS = `metadata.annotations["${REGISTRY_CLUSTER_REQUESTS_ANNOTATION}"]`;
@@ -61,14 +63,22 @@ export function looseRegistryRequests(annotations: Record<string, unknown> | und
   const out: LooseRequest[] = [];
   for (const item of list as unknown[]) {
     if (item === null || typeof item !== 'object') continue;
-    const { id, action, member } = item as Record<string, unknown>;
+    const { id, action, member, force } = item as Record<string, unknown>;
     if (typeof action !== 'string' || !(REGISTRY_CLUSTER_REQUEST_ACTIONS as readonly string[]).includes(action)) continue;
-    out.push({ id: typeof id === 'string' ? id : JSON.stringify(id ?? null), action: action as RegistryClusterRequestAction, member: typeof member === 'string' ? member : undefined });
+    out.push({
+      id: typeof id === 'string' ? id : JSON.stringify(id ?? null),
+      action: action as RegistryClusterRequestAction,
+      member: typeof member === 'string' ? member : undefined,
+      ...(force === true ? { force: true } : {}),
+    });
   }
   return out;
 }
 
-const requestKey = (r: LooseRequest) => JSON.stringify([r.id, r.action, r.member ?? null]);
+const requestKey = (r: LooseRequest) => JSON.stringify([r.id, r.action, r.member ?? null, r.force ?? false]);
+
+/** The procedure a request needs: a forced promote is registry.forcePromote (admin). */
+const procedureOf = (r: LooseRequest) => (r.action === 'promote' && r.force ? 'registry.forcePromote' : REGISTRY_REQUEST_PROCEDURE[r.action]);
 
 /**
  * What applying `next` over `stored` (undefined = create) asks the platform to do beyond storing
@@ -88,7 +98,7 @@ export function requestedActions(kind: string, stored: ObjectLike | undefined, n
   const handled = new Set(Array.isArray(handledList) ? handledList.filter((x): x is string => typeof x === 'string') : []);
   for (const r of looseRegistryRequests(next.metadata?.annotations)) {
     if (pending.has(requestKey(r)) || handled.has(r.id)) continue;
-    out.push({ action: REGISTRY_REQUEST_PROCEDURE[r.action], via: VIA_REQUESTS, detail: `${r.action}${r.member ? ` ${r.member}` : ''} (request ${r.id})` });
+    out.push({ action: procedureOf(r), via: VIA_REQUESTS, detail: `${r.action}${r.force ? ' (forced)' : ''}${r.member ? ` ${r.member}` : ''} (request ${r.id})` });
   }
   if (stored) {
     const before = field(stored.spec, 'replicas');

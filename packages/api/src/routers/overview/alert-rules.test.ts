@@ -71,26 +71,34 @@ describe('teleportSpikeAlerts', () => {
   });
 });
 
-describe('learnerLagAlerts (below the 90 % the operator promotes at)', () => {
+describe('learnerLagAlerts (the promotion rule: more than 100 entries behind, or below etcd\'s 90 %)', () => {
   const m = (name: string, role: 'voter' | 'learner', isLeader: boolean, raftIndex?: number, raftAppliedIndex?: number) => ({ name, role, isLeader, raftIndex, raftAppliedIndex });
   const cluster = (members: ReturnType<typeof m>[]) => [{ namespace: 'default', name: 'reg', members }];
-  it('flags a learner far behind the leader with the lag and progress', () => {
-    const a = learnerLagAlerts(cluster([m('r-1', 'voter', true, 100, 100), m('r-4', 'learner', false, 100, 40)]));
+  it('flags a learner far behind the leader with the lag, the indexes and what to wait for', () => {
+    const a = learnerLagAlerts(cluster([m('r-1', 'voter', true, 10_000, 10_000), m('r-4', 'learner', false, 10_000, 9_500)]));
     expect(a).toEqual([
       {
         severity: 'warning',
         kind: 'learner-lag',
-        message: 'registry default/reg: learner r-4 is 60 entries behind the leader (40 % caught up; promotable at 90 %)',
+        message:
+          "registry default/reg: learner r-4 is 500 entries behind the leader r-1 (applied 9500 of committed 10000); wait until it is within 100 entries of the leader's committed index, healthy, for 2 polls in a row under one leader",
         link: '/registry/default/reg',
       },
     ]);
   });
-  it('stays quiet for a caught-up learner and for lagging voters', () => {
+  it('95 % of the leader index (promotable under the old rule) is still behind; within 100 entries is not', () => {
+    expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 10_000, 10_000), m('r-4', 'learner', false, 10_000, 9_899)]))).toHaveLength(1);
+    expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 10_000, 10_000), m('r-4', 'learner', false, 10_000, 9_900)]))).toEqual([]);
+  });
+  it('a short log: within 100 entries but below etcd\'s 90 % floor is behind too', () => {
+    expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 100, 100), m('r-4', 'learner', false, 100, 40)]))[0]!.message).toMatch(/60 entries behind .*below the 90 % etcd needs/);
     expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 100, 100), m('r-4', 'learner', false, 100, 90)]))).toEqual([]);
+  });
+  it('stays quiet for lagging voters', () => {
     expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 100, 100), m('r-2', 'voter', false, 100, 10)]))).toEqual([]);
   });
   it('treats a learner without an applied index as not caught up', () => {
-    expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 100), m('r-4', 'learner', false)]))[0]!.message).toContain('100 entries behind');
+    expect(learnerLagAlerts(cluster([m('r-1', 'voter', true, 1_000), m('r-4', 'learner', false)]))[0]!.message).toContain('1000 entries behind');
   });
   it('cannot measure lag without a leader index', () => {
     expect(learnerLagAlerts(cluster([m('r-1', 'voter', false, 100, 100), m('r-4', 'learner', false, 100, 1)]))).toEqual([]);

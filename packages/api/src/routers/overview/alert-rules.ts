@@ -2,7 +2,7 @@
  * The overview's alert rules with their thresholds. Pure: inputs are what the overview procedure
  * already read (statesvc usage, sticky rollups, registry members, statesync replicas).
  */
-import { functionStickyPath, registryClusterPath, statePath, stateSyncPath } from '@orrery/spec';
+import { functionStickyPath, observationBlocker, registryClusterPath, statePath, stateSyncPath } from '@orrery/spec';
 import { isBackingOff } from '../statesync/backing-off.ts';
 
 export type AlertSeverity = 'critical' | 'warning';
@@ -29,9 +29,6 @@ export const TELEPORT_SPIKE_FACTOR = 3;
 export const TELEPORT_RECENT_MINUTES = 2;
 /** The baseline window, in minutes, ending at now (the recent minutes are not part of the baseline). */
 export const TELEPORT_WINDOW_MINUTES = 60;
-
-/** The operator promotes a learner once its applied index reaches this share of the leader's (plan-membership). */
-export const LEARNER_CAUGHT_UP_RATIO = 0.9;
 
 /** A statesync replica backing off this long (seconds) is critical rather than a warning. */
 export const STATESYNC_BACKOFF_CRITICAL_SECONDS = 60;
@@ -118,25 +115,23 @@ export interface ClusterMembersInput {
 }
 
 /**
- * Learners that have not caught up enough to be promoted (applied index below 90 % of the
- * leader's raft index). Without a leader index there is no lag to measure (health shows that).
+ * Learners too far behind to be promoted by the promotion rule of @orrery/spec (more than 100
+ * entries behind the leader's committed index, or below etcd's 90 % floor), from the members
+ * table alone: the rule's other parts (two polls, health) are the member page's business.
+ * Without a leader index there is no lag to measure (health shows that).
  */
 export function learnerLagAlerts(clusters: readonly ClusterMembersInput[]): Alert[] {
   const out: Alert[] = [];
   for (const c of clusters) {
-    const leaderIndex = c.members.find((m) => m.isLeader)?.raftIndex;
-    if (leaderIndex === undefined) continue;
+    const leader = c.members.find((m) => m.isLeader);
+    if (leader?.raftIndex === undefined) continue;
     for (const m of c.members) {
       if (m.role !== 'learner') continue;
-      const applied = m.raftAppliedIndex ?? 0;
-      if (applied >= LEARNER_CAUGHT_UP_RATIO * leaderIndex) continue;
-      const caughtUp = leaderIndex > 0 ? Math.floor((applied / leaderIndex) * 100) : 0;
-      out.push({
-        severity: 'warning',
-        kind: 'learner-lag',
-        message: `registry ${c.namespace}/${c.name}: learner ${m.name} is ${leaderIndex - applied} entries behind the leader (${caughtUp} % caught up; promotable at ${LEARNER_CAUGHT_UP_RATIO * 100} %)`,
-        link: registryClusterPath(c.namespace, c.name),
-      });
+      // A learner without an applied index has applied nothing we know of.
+      const look = { member: m.name, healthy: true, appliedIndex: m.raftAppliedIndex ?? 0, leader: leader.name, leaderCommittedIndex: leader.raftIndex, observedAt: '' };
+      const blocked = observationBlocker(look);
+      if (blocked?.blocker !== 'lagging' && blocked?.blocker !== 'below-etcd-ratio') continue;
+      out.push({ severity: 'warning', kind: 'learner-lag', message: `registry ${c.namespace}/${c.name}: ${blocked.message}`, link: registryClusterPath(c.namespace, c.name) });
     }
   }
   return out;

@@ -1,9 +1,10 @@
 import { parseRegistryClusterRequests, type RegistryCluster } from '@orrery/spec';
 import { notFound, storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
+import { learnerVerdict } from './learner-verdict.ts';
 import { ClusterMembersInput } from './members.schema.ts';
 
-export const members = protectedProcedure('viewer', "A cluster's members as the operator last observed them (role, leader, term, indexes, lag, health) and its pending requests.")
+export const members = protectedProcedure('viewer', "A cluster's members as the operator last observed them (role, leader, term, indexes, lag, health, a learner's promotion verdict) and its pending requests.")
   .input(ClusterMembersInput)
   .query(async ({ ctx, input }) => {
     const c = (await storeCall(() => ctx.store.get('RegistryCluster', input.namespace, input.cluster))) as RegistryCluster | undefined;
@@ -17,7 +18,12 @@ export const members = protectedProcedure('viewer', "A cluster's members as the 
       leader: c.status?.leader ?? null,
       // Request-added members (held learners wait for a promote request; see docs/registry-clusters.md).
       manualMembers: c.status?.manualMembers ?? [],
-      members: ms.map((m) => ({ ...m, lag: leaderIndex !== undefined && m.raftAppliedIndex !== undefined ? Math.max(0, leaderIndex - m.raftAppliedIndex) : null })),
+      members: ms.map((m) => ({
+        ...m,
+        lag: leaderIndex !== undefined && m.raftAppliedIndex !== undefined ? Math.max(0, leaderIndex - m.raftAppliedIndex) : null,
+        // A learner: the promotion rule's verdict from the operator's last polls (registry.promote checks the same).
+        promotion: m.role === 'learner' ? learnerVerdict(c, m.name) : null,
+      })),
       pendingRequests: parsed.ok ? parsed.requests.filter((r) => !handled.has(r.id)) : [],
       lastRequest: c.status?.lastRequest ?? null,
       conditions: c.status?.conditions ?? [],

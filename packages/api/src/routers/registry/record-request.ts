@@ -24,6 +24,12 @@ export async function recordRequest(
   ref: { namespace: string; cluster: string },
   action: RegistryClusterRequestAction,
   member: string | undefined,
+  opts: {
+    /** Refuses the request against the cluster as read (throws), e.g. a promote of a learner not caught up. */
+    check?: (c: RegistryCluster) => void;
+    /** promote only: the operator skips the catch-up rule (registry.forcePromote). */
+    force?: boolean;
+  } = {},
 ): Promise<{ requestId: string; pending: RegistryClusterRequest[] }> {
   const id = `r-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   for (let attempt = 0; ; attempt++) {
@@ -32,6 +38,7 @@ export async function recordRequest(
     if (action !== 'add-learner' && member !== undefined && c.status?.members && !c.status.members.some((m) => m.name === member || m.id === member)) {
       throw new TRPCError({ code: 'NOT_FOUND', message: `RegistryCluster ${ref.cluster} has no member ${member}; see registry.members` });
     }
+    opts.check?.(c);
     const parsed = parseRegistryClusterRequests(c.metadata.annotations);
     const handled = new Set(c.status?.handledRequests ?? []);
     // An unreadable annotation is replaced: the reconciler reports it as Degraded and runs nothing from it.
@@ -40,6 +47,7 @@ export async function recordRequest(
       id,
       action,
       ...(member !== undefined ? { member } : {}),
+      ...(opts.force ? { force: true } : {}),
       requestedBy: ctx.principal?.who,
       requestedAt: (ctx.now?.() ?? new Date()).toISOString(),
     };
@@ -52,7 +60,7 @@ export async function recordRequest(
       throw err instanceof StoreError ? await storeCall(() => Promise.reject(err)) : err;
     }
     ctx.audit.before = { pending: pending.map((r) => r.id), leader: c.status?.leader ?? null };
-    ctx.audit.after = { requestId: id, action, member: member ?? null };
+    ctx.audit.after = { requestId: id, action, member: member ?? null, ...(opts.force ? { force: true } : {}) };
     return { requestId: id, pending: [...pending, request] };
   }
 }

@@ -22,6 +22,18 @@ const member = (n: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** The operator's poll `poll` of learner reg-4 at applied index `applied`, leader reg-1 at committed 100 (or `committed`). */
+const look = (poll: number, applied: number, over: Record<string, unknown> = {}) => ({
+  member: 'reg-4',
+  healthy: true,
+  appliedIndex: applied,
+  leader: 'reg-1',
+  leaderTerm: 2,
+  leaderCommittedIndex: 100,
+  observedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 2 * poll)).toISOString(),
+  ...over,
+});
+
 beforeAll(async () => {
   // Stand-in for the registry's public API (instances query): starting etcd + a registry here
   // would cost most of this package's test budget; apps/registry tests the real grammar.
@@ -61,10 +73,12 @@ beforeAll(async () => {
   h = await createHarness();
   await h.store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { name: 'reg', namespace: 'default' }, spec: { replicas: 3 } });
   await h.store.updateStatus('RegistryCluster', 'default', 'reg', {
-    members: [member(1), member(2), member(3), member(4, { role: 'learner', raftAppliedIndex: 40 })],
+    members: [member(1), member(2), member(3), member(4, { role: 'learner', raftAppliedIndex: 95 })],
     leader: 'reg-1',
     endpoint: registryUrl,
     handledRequests: ['old-1'],
+    // The operator's last two polls of the learner: caught up in both (the promotion rule passes).
+    learnerObservations: [look(1, 94), look(2, 95)],
   });
   await h.store.apply({
     apiVersion: 'orrery.dev/v1alpha1',
@@ -94,7 +108,10 @@ describe('registry.clusters / members (viewer)', () => {
   });
   it('lists members with lag behind the leader', async () => {
     const r = await h.as('viewer').registry.members({ cluster: 'reg' });
-    expect(r.members.find((m) => m.name === 'reg-4')!.lag).toBe(60);
+    expect(r.members.find((m) => m.name === 'reg-4')!.lag).toBe(5);
+    // a learner carries the promotion rule's verdict; voters none
+    expect(r.members.find((m) => m.name === 'reg-4')!.promotion).toMatchObject({ ready: true, lag: 5, appliedIndex: 95, committedIndex: 100, polls: 2, required: 2 });
+    expect(r.members.find((m) => m.name === 'reg-2')!.promotion).toBeNull();
     expect(r.leader).toBe('reg-1');
     expect((await rejection(h.as('viewer').registry.members({ cluster: 'none' }))).code).toBe('NOT_FOUND');
     expect((await rejection(h.as(undefined).registry.members({ cluster: 'reg' }))).code).toBe('UNAUTHORIZED');
@@ -169,6 +186,70 @@ describe.each([
     expect(err.message).toMatch(/role operator may not do this; it needs admin/);
     expect((await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION]).toBe(before);
     expect(await lastAudit()).toMatchObject({ who: 'otto', action: `registry.${proc}`, result: 'error' });
+  });
+});
+
+describe('registry.promote checks the promotion rule; registry.forcePromote (admin) skips it', () => {
+  const withLearner = async (observations: unknown[], appliedNow: number) => {
+    const c = await cluster();
+    await h.store.updateStatus('RegistryCluster', 'default', 'reg', {
+      ...c.status,
+      members: [member(1), member(2), member(3), member(4, { role: 'learner', raftAppliedIndex: appliedNow })],
+      learnerObservations: observations,
+    });
+  };
+  const requests = async () => (await cluster()).metadata.annotations?.[REGISTRY_CLUSTER_REQUESTS_ANNOTATION];
+  afterAll(() => withLearner([look(1, 94), look(2, 95)], 95));
+
+  it.each([
+    ['far behind', [look(1, 10, { leaderCommittedIndex: 8_000 }), look(2, 1_000, { leaderCommittedIndex: 9_000 })], /applied 1000, committed 9000, lag 8000, caught up in 0 of 2 polls\): learner reg-4 is 8000 entries behind/],
+    ['caught up now, behind in the previous poll', [look(1, 10), look(2, 99)], /applied 99, committed 100, lag 1, caught up in 1 of 2 polls\): .*was not in the previous poll/],
+    ['caught up in its only poll', [look(2, 99)], /applied 99, committed 100, lag 1, caught up in 1 of 2 polls\): .*one poll only/],
+    ['unhealthy now', [look(1, 99), look(2, 99, { healthy: false })], /caught up in 0 of 2 polls\): learner reg-4 is not answering/],
+    ['under another leader before', [look(1, 99, { leader: 'reg-2', leaderTerm: 1 }), look(2, 99)], /caught up in 1 of 2 polls\): leadership changed/],
+    ['never observed', [], /applied unknown, committed unknown, lag unknown, caught up in 0 of 2 polls\): learner reg-4 has not been observed yet/],
+  ])('a learner %s: 400 learner_not_caught_up naming applied, committed and lag; nothing recorded; audited', async (_what, observations, says) => {
+    await withLearner(observations, 1_000);
+    const before = await requests();
+    const err = await rejection(h.as('operator', 'otto').registry.promote({ cluster: 'reg', member: 'reg-4' }));
+    expect(err.code).toBe('BAD_REQUEST');
+    expect(err.message).toMatch(/^learner_not_caught_up: reg-4 may not be promoted yet/);
+    expect(err.message).toMatch(says);
+    expect(err.message).toMatch(/registry\.forcePromote/);
+    expect(issuesOf(err.cause)).toEqual([{ path: 'member', message: err.message, reason: 'learner_not_caught_up' }]);
+    expect(await requests()).toBe(before);
+    expect(await lastAudit()).toMatchObject({ who: 'otto', action: 'registry.promote', result: 'error' });
+  });
+
+  it('finds the learner by etcd id too, and refuses a voter (not_a_learner)', async () => {
+    await withLearner([look(1, 10), look(2, 20)], 20);
+    const byId = await rejection(h.as('operator').registry.promote({ cluster: 'reg', member: 'id4' }));
+    expect(issuesOf(byId.cause)?.[0]?.reason).toBe('learner_not_caught_up');
+    const voter = await rejection(h.as('operator').registry.promote({ cluster: 'reg', member: 'reg-2' }));
+    expect(voter.code).toBe('BAD_REQUEST');
+    expect(issuesOf(voter.cause)).toEqual([{ path: 'member', message: 'reg-2 is already a voter; only a learner can be promoted', reason: 'not_a_learner' }]);
+  });
+
+  it('once caught up in two polls under one leader the same request is recorded', async () => {
+    await withLearner([look(1, 98), look(2, 99)], 99);
+    const out = await h.as('operator').registry.promote({ cluster: 'reg', member: 'reg-4' });
+    const parsed = parseRegistryClusterRequests((await cluster()).metadata.annotations);
+    expect(parsed.ok && parsed.requests.find((r) => r.id === out.requestId)).toMatchObject({ action: 'promote', member: 'reg-4' });
+    expect(parsed.ok && parsed.requests.find((r) => r.id === out.requestId)?.force).toBeUndefined();
+  });
+
+  it('forcePromote records a forced request for a learner far behind; admin only, audited as such', async () => {
+    await withLearner([look(1, 10, { leaderCommittedIndex: 8_000 }), look(2, 1_000, { leaderCommittedIndex: 9_000 })], 1_000);
+    const before = await requests();
+    const refused = await rejection(h.as('operator', 'otto').registry.forcePromote({ cluster: 'reg', member: 'reg-4' }));
+    expect(refused.code).toBe('FORBIDDEN');
+    expect(await requests()).toBe(before);
+    expect(await lastAudit()).toMatchObject({ who: 'otto', action: 'registry.forcePromote', result: 'error' });
+
+    const out = await h.as('admin', 'ada').registry.forcePromote({ cluster: 'reg', member: 'reg-4' });
+    const parsed = parseRegistryClusterRequests((await cluster()).metadata.annotations);
+    expect(parsed.ok && parsed.requests.find((r) => r.id === out.requestId)).toMatchObject({ action: 'promote', member: 'reg-4', force: true, requestedBy: 'ada' });
+    expect(await lastAudit()).toMatchObject({ who: 'ada', action: 'registry.forcePromote', result: 'ok', target: 'default/reg/reg-4', after: { requestId: out.requestId, force: true } });
   });
 });
 
