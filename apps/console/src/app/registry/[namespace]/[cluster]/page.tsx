@@ -24,11 +24,13 @@ const TRACKING_INTERVAL_MS = 1_000;
 interface Ask {
   action: MembershipAction;
   member?: Member;
+  /** promote without the catch-up rule (registry.forcePromote, admin). */
+  force?: boolean;
 }
 
-const TITLE: Record<MembershipAction, (m?: Member) => string> = {
+const TITLE: Record<MembershipAction, (m?: Member, force?: boolean) => string> = {
   'add-learner': () => 'Add a learner?',
-  promote: (m) => `Promote ${m?.name} to voter?`,
+  promote: (m, force) => (force ? `Force-promote ${m?.name} to voter before it has caught up?` : `Promote ${m?.name} to voter?`),
   'transfer-leader': (m) => `Transfer leadership to ${m?.name}?`,
   remove: (m) => `Remove ${m?.role} ${m?.name}?`,
 };
@@ -58,10 +60,11 @@ export default function RegistryClusterPage() {
   };
   const addLearner = useMutation(trpc.registry.addLearner.mutationOptions());
   const promote = useMutation(trpc.registry.promote.mutationOptions());
+  const forcePromote = useMutation(trpc.registry.forcePromote.mutationOptions());
   const transferLeader = useMutation(trpc.registry.transferLeader.mutationOptions());
   const remove = useMutation(trpc.registry.remove.mutationOptions());
   const mutationFor = { 'add-learner': addLearner, promote, 'transfer-leader': transferLeader, remove } as const;
-  const active = ask ? mutationFor[ask.action] : undefined;
+  const active = ask ? (ask.force ? forcePromote : mutationFor[ask.action]) : undefined;
 
   const confirm = () => {
     if (!ask) return;
@@ -71,7 +74,8 @@ export default function RegistryClusterPage() {
         addLearner.mutate(ref, { onSuccess: onSent('add learner') });
         break;
       case 'promote':
-        promote.mutate({ ...ref, member: m!.name }, { onSuccess: onSent(`promote ${m!.name}`) });
+        if (ask.force) forcePromote.mutate({ ...ref, member: m!.name }, { onSuccess: onSent(`force-promote ${m!.name}`) });
+        else promote.mutate({ ...ref, member: m!.name }, { onSuccess: onSent(`promote ${m!.name}`) });
         break;
       case 'transfer-leader':
         transferLeader.mutate({ ...ref, member: m!.name }, { onSuccess: onSent(`transfer leadership to ${m!.name}`) });
@@ -82,7 +86,7 @@ export default function RegistryClusterPage() {
     }
   };
   const openAsk = (a: Ask) => {
-    for (const mu of Object.values(mutationFor)) mu.reset();
+    for (const mu of [...Object.values(mutationFor), forcePromote]) mu.reset();
     setAsk(a);
   };
 
@@ -165,7 +169,10 @@ export default function RegistryClusterPage() {
             </section>
             <section className="card" aria-labelledby="members-title">
               <h2 id="members-title">Members</h2>
-              <MemberTable members={list} onAction={(action, member) => openAsk({ action, member })} />
+              <MemberTable
+                members={list}
+                onAction={(action, member) => openAsk(action === 'force-promote' ? { action: 'promote', member, force: true } : { action, member })}
+              />
               {data.pendingRequests.length > 0 ? (
                 <>
                   <h3>Pending requests</h3>
@@ -198,9 +205,9 @@ export default function RegistryClusterPage() {
       ) : null}
       <ConfirmDialog
         open={ask !== null}
-        title={ask ? TITLE[ask.action](ask.member) : ''}
-        confirmLabel={ask ? CONFIRM[ask.action] : 'Confirm'}
-        danger={ask?.action === 'remove'}
+        title={ask ? TITLE[ask.action](ask.member, ask.force) : ''}
+        confirmLabel={ask ? (ask.force ? 'Force promote' : CONFIRM[ask.action]) : 'Confirm'}
+        danger={ask?.action === 'remove' || ask?.force}
         busy={active?.isPending}
         onConfirm={confirm}
         onCancel={() => setAsk(null)}
@@ -208,6 +215,11 @@ export default function RegistryClusterPage() {
         {effect ? (
           <>
             <p data-testid="quorum-effect">{effect.summary}.</p>
+            {ask?.force && ask.member?.promotion ? (
+              <p className="warning" data-testid="force-promote-warning">
+                ⚠ {ask.member.name} is not caught up: {ask.member.promotion.message}. As a voter that is behind it can slow or block commits until it catches up; etcd still refuses below 90 % of the leader&apos;s index.
+              </p>
+            ) : null}
             {effect.warning ? (
               <p className="warning" data-testid="quorum-warning">
                 ⚠ {effect.warning}.
