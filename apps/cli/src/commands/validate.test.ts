@@ -32,6 +32,7 @@ const EXPECTED_INVALID = [
   'examples/invalid/statesync.yaml:13: StateSync/bad-sync: spec.recordTTL: statesync_record_ttl',
   'examples/invalid/sticky.yaml:12: Function/bad-sticky: spec.state.sticky.source: sticky_source',
   'examples/invalid/sticky.yaml:13: Function/bad-sticky: spec.state.sticky.name: sticky_name',
+  'examples/invalid/sticky.yaml:27: Function/bad-cookie: spec.state.sticky.name: sticky_cookie_name',
   'examples/invalid/traffic.yaml:11: Function/bad-traffic: spec.traffic: traffic_sum',
   'examples/invalid/traffic.yaml:16: Function/bad-traffic: spec.traffic[1].revisionName: traffic_revision_conflict',
   'examples/invalid/traffic.yaml:18: Function/bad-traffic: spec.traffic[1].tag: tag_duplicate',

@@ -26,6 +26,14 @@ describe('routes file', () => {
     expect(t.namespaces()).toEqual(['team']);
   });
 
+  it('keeps query parameter and cookie names as written (they are case-sensitive), lower-cases header names', () => {
+    const fn = (sticky: string) => FN.replace('{source: header, name: X-Session-Id}', sticky) + REV('hello-00001');
+    expect(parseRoutesYaml(fn('{source: cookie, name: Session_ID}')).get('team', 'hello')!.sticky).toEqual({ source: 'cookie', name: 'Session_ID' });
+    expect(parseRoutesYaml(fn('{source: queryparam, name: Sid}')).get('team', 'hello')!.sticky).toEqual({ source: 'queryparam', name: 'Sid' });
+    // A name no browser sends as one cookie is refused with the validation reason, not routed.
+    expect(() => parseRoutesYaml(fn('{source: cookie, name: "my session"}'))).toThrow(/sticky_cookie_name/);
+  });
+
   it('prefers status.latestReadyRevision for latestRevision targets, and tags map to revisions', () => {
     const t = parseRoutesYaml(
       FN.replace('  state:', '  traffic: [{latestRevision: true, percent: 100, tag: latest}, {revisionName: hello-00001, percent: 0, tag: old}]\n  state:') +

@@ -61,7 +61,7 @@ describe('generated CRDs', () => {
     expect(spec.state!.properties!.keyspace).toMatchObject({ type: 'string', maxLength: 63, pattern: '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$' });
     expect(spec.state!.properties!.maxKeys).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
     expect(spec.traffic!.items!.properties!.percent).toMatchObject({ type: 'integer', minimum: 0, maximum: 100 });
-    expect(spec.state!.properties!.sticky!.properties!.source!.enum).toEqual(['header', 'queryparam']);
+    expect(spec.state!.properties!.sticky!.properties!.source!.enum).toEqual(['header', 'queryparam', 'cookie']);
   });
 });
 

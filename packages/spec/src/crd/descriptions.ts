@@ -59,8 +59,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'spec.state.onDelete':
     'retain (default): the keyspace\'s data outlives the Function; delete: it is deleted with the Function (a finalizer holds the Function until statesvc confirms). Overrides the deprecated annotation orrery.dev/keyspace-deletion-policy.',
   'spec.state.sticky': 'Sticky routing: requests with the same key prefer the same worker (highest HRW score).',
-  'spec.state.sticky.source': 'Where the routing key is read from: header or queryparam.',
-  'spec.state.sticky.name': 'Header or query parameter name, e.g. X-Session-Id.',
+  'spec.state.sticky.source': 'Where the routing key is read from: header, queryparam, or cookie (the cookie\'s value is the key).',
+  'spec.state.sticky.name': 'Header, query parameter or cookie name, e.g. X-Session-Id (a cookie name is an RFC 6265 token, exact case).',
   // ---- Revision
   'spec.function': 'Owning Function (also the label orrery.dev/function).',
   // ---- Environment

@@ -3,7 +3,7 @@ import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, GROUP_VERSION, ObjectMet
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
-import { MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
+import { MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_COOKIE_NAME, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
 import { STATE_DRIVERS } from './state-drivers.ts';
 import {
   ACTIVATION_SCALE_BOUND,
@@ -145,13 +145,23 @@ export const TrafficTargetSchema = withCel(
 );
 export type TrafficTarget = z.infer<typeof TrafficTargetSchema>;
 
-export const StickySchema = z.object({
-  source: z.enum(['header', 'queryparam'], { error: says('sticky_source') }),
-  name: withCel(
-    z.string().min(1, says('sticky_name')).max(MAX_STICKY_NAME).refine(STICKY_NAME_NOT_BLANK.holds, { message: says('sticky_name') }),
-    [STICKY_NAME_NOT_BLANK],
-  ),
-});
+/** Where the router reads the sticky key: a header, a query parameter, or (beyond the seed) a cookie's value. */
+export const STICKY_SOURCES = ['header', 'queryparam', 'cookie'] as const;
+export type StickySource = (typeof STICKY_SOURCES)[number];
+
+export const StickySchema = withCel(
+  z
+    .object({
+      source: z.enum(STICKY_SOURCES, { error: says('sticky_source') }),
+      name: withCel(
+        z.string().min(1, says('sticky_name')).max(MAX_STICKY_NAME).refine(STICKY_NAME_NOT_BLANK.holds, { message: says('sticky_name') }),
+        [STICKY_NAME_NOT_BLANK],
+      ),
+    })
+    // In the schema rather than validate(): a routes file and the router's store source parse only the schema.
+    .refine(STICKY_COOKIE_NAME.holds, { message: says('sticky_cookie_name'), path: ['name'] }),
+  [STICKY_COOKIE_NAME],
+);
 export type Sticky = z.infer<typeof StickySchema>;
 
 /** Presence of `spec.state` is the opt-in; shared by every revision of the function. */

@@ -32,8 +32,10 @@ export const REASONS = {
   keyspace_too_long: 'keyspace must be at most 63 characters',
   quota_negative: 'quotas must be >= 0 (0 means the platform default: 256 KiB per value, 10000 keys)',
   ttl_negative: 'defaultTTL must be >= 0 ("0s" or absent means keys do not expire unless a write asks)',
-  sticky_source: 'sticky.source must be "header" or "queryparam"',
-  sticky_name: 'sticky.name must name the header or query parameter that carries the routing key, e.g. "X-Session-Id"',
+  sticky_source: 'sticky.source must be "header", "queryparam" or "cookie"',
+  sticky_name: 'sticky.name must name the header, query parameter or cookie that carries the routing key, e.g. "X-Session-Id"',
+  sticky_cookie_name:
+    'with sticky.source "cookie", sticky.name must be a cookie name (an RFC 6265 token): letters, digits and !#$%&\'*+-.^_`|~, without spaces, "=", ";", ",", quotes or other separators, e.g. "session"',
   state_executor_container:
     'keyed state is not available with executor "container": there is no fetcher to deliver the scoped state token; use executor "pool" or "deploy", or remove spec.state',
   state_environment_infinite:
