@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { StateTokenVerifier } from '@orrery/auth';
+import { STATE_PLACEHOLDER_TOKEN, StateTokenVerifier } from '@orrery/auth';
 import { DNS1123_LABEL, KEYSPACE_PATTERN } from '@orrery/spec';
 import { STATE_OWNER, type Scope } from '@orrery/statestore';
 import { HttpError } from './http-error.ts';
@@ -33,6 +33,9 @@ export class Authenticator {
       throw new HttpError('forbidden', 'the token does not grant this namespace/keyspace');
     }
     if (!this.passThrough) {
+      if (auth.slice(7).trim() === STATE_PLACEHOLDER_TOKEN) {
+        throw new HttpError('forbidden', 'this is the placeholder token of an operator without a master key; give the operator --master-key-file with the key statesvc uses (or, in development only, run statesvc with --insecure-pass-through)');
+      }
       if (!this.verifier || !this.verifier.verify(auth.slice(7).trim(), namespace, keyspace)) {
         throw new HttpError('forbidden', `the token does not grant keyspace ${namespace}/${keyspace}; use the token issued for it`);
       }

@@ -1,4 +1,4 @@
-export { deriveStateToken, verifyStateToken, stateTokenInfo, StateTokenVerifier, DEFAULT_KEY_VERSION } from './state-token.ts';
+export { deriveStateToken, verifyStateToken, stateTokenInfo, StateTokenVerifier, DEFAULT_KEY_VERSION, STATE_PLACEHOLDER_TOKEN } from './state-token.ts';
 export { signAdminUrl, signKeyspaceDeletionUrl, verifyAdminUrl, ADMIN_KEY_INFO, type AdminUrlCheck } from './admin-url.ts';
 export { readMasterKeyFile, parseMasterKey } from './master-key.ts';
 export { hkdf32 } from './hkdf-key.ts';

@@ -15,6 +15,13 @@ export function deriveStateToken(masterKey: Buffer, namespace: string, keyspace:
 const HEX_TOKEN = /^[0-9a-f]{64}$/;
 
 /**
+ * What a stateful worker gets instead of a token when the operator has no master key (local
+ * development, statesvc with --insecure-pass-through): the same token file and headers, so the
+ * SDKs and `ctx.state` work unchanged (RFC-0023). Not hex: no statesvc with a key accepts it.
+ */
+export const STATE_PLACEHOLDER_TOKEN = 'orrery-dev-placeholder-token-no-master-key';
+
+/**
  * Stateless check: re-derive for the claimed scope under each accepted master key (current,
  * then the previous one during a rotation) and compare in constant time. No token store.
  */

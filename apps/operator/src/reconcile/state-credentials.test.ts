@@ -1,4 +1,4 @@
-import { deriveStateToken } from '@orrery/auth';
+import { deriveStateToken, STATE_PLACEHOLDER_TOKEN, verifyStateToken } from '@orrery/auth';
 import { type OrreryFunction, parseResource } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
 import { stateCredentials } from './state-credentials.ts';
@@ -15,9 +15,16 @@ describe('stateCredentials', () => {
     expect(stateCredentials(fn({}), { masterKey: master, stateUrl: 'http://state' })).toEqual({ url: 'http://state', namespace: 'shop', keyspace: 'cart', token: deriveStateToken(master, 'shop', 'cart') });
     expect(stateCredentials(fn({ keyspace: 'carts' }), { masterKey: master, stateUrl: 'http://state' })?.token).toBe(deriveStateToken(master, 'shop', 'carts'));
   });
-  it('gives none to a stateless function or without a statesvc URL or master key', () => {
+  it('gives none to a stateless function or without a statesvc URL', () => {
     expect(stateCredentials(fn(), { masterKey: master, stateUrl: 'http://state' })).toBeUndefined();
-    expect(stateCredentials(fn({}), { stateUrl: 'http://state' })).toBeUndefined();
+    expect(stateCredentials(fn(), { stateUrl: 'http://state' })).toBeUndefined();
     expect(stateCredentials(fn({}), { masterKey: master })).toBeUndefined();
+    expect(stateCredentials(fn({}), {})).toBeUndefined();
+  });
+  it('without a master key (development) a placeholder token that no keyed statesvc accepts', () => {
+    const c = stateCredentials(fn({ keyspace: 'carts' }), { stateUrl: 'http://state' });
+    expect(c).toEqual({ url: 'http://state', namespace: 'shop', keyspace: 'carts', token: STATE_PLACEHOLDER_TOKEN });
+    expect(c!.token).toMatch(/placeholder/);
+    expect(verifyStateToken(c!.token, 'shop', 'carts', [master])).toBe(false);
   });
 });

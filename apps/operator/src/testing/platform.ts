@@ -38,7 +38,14 @@ export interface Platform {
 }
 
 export async function startPlatform(
-  o: { operatorArgs?: string[]; routerArgs?: string[]; keyspaces?: Array<{ namespace: string; keyspace: string }>; /** Store token (also guards /v1/autoscaler and /v1/executor). */ storeToken?: string } = {},
+  o: {
+    operatorArgs?: string[];
+    routerArgs?: string[];
+    keyspaces?: Array<{ namespace: string; keyspace: string }>;
+    /** Development mode: statesvc --insecure-pass-through and an operator without a master key. */
+    statePassThrough?: boolean;
+    /** Store token (also guards /v1/autoscaler and /v1/executor). */ storeToken?: string;
+  } = {},
 ): Promise<Platform> {
   const dir = mkdtempSync(join(tmpdir(), 'orrery-scale-'));
   const started: SpawnedServer[] = [];
@@ -57,10 +64,11 @@ export async function startPlatform(
       const keyFile = join(dir, 'master.key');
       writeFileSync(keyFile, Buffer.alloc(32, 0x3c).toString('hex'));
       writeFileSync(join(dir, 'keyspaces.yaml'), stringify(o.keyspaces));
-      const svc = await spawnServer(STATESVC_BIN, ['--port', '0', '--master-key-file', keyFile, '--keyspaces-file', join(dir, 'keyspaces.yaml')]);
+      const auth = o.statePassThrough ? ['--insecure-pass-through'] : ['--master-key-file', keyFile];
+      const svc = await spawnServer(STATESVC_BIN, ['--port', '0', ...auth, '--keyspaces-file', join(dir, 'keyspaces.yaml')]);
       started.push(svc);
       stateUrl = svc.url;
-      extra.push('--state-url', stateUrl, '--master-key-file', keyFile);
+      extra.push('--state-url', stateUrl, ...(o.statePassThrough ? [] : ['--master-key-file', keyFile]));
     }
     // The operator always wants a store token (there is no token-less loopback store any more).
     const storeToken = o.storeToken ?? `test-store-${randomBytes(12).toString('hex')}`;
