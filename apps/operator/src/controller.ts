@@ -10,6 +10,7 @@ import { type LocalBackend, type StateCredentials, revisionKey } from './backend
 import type { Autoscaler } from './autoscaler/autoscaler.ts';
 import type { KpaDecision } from './autoscaler/kpa-decider.ts';
 import { setCondition } from './reconcile/conditions.ts';
+import { keyspaceCleanup } from './keyspace/keyspace-cleanup.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
 import { crossObjectProblem } from './reconcile/cross-object-rules.ts';
@@ -37,6 +38,11 @@ export interface OperatorOptions {
     /** The KPA's desired scale for a pooled revision (specializes more warm workers under load). */
     scale?(rev: Revision, desired: number, credentials?: StateCredentials): void;
   };
+  /**
+   * Deletes a keyspace's data (statesvc's signed admin call) for a Function deleted with
+   * `spec.state.onDelete: delete`; absent = keyspace data is always retained.
+   */
+  deleteKeyspace?: (namespace: string, keyspace: string) => Promise<unknown>;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -55,6 +61,10 @@ export class FunctionOperator {
   readonly functions: WorkQueue;
   readonly revisions: WorkQueue;
   readonly environments: WorkQueue;
+  /** Keyspace cleanups of deleted Functions (policy `delete`), retried until statesvc answers. */
+  readonly keyspaces: WorkQueue;
+  /** The deleted Functions whose cleanup is pending, by key (the store no longer has them). */
+  private readonly gone = new Map<string, unknown>();
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
@@ -68,6 +78,7 @@ export class FunctionOperator {
     this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
     this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
     this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), concurrency: 1 });
+    this.keyspaces = new WorkQueue((k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1 });
   }
 
   async start(): Promise<void> {
@@ -75,6 +86,14 @@ export class FunctionOperator {
       this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
     this.watches.push(
       watch('Function', (ns, name) => this.functions.add(`${ns}/${name}`)),
+      // The local store has no finalizers: a deleted Function is gone at once, so its keyspace
+      // cleanup works from the deleted object the watch delivers.
+      this.o.store.watch('Function', {}, (e) => {
+        if (e.type !== 'deleted' || !this.o.deleteKeyspace) return;
+        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+        this.gone.set(key, e.object);
+        this.keyspaces.add(key);
+      }),
       watch('Environment', (ns, name) => {
         this.environments.add(`${ns}/${name}`);
         // Functions on it: a rule that reads the Environment may now hold or fail for them.
@@ -115,6 +134,27 @@ export class FunctionOperator {
     this.functions.stop();
     this.revisions.stop();
     this.environments.stop();
+    this.keyspaces.stop();
+  }
+
+  /**
+   * The keyspace of a deleted Function, per its policy (keyspaceCleanup: `onDelete: delete`, and
+   * no Function left in the store declares the keyspace). A statesvc failure throws: the queue
+   * retries with backoff and the deleted object stays pending.
+   */
+  async cleanupKeyspace(key: string): Promise<void> {
+    const gone = this.gone.get(key);
+    if (!gone || !this.o.deleteKeyspace) return;
+    const [namespace] = split(key);
+    const cleanup = keyspaceCleanup(gone, (await this.o.store.list('Function', { namespace })).items);
+    if (cleanup.action === 'delete') {
+      const deleted = await this.o.deleteKeyspace(cleanup.namespace, cleanup.keyspace);
+      this.log(`deleted keyspace ${cleanup.keyspace} of ${key}`, { namespace: cleanup.namespace, keyspace: cleanup.keyspace, keys: deleted });
+    } else if (cleanup.why === 'held') {
+      this.log(`function ${key}: keyspace ${cleanup.keyspace} retained: Function ${namespace}/${cleanup.holder} declares it too`);
+    }
+    // A deletion under the same key that arrived meanwhile (re-created, deleted again) stays pending.
+    if (this.gone.get(key) === gone) this.gone.delete(key);
   }
 
   private async revisionsOf(namespace: string, fn: string): Promise<Revision[]> {

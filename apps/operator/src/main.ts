@@ -26,6 +26,7 @@ import { createAutoscalerHandler } from './autoscaler/autoscaler-http.ts';
 import { createScaleUpNow } from './autoscaler/scale-up-now.ts';
 import { PoolExecutor } from './executors/pool-executor.ts';
 import { createSpecializeHandler } from './executors/specialize-http.ts';
+import { createKeyspaceDeleter } from './keyspace/delete-keyspace.ts';
 import { createExecutorView } from './executors/executor-view.ts';
 import { createBearerTokenGuard } from './http/bearer-token-guard.ts';
 import { createPlatformApi } from './http/platform-api.ts';
@@ -55,7 +56,7 @@ if (backendFlag >= 0) {
 }
 
 const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir .orrery] [--database-url URL]
-  [--store-token-file FILE] [--registry-url URL[,URL] | --registry-cluster NAMESPACE/NAME[:PORT]] [--state-url URL] [--master-key-file FILE]
+  [--store-token-file FILE] [--registry-url URL[,URL] | --registry-cluster NAMESPACE/NAME[:PORT]] [--state-url URL] [--master-key-file FILE (state tokens; with --state-url also keyspace cleanup)]
   [--registry-master-key-file FILE [--previous-registry-master-key-file FILE] (workers' registration credentials; the
    registry APIs this operator runs get the same files)] [--registry-write-tokens-file FILE] [--require-registry-write-tokens]
   [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
@@ -248,6 +249,8 @@ const operator: FunctionOperator = new FunctionOperator({
   backend,
   masterKey,
   stateUrl: values['state-url'],
+  // spec.state.onDelete: delete — statesvc's signed admin call (needs its URL and the master key).
+  deleteKeyspace: values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined,
   routerUrl: values['router-url'],
   resyncMs: Number(values['resync-seconds']) * 1000,
   log,

@@ -8,13 +8,15 @@ import {
   type Environment,
   type OrreryFunction,
   type Revision,
+  KEYSPACE_DELETION_POLICY_ANNOTATION,
   RevisionSchema,
-  effectiveKeyspace,
+  effectiveOnDelete,
 } from '@orrery/spec';
 import { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
 import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
+import { keyspaceCleanup } from '../../keyspace/keyspace-cleanup.ts';
 import { WorkQueue } from '../../queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
 import { crossObjectProblem } from '../../reconcile/cross-object-rules.ts';
@@ -37,8 +39,8 @@ import { type StateToken, renderRevisionChildren, renderServiceAccount } from '.
 
 /** Finalizer that holds a Function until its keyspace is cleaned up (deletion policy `delete`). */
 export const KEYSPACE_FINALIZER = 'orrery.dev/keyspace-cleanup';
-/** `retain` (default: state outlives the Function) or `delete`. */
-export const KEYSPACE_POLICY_ANNOTATION = 'orrery.dev/keyspace-deletion-policy';
+/** Deprecated alias of `spec.state.onDelete` (read when the field is absent; see effectiveOnDelete). */
+export const KEYSPACE_POLICY_ANNOTATION = KEYSPACE_DELETION_POLICY_ANNOTATION;
 
 export interface KubernetesOperatorOptions {
   client: KubeClient;
@@ -234,7 +236,8 @@ export class KubernetesFunctionOperator {
       this.log(`function ${key} does not parse; the admission webhook should have refused it`);
       return;
     }
-    const policy = raw.metadata.annotations?.[KEYSPACE_POLICY_ANNOTATION] === 'delete' ? 'delete' : 'retain';
+    // spec.state.onDelete, else the deprecated annotation, else retain.
+    const policy = effectiveOnDelete({ metadata: raw.metadata, spec: fn.spec });
     const finalizers = raw.metadata.finalizers ?? [];
     const holds = finalizers.includes(KEYSPACE_FINALIZER);
     if (raw.metadata.deletionTimestamp) {
@@ -243,9 +246,17 @@ export class KubernetesFunctionOperator {
       // would run the cleanup again. The API server's copy says whether it is still owed.
       const live = await this.o.client.get(GROUP_VERSION, 'Function', namespace, name);
       if (!live?.metadata.finalizers?.includes(KEYSPACE_FINALIZER)) return;
-      if (policy === 'delete' && fn.spec.state && this.o.deleteKeyspace) {
-        await this.o.deleteKeyspace(namespace, effectiveKeyspace(name, fn.spec.state));
-        this.log(`deleted keyspace of ${key}`);
+      if (this.o.deleteKeyspace) {
+        // Read from the API server, not the cache: a keyspace another Function still declares is
+        // never wiped (a cache lagging a create must not decide that).
+        const others = (await this.o.client.list(GROUP_VERSION, 'Function', namespace)).items;
+        const cleanup = keyspaceCleanup(live, others);
+        if (cleanup.action === 'delete') {
+          await this.o.deleteKeyspace(cleanup.namespace, cleanup.keyspace);
+          this.log(`deleted keyspace ${cleanup.keyspace} of ${key}`);
+        } else if (cleanup.why === 'held') {
+          this.log(`function ${key}: keyspace ${cleanup.keyspace} retained: Function ${namespace}/${cleanup.holder} declares it too`);
+        }
       }
       await this.setFinalizer(namespace, name, false);
       return;
