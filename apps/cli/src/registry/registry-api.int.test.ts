@@ -40,7 +40,9 @@ async function acknowledgeOne(): Promise<void> {
 beforeAll(async () => {
   h = await startCliApi();
   await h.store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { name: 'reg', namespace: 'default' }, spec: { replicas: 3 } });
-  await h.store.updateStatus('RegistryCluster', 'default', 'reg', { members: [member(1), member(2), member(3), member(4, 'learner')], leader: 'reg-1' });
+  // reg-4 caught up in the operator's last two polls, so registry.promote's catch-up rule lets it through.
+  const look = (s: number) => ({ member: 'reg-4', healthy: true, appliedIndex: 100, leader: 'reg-1', leaderTerm: 2, leaderCommittedIndex: 100, observedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString() });
+  await h.store.updateStatus('RegistryCluster', 'default', 'reg', { members: [member(1), member(2), member(3), member(4, 'learner')], leader: 'reg-1', learnerObservations: [look(0), look(2)] });
   ackTimer = setInterval(() => {
     if (!paused) acknowledgeOne().catch(() => {}); // a conflicting write is retried on the next tick
   }, 300);
