@@ -24,6 +24,7 @@ let srv: RunningStateServer;
 let conn: ReturnType<typeof connect>;
 let store: ResourceStore;
 let operator: FunctionOperator;
+let backend: LocalBackend;
 /** While set, the operator's Function lists wait for it: a re-declaration lands first. */
 let gate: Promise<void> | undefined;
 
@@ -57,7 +58,7 @@ beforeAll(async () => {
       return local.list(kind, opts);
     },
   };
-  const backend = { scale: async () => {}, observe: () => ({ desired: 0, actual: 0, ready: 0, restarts: 0 }), revisionKeys: () => [] } as unknown as LocalBackend;
+  backend = { scale: async () => {}, observe: () => ({ desired: 0, actual: 0, ready: 0, restarts: 0 }), revisionKeys: () => [] } as unknown as LocalBackend;
   operator = new FunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
   await operator.start();
 }, 120_000);
@@ -101,5 +102,17 @@ describe('keyspace deletion policy on the local backend', () => {
     await store.apply(fn('second', { keyspace: 'shared', onDelete: 'delete' }));
     await store.delete('Function', NS, 'second');
     await expect.poll(() => stored('shared', 'a'), { timeout: 10_000 }).toBe(false);
+  });
+
+  it('a Function deleted while no operator runs keeps its data (no finalizers locally; documented deviation)', { timeout: 60_000 }, async () => {
+    await store.apply(fn('orphaned', { keyspace: 'wiped-ks', onDelete: 'delete' }));
+    await settled();
+    expect(await put('wiped-ks', 'b')).toBe(200);
+    await operator.stop();
+    await store.delete('Function', NS, 'orphaned');
+    operator = new FunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
+    await operator.start();
+    await settled();
+    expect(await stored('wiped-ks', 'b')).toBe(true);
   });
 });
