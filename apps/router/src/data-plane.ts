@@ -7,6 +7,7 @@ import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
 import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
+import type { ActivatorModes } from './activator/activator-modes.ts';
 import { WaitingQueue } from './activator/waiting-queue.ts';
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
 import { appendForwardedHeaders } from './proxy/forwarded-headers.ts';
@@ -15,8 +16,8 @@ import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import type { UpstreamHandler } from './proxy/http1-upstream.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
-import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
 import { cookieValue, queryValue } from './routing/sticky-key.ts';
+import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
 import { parseIngressTarget } from './server/ingress-target.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import type { RouterMetrics } from './stats/metrics.ts';
@@ -40,6 +41,8 @@ export interface DataPlaneOptions {
   dialRetries: number;
   /** `--trusted-proxies`: peers whose forwarding headers are kept and appended to; undefined = the router is the edge (overwrite them). */
   trustedProxies?: TrustedProxies;
+  /** Where the activator stands per revision (the autoscaler's answer, targetBurstCapacity); absent = always in the path. */
+  activator?: ActivatorModes;
   /** Called when a request starts waiting (the autoscaler poke). */
   poke: (rev: RevisionRoute, queueLength: number) => void;
   log: (message: string) => void;
@@ -224,7 +227,8 @@ class Exchange implements UpstreamHandler, ResponseListener {
   /** Admit now if possible (also the queue's grant callback). */
   tryAdmit(): boolean {
     const plane = this.plane;
-    const a = admit(plane.opts.index.ready(this.rev.key), this.rev.containerConcurrency, this.keyState, plane.quarantineCheck, this.avoid);
+    const limit = plane.opts.activator ? plane.opts.activator.admitLimit(this.rev) : this.rev.containerConcurrency;
+    const a = admit(plane.opts.index.ready(this.rev.key), limit, this.keyState, plane.quarantineCheck, this.avoid);
     plane.opts.stats.admitResults[a.result]!++;
     if (a.result !== 'admitted') return false;
     this.admission = a;

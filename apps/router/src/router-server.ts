@@ -15,6 +15,7 @@ import { watchEndpointsFile } from './endpoints/endpoints-file.ts';
 import { RegistryWatch } from './endpoints/registry-watch.ts';
 import { EndpointGuard } from './endpoints/endpoint-guard.ts';
 import { lookup } from 'node:dns/promises';
+import { ActivatorModes } from './activator/activator-modes.ts';
 import { PoolSpecializer } from './activator/pool-specializer.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { UpstreamPools } from './proxy/upstream-pools.ts';
@@ -66,9 +67,9 @@ export interface RouterOptions {
   routerId: string;
   /** Shared tables (statesync); undefined = replica-local tables. */
   sharedTables?: SharedTables;
-  log: (message: string) => void;
   /** `--sticky-owner-entries`: the LRU bound of the replica-local sticky owner table (shared tables bring their own). */
   stickyOwnerEntries?: number;
+  log: (message: string) => void;
 }
 
 export interface SharedTables {
@@ -137,8 +138,9 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     if (specializer) specializer.coldRequest(rev, () => poke(rev, queueLength));
     else poke(rev, queueLength);
   };
+  const activator = new ActivatorModes();
   const dp = new DataPlane(
-    { index, quarantine, owners, stats, metrics, pools, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log },
+    { index, quarantine, owners, stats, metrics, pools, activator, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log },
     RouteTable.empty(),
   );
   planeRef.current = dp;
@@ -264,6 +266,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
         endpoints: index.all(),
         quarantined: quarantine.entries(),
         dialErrors: dp.dialErrors,
+        activatorOutOfPath: activator.view(),
         ingress: raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers } : { mode: 'node' },
         registry: registry?.status(),
         statesync: o.sharedTables?.status(),
@@ -276,12 +279,18 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   let pushErrors = 0;
   const tick = setInterval(() => {
     stats.roll();
+    activator.expire(Date.now());
     dp.drainAll();
     if (o.autoscalerUrl) {
       const view = stats.view();
-      postJson(`${o.autoscalerUrl}/v1/autoscaler/stats`, { router: o.routerId, at: view.at, revisions: view.revisions }, o.operatorToken).catch((err: unknown) => {
-        if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`);
-      });
+      postJson(`${o.autoscalerUrl}/v1/autoscaler/stats`, { router: o.routerId, at: view.at, revisions: view.revisions }, o.operatorToken)
+        // The answer says where the activator stands; requests waiting for a revision that left the path go now.
+        .then((answer) => {
+          for (const key of activator.apply(answer, Date.now())) dp.drain(key);
+        })
+        .catch((err: unknown) => {
+          if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`);
+        });
     }
   }, 1000);
   tick.unref();
