@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from './config.ts';
 
 const toml = `
+[node]
+region = "cn-sh"
+cluster_id = 100
 [server]
 http_addr = "0.0.0.0:8080"
 admin_addr = "127.0.0.1:18080"
@@ -16,6 +19,7 @@ prometheus_sd_token = "p"
 endpoints = ["127.0.0.1:2379", "http://127.0.0.1:22379"]
 [runtime]
 request_timeout = "2s"
+shutdown_timeout = "10s"
 [registry]
 cleanup_interval = "1s"
 cleanup_delete_limit = 64
@@ -44,8 +48,69 @@ describe('config', () => {
     const r = loadConfig([], {});
     expect(r.ok).toBe(false);
     if (r.ok !== false) return;
-    for (const f of ['server.http_addr', 'server.admin_addr', 'auth.admin_token', 'auth.replication_token', 'auth.prometheus_sd_token', 'etcd.endpoints']) {
-      expect(r.message).toContain(f);
+    const line = r.message.split('\n')[0]!;
+    expect(line).toMatch(/^missing required settings \(give them in the TOML file or as flags\): /);
+    for (const f of REQUIRED) expect(line).toContain(`${f.field} (${f.flag})`);
+  });
+
+  // The seed: flags, then the TOML file; every remaining field must be given, or start-up fails.
+  const REQUIRED = [
+    { field: 'server.http_addr', flag: '--http-addr', value: '127.0.0.1:0' },
+    { field: 'server.admin_addr', flag: '--admin-addr', value: '127.0.0.1:0' },
+    { field: 'auth.admin_token', flag: '--admin-token', value: 'a' },
+    { field: 'auth.replication_token', flag: '--replication-token', value: 'r' },
+    { field: 'auth.prometheus_sd_token', flag: '--prometheus-sd-token', value: 'p' },
+    { field: 'etcd.endpoints', flag: '--etcd-endpoints', value: '127.0.0.1:2379' },
+    { field: 'node.region', flag: '--region', value: 'default' },
+    { field: 'node.cluster_id', flag: '--cluster-id', value: '100' },
+    { field: 'runtime.request_timeout', flag: '--request-timeout', value: '5s' },
+    { field: 'runtime.shutdown_timeout', flag: '--shutdown-timeout', value: '10s' },
+    { field: 'registry.cleanup_interval', flag: '--registry-cleanup-interval', value: '1s' },
+    { field: 'registry.cleanup_delete_limit', flag: '--registry-cleanup-delete-limit', value: '128' },
+  ] as const;
+  const allFlags = (...except: string[]): string[] => REQUIRED.filter((f) => !except.includes(f.field)).flatMap((f) => [f.flag, f.value]);
+
+  it('starts from flags alone when every required field is a flag', () => {
+    const r = loadConfig(allFlags(), {});
+    if (r.ok !== true) throw new Error(r.ok === false ? r.message : 'help');
+    expect(r.config).toMatchObject({ region: 'default', clusterId: '100', requestTimeoutMs: 5000, shutdownTimeoutMs: 10_000, cleanupIntervalMs: 1000, cleanupDeleteLimit: 128 });
+    expect(r.checkOnly).toBeUndefined();
+    expect(loadConfig([...allFlags(), '--check-config'], {})).toMatchObject({ ok: true, checkOnly: true });
+    expect(loadConfig([...allFlags('node.region'), '--check-config'], {}).ok).toBe(false);
+  });
+
+  it.each(REQUIRED.map((f) => [f.field, f.flag] as const))('without %s (flag %s) nor its TOML field start-up fails naming only it', (field, flag) => {
+    const r = loadConfig(allFlags(field), {});
+    expect(r.ok).toBe(false);
+    if (r.ok !== false) return;
+    expect(r.message).toBe(`missing required settings (give them in the TOML file or as flags): ${field} (${flag})`);
+  });
+
+  it.each(REQUIRED.map((f) => [f.field] as const))('%s in the TOML file alone is enough', (field) => {
+    const [sectionName, key] = field.split('.') as [string, string];
+    const f = REQUIRED.find((x) => x.field === field)!;
+    const value = key === 'cluster_id' || key === 'cleanup_delete_limit' ? f.value : JSON.stringify(f.value);
+    const one = join(dir, `only-${key}.toml`);
+    writeFileSync(one, `[${sectionName}]\n${key} = ${value}\n`);
+    const r = loadConfig(['--config', one, ...allFlags(field)], {});
+    expect(r.ok === false ? r.message : r.ok).toBe(true);
+  });
+
+  it('takes the older --cleanup-interval / --cleanup-delete-limit as aliases of the seed names; the last one given wins', () => {
+    const base = allFlags('registry.cleanup_interval');
+    const aliasOnly = loadConfig([...allFlags('registry.cleanup_interval', 'registry.cleanup_delete_limit'), '--cleanup-interval', '2s', '--cleanup-delete-limit=7'], {});
+    if (aliasOnly.ok !== true) throw new Error(aliasOnly.ok === false ? aliasOnly.message : 'help');
+    expect([aliasOnly.config.cleanupIntervalMs, aliasOnly.config.cleanupDeleteLimit]).toEqual([2000, 7]);
+    const seedLast = loadConfig([...base, '--cleanup-interval', '2s', '--registry-cleanup-interval', '3s'], {});
+    expect(seedLast.ok === true && seedLast.config.cleanupIntervalMs).toBe(3000);
+    const aliasLast = loadConfig([...base, '--registry-cleanup-interval', '3s', '--cleanup-interval=4s'], {});
+    expect(aliasLast.ok === true && aliasLast.config.cleanupIntervalMs).toBe(4000);
+  });
+
+  it('refuses a cleanup delete limit that is not a positive whole number', () => {
+    for (const bad of ['0', '-1', '1.5', 'many']) {
+      const r = loadConfig([...allFlags('registry.cleanup_delete_limit'), `--registry-cleanup-delete-limit=${bad}`], {});
+      expect(r.ok === false && r.message).toBe(`registry.cleanup_delete_limit must be a positive integer, got "${bad}"`);
     }
   });
 

@@ -28,7 +28,7 @@ export interface RegistryConfig {
   prefix: string;
   /** Labels for Prometheus SD targets (the seed's `region` and `cluster_id`). */
   region: string;
-  clusterId?: string;
+  clusterId: string;
   /**
    * Registry master keys (current first, then the previous one during a rotation): writes under
    * `orrery.functions.` need a registration credential derived from one. None = every such write
@@ -42,26 +42,39 @@ export interface RegistryConfig {
   watchLimits: WatchLimits;
 }
 
-export type ConfigResult = { ok: true; config: RegistryConfig } | { ok: false; message: string };
+/**
+ * The seed's cross-region replication (`[replication] targets_file`) is not built: a configured
+ * targets file would silently replicate nothing, so start-up refuses it (docs/registry.md,
+ * "Deviations from the seed"). The leading word is a stable code for scripts.
+ */
+export const REPLICATION_NOT_BUILT =
+  'replication_not_built: [replication] targets_file (--replication-targets-file) is set, but Orrery does not build cross-region replication; remove the setting (each region\'s registry answers for its own instances, see docs/registry.md "Deviations from the seed")';
+
+/** `checkOnly`: --check-config — validate the settings, say so and exit, start nothing. */
+export type ConfigResult = { ok: true; config: RegistryConfig; checkOnly?: boolean } | { ok: false; message: string };
 
 export const USAGE = `usage: orrery-registry [--config registry.toml] [flags]
 
-flags override the TOML file; required values must come from one of them:
+Every setting below comes from a flag or the TOML file (flags win); one missing from both stops
+start-up with a message naming each missing field (the seed's rule). Tokens may also come from
+the environment, which keeps them out of \`ps\`.
   --http-addr HOST:PORT         [server] http_addr   (public API; port 0 picks a free port)
   --admin-addr HOST:PORT        [server] admin_addr  (admin API; loopback only)
-  --port N / --admin-port N     shorthand for the ports of the two addresses above
+  --port N / --admin-port N     shorthand for 127.0.0.1:N as the two addresses above
   --etcd-endpoints URL,URL      [etcd] endpoints
   --admin-token T               [auth] admin_token          (or ORRERY_REGISTRY_ADMIN_TOKEN)
   --replication-token T         [auth] replication_token    (or ORRERY_REGISTRY_REPLICATION_TOKEN)
   --prometheus-sd-token T       [auth] prometheus_sd_token  (or ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN)
-optional (default):
+  --region R                    [node] region      (Prometheus SD label "region")
+  --cluster-id C                [node] cluster_id  (Prometheus SD label "cluster_id")
+  --request-timeout D           [runtime] request_timeout (e.g. 5s)
+  --shutdown-timeout D          [runtime] shutdown_timeout (e.g. 10s)
+  --registry-cleanup-interval D       [registry] cleanup_interval (e.g. 1s; alias --cleanup-interval)
+  --registry-cleanup-delete-limit N   [registry] cleanup_delete_limit (e.g. 128; alias --cleanup-delete-limit)
+  --check-config                check the settings, print "config ok {…}" (no secrets), exit
+Orrery's own settings (not in the seed), optional (default):
   --dial-timeout D              [etcd] dial_timeout (5s)
   --prefix P                    [etcd] prefix (/orrery/registry)
-  --request-timeout D           [runtime] request_timeout (5s)
-  --shutdown-timeout D          [runtime] shutdown_timeout (10s)
-  --cleanup-interval D          [registry] cleanup_interval (30s)
-  --cleanup-delete-limit N      [registry] cleanup_delete_limit (128)
-  --region R / --cluster-id C   [node] region ("default"), cluster_id (etcd's cluster id)
 write credentials (docs/registry.md "Write credentials"; files, so no secret is on the command line):
   --registry-master-key-file F  [auth] registry_master_key_file (hex; without it every write
                                 under orrery.functions. is refused)
@@ -70,6 +83,8 @@ write credentials (docs/registry.md "Write credentials"; files, so no secret is 
                                 [[auth.write_tokens]] in the config file)
   --require-write-tokens        [auth] require_write_tokens (false: with no write token
                                 configured, other services register without one, as in the seed)
+  --replication-targets-file F  [replication] targets_file: refused (cross-region replication
+                                is not built; docs/registry.md "Deviations from the seed")
   --max-watches N               [registry] max_watches (${DEFAULT_WATCH_LIMITS.maxWatches}; 0 = no cap)
   --max-watches-per-client N    [registry] max_watches_per_client (${DEFAULT_WATCH_LIMITS.maxWatchesPerClient}; 0 = no cap)`;
 
@@ -87,18 +102,38 @@ const FLAGS = {
   'prometheus-sd-token': { type: 'string' },
   'request-timeout': { type: 'string' },
   'shutdown-timeout': { type: 'string' },
-  'cleanup-interval': { type: 'string' },
-  'cleanup-delete-limit': { type: 'string' },
+  'registry-cleanup-interval': { type: 'string' },
+  'registry-cleanup-delete-limit': { type: 'string' },
   region: { type: 'string' },
   'cluster-id': { type: 'string' },
   'registry-master-key-file': { type: 'string' },
   'previous-registry-master-key-file': { type: 'string' },
   'write-tokens-file': { type: 'string' },
   'require-write-tokens': { type: 'boolean' },
+  'replication-targets-file': { type: 'string' },
   'max-watches': { type: 'string' },
   'max-watches-per-client': { type: 'string' },
+  'check-config': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/**
+ * Flag names from before the seed's spelling, kept working (the seed does not forbid them): each
+ * is read as the seed's name, so whichever of the two comes last on the command line wins, as
+ * for any repeated flag.
+ */
+export const FLAG_ALIASES: Readonly<Record<string, string>> = {
+  'cleanup-interval': 'registry-cleanup-interval',
+  'cleanup-delete-limit': 'registry-cleanup-delete-limit',
+};
+
+function resolveAliases(argv: string[]): string[] {
+  return argv.map((arg) => {
+    const m = /^--([a-z-]+)(=.*)?$/s.exec(arg);
+    const to = m ? FLAG_ALIASES[m[1]!] : undefined;
+    return to ? `--${to}${m![2] ?? ''}` : arg;
+  });
+}
 
 type Table = Record<string, unknown>;
 
@@ -131,7 +166,7 @@ function bool(v: unknown): boolean | undefined | 'bad' {
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env, readText: (path: string) => string = (p) => readFileSync(p, 'utf8')): ConfigResult | { ok: 'help' } {
   let values;
   try {
-    values = parseArgs({ args: argv, options: FLAGS, allowPositionals: false, strict: true }).values;
+    values = parseArgs({ args: resolveAliases(argv), options: FLAGS, allowPositionals: false, strict: true }).values;
   } catch (err) {
     return { ok: false, message: `${(err as Error).message}\n\n${USAGE}` };
   }
@@ -150,6 +185,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const runtime = section(doc, 'runtime');
   const registry = section(doc, 'registry');
   const node = section(doc, 'node');
+  const replication = section(doc, 'replication');
 
   const missing: string[] = [];
   const problems: string[] = [];
@@ -175,8 +211,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     }
     return parsed;
   };
-  const duration = (flag: string | undefined, file: unknown, name: string, fallback: string): number => {
+  /** A duration; `fallback` undefined = required (the seed's rule), missing is reported. */
+  const duration = (flag: string | undefined, file: unknown, name: string, fallback?: string): number => {
     const raw = flag ?? str(file) ?? fallback;
+    if (raw === undefined) {
+      missing.push(name);
+      return 0;
+    }
     const ms = parseDurationMs(raw);
     if (Number.isNaN(ms) || ms <= 0) problems.push(`${name} must be a duration like "5s" or "500ms", got "${raw}"`);
     return ms;
@@ -201,11 +242,17 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     .map((e) => (/^https?:\/\//.test(e) ? e : `http://${e}`));
   if (etcdEndpoints.length === 0) missing.push('etcd.endpoints (--etcd-endpoints)');
 
-  const limitRaw = values['cleanup-delete-limit'] ?? str(registry.cleanup_delete_limit) ?? '128';
-  const cleanupDeleteLimit = Number(limitRaw);
-  if (!Number.isInteger(cleanupDeleteLimit) || cleanupDeleteLimit < 1) {
-    problems.push(`registry.cleanup_delete_limit must be a positive integer, got "${limitRaw}"`);
+  const limitRaw = values['registry-cleanup-delete-limit'] ?? str(registry.cleanup_delete_limit);
+  let cleanupDeleteLimit = 0;
+  if (limitRaw === undefined) missing.push('registry.cleanup_delete_limit (--registry-cleanup-delete-limit)');
+  else {
+    cleanupDeleteLimit = Number(limitRaw);
+    if (!/^\d{1,9}$/.test(limitRaw) || cleanupDeleteLimit < 1) problems.push(`registry.cleanup_delete_limit must be a positive integer, got "${limitRaw}"`);
   }
+  const targetsFile = values['replication-targets-file'] ?? str(replication.targets_file);
+  if (targetsFile !== undefined) problems.push(REPLICATION_NOT_BUILT);
+  const region = need(values.region ?? str(node.region), 'node.region (--region)');
+  const clusterId = need(values['cluster-id'] ?? str(node.cluster_id), 'node.cluster_id (--cluster-id)');
   const masterKeys: Buffer[] = [];
   const keyFile = (path: string | undefined, what: string): void => {
     if (path === undefined) return;
@@ -246,22 +293,21 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     prometheusSdToken,
     etcdEndpoints,
     dialTimeoutMs: duration(values['dial-timeout'], etcd.dial_timeout, 'etcd.dial_timeout', '5s'),
-    requestTimeoutMs: duration(values['request-timeout'], runtime.request_timeout, 'runtime.request_timeout', '5s'),
-    shutdownTimeoutMs: duration(values['shutdown-timeout'], runtime.shutdown_timeout, 'runtime.shutdown_timeout', '10s'),
-    cleanupIntervalMs: duration(values['cleanup-interval'], registry.cleanup_interval, 'registry.cleanup_interval', '30s'),
+    requestTimeoutMs: duration(values['request-timeout'], runtime.request_timeout, 'runtime.request_timeout (--request-timeout)'),
+    shutdownTimeoutMs: duration(values['shutdown-timeout'], runtime.shutdown_timeout, 'runtime.shutdown_timeout (--shutdown-timeout)'),
+    cleanupIntervalMs: duration(values['registry-cleanup-interval'], registry.cleanup_interval, 'registry.cleanup_interval (--registry-cleanup-interval)'),
     cleanupDeleteLimit,
     prefix: values.prefix ?? str(etcd.prefix) ?? '/orrery/registry',
-    region: values.region ?? str(node.region) ?? 'default',
+    region,
+    clusterId,
     registryMasterKeys: masterKeys,
     writeTokens: written.tokens,
     requireWriteTokens: values['require-write-tokens'] ?? (requireFile === true),
     watchLimits,
   };
-  const clusterId = values['cluster-id'] ?? str(node.cluster_id);
-  if (clusterId) config.clusterId = clusterId;
   if (missing.length > 0) {
-    problems.unshift(`missing required settings (give them in the TOML file or as flags): ${missing.join(', ')}`);
+    problems.unshift(`missing required settings (give them in the TOML file or as flags): ${missing.sort().join(', ')}`);
   }
   if (problems.length > 0) return { ok: false, message: problems.join('\n') };
-  return { ok: true, config };
+  return values['check-config'] ? { ok: true, config, checkOnly: true } : { ok: true, config };
 }

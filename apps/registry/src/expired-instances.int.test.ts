@@ -18,7 +18,7 @@ const streams: SseClient[] = [];
 beforeAll(async () => {
   cluster = await EtcdCluster.start({ size: 1 });
   // The sweep is kept out of the way (1 h): what hides the instance here must be the TTL rule.
-  registry = await startTestRegistry(cluster.endpoints(), ['--cleanup-interval', '1h'], { keepAliveMs: 300 });
+  registry = await startTestRegistry(cluster.endpoints(), ['--registry-cleanup-interval', '1h'], { keepAliveMs: 300 });
 }, 60_000);
 
 afterAll(async () => {

@@ -15,6 +15,13 @@ if (!loaded.ok) {
   console.error(`orrery-registry: ${loaded.message}`);
   process.exit(2);
 }
+if (loaded.checkOnly) {
+  // The settings a launcher decides, never a secret.
+  const c = loaded.config;
+  const summary = { region: c.region, clusterId: c.clusterId, etcdEndpoints: c.etcdEndpoints, requestTimeoutMs: c.requestTimeoutMs, shutdownTimeoutMs: c.shutdownTimeoutMs, cleanupIntervalMs: c.cleanupIntervalMs, cleanupDeleteLimit: c.cleanupDeleteLimit };
+  console.log(`config ok ${JSON.stringify(summary)}`);
+  process.exit(0);
+}
 
 for (const w of startupWarnings(loaded.config)) console.error(`orrery-registry: ${w}`);
 const tokens = loaded.config.writeTokens;

@@ -41,7 +41,7 @@ const sse: SseClient[] = [];
 beforeAll(async () => {
   cluster = await EtcdCluster.start({ size: 3 });
   // Two registry replicas on different endpoint orders: writes through one, reads through the other.
-  a = await startTestRegistry(cluster.endpoints(), ['--cleanup-interval', '1s'], { keepAliveMs: 500 });
+  a = await startTestRegistry(cluster.endpoints(), ['--registry-cleanup-interval', '1s'], { keepAliveMs: 500 });
   b = await startTestRegistry([...cluster.endpoints()].reverse());
 }, 90_000);
 

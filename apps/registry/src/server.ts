@@ -64,7 +64,6 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   });
   index.onResync = () => metrics.indexResyncs.inc();
 
-  let etcdClusterId = config.clusterId ?? '';
   // /healthz and /readyz ask one member for the leader; cached for a second so probes stay cheap.
   let leaderCache: { at: number; value: Promise<{ leaderId: string; leaderAddr: string } | undefined> } | undefined;
   const leader = (): Promise<{ leaderId: string; leaderAddr: string } | undefined> => {
@@ -75,7 +74,6 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
           // Status and member list over one connection to this member.
           const found = await withMember(endpoint, 1500, async (client) => {
             const s = await readMemberStatus(client, endpoint);
-            if (!etcdClusterId) etcdClusterId = s.clusterId;
             return s.leaderId ? { leaderId: s.leaderId, leaderAddr: (await memberClientUrl(client, s.leaderId)) ?? '' } : undefined;
           });
           if (found) return found;
@@ -119,7 +117,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
       watches,
       sd: () => ({
         region: config.region,
-        clusterId: etcdClusterId,
+        clusterId: config.clusterId,
         ...(httpAddress ? { self: { host: httpAddress.address, port: httpAddress.port } } : {}),
       }),
     }),

@@ -14,7 +14,7 @@ let registry: RunningRegistry;
 
 beforeAll(async () => {
   cluster = await EtcdCluster.start({ size: 1 });
-  registry = await startTestRegistry(cluster.endpoints(), ['--cleanup-interval', '300ms']);
+  registry = await startTestRegistry(cluster.endpoints(), ['--registry-cleanup-interval', '300ms']);
 }, 60_000);
 
 afterAll(async () => {

@@ -44,7 +44,8 @@ beforeAll(async () => {
   const keyFile = join(g.dir, 'registry-master.key');
   writeFileSync(keyFile, registryKey.toString('hex'));
   const reg = await g.start(
-    [REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','), '--admin-token', 'admin-token-for-router-tests', '--replication-token', 'replication-token-for-router-tests', '--prometheus-sd-token', 'sd-token-for-router-tests', '--request-timeout', '4s', '--registry-master-key-file', keyFile],
+    [REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','), '--admin-token', 'admin-token-for-router-tests', '--replication-token', 'replication-token-for-router-tests', '--prometheus-sd-token', 'sd-token-for-router-tests', '--request-timeout', '4s', '--registry-master-key-file', keyFile,
+      '--region', 'test', '--cluster-id', 'test', '--shutdown-timeout', '5s', '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128'],
     /listening (http:\/\/\S+) admin/,
     'orrery-registry',
   );

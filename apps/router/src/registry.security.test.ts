@@ -55,7 +55,7 @@ beforeAll(async () => {
   writeFileSync(keyFile, key.toString('hex'), { mode: 0o600 });
   const reg = await g.start(
     [REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','), '--request-timeout', '4s',
-      '--registry-master-key-file', keyFile, '--require-write-tokens'],
+      '--registry-master-key-file', keyFile, '--require-write-tokens', '--region', 'test', '--cluster-id', 'test', '--shutdown-timeout', '5s', '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128'],
     /listening (http:\/\/\S+) admin/,
     'orrery-registry',
     { ORRERY_REGISTRY_ADMIN_TOKEN: 'admin-token-router-security', ORRERY_REGISTRY_REPLICATION_TOKEN: 'replication-token-router-sec', ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: 'sd-token-router-security' },

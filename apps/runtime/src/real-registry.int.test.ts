@@ -26,6 +26,7 @@ async function startRegistry(endpoints: string[]): Promise<string> {
     REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', endpoints.join(','),
     '--admin-token', 'a-token-for-tests', '--replication-token', 'r-token-for-tests', '--prometheus-sd-token', 's-token-for-tests',
     '--request-timeout', '4s', '--registry-master-key-file', keyFile,
+    '--region', 'test', '--cluster-id', 'test', '--shutdown-timeout', '5s', '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   registry = child;
   let out = '';

@@ -35,6 +35,7 @@ beforeAll(async () => {
   registry = spawn(process.execPath, [
     REGISTRY_BIN, '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','),
     '--registry-master-key-file', keyFile, '--require-write-tokens', '--request-timeout', '4s',
+    '--region', 'test', '--cluster-id', 'test', '--shutdown-timeout', '5s', '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128',
   ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ORRERY_REGISTRY_ADMIN_TOKEN: 'a'.repeat(20), ORRERY_REGISTRY_REPLICATION_TOKEN: 'r'.repeat(20), ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: 's'.repeat(20) } });
   let out = '';
   registryUrl = await new Promise<string>((resolve, reject) => {

@@ -49,6 +49,7 @@ export class LocalRegistryBackend implements RegistryClusterBackend {
         ? undefined
         : new RegistryApiProcess({
             command: this.o.registryApi,
+            clusterId: `${namespace}/${name}`,
             cleanupInterval: rc.spec.registry.cleanupInterval,
             cleanupDeleteLimit: rc.spec.registry.cleanupDeleteLimit,
             port: this.o.apiPorts?.[`${namespace}/${name}`],

@@ -8,11 +8,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RegistryTokens } from './cluster-secrets.ts';
 import { registryAuthArgs, type RegistryApiAuth } from './registry-auth-args.ts';
+import { registrySettingsArgs } from './registry-settings-args.ts';
 
 export const REGISTRY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'registry', 'bin', 'orrery-registry.mjs');
 
 export interface RegistryApiOptions {
   command?: { command: string; args: string[] };
+  /** `namespace/name` of the RegistryCluster (the registry's `cluster_id`). */
+  clusterId: string;
   cleanupInterval: string;
   cleanupDeleteLimit: number;
   log: (msg: string, fields?: Record<string, unknown>) => void;
@@ -20,6 +23,11 @@ export interface RegistryApiOptions {
   port?: number;
   /** Write credentials: registry master key and write tokens files. */
   auth?: RegistryApiAuth;
+}
+
+/** The registry's flags (tokens go through the environment): everything the binary requires. */
+export function registryApiArgs(o: RegistryApiOptions, endpoints: string, port: number, adminPort: number): string[] {
+  return ['--port', String(port), '--admin-port', String(adminPort), '--etcd-endpoints', endpoints, ...registrySettingsArgs(o), ...registryAuthArgs(o.auth)];
 }
 
 export class RegistryApiProcess {
@@ -45,7 +53,7 @@ export class RegistryApiProcess {
     const cmd = this.o.command ?? { command: process.execPath, args: [REGISTRY_BIN] };
     const child = spawn(
       cmd.command,
-      [...cmd.args, '--port', String(this.boundPort ?? this.o.port ?? 0), '--admin-port', String(this.boundAdminPort ?? 0), '--etcd-endpoints', key, '--cleanup-interval', this.o.cleanupInterval, '--cleanup-delete-limit', String(this.o.cleanupDeleteLimit), ...registryAuthArgs(this.o.auth)],
+      [...cmd.args, ...registryApiArgs(this.o, key, this.boundPort ?? this.o.port ?? 0, this.boundAdminPort ?? 0)],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {

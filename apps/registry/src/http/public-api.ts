@@ -12,6 +12,7 @@ import type {
 import { parseIdentity, parseLeaseTtl, parseRegistration } from '../model/instance.ts';
 import { parseFilter, parseWatchOptions } from '../query/filter.ts';
 import { parseAnswerOptions } from '../query/answer-options.ts';
+import { parseSdScope } from '../query/sd-scope.ts';
 import { IndexTimeoutError, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { InstanceWriter } from '../etcd/instance-writer.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
@@ -226,8 +227,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
     case 'prometheus_sd': {
       requireBearer(req, deps.prometheusSdToken, 'Prometheus SD');
       const params = url.searchParams;
-      const scope = params.get('scope') ?? 'local';
-      if (scope !== 'local' && scope !== 'merged') throw new ApiError('bad_request', `scope must be local or merged, got "${scope}"`);
+      must(parseSdScope(params));
       const includeSelf = params.get('includeSelf') === 'true';
       const answer = must(parseAnswerOptions(params));
       const endpoint = params.get('endpoint') || 'metrics';

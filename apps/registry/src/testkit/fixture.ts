@@ -43,6 +43,12 @@ export function registryArgs(endpoints: string[], extra: string[] = []): string[
     '--replication-token', TOKENS.replication,
     '--prometheus-sd-token', TOKENS.sd,
     '--request-timeout', '4s',
+    '--shutdown-timeout', '10s',
+    '--region', 'test',
+    '--cluster-id', 'test',
+    // `extra` may give these again: the last one wins.
+    '--registry-cleanup-interval', '30s',
+    '--registry-cleanup-delete-limit', '128',
     '--registry-master-key-file', testMasterKeyFile(),
     ...extra,
   ];

@@ -22,9 +22,9 @@ export const RegistryClusterSpecSchema = z.object({
       replicationTokenSecretRef: SecretKeyRefSchema.optional(),
       prometheusSdTokenSecretRef: SecretKeyRefSchema.optional(),
       cleanupInterval: boundedDuration({ reason: 'positive_duration', minMs: 0, exclusiveMin: true }).default('30s'),
-      cleanupDeleteLimit: z.number().int().min(1).default(1000),
+      cleanupDeleteLimit: z.number().int().min(1).default(128),
     })
-    .default({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 1000 }),
+    .default({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 128 }),
   /** When set, a member unhealthy for this long is replaced (remove + add learner). */
   replaceUnhealthyAfter: boundedDuration({ reason: 'positive_duration', minMs: 0, exclusiveMin: true }).optional(),
 });

@@ -61,7 +61,7 @@ describe('parseResource applies defaults', () => {
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     const rc = r.resource as RegistryCluster;
     expect(rc.spec.replicas).toBe(3);
-    expect(rc.spec.registry).toEqual({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 1000 });
+    expect(rc.spec.registry).toEqual({ replicas: 2, cleanupInterval: '30s', cleanupDeleteLimit: 128 });
   });
 
   it('StateSync defaults', () => {

@@ -163,6 +163,7 @@ const FILTER: HttpParam[] = [
   { name: 'endpoint', description: 'Instances with an endpoint of this name or protocol.' },
   { name: 'selector', repeatable: true, description: '`key`, `!key`, `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`; commas and repeats are AND.' },
   { name: 'label', repeatable: true, description: 'Legacy `key=value`.' },
+  { name: 'includeExpired', description: '`true`: also instances whose lease TTL passed without renewal, which answers skip by default (`false`).' },
 ];
 const WATCH: HttpParam[] = [
   ...FILTER,
@@ -261,7 +262,7 @@ export const REGISTRY_HTTP_API: HttpApi = {
         ...FILTER.filter((p) => p.name !== 'namespace' && p.name !== 'endpoint'),
         { name: 'endpoint', description: 'Endpoint name or protocol to list (default `metrics`).' },
         { name: 'includeSelf', description: "`true` adds the registry's own `/metrics` (`target_kind: registry_node`)." },
-        { name: 'scope', description: '`local` (default) or `merged`; both are the local view (one region).' },
+        { name: 'scope', description: '`local` (default). `merged` is refused (400 `bad_request`, message starting `replication_not_built:`): cross-region replication is not built.' },
       ],
       responses: { 200: { description: 'Target groups (no envelope).', schema: RegistryTargetGroupsSchema, bare: true } },
       errors: [...READ_ERRORS, 'unauthorized', 'forbidden'],

@@ -16,6 +16,7 @@ import type { RegistryCluster } from '@orrery/spec';
 import { stringify as toYaml } from 'yaml';
 import { MANAGED_BY, type Manifest, childName, ownerReferences } from './labels.ts';
 import { registryAuthArgs } from '../../../registry-cluster/registry-auth-args.ts';
+import { registrySettingsArgs } from '../../../registry-cluster/registry-settings-args.ts';
 
 export const ETCD_CLIENT_PORT = 2379;
 export const ETCD_PEER_PORT = 2380;
@@ -319,8 +320,7 @@ export function renderRegistryDeployment(rc: RegistryCluster, o: RegistryDeploym
                 `--http-addr=0.0.0.0:${REGISTRY_PORT}`,
                 `--admin-addr=127.0.0.1:${REGISTRY_ADMIN_PORT}`,
                 `--etcd-endpoints=${endpoints}`,
-                `--cleanup-interval=${r.cleanupInterval}`,
-                `--cleanup-delete-limit=${r.cleanupDeleteLimit}`,
+                ...registrySettingsArgs({ clusterId: `${rc.metadata.namespace}/${rc.metadata.name}`, cleanupInterval: r.cleanupInterval, cleanupDeleteLimit: r.cleanupDeleteLimit }),
                 ...authArgs,
               ],
               // Tokens through the environment (argv shows in `ps`), from the spec's Secrets or the generated one.

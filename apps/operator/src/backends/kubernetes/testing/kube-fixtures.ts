@@ -152,6 +152,7 @@ export async function startHostRegistry(masterKey: Buffer = Buffer.alloc(32, 0x6
         join(REPO_ROOT, 'apps', 'registry', 'bin', 'orrery-registry.mjs'),
         '--http-addr', `${NETWORK.hostAddress}:0`, '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','),
         '--registry-master-key-file', keyFile, '--request-timeout', '4s',
+        '--region', 'test', '--cluster-id', 'test', '--shutdown-timeout', '5s', '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128',
       ],
       { ORRERY_REGISTRY_ADMIN_TOKEN: 'a'.repeat(24), ORRERY_REGISTRY_REPLICATION_TOKEN: 'r'.repeat(24), ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: 's'.repeat(24) },
       /listening (\S+) admin/,
