@@ -30,6 +30,9 @@ class LiveStateTest(unittest.TestCase):
         self.assertEqual(self.s.list(prefix="py/", cursor=page["cursor"])["keys"], ["py/b"])
         self.assertTrue(self.s.delete("py/a", if_version=v2))
         self.assertFalse(self.s.delete("py/a"))
+        with self.assertRaises(StateError) as e:
+            self.s.delete("py/a", if_version=v2)  # a precondition on a missing key fails
+        self.assertEqual((e.exception.code, e.exception.status), ("version_conflict", 412))
         self.assertTrue(self.s.delete("py/b"))
 
     def test_errors(self):

@@ -18,10 +18,10 @@ export class HttpError extends Error {
 export type ErrorReporter = (code: ErrorCode, err: unknown) => void;
 
 /**
- * Every error leaves as `{error, code}` with the RFC-0023 status for its code. 4xx messages are
- * statesvc's own words; a 5xx answers only the fixed text of its code
- * (STATE_GENERIC_ERROR_MESSAGE) and the error itself — driver or database text, SQL, paths — goes
- * to `report`, never into the body or a header.
+ * Every error leaves as `{error, code}` with the RFC-0023 status for its code. An HttpError's
+ * message is statesvc's own words (any status); any other 5xx answers only the fixed text of its
+ * code (STATE_GENERIC_ERROR_MESSAGE) and the error itself — driver or database text, SQL, paths —
+ * goes to `report`, never into the body or a header.
  */
 export function sendError(res: ServerResponse, err: unknown, report: ErrorReporter): { code: ErrorCode; status: number } {
   let code: ErrorCode = 'internal';

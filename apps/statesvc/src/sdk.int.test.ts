@@ -49,6 +49,8 @@ describe('state SDKs against a live statesvc', () => {
     expect(await s.list({ prefix: 'cart/', cursor: p1.cursor })).toEqual({ keys: ['cart/3'], cursor: '' });
     expect(await s.delete('cart/1', { ifVersion: swapped.version })).toBe(true);
     expect(await s.delete('cart/1')).toBe(false);
+    // With a precondition a missing key is a failed precondition, not "already gone".
+    await expect(s.delete('cart/1', { ifVersion: swapped.version })).rejects.toMatchObject({ code: 'version_conflict', status: 412 });
     await expect(s.set('#x', 1)).rejects.toMatchObject({ code: 'bad_request', status: 400 });
   });
 
