@@ -2,21 +2,17 @@
  * The real registry binary running inside a network participant's namespace (a host of the
  * etcd cluster's private network), listening on that participant's address: a partition then
  * cuts the registry off exactly as it cuts the etcd members it is grouped with, while the test
- * process on the host still reaches it.
+ * process on the host still reaches it. (Its admin API answers loopback callers only, so from
+ * the host it is out of reach: tests that need it run the registry on the host.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit, type NetnsNetwork } from '@orrery/etcdcluster';
 import { registryArgs } from '../testkit/fixture.ts';
+import { REQUIRED_FLAGS } from './required-flags.ts';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/orrery-registry.mjs');
-
-/**
- * Every setting the seed requires without a default, given explicitly (flags both the old and the
- * seed-style config accept), so these tests do not depend on the fixture's defaults.
- */
-const REQUIRED = ['--region', 'local', '--cluster-id', 'fault-matrix', '--shutdown-timeout', '5s', '--cleanup-interval', '30s', '--cleanup-delete-limit', '128'];
 
 export interface NetnsRegistry {
   httpUrl: string;
@@ -29,7 +25,7 @@ export interface NetnsRegistry {
 export async function startNetnsRegistry(network: NetnsNetwork, name: string, endpoints: string[], extra: string[] = []): Promise<NetnsRegistry> {
   const host = await network.addHost(name);
   // Later flags win: the listeners move from 127.0.0.1 to the participant's address.
-  const args = [...registryArgs(endpoints, [...REQUIRED, ...extra]), '--http-addr', `${host.address}:8080`, '--admin-addr', `${host.address}:8081`];
+  const args = [...registryArgs(endpoints, [...REQUIRED_FLAGS, ...extra]), '--http-addr', `${host.address}:8080`, '--admin-addr', `${host.address}:8081`];
   const { cmd, args: argv } = network.command(name, [process.execPath, BIN, ...args]);
   const child: ChildProcess = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   killOnExit(child);
