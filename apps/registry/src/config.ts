@@ -6,6 +6,7 @@ import { parseDurationMs } from '@orrery/spec';
 import { loadWriteTokens } from './auth/write-tokens-config.ts';
 import type { WriteToken } from './auth/write-scope.ts';
 import { DEFAULT_WATCH_LIMITS, type WatchLimits } from './auth/watch-limits.ts';
+import { parseTargetsFile, type ReplicationTarget } from './replication/targets-file.ts';
 
 export interface HostPort {
   host: string;
@@ -29,6 +30,8 @@ export interface RegistryConfig {
   /** Labels for Prometheus SD targets (the seed's `region` and `cluster_id`). */
   region: string;
   clusterId: string;
+  /** Other regions' registries to follow (`[replication] targets_file`; replication/). */
+  replicationTargets: ReplicationTarget[];
   /**
    * Registry master keys (current first, then the previous one during a rotation): writes under
    * `orrery.functions.` need a registration credential derived from one. None = every such write
@@ -41,14 +44,6 @@ export interface RegistryConfig {
   requireWriteTokens: boolean;
   watchLimits: WatchLimits;
 }
-
-/**
- * The seed's cross-region replication (`[replication] targets_file`) is not built: a configured
- * targets file would silently replicate nothing, so start-up refuses it (docs/registry.md,
- * "Deviations from the seed"). The leading word is a stable code for scripts.
- */
-export const REPLICATION_NOT_BUILT =
-  'replication_not_built: [replication] targets_file (--replication-targets-file) is set, but Orrery does not build cross-region replication; remove the setting (each region\'s registry answers for its own instances, see docs/registry.md "Deviations from the seed")';
 
 /** `checkOnly`: --check-config — validate the settings, say so and exit, start nothing. */
 export type ConfigResult = { ok: true; config: RegistryConfig; checkOnly?: boolean } | { ok: false; message: string };
@@ -83,8 +78,8 @@ write credentials (docs/registry.md "Write credentials"; files, so no secret is 
                                 [[auth.write_tokens]] in the config file)
   --require-write-tokens        [auth] require_write_tokens (false: with no write token
                                 configured, other services register without one, as in the seed)
-  --replication-targets-file F  [replication] targets_file: refused (cross-region replication
-                                is not built; docs/registry.md "Deviations from the seed")
+  --replication-targets-file F  [replication] targets_file (none: no other region is followed;
+                                JSON, docs/registry.md "Cross-region replication")
   --max-watches N               [registry] max_watches (${DEFAULT_WATCH_LIMITS.maxWatches}; 0 = no cap)
   --max-watches-per-client N    [registry] max_watches_per_client (${DEFAULT_WATCH_LIMITS.maxWatchesPerClient}; 0 = no cap)`;
 
@@ -249,8 +244,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     cleanupDeleteLimit = Number(limitRaw);
     if (!/^\d{1,9}$/.test(limitRaw) || cleanupDeleteLimit < 1) problems.push(`registry.cleanup_delete_limit must be a positive integer, got "${limitRaw}"`);
   }
-  const targetsFile = values['replication-targets-file'] ?? str(replication.targets_file);
-  if (targetsFile !== undefined) problems.push(REPLICATION_NOT_BUILT);
   const region = need(values.region ?? str(node.region), 'node.region (--region)');
   const clusterId = need(values['cluster-id'] ?? str(node.cluster_id), 'node.cluster_id (--cluster-id)');
   const masterKeys: Buffer[] = [];
@@ -285,6 +278,22 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     maxWatchesPerClient: count(values['max-watches-per-client'], registry.max_watches_per_client, 'registry.max_watches_per_client', DEFAULT_WATCH_LIMITS.maxWatchesPerClient),
   };
 
+  const targetsFile = values['replication-targets-file'] ?? str(replication.targets_file);
+  let replicationTargets: ReplicationTarget[] = [];
+  if (targetsFile !== undefined && region && replicationToken) {
+    let text: string | undefined;
+    try {
+      text = readText(targetsFile);
+    } catch (err) {
+      problems.push(`cannot read replication targets file ${targetsFile}: ${(err as Error).message}`);
+    }
+    if (text !== undefined) {
+      const parsed = parseTargetsFile(text, region, replicationToken);
+      if (parsed.ok) replicationTargets = parsed.value;
+      else problems.push(`${parsed.message} (${targetsFile})`);
+    }
+  }
+
   const config: RegistryConfig = {
     httpAddr,
     adminAddr,
@@ -300,6 +309,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     prefix: values.prefix ?? str(etcd.prefix) ?? '/orrery/registry',
     region,
     clusterId,
+    replicationTargets,
     registryMasterKeys: masterKeys,
     writeTokens: written.tokens,
     requireWriteTokens: values['require-write-tokens'] ?? (requireFile === true),

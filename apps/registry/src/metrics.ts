@@ -7,13 +7,21 @@ export interface RegistryMetrics {
   watchers: Gauge;
   indexInstances: Gauge;
   expiredInstances: Gauge;
+  replicationConnected: Gauge<'region' | 'namespace'>;
   indexRevision: Gauge;
   barrierReads: Gauge;
   sweeperRemoved: Gauge;
   indexResyncs: Counter;
 }
 
-export function createMetrics(sample: { instances: () => number; expired: () => number; revision: () => number; barrierReads: () => number; swept: () => number }): RegistryMetrics {
+export function createMetrics(sample: {
+  instances: () => number;
+  expired: () => number;
+  revision: () => number;
+  barrierReads: () => number;
+  swept: () => number;
+  replication: () => Array<{ region: string; namespace: string; connected: boolean }>;
+}): RegistryMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'orrery_registry_process_' });
   return {
@@ -34,6 +42,16 @@ export function createMetrics(sample: { instances: () => number; expired: () => 
       registers: [registry],
       collect() {
         this.set(sample.expired());
+      },
+    }),
+    replicationConnected: new Gauge({
+      name: 'orrery_registry_replication_connected',
+      help: 'Replication streams from other regions ([replication] targets_file): 1 while connected, 0 while retrying',
+      labelNames: ['region', 'namespace'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of sample.replication()) this.set({ region: s.region, namespace: s.namespace }, s.connected ? 1 : 0);
       },
     }),
     indexRevision: new Gauge({ name: 'orrery_registry_index_revision', help: 'etcd revision applied by the in-memory index', registers: [registry], collect() { this.set(sample.revision()); } }),

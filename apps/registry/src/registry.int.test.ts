@@ -430,7 +430,8 @@ describe('admin API and membership (MEM-001, MEM-002)', () => {
     expect([bad.status, bad.body.code]).toEqual([400, 'bad_request']);
   });
 
-  it('status lists every member with raft progress and one leader', async () => {
+  // Spawns the CLI (tsx start-up takes seconds on a loaded machine): more than the default 5 s.
+  it('status lists every member with raft progress and one leader', { timeout: 60_000 }, async () => {
     const st = await admin(a, 'GET', '/admin/v1/status');
     expect(st.body.code).toBe('ok');
     expect(st.body.data.members).toHaveLength(3);

@@ -16,6 +16,7 @@ import { answerProtocolErrors } from './http/protocol-errors.ts';
 import { createMetrics } from './metrics.ts';
 import { WatchLimiter } from './auth/watch-limits.ts';
 import { WritePolicy } from './auth/write-policy.ts';
+import { Replicator } from './replication/replicator.ts';
 
 export interface RunningRegistry {
   httpUrl: string;
@@ -61,6 +62,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     revision: () => index.revision,
     barrierReads: () => index.revisions.reads,
     swept: () => sweeper.removed,
+    replication: () => replicator.status(),
   });
   index.onResync = () => metrics.indexResyncs.inc();
 
@@ -99,6 +101,8 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
 
   let httpAddress: AddressInfo | undefined;
   const watches = new WatchLimiter(config.watchLimits);
+  // Follows the other regions in [replication] targets_file (scope=merged); started once listening.
+  const replicator = new Replicator(config.replicationTargets, (line) => console.error(`orrery-registry: ${line}`));
   // Host is checked by the handlers, so that its absence is answered with the envelope too.
   const publicServer = createServer(
     { requireHostHeader: false },
@@ -120,6 +124,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
         clusterId: config.clusterId,
         ...(httpAddress ? { self: { host: httpAddress.address, port: httpAddress.port } } : {}),
       }),
+      replicated: (namespace) => replicator.instances(namespace),
     }),
   );
   publicServer.keepAliveTimeout = 65_000;
@@ -151,6 +156,8 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     throw err;
   }
 
+  replicator.start();
+
   let closing: Promise<void> | undefined;
   return {
     httpUrl: urlOf(httpAddress),
@@ -167,6 +174,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
         publicServer.closeAllConnections();
         adminServer.closeAllConnections();
         await Promise.race([servers, timeout]);
+        replicator.close();
         await sweeper.close();
         keepAlive.close();
         toLeader.close();

@@ -3,9 +3,8 @@
  * TOML file named by --config, and every remaining field must be given — start-up fails
  * otherwise. A seed-style file (the seed's example without the Raft-only fields, which etcd
  * owns here, plus the etcd endpoints) starts the registry; one without its [runtime] and
- * [registry] sections stops it with one message naming each missing field. Cross-region
- * replication is not built: a [replication] targets_file stops start-up and scope=merged is a
- * 400, both with the stable replication_not_built code.
+ * [registry] sections stops it with one message naming each missing field. A [replication]
+ * targets_file that cannot be used stops start-up too (replication.int.test.ts runs two regions).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -75,7 +74,7 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string; htt
 }
 
 describe('start-up configuration (the seed\'s rule)', () => {
-  it('a seed-style TOML file starts it; its region and cluster_id label Prometheus SD targets; scope=merged is refused', { timeout: 90_000 }, async () => {
+  it('a seed-style TOML file starts it; its region and cluster_id label Prometheus SD targets; with no other region scope=merged is the same set', { timeout: 90_000 }, async () => {
     const r = await run(['--config', writeConfig('full.toml', seedToml(cluster.endpoints()[0]!))]);
     try {
       expect(r.httpUrl, r.stderr).toBeDefined();
@@ -86,9 +85,8 @@ describe('start-up configuration (the seed\'s rule)', () => {
       expect(sd.status).toBe(200);
       expect((sd.body as unknown as Loose[]).map((g) => [g.labels.instance_id, g.labels.region, g.labels.cluster_id])).toEqual([['order-1', 'cn-sh', '100']]);
       const merged = await call(r.httpUrl!, 'GET', '/internal/v1/prometheus/sd?namespace=prod&scope=merged', undefined, sdAuth);
-      expect(merged.status).toBe(400);
-      expect(merged.body.code).toBe('bad_request');
-      expect(merged.body.message).toMatch(/^replication_not_built: scope=merged .*use scope=local/);
+      expect(merged.status).toBe(200);
+      expect(merged.body).toEqual(sd.body);
     } finally {
       await r.stop();
     }
@@ -113,10 +111,14 @@ describe('start-up configuration (the seed\'s rule)', () => {
     }
   });
 
-  it('a [replication] targets_file stops start-up: replication is not built', { timeout: 60_000 }, async () => {
-    const r = await run(['--config', writeConfig('replication.toml', seedToml(cluster.endpoints()[0]!, { replication: true }))]);
-    expect(r.httpUrl).toBeUndefined();
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^orrery-registry: replication_not_built: \[replication\] targets_file/m);
+  it('a [replication] targets_file that is missing or names this very region stops start-up, saying why', { timeout: 60_000 }, async () => {
+    const missing = await run(['--config', writeConfig('replication.toml', seedToml(cluster.endpoints()[0]!, { replication: true }))]);
+    expect(missing.httpUrl).toBeUndefined();
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^orrery-registry: cannot read replication targets file \/etc\/stellmapd\/stellmapd-node-1-replication-targets\.json/m);
+    const targets = writeConfig('targets.json', JSON.stringify({ targets: [{ region: 'cn-sh', url: 'http://127.0.0.1:1', namespaces: ['prod'] }] }));
+    const self = await run(['--config', writeConfig('replication2.toml', seedToml(cluster.endpoints()[0]!)), '--replication-targets-file', targets]);
+    expect(self.code).toBe(2);
+    expect(self.stderr).toContain('replication targets file: region "cn-sh" is this registry\'s own region');
   });
 });

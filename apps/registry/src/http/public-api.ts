@@ -9,10 +9,11 @@ import type {
   RegistryRegisterData,
   RegistryTargetGroup,
 } from '@orrery/spec';
-import { parseIdentity, parseLeaseTtl, parseRegistration } from '../model/instance.ts';
-import { parseFilter, parseWatchOptions } from '../query/filter.ts';
+import { parseIdentity, parseLeaseTtl, parseRegistration, type Instance } from '../model/instance.ts';
+import { compareInstances, parseFilter, parseWatchOptions, type InstanceFilter } from '../query/filter.ts';
 import { parseAnswerOptions } from '../query/answer-options.ts';
 import { parseSdScope } from '../query/sd-scope.ts';
+import type { ReplicationTarget } from '../replication/targets-file.ts';
 import { IndexTimeoutError, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { InstanceWriter } from '../etcd/instance-writer.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
@@ -48,6 +49,8 @@ export interface PublicApiDeps {
   watches: WatchLimiter;
   /** Where etcd's text goes when a failure is answered without it (stderr by default). */
   failures?: FailureLog;
+  /** Other regions' instances (replication/), for Prometheus SD's scope=merged. */
+  replicated?: (namespace?: string) => Iterable<{ target: ReplicationTarget; instance: Instance }>;
 }
 
 class ApiError extends Error {
@@ -227,7 +230,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
     case 'prometheus_sd': {
       requireBearer(req, deps.prometheusSdToken, 'Prometheus SD');
       const params = url.searchParams;
-      must(parseSdScope(params));
+      const scope = must(parseSdScope(params));
       const includeSelf = params.get('includeSelf') === 'true';
       const answer = must(parseAnswerOptions(params));
       const endpoint = params.get('endpoint') || 'metrics';
@@ -237,16 +240,28 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const namespace = params.get('namespace');
       await deps.index.barrier();
       let groups: RegistryTargetGroup[];
+      // scope=merged adds the other regions' instances, labelled with their region and cluster.
+      const replicated = (filter: InstanceFilter): RegistryTargetGroup[] => {
+        if (scope !== 'merged' || !deps.replicated) return [];
+        const byTarget = new Map<ReplicationTarget, Instance[]>();
+        for (const { target, instance } of deps.replicated(filter.namespace)) {
+          const list = byTarget.get(target) ?? [];
+          list.push(instance);
+          byTarget.set(target, list);
+        }
+        return [...byTarget].flatMap(([t, list]) => targetGroups(list.sort(compareInstances), filter, endpoint, { region: t.region, clusterId: t.clusterId }, false));
+      };
       if (namespace) {
         const filter = must(parseFilter(filterParams));
-        groups = targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), includeSelf);
+        groups = [...targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), includeSelf), ...replicated(filter)];
       } else {
         const namespaces = new Set([...deps.index.all()].map(([, i]) => i.namespace));
+        if (scope === 'merged' && deps.replicated) for (const { instance } of deps.replicated()) namespaces.add(instance.namespace);
         groups = [];
         for (const ns of [...namespaces].sort()) {
           filterParams.set('namespace', ns);
           const filter = must(parseFilter(filterParams));
-          groups.push(...targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), false));
+          groups.push(...targetGroups(deps.index.select(filter, answer), filter, endpoint, deps.sd(), false), ...replicated(filter));
         }
         if (includeSelf) groups.push(...targetGroups([], { namespace: '', services: [], prefixes: [], requirements: [] }, endpoint, deps.sd(), true));
       }

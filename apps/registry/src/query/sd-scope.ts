@@ -1,17 +1,15 @@
 import type { Parsed } from '../model/service-name.ts';
 
 /**
- * Prometheus SD's `scope`: the seed has `local` (this region's instances) and `merged` (with
- * the instances replicated from other regions). Orrery does not build cross-region
- * replication, so `merged` is refused rather than answered with the local view under another
- * name (docs/registry.md, "Deviations from the seed"). The message starts with a stable code.
+ * Prometheus SD's `scope` (the seed): `local` — this region's instances; `merged` — with the
+ * instances replicated from the regions in `[replication] targets_file` (replication/). With no
+ * targets configured the two are the same set.
  */
-export const MERGED_SCOPE_NOT_BUILT =
-  'replication_not_built: scope=merged needs cross-region replication, which Orrery does not build; use scope=local (or leave scope out): each region\'s registry answers for its own instances';
+export type SdScope = 'local' | 'merged';
 
-export function parseSdScope(params: URLSearchParams): Parsed<'local'> {
+export function parseSdScope(params: URLSearchParams): Parsed<SdScope> {
   const scope = params.get('scope') ?? 'local';
   if (scope === 'local' || scope === '') return { ok: true, value: 'local' };
-  if (scope === 'merged') return { ok: false, message: MERGED_SCOPE_NOT_BUILT };
-  return { ok: false, message: `scope must be local (merged is not built), got "${scope.length > 40 ? `${scope.slice(0, 40)}…` : scope}"` };
+  if (scope === 'merged') return { ok: true, value: 'merged' };
+  return { ok: false, message: `scope must be local or merged, got "${scope.length > 40 ? `${scope.slice(0, 40)}…` : scope}"` };
 }

@@ -262,7 +262,7 @@ export const REGISTRY_HTTP_API: HttpApi = {
         ...FILTER.filter((p) => p.name !== 'namespace' && p.name !== 'endpoint'),
         { name: 'endpoint', description: 'Endpoint name or protocol to list (default `metrics`).' },
         { name: 'includeSelf', description: "`true` adds the registry's own `/metrics` (`target_kind: registry_node`)." },
-        { name: 'scope', description: '`local` (default). `merged` is refused (400 `bad_request`, message starting `replication_not_built:`): cross-region replication is not built.' },
+        { name: 'scope', description: '`local` (default): this region; `merged`: also the instances replicated from the regions in `[replication] targets_file`, labelled with their region and cluster.' },
       ],
       responses: { 200: { description: 'Target groups (no envelope).', schema: RegistryTargetGroupsSchema, bare: true } },
       errors: [...READ_ERRORS, 'unauthorized', 'forbidden'],
