@@ -13,7 +13,8 @@ import { setCondition } from './reconcile/conditions.ts';
 import { keyspaceCleanup } from './keyspace/keyspace-cleanup.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
-import { crossObjectProblem } from './reconcile/cross-object-rules.ts';
+import { crossObjectProblem, keyspaceProblem } from './reconcile/cross-object-rules.ts';
+import { keyspaceNeighbours } from './reconcile/keyspace-neighbours.ts';
 import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
 import { environmentStatus } from './reconcile/environment-status.ts';
 import { revisionStatus } from './reconcile/revision-status.ts';
@@ -65,6 +66,12 @@ export class FunctionOperator {
   readonly keyspaces: WorkQueue;
   /** The deleted Functions whose cleanup is pending, by key (the store no longer has them). */
   private readonly gone = new Map<string, unknown>();
+  /**
+   * Every Function as last seen (watch events and resyncs), by key: whom a keyspace belongs to
+   * when credentials are asked for synchronously (pool specialization, scale-up), and which
+   * other Functions an event's old and new keyspace concern.
+   */
+  private readonly known = new Map<string, unknown>();
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
@@ -85,7 +92,16 @@ export class FunctionOperator {
     const watch = (kind: ResourceKind, on: (ns: string, name: string, obj: unknown) => void) =>
       this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
     this.watches.push(
-      watch('Function', (ns, name) => this.functions.add(`${ns}/${name}`)),
+      this.o.store.watch('Function', {}, (e) => {
+        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+        const before = this.known.get(key);
+        if (e.type === 'deleted') this.known.delete(key);
+        else this.known.set(key, e.object);
+        this.functions.add(key);
+        // One keyspace, one owner: the others declaring the keyspace it held or now declares
+        // may have to wait for it or may proceed now.
+        for (const k of keyspaceNeighbours(before ? [before, e.object] : [e.object], this.known.values())) this.functions.add(k);
+      }),
       // The local store has no finalizers: a deleted Function is gone at once, so its keyspace
       // cleanup works from the deleted object the watch delivers.
       this.o.store.watch('Function', {}, (e) => {
@@ -116,11 +132,26 @@ export class FunctionOperator {
 
   /** Enqueue everything: catches up after a restart and heals anything a missed event left. */
   async resync(): Promise<void> {
-    for (const f of (await this.o.store.list('Function')).items) this.functions.add(`${f.metadata.namespace}/${f.metadata.name}`);
+    const functions = await this.o.store.list('Function');
+    this.remember(functions.items, functions.resourceVersion);
+    for (const f of functions.items) this.functions.add(`${f.metadata.namespace}/${f.metadata.name}`);
     for (const r of (await this.o.store.list('Revision')).items) this.revisions.add(`${r.metadata.namespace}/${r.metadata.name}`);
     // Also refreshes each Environment's warm-worker count, which changes without a store event.
     for (const e of (await this.o.store.list('Environment')).items) this.environments.add(`${e.metadata.namespace}/${e.metadata.name}`);
     for (const key of this.o.backend.revisionKeys()) this.revisions.add(key);
+  }
+
+  /** Merges a list into `known`; a watch event newer than the list wins, whichever came first. */
+  private remember(items: readonly { metadata: { namespace: string; name: string; resourceVersion?: string | number } }[], listedAt: number): void {
+    const rv = (o: unknown) => Number((o as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion ?? 0);
+    const listed = new Set<string>();
+    for (const f of items) {
+      const key = `${f.metadata.namespace}/${f.metadata.name}`;
+      listed.add(key);
+      const cur = this.known.get(key);
+      if (!cur || rv(cur) <= rv(f)) this.known.set(key, f);
+    }
+    for (const [key, cur] of this.known) if (!listed.has(key) && rv(cur) <= listedAt) this.known.delete(key);
   }
 
   /** Called by the backend when a worker changes state. */
@@ -173,7 +204,9 @@ export class FunctionOperator {
     let revisions = await this.revisionsOf(namespace, name);
     // The store checked the Environment at apply; it may have changed since.
     const environment = (await this.o.store.get('Environment', namespace, fn.spec.template.environment)) as Environment | undefined;
-    const blocked = crossObjectProblem(fn, environment);
+    // One keyspace, one owner (S1): read now, not from `known`, so a Function never rolls out on a
+    // keyspace it does not own.
+    const blocked = crossObjectProblem(fn, environment) ?? (fn.spec.state ? keyspaceProblem(fn, (await this.o.store.list('Function', { namespace })).items) : undefined);
     const create = blocked ? undefined : revisionToCreate(fn, revisions);
     if (create) {
       const created = (await this.o.store.apply(create, { allowCreateOnlyKinds: true })) as Revision;
@@ -254,7 +287,7 @@ export class FunctionOperator {
 
   /** Scoped state credentials for a stateful function (deploy env or specialize body). */
   credentials(fn: OrreryFunction): StateCredentials | undefined {
-    return stateCredentials(fn, this.o);
+    return stateCredentials(fn, this.o, this.known.values());
   }
 
 }

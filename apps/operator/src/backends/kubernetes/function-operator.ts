@@ -19,7 +19,8 @@ import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
 import { keyspaceCleanup } from '../../keyspace/keyspace-cleanup.ts';
 import { WorkQueue } from '../../queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
-import { crossObjectProblem } from '../../reconcile/cross-object-rules.ts';
+import { crossObjectProblem, keyspaceProblem } from '../../reconcile/cross-object-rules.ts';
+import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
@@ -102,6 +103,8 @@ export class KubernetesFunctionOperator {
   readonly handleSpecialize: ReturnType<typeof createSpecializeHandler>;
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
+  /** Each Function as its last event showed it: the keyspace it held before a change. */
+  private readonly lastSeen = new Map<string, Obj>();
 
   constructor(private readonly o: KubernetesOperatorOptions) {
     this.log = o.log ?? (() => {});
@@ -154,7 +157,16 @@ export class KubernetesFunctionOperator {
       credentials: (fn) => this.stateToken(fn),
     });
 
-    this.functions.on((_t, f) => this.functionQueue.add(cacheKey(f)));
+    this.functions.on((t, f) => {
+      const key = cacheKey(f);
+      const before = this.lastSeen.get(key);
+      if (t === 'DELETED') this.lastSeen.delete(key);
+      else this.lastSeen.set(key, f);
+      this.functionQueue.add(key);
+      // One keyspace, one owner: the others declaring the keyspace it held or now declares may
+      // have to wait for it or may proceed now (its deletion, its move to another keyspace).
+      for (const k of keyspaceNeighbours(before ? [before, f] : [f], this.functions.list())) this.functionQueue.add(k);
+    });
     this.revisions.on((_t, r) => {
       this.revisionQueue.add(cacheKey(r));
       const fn = (r.spec as { function?: string } | undefined)?.function;
@@ -268,7 +280,9 @@ export class KubernetesFunctionOperator {
 
     let revisions = this.revisionsOf(namespace, name);
     // The webhook checked the Environment at admission; it may have changed since.
-    const blocked = crossObjectProblem(fn, parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, fn.spec.template.environment)));
+    const blocked =
+      crossObjectProblem(fn, parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, fn.spec.template.environment))) ??
+      (fn.spec.state ? keyspaceProblem(fn, await this.liveFunctions(namespace)) : undefined);
     const create = blocked ? undefined : revisionToCreate(fn, revisions);
     if (create) {
       const createdRaw = await this.o.client.apply(create as unknown as Obj);
@@ -308,8 +322,16 @@ export class KubernetesFunctionOperator {
     }
     const t = rev.spec.template;
     const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
+    // The token Secret only for the keyspace's owner (the Function reconcile, which judged on the
+    // API server's Functions, creates no revision for another declarer).
+    const state = this.stateToken(fn);
+    if (fn.spec.state && !state && this.o.stateUrl) {
+      // A token it got before its keyspace's owner showed up (two creates racing through
+      // admission in one second) goes: the pods roll without it.
+      await this.o.client.delete('v1', 'Secret', namespace, childName(name, 'state'));
+    }
     const children = renderRevisionChildren({
-      fn, revision: rev, environment, state: this.stateToken(fn), runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
+      fn, revision: rev, environment, state, runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
       registration: this.o.registrationCredential?.(rev),
     });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
@@ -327,7 +349,7 @@ export class KubernetesFunctionOperator {
       // pod goes when idle; the first request specializes one through /v1/executor/specialize.
       if (wanted) {
         decision = this.autoscaler.desired(key, rev, routable.has(name));
-        this.pool.scale(rev, decision.desired, this.stateToken(fn));
+        this.pool.scale(rev, decision.desired, state);
       } else {
         this.autoscaler.forget(key);
         if (this.pool.specializedCount(key)) await this.pool.release(key);
@@ -382,8 +404,14 @@ export class KubernetesFunctionOperator {
     }
   }
 
+  /** Judged on the informer's Functions: no API-server read on a cold request's path. */
   private stateToken(fn: OrreryFunction): StateToken | undefined {
-    return stateCredentials(fn, this.o);
+    return stateCredentials(fn, this.o, this.functions.list());
+  }
+
+  /** The Functions of one namespace on the API server (who owns a keyspace, decided fresh). */
+  private async liveFunctions(namespace: string): Promise<Obj[]> {
+    return (await this.o.client.list(GROUP_VERSION, 'Function', namespace)).items;
   }
 
 }
