@@ -280,10 +280,16 @@ export class KubernetesFunctionOperator {
 
     let revisions = this.revisionsOf(namespace, name);
     // The webhook checked the Environment at admission; it may have changed since.
-    const blocked =
+    let blocked =
       crossObjectProblem(fn, parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, fn.spec.template.environment))) ??
-      (fn.spec.state ? keyspaceProblem(fn, await this.liveFunctions(namespace)) : undefined);
-    const create = blocked ? undefined : revisionToCreate(fn, revisions);
+      (fn.spec.state ? keyspaceProblem(fn, this.functions.list()) : undefined);
+    let create = blocked ? undefined : revisionToCreate(fn, revisions);
+    if (create && fn.spec.state) {
+      // A new revision (and a token with it) only once the API server's Functions confirm the
+      // keyspace is this one's: the cache may not show yet an owner admitted at the same time.
+      blocked = keyspaceProblem(fn, await this.liveFunctions(namespace));
+      if (blocked) create = undefined;
+    }
     if (create) {
       const createdRaw = await this.o.client.apply(create as unknown as Obj);
       const created = parsed<Revision>(RevisionSchema, createdRaw);
