@@ -106,9 +106,12 @@ export class NetnsNetwork {
   /**
    * Cuts the groups off from each other: every participant drops what arrives from participants
    * of the other groups. Participants in no group (and the host) still reach everyone. Replaces
-   * an earlier partition.
+   * an earlier partition. `reject` answers every packet with a reset / port-unreachable instead
+   * of silence: open connections break at once, so etcd marks the peer unreachable and stops
+   * streaming entries to it (with silent loss they pile up in socket buffers and arrive after
+   * healing, which hides how far the peer really fell behind).
    */
-  async partition(groups: string[][]): Promise<void> {
+  async partition(groups: string[][], how: 'drop' | 'reject' = 'drop'): Promise<void> {
     const groupOf = new Map<string, number>();
     groups.forEach((g, i) =>
       g.forEach((n) => {
@@ -121,7 +124,7 @@ export class NetnsNetwork {
       [...this.hosts.values()].map((h) => {
         const mine = groupOf.get(h.name);
         const blocked = mine === undefined ? [] : [...groupOf].filter(([, g]) => g !== mine).map(([n]) => this.host(n).address);
-        return this.setDropRules(h, blocked);
+        return this.setDropRules(h, blocked, how);
       }),
     );
   }
@@ -131,9 +134,18 @@ export class NetnsNetwork {
     await Promise.all([...this.hosts.values()].map((h) => this.setDropRules(h, [])));
   }
 
-  private setDropRules(h: NetnsHost, from: string[]): Promise<void> {
+  private setDropRules(h: NetnsHost, from: string[], how: 'drop' | 'reject' = 'drop'): Promise<void> {
     // iptables-restore swaps the namespace's whole filter table in one step.
-    const rules = ['*filter', ':INPUT ACCEPT [0:0]', ':FORWARD ACCEPT [0:0]', ':OUTPUT ACCEPT [0:0]', ...from.map((a) => `-A INPUT -s ${a}/32 -j DROP`), 'COMMIT', ''];
+    const verdicts = how === 'drop' ? ['-j DROP'] : ['-p tcp -j REJECT --reject-with tcp-reset', '-j REJECT'];
+    const rules = [
+      '*filter',
+      ':INPUT ACCEPT [0:0]',
+      ':FORWARD ACCEPT [0:0]',
+      ':OUTPUT ACCEPT [0:0]',
+      ...from.flatMap((a) => verdicts.map((v) => `-A INPUT -s ${a}/32 ${v}`)),
+      'COMMIT',
+      '',
+    ];
     return runWithInput('ip', ['netns', 'exec', h.netns, 'iptables-restore', '-w'], rules.join('\n'));
   }
 
