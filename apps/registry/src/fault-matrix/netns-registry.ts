@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit, type NetnsNetwork } from '@orrery/etcdcluster';
 import { registryArgs } from '../testkit/fixture.ts';
-import { REQUIRED_FLAGS } from './required-flags.ts';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/orrery-registry.mjs');
 
@@ -25,7 +24,7 @@ export interface NetnsRegistry {
 export async function startNetnsRegistry(network: NetnsNetwork, name: string, endpoints: string[], extra: string[] = []): Promise<NetnsRegistry> {
   const host = await network.addHost(name);
   // Later flags win: the listeners move from 127.0.0.1 to the participant's address.
-  const args = [...registryArgs(endpoints, [...REQUIRED_FLAGS, ...extra]), '--http-addr', `${host.address}:8080`, '--admin-addr', `${host.address}:8081`];
+  const args = [...registryArgs(endpoints, extra), '--http-addr', `${host.address}:8080`, '--admin-addr', `${host.address}:8081`];
   const { cmd, args: argv } = network.command(name, [process.execPath, BIN, ...args]);
   const child: ChildProcess = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   killOnExit(child);
