@@ -78,3 +78,11 @@ describe('EtcdCluster', () => {
     expect(alive(pid)).toBe(false);
   });
 });
+
+describe('EtcdCluster.start with members that cannot run', () => {
+  it('fails at once with the reason, not after the start timeout', { timeout: 20_000 }, async () => {
+    const started = Date.now();
+    await expect(EtcdCluster.start({ size: 1, etcdBin: '/bin/false', startTimeoutMs: 15_000 })).rejects.toThrow(/etcd member m1 exited with code 1/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

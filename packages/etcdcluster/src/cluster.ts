@@ -120,7 +120,7 @@ export class EtcdCluster {
       for (let i = 0; i < options.size; i++) cluster.members.push(await cluster.allocateMember(`m${i + 1}`));
       const initialCluster = cluster.members.map((m) => `${m.name}=${m.peerURL}`).join(',');
       for (const m of cluster.members) cluster.spawnMember(m, initialCluster, 'new');
-      if (cluster.opts.waitForLeader) await cluster.waitForLeader(cluster.opts.startTimeoutMs);
+      if (cluster.opts.waitForLeader) await cluster.waitForLeader(cluster.opts.startTimeoutMs, { failOnExit: true });
       return cluster;
     } catch (err) {
       await cluster.close();
@@ -237,10 +237,14 @@ export class EtcdCluster {
 
   /**
    * Waits until every running voter agrees on one leader that is itself running, and returns
-   * that member's name. Polls; never sleeps blindly.
+   * that member's name. Polls; never sleeps blindly. `failOnExit`: throw at once, with
+   * `exitReason`, when a member's process has ended (used by `start`).
    */
-  async waitForLeader(timeoutMs = 30_000): Promise<string> {
+  async waitForLeader(timeoutMs = 30_000, opts: { failOnExit?: boolean } = {}): Promise<string> {
     return waitFor(`an etcd leader among ${this.runningNames().join(',')}`, timeoutMs, async () => {
+      // At start nobody stops a member: one that exited will not come back (bad binary, flags, data dir).
+      const exited = opts.failOnExit ? this.members.find((m) => m.exit) : undefined;
+      if (exited) throw new Error(this.exitReason(exited.name));
       const running = this.members.filter((m) => m.state === 'running');
       const statuses = await Promise.all(running.map((m) => this.status(m.name)));
       if (statuses.some((s) => !s)) return undefined;
