@@ -457,7 +457,12 @@ describe('admin API and membership (MEM-001, MEM-002)', () => {
 
   it('adds a learner that syncs but cannot vote, promotes it, moves leadership to it, removes it', { timeout: 120_000 }, async () => {
     const m4 = await cluster.prepareMember('m4');
-    const add = await admin(a, 'POST', '/admin/v1/members/add-learner', { name: 'm4', peerURL: m4.peerURL });
+    // etcd refuses membership changes until every member has been healthy for ~5 s (this test
+    // can be the file's first when run alone); that refusal is final, so asking again is safe.
+    const add = await waitFor('add-learner', 30_000, async () => {
+      const r = await admin(a, 'POST', '/admin/v1/members/add-learner', { name: 'm4', peerURL: m4.peerURL });
+      return r.body.code === 'conf_change_failed' && /healthy for ~5 s/.test(r.body.message) ? undefined : r;
+    }, undefined, 1000);
     expect(add.body.code, add.body.message).toBe('ok');
     const id: string = add.body.data.member.id;
     expect(add.body.data.initialCluster).toContain(`m4=${m4.peerURL}`);
@@ -493,7 +498,7 @@ describe('admin API and membership (MEM-001, MEM-002)', () => {
     await waitFor('promote', 60_000, async () => {
       const p = await admin(a, 'POST', '/admin/v1/members/promote', { id });
       if (p.body.code === 'ok') return true;
-      expect(p.body.code).toMatch(/conf_change_failed|not_leader|read_failed|not_ready/);
+      expect(p.body.code).toMatch(/learner_not_caught_up|conf_change_failed|not_leader|read_failed|not_ready/);
       return undefined;
     });
     cluster.markVoter('m4');

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
+import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API } from '@orrery/spec';
 import type { RunningRegistry } from './server.ts';
-import { call, regBody, startTestRegistry, TOKENS, type Loose } from './testkit/fixture.ts';
+import { admin, call, regBody, startTestRegistry, TOKENS, type Loose } from './testkit/fixture.ts';
 
 let etcdBj: EtcdCluster;
 let etcdSh: EtcdCluster;
@@ -43,6 +44,13 @@ const until = (what: string, qs: string, expected: string[]) =>
   let last: string[] = [];
   return waitFor(what, 10_000, async () => ((last = await sd(qs)).join('|') === expected.join('|') ? true : undefined), () => `expected ${expected.join(', ')}, got ${last.join(', ')}`, 100);
 };
+/** cn-sh's replication streams as `/admin/v1/replication/status` shows them. */
+const streams = async (): Promise<Loose[]> => {
+  const r = await admin(sh, 'GET', '/admin/v1/replication/status');
+  expect(r.body.code, r.body.message).toBe('ok');
+  expect(checkRouteAnswer(REGISTRY_ADMIN_HTTP_API, 'GET', '/admin/v1/replication/status', r.status, r.body)).toBe('GET /admin/v1/replication/status 200');
+  return r.body.data.targets;
+};
 const register = async (base: string, ns: string, id: string, over: Record<string, unknown> = {}) => expect((await call(base, 'POST', '/api/v1/registry/register', regBody(ns, id, over))).body.code).toBe('ok');
 
 describe('cross-region replication (scope=merged)', () => {
@@ -71,6 +79,15 @@ describe('cross-region replication (scope=merged)', () => {
     await until('the deregistered instance gone', 'namespace=prod&scope=merged', ['sh-1 cn-sh 100 10.0.0.1:9090']);
     const metrics = await (await fetch(`${sh.httpUrl}/metrics`)).text();
     expect(metrics).toContain('orrery_registry_replication_connected{region="cn-bj",namespace="prod"} 1');
+    // The seed's /admin/v1/replication/status: one stream per target and namespace.
+    const [stream, ...more] = await streams();
+    expect(more).toEqual([]);
+    expect(stream).toMatchObject({ region: 'cn-bj', url: bj.httpUrl, namespace: 'prod', connected: true, synced: true, instances: 0 });
+    expect(stream.lastError).toBeUndefined();
+    expect(Date.parse(stream.since)).toBeLessThanOrEqual(Date.now());
+    // Its revision is cn-bj's last one applied (the deregistration), not cn-sh's own.
+    const bjRevision = (await admin(bj, 'GET', '/admin/v1/replication/status')).body.data.registry.indexRevision;
+    await waitFor('the last revision applied', 10_000, async () => ((await streams())[0].revision === bjRevision ? true : undefined));
   });
 
   it('a dropped stream resumes after its last revision and catches up with what changed meanwhile', { timeout: 60_000 }, async () => {
@@ -80,7 +97,15 @@ describe('cross-region replication (scope=merged)', () => {
     // cn-bj's registry goes away (cn-sh keeps the last known set) while its etcd changes through
     // another cn-bj replica; then it comes back on the same address.
     const { port } = new URL(bj.httpUrl);
+    const revisionBefore = (await streams())[0].revision;
+    const closedAt = Date.now();
     await bj.close();
+    // The status says so: not connected since the drop, why, and the last revision applied kept.
+    let down: Loose;
+    await waitFor('the stream shown as down', 10_000, async () => ((down = (await streams())[0]).connected === false ? true : undefined));
+    expect(down).toMatchObject({ region: 'cn-bj', namespace: 'prod', connected: false, revision: revisionBefore, instances: 2 });
+    expect(down.lastError).toMatch(/stream ended|ECONNREFUSED|socket hang up|ECONNRESET/);
+    expect(Date.parse(down.since)).toBeGreaterThanOrEqual(closedAt - 1000);
     const other = await startTestRegistry(etcdBj.endpoints(), ['--region', 'cn-bj', '--cluster-id', '200']);
     try {
       expect((await call(other.httpUrl, 'POST', '/api/v1/registry/deregister', { namespace: 'prod', service: 'company.test.order.order-center.api', instanceId: 'bj-gone' })).body.code).toBe('ok');
@@ -91,6 +116,18 @@ describe('cross-region replication (scope=merged)', () => {
     }
     bj = await startTestRegistry(etcdBj.endpoints(), ['--region', 'cn-bj', '--cluster-id', '200', '--http-addr', `127.0.0.1:${port}`]);
     await until('caught up after the outage', 'namespace=prod&scope=merged', ['bj-keep cn-bj 200 10.0.0.1:9090', 'bj-new cn-bj 200 10.0.0.1:9090', 'sh-1 cn-sh 100 10.0.0.1:9090']);
+    const up = (await streams())[0];
+    expect(up).toMatchObject({ connected: true, instances: 2 });
+    expect(up.revision).toBeGreaterThan(revisionBefore);
+    expect(up.lastError).toBeUndefined();
+    expect(Date.parse(up.since)).toBeGreaterThan(Date.parse(down.since));
+  });
+
+  it('the replication status needs the admin token', async () => {
+    const none = await call(sh.adminUrl, 'GET', '/admin/v1/replication/status');
+    expect([none.status, none.body.code]).toEqual([401, 'unauthorized']);
+    const wrong = await call(sh.adminUrl, 'GET', '/admin/v1/replication/status', undefined, { authorization: `Bearer ${TOKENS.replication}` });
+    expect([wrong.status, wrong.body.code]).toEqual([403, 'forbidden']);
   });
 
   it('the replication watch needs the replication token', async () => {

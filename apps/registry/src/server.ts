@@ -135,6 +135,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
       admin,
       adminToken: config.adminToken,
       registryView: () => ({ indexRevision: index.revision, instances: index.size(), watchStreams: watches.total, barrierReads: index.revisions.reads }),
+      replicationTargets: () => replicator.status(),
     }),
   );
   answerProtocolErrors(adminServer);

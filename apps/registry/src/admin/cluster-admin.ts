@@ -1,15 +1,18 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { memberIdHex as hex, noRetryClient } from '@orrery/etcdcluster';
-import type {
-  RegistryAddLearnerData,
-  RegistryAdminStatus,
-  RegistryLeaderTransferData,
-  RegistryMemberView,
-  RegistryPromoteData,
-  RegistryRemoveData,
-  RegistryReplicationStatus,
+import {
+  learnerPromotion,
+  type RegistryAddLearnerData,
+  type RegistryAdminStatus,
+  type RegistryLeaderTransferData,
+  type RegistryMemberView,
+  type RegistryPromoteData,
+  type RegistryRemoveData,
+  type RegistryReplicationStatus,
 } from '@orrery/spec';
 import { leaderByHighestTerm, memberStatus } from '../etcd/member-status.ts';
 import type { ErrorCode } from '../http/envelope.ts';
+import { learnerObservation, notCaughtUpMessage } from './learner-observation.ts';
 
 /** The admin API's answers are defined in @orrery/spec (registry-admin-http.ts; the CLI reads the same schemas). */
 export type MemberView = RegistryMemberView;
@@ -69,10 +72,18 @@ export function explainConfChangeError(err: unknown, action: string): AdminError
  * transfer talk to each member / the leader directly rather than through a load-balanced pool.
  */
 export class ClusterAdmin {
+  /**
+   * The gap between the promotion rule's two polls: ~1 s (the cadence of etcd's own status),
+   * shorter with a short request timeout so both polls and the promote fit in it.
+   */
+  private readonly promotionPollMs: number;
+
   constructor(
     private readonly endpoints: () => string[],
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.promotionPollMs = Math.max(50, Math.min(1000, Math.floor(timeoutMs / 4)));
+  }
 
   private async listMembers(): Promise<{ clusterId: string; members: Array<{ id: string; name: string; peerURLs: string[]; clientURLs: string[]; isLearner: boolean }> }> {
     let lastError: unknown;
@@ -158,13 +169,44 @@ export class ClusterAdmin {
     }
   }
 
-  async promote(idDecimal: string): Promise<RegistryPromoteData> {
-    const client = await this.voterClient();
+  /**
+   * MemberPromote, once learner `idDecimal` passes the shared promotion rule over two polls of
+   * its status `promotionPollMs` apart (the first poll alone can already refuse). `force` skips
+   * the rule; etcd's own 90 % check still applies.
+   */
+  async promote(idDecimal: string, force = false): Promise<RegistryPromoteData> {
+    const target = hex(idDecimal);
+    let status = await this.status();
+    const member = status.members.find((m) => m.id === target);
+    if (!member) throw new AdminError('not_found', `no member with id ${target}`);
+    if (!member.isLearner) throw new AdminError('conf_change_failed', `promote ${target}: that member is not a learner (it already votes)`);
+    let lag: number | null = null;
+    if (!force) {
+      const first = learnerObservation(status, target, new Date());
+      let verdict = learnerPromotion(target, undefined, first);
+      // With one poll the best verdict is "not stable yet"; anything else refuses already.
+      if (verdict.ready || verdict.blocker === 'not-stable') {
+        await sleep(this.promotionPollMs);
+        status = await this.status();
+        const second = learnerObservation(status, target, new Date());
+        verdict = learnerPromotion(target, first, second);
+        if (!verdict.ready) throw new AdminError('learner_not_caught_up', notCaughtUpMessage(verdict, second));
+      } else {
+        throw new AdminError('learner_not_caught_up', notCaughtUpMessage(verdict, first));
+      }
+      lag = verdict.lag;
+    }
+    const client = await this.voterClient(status);
     try {
       const res = await client.cluster.memberPromote({ ID: idDecimal });
-      return { promoted: hex(idDecimal), members: res.members.map((m) => ({ id: hex(m.ID), name: m.name, isLearner: Boolean(m.isLearner) })) };
+      return {
+        promoted: target,
+        members: res.members.map((m) => ({ id: hex(m.ID), name: m.name, isLearner: Boolean(m.isLearner) })),
+        forced: force,
+        lag,
+      };
     } catch (err) {
-      throw explainConfChangeError(err, `promote ${hex(idDecimal)}`);
+      throw explainConfChangeError(err, `promote ${target}${force ? ' (forced past the promotion rule)' : ''}`);
     } finally {
       client.close();
     }
@@ -211,7 +253,7 @@ export class ClusterAdmin {
   }
 
   /** Raft replication progress per member, relative to the leader. */
-  async replicationStatus(): Promise<Omit<RegistryReplicationStatus, 'registry'>> {
+  async replicationStatus(): Promise<Omit<RegistryReplicationStatus, 'registry' | 'targets'>> {
     const status = await this.status();
     const leader = status.members.find((m) => m.isLeader);
     return {

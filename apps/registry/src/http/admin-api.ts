@@ -13,6 +13,8 @@ export interface AdminApiDeps {
   adminToken: string;
   /** The registry's own replication view (index revision, open watch streams). */
   registryView: () => RegistryReplicationStatus['registry'];
+  /** The cross-region replication streams ([replication] targets_file). */
+  replicationTargets: () => RegistryReplicationStatus['targets'];
 }
 
 const ROUTES: Record<string, 'GET' | 'POST'> = {
@@ -60,7 +62,7 @@ export function adminHandler(deps: AdminApiDeps) {
       sendEnvelope(res, requestId, 'method_not_allowed', `${path} accepts ${method} only`);
       return;
     }
-    route(deps, path, req)
+    route(deps, path, req, url)
       .then((data) => sendOk(res, requestId, data))
       .catch((err: unknown) => {
         if (err instanceof AdminError || err instanceof BodyError) return sendEnvelope(res, requestId, err.code, err.message);
@@ -71,12 +73,21 @@ export function adminHandler(deps: AdminApiDeps) {
   };
 }
 
-async function route(deps: AdminApiDeps, path: string, req: IncomingMessage): Promise<unknown> {
+/** `force` from the body (`true`/`false`) or the query (`?force=true`); either one set to true forces. */
+function parseForce(body: unknown, url: URL): boolean {
+  const inBody = field(body, 'force');
+  if (inBody !== undefined && typeof inBody !== 'boolean') throw new AdminError('bad_request', 'force must be true or false (JSON boolean), e.g. {"id": "8e9e05c52164694d", "force": true}');
+  const inQuery = url.searchParams.getAll('force');
+  if (inQuery.some((v) => v !== 'true' && v !== 'false')) throw new AdminError('bad_request', 'force must be true or false, e.g. ?force=true');
+  return inBody === true || inQuery.includes('true');
+}
+
+async function route(deps: AdminApiDeps, path: string, req: IncomingMessage, url: URL): Promise<unknown> {
   switch (path) {
     case '/admin/v1/status':
       return deps.admin.status();
     case '/admin/v1/replication/status':
-      return { ...(await deps.admin.replicationStatus()), registry: deps.registryView() } satisfies RegistryReplicationStatus;
+      return { ...(await deps.admin.replicationStatus()), registry: deps.registryView(), targets: deps.replicationTargets() } satisfies RegistryReplicationStatus;
     case '/admin/v1/members/add-learner': {
       const body = await readJson(req);
       const name = field(body, 'name');
@@ -89,8 +100,11 @@ async function route(deps: AdminApiDeps, path: string, req: IncomingMessage): Pr
       }
       return deps.admin.addLearner(name, peerURL);
     }
-    case '/admin/v1/members/promote':
-      return deps.admin.promote(parseMemberId(field(await readJson(req), 'id'), 'id'));
+    case '/admin/v1/members/promote': {
+      const body = await readJson(req);
+      const id = parseMemberId(field(body, 'id'), 'id');
+      return deps.admin.promote(id, parseForce(body, url));
+    }
     case '/admin/v1/members/remove':
       return deps.admin.remove(parseMemberId(field(await readJson(req), 'id'), 'id'));
     case '/admin/v1/leader/transfer':

@@ -16,12 +16,15 @@ const RETRY_MS = 1000;
 
 export interface ReplicationStreamStatus {
   region: string;
+  url: string;
   namespace: string;
   connected: boolean;
   synced: boolean;
   revision: number;
   instances: number;
   lastError?: string;
+  /** RFC 3339: since when `connected` has its current value. */
+  since: string;
 }
 
 interface Stream {
@@ -29,6 +32,8 @@ interface Stream {
   namespace: string;
   mirror: RegionMirror;
   connected: boolean;
+  /** When `connected` last changed (start-up until the first connection). */
+  since: Date;
   lastError?: string;
   req?: ClientRequest;
   timer?: NodeJS.Timeout;
@@ -40,7 +45,7 @@ export class Replicator {
 
   constructor(targets: ReplicationTarget[], private readonly log: (line: string) => void = () => {}) {
     for (const target of targets) {
-      for (const namespace of target.namespaces) this.streams.push({ target, namespace, mirror: new RegionMirror(), connected: false });
+      for (const namespace of target.namespaces) this.streams.push({ target, namespace, mirror: new RegionMirror(), connected: false, since: new Date() });
     }
   }
 
@@ -63,8 +68,10 @@ export class Replicator {
   status(): ReplicationStreamStatus[] {
     return this.streams.map((s) => ({
       region: s.target.region,
+      url: s.target.url,
       namespace: s.namespace,
       connected: s.connected,
+      since: s.since.toISOString(),
       synced: s.mirror.synced,
       revision: s.mirror.revision,
       instances: s.mirror.size,
@@ -81,6 +88,7 @@ export class Replicator {
   }
 
   private retry(s: Stream, why: string): void {
+    if (s.connected) s.since = new Date();
     s.connected = false;
     s.req = undefined;
     if (why !== s.lastError) this.log(`replication from ${s.target.region} (${s.namespace}): ${why}; retrying`);
@@ -112,6 +120,7 @@ export class Replicator {
         return;
       }
       s.connected = true;
+      s.since = new Date();
       s.lastError = undefined;
       let buf = '';
       res.on('data', (chunk: string) => {

@@ -33,6 +33,21 @@ export const RegistryReplicationStatusSchema = z.object({
       barrierReads: z.number().describe('Linearizable barrier reads sent to etcd so far.'),
     })
     .describe("This registry replica's own view."),
+  targets: z
+    .array(
+      z.object({
+        region: z.string().describe('The other region, as `[replication] targets_file` names it.'),
+        url: z.string().describe("That region's registry (its public listener)."),
+        namespace: z.string().describe('One stream per target and namespace.'),
+        connected: z.boolean().describe('The stream is open now.'),
+        synced: z.boolean().describe('A snapshot has been applied since the stream (re)started from scratch.'),
+        revision: z.number().describe("The other region's last revision applied here (0 before the first snapshot)."),
+        instances: z.number().describe("The other region's instances held for this namespace (kept while disconnected)."),
+        lastError: z.string().optional().describe('Why the stream is not connected (absent while connected).'),
+        since: z.string().describe('RFC 3339: since when `connected` has its current value (start-up when never connected).'),
+      }),
+    )
+    .describe('Cross-region replication streams (`[replication] targets_file`); empty when this region follows none.'),
 });
 export type RegistryReplicationStatus = z.infer<typeof RegistryReplicationStatusSchema>;
 
@@ -54,7 +69,21 @@ export type RegistryMemberIdRequest = z.infer<typeof RegistryMemberIdRequestSche
 
 const memberList = z.array(z.object({ id: z.string(), name: z.string(), isLearner: z.boolean() })).describe('The membership after the change.');
 
-export const RegistryPromoteDataSchema = z.object({ promoted: memberId, members: memberList });
+export const RegistryPromoteRequestSchema = z.object({
+  id: memberId,
+  force: z
+    .boolean()
+    .optional()
+    .describe("Skip the learner promotion rule (etcd still refuses below 90 % of the leader's log). Also `?force=true`."),
+});
+export type RegistryPromoteRequest = z.infer<typeof RegistryPromoteRequestSchema>;
+
+export const RegistryPromoteDataSchema = z.object({
+  promoted: memberId,
+  members: memberList,
+  forced: z.boolean().optional().describe('True when `force` skipped the promotion rule.'),
+  lag: z.number().nullable().optional().describe("Entries the learner was behind the leader's committed index in the last poll; null when unknown."),
+});
 export type RegistryPromoteData = z.infer<typeof RegistryPromoteDataSchema>;
 
 export const RegistryRemoveDataSchema = z.object({ removed: memberId, members: memberList });
@@ -96,7 +125,7 @@ export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
     {
       method: 'GET',
       path: '/admin/v1/replication/status',
-      purpose: "Raft progress and lag per member, plus this replica's index.",
+      purpose: "Raft progress and lag per member, this replica's index, and each cross-region replication stream (per target and namespace: connected, last revision applied, last error, since when).",
       auth: 'admin token',
       headers: ADMIN_HEADERS,
       responses: { 200: { description: 'Replication status.', schema: RegistryReplicationStatusSchema } },
@@ -115,12 +144,14 @@ export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
     {
       method: 'POST',
       path: '/admin/v1/members/promote',
-      purpose: 'MemberPromote (etcd refuses until the learner is in sync).',
+      purpose:
+        "MemberPromote once the learner passes the promotion rule (@orrery/spec's learnerPromotion): polled twice ~1 s apart, applied index within 100 entries of the leader's committed index (and ≥ 90 % of it), healthy, under one leader and term; else 409 `learner_not_caught_up`. `force` skips the rule.",
       auth: 'admin token',
       headers: ADMIN_HEADERS,
-      body: RegistryMemberIdRequestSchema,
+      query: [{ name: 'force', required: false, description: '`true` skips the promotion rule (same as `force: true` in the body).' }],
+      body: RegistryPromoteRequestSchema,
       responses: { 200: { description: 'Promoted.', schema: RegistryPromoteDataSchema } },
-      errors: CHANGE_ERRORS,
+      errors: [...CHANGE_ERRORS, 'learner_not_caught_up'],
     },
     {
       method: 'POST',
@@ -150,6 +181,7 @@ export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
     RegistryAddLearnerRequest: RegistryAddLearnerRequestSchema,
     RegistryAddLearnerData: RegistryAddLearnerDataSchema,
     RegistryMemberIdRequest: RegistryMemberIdRequestSchema,
+    RegistryPromoteRequest: RegistryPromoteRequestSchema,
     RegistryPromoteData: RegistryPromoteDataSchema,
     RegistryRemoveData: RegistryRemoveDataSchema,
     RegistryLeaderTransferRequest: RegistryLeaderTransferRequestSchema,
