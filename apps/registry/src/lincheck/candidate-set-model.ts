@@ -1,3 +1,4 @@
+import { sameEntries, stepInstanceWrite } from './instance-writes.ts';
 import type { Model } from './wgl.ts';
 
 /**
@@ -64,30 +65,16 @@ export const candidateSetModel: Model<SetState, SetInput, SetOutput> = {
   init: () => new Map(),
   key: (s) => candidateSet(s, []).join(' '),
   step(state, input, output) {
-    const unknown = output.kind === 'unknown';
     switch (input.kind) {
-      case 'register': {
-        if (!unknown && output.kind !== 'ok') return { ok: false, state };
-        const next = new Map(state);
-        next.set(input.id, input.labels);
-        return { ok: true, state: next };
-      }
-      case 'deregister': {
-        const present = state.has(input.id);
-        if (!unknown && output.kind !== (present ? 'ok' : 'not_found')) return { ok: false, state };
-        if (!present) return { ok: true, state };
-        const next = new Map(state);
-        next.delete(input.id);
-        return { ok: true, state: next };
-      }
+      case 'register':
+        return stepInstanceWrite(state, { kind: 'register', id: input.id, content: input.labels }, output);
+      case 'deregister':
       case 'heartbeat':
-        return { ok: unknown || output.kind === (state.has(input.id) ? 'ok' : 'not_found'), state };
+        return stepInstanceWrite(state, input, output);
       case 'query': {
-        if (unknown) return { ok: true, state };
+        if (output.kind === 'unknown') return { ok: true, state };
         if (output.kind !== 'instances') return { ok: false, state };
-        const want = candidateSet(state, input.selector);
-        const got = output.entries;
-        return { ok: want.length === got.length && want.every((x, i) => x === got[i]), state };
+        return { ok: sameEntries(candidateSet(state, input.selector), output.entries), state };
       }
     }
   },

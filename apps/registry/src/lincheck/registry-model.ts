@@ -1,3 +1,4 @@
+import { sameEntries, stepInstanceWrite } from './instance-writes.ts';
 import type { Model } from './wgl.ts';
 
 /**
@@ -29,32 +30,16 @@ export const registryModel: Model<RegistryState, RegistryInput, RegistryOutput> 
   init: () => new Map(),
   key: (s) => render(s).join(','),
   step(state, input, output) {
-    const unknown = output.kind === 'unknown';
     switch (input.kind) {
-      case 'register': {
-        if (!unknown && output.kind !== 'ok') return { ok: false, state };
-        const next = new Map(state);
-        next.set(input.id, input.value);
-        return { ok: true, state: next };
-      }
-      case 'deregister': {
-        const present = state.has(input.id);
-        if (!unknown && output.kind !== (present ? 'ok' : 'not_found')) return { ok: false, state };
-        if (!present) return { ok: true, state };
-        const next = new Map(state);
-        next.delete(input.id);
-        return { ok: true, state: next };
-      }
-      case 'heartbeat': {
-        const present = state.has(input.id);
-        return { ok: unknown || output.kind === (present ? 'ok' : 'not_found'), state };
-      }
+      case 'register':
+        return stepInstanceWrite(state, { kind: 'register', id: input.id, content: input.value }, output);
+      case 'deregister':
+      case 'heartbeat':
+        return stepInstanceWrite(state, input, output);
       case 'query': {
-        if (unknown) return { ok: true, state };
+        if (output.kind === 'unknown') return { ok: true, state };
         if (output.kind !== 'instances') return { ok: false, state };
-        const want = render(state);
-        const got = output.entries;
-        return { ok: want.length === got.length && want.every((x, i) => x === got[i]), state };
+        return { ok: sameEntries(render(state), output.entries), state };
       }
     }
   },
