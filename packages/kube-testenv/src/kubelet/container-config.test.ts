@@ -1,6 +1,7 @@
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { containerRunConfig, containerUser, type RunConfigInput, translatePath } from './container-config.ts';
+import { orderMounts } from './container-launch.ts';
 import { ContainerConfigError } from './env-resolve.ts';
 import type { ImageConfig } from './image-map.ts';
 
@@ -69,6 +70,20 @@ describe('containerRunConfig', () => {
       { source: '/k/hostname', target: '/etc/hostname', readOnly: false, file: true },
       { source: '/k/resolv', target: '/etc/resolv.conf', readOnly: false, file: true },
     ]);
+  });
+
+  it('keeps the image folder visible under a volume mounted over its parent (a checkout in /tmp, an emptyDir at /tmp)', () => {
+    const inTmp: ImageConfig = { ...image, workingDir: '/tmp/x', pathAliases: [{ imagePath: '/app', hostPath: '/tmp/x' }] };
+    const cfg = containerRunConfig({
+      ...input({ volumeMounts: [{ name: 'data', mountPath: '/tmp' }, { name: 'data', mountPath: '/app/cache', subPath: 'c' }] }),
+      image: inTmp,
+    });
+    const order = orderMounts(cfg.mounts).map((m) => `${m.source} -> ${m.target}`);
+    expect(order.indexOf('/tmp/x -> /tmp/x')).toBeGreaterThan(order.indexOf('/k/pods/x/volumes/empty-dir/data -> /tmp'));
+    expect(order.indexOf('/tmp/x -> /tmp/x')).toBeLessThan(order.indexOf('/k/pods/x/volumes/empty-dir/data/c -> /tmp/x/cache'));
+    // Nothing over a parent: nothing to bind back.
+    const plain = containerRunConfig(input({ volumeMounts: [{ name: 'data', mountPath: '/tmp' }] }));
+    expect(plain.mounts.some((m) => m.source === '/repo')).toBe(false);
   });
 
   it('runs a command that names a host program as given, and the spec workingDir', () => {

@@ -114,6 +114,13 @@ export function containerRunConfig(i: RunConfigInput): ContainerRunConfig {
     }
   }
   if (i.passwdFile && !targets.has('/etc/passwd')) mounts.push({ source: i.passwdFile, target: '/etc/passwd', readOnly: true, file: true });
+  // The image's content is a host folder here (Orrery's /app is the checkout): a volume mounted
+  // over one of its parents (an emptyDir at /tmp, with the checkout in /tmp/x) must not hide it,
+  // as no volume hides a real image's files. It is bound back onto itself after the volumes.
+  for (const a of image.pathAliases) {
+    const hidden = mounts.some((m) => !m.file && m.target !== a.hostPath && a.hostPath.startsWith(`${m.target.replace(/\/+$/, '')}/`));
+    if (hidden && !targets.has(a.hostPath)) mounts.push({ source: a.hostPath, target: a.hostPath, readOnly: false, file: false });
+  }
 
   return {
     argv,
