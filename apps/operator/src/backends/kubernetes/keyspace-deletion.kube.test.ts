@@ -4,16 +4,17 @@
  * Function deleted with `delete` never wipes a keyspace another Function still declares (item 9:
  * here two Functions share one because no webhook runs, as with the webhook off).
  */
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, createNamespace, eventually, installCrds, REPO_ROOT } from '@orrery/kube-testenv';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@orrery/kube-testenv';
 import { KEYSPACE_FINALIZER, KEYSPACE_POLICY_ANNOTATION, KubernetesFunctionOperator } from './function-operator.ts';
+import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 
 const GV = 'orrery.dev/v1alpha1';
+const kube = operatorKubeSuite();
+const cleanups = kube.cleanups;
 let client: KubeClient;
-const cleanups: Array<() => Promise<void> | void> = [];
-const namespaces: Array<() => Promise<void>> = [];
+beforeAll(() => void (client = kube.client));
 
 const fnObj = (ns: string, name: string, state: Record<string, unknown>, annotations?: Record<string, string>): KubeObject => ({
   apiVersion: GV,
@@ -23,22 +24,8 @@ const fnObj = (ns: string, name: string, state: Record<string, unknown>, annotat
 });
 const finalizers = async (ns: string, name: string) => (await client.get(GV, 'Function', ns, name))?.metadata.finalizers ?? [];
 
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  client = new KubeClient(kc);
-  await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  for (const d of namespaces) await d();
-});
-
 async function operator(): Promise<{ ns: string; deleted: string[] }> {
-  const created = await createNamespace('ksdel');
-  namespaces.push(created.dispose);
-  const ns = created.name;
+  const ns = await kube.freshNs('ksdel');
   const deleted: string[] = [];
   const op = new KubernetesFunctionOperator({ client, namespace: ns, deleteKeyspace: async (n, k) => void deleted.push(`${n}/${k}`) });
   await op.start();

@@ -6,21 +6,22 @@
  * name): the other gets no revision and ConfigurationsReady=False state_keyspace_taken naming
  * the owner, loses a token Secret it had, and proceeds once the owner is deleted or moves.
  */
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
-import { adminKubeConfig, createNamespace, eventually, installCrds, REPO_ROOT } from '@orrery/kube-testenv';
+import { eventually } from '@orrery/kube-testenv';
 import { type Condition, keyspaceTakenMessage } from '@orrery/spec';
 import { KubernetesFunctionOperator } from './function-operator.ts';
+import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { childName } from './render/labels.ts';
 import { STATE_TOKEN_FILE } from './render/revision-children.ts';
 
 const GV = 'orrery.dev/v1alpha1';
 const MASTER = Buffer.alloc(32, 5);
+const kube = operatorKubeSuite();
+const cleanups = kube.cleanups;
 let client: KubeClient;
-const cleanups: Array<() => Promise<void> | void> = [];
-const namespaces: Array<() => Promise<void>> = [];
+beforeAll(() => void (client = kube.client));
 
 const fnObj = (ns: string, name: string, keyspace: string): KubeObject => ({
   apiVersion: GV,
@@ -39,25 +40,12 @@ const secretToken = async (ns: string, revision: string) => {
 /** Kubernetes stamps creation in whole seconds: a later second makes the order by time, not name. */
 const nextSecond = () => new Promise((r) => setTimeout(r, 1_100));
 
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  client = new KubeClient(kc);
-  await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  for (const d of namespaces) await d();
-});
-
 async function operator(): Promise<string> {
-  const created = await createNamespace('ksown');
-  namespaces.push(created.dispose);
-  const op = new KubernetesFunctionOperator({ client, namespace: created.name, masterKey: MASTER, stateUrl: 'http://statesvc.invalid' });
+  const ns = await kube.freshNs('ksown');
+  const op = new KubernetesFunctionOperator({ client, namespace: ns, masterKey: MASTER, stateUrl: 'http://statesvc.invalid' });
   await op.start();
   cleanups.push(() => op.stop());
-  return created.name;
+  return ns;
 }
 
 describe('a keyspace another Function owns, on Kubernetes', () => {

@@ -3,25 +3,22 @@
  * for garbage collection): server-side apply and its conflicts, the status and scale
  * subresources, optimistic concurrency, and the Function operator's children.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PatchStrategy } from '@kubernetes/client-node';
-import { adminKubeConfig, auditEvents, createNamespace, eventually, installCrds, REPO_ROOT } from '@orrery/kube-testenv';
+import { adminKubeConfig, auditEvents, eventually } from '@orrery/kube-testenv';
 import { KPA_DEFAULTS } from '../../autoscaler/kpa-settings.ts';
 import { KEYSPACE_FINALIZER, KEYSPACE_POLICY_ANNOTATION, KubernetesFunctionOperator } from './function-operator.ts';
+import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject, statusCode } from './kube-client.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 
 const GV = 'orrery.dev/v1alpha1';
+const kube = operatorKubeSuite();
+const cleanups = kube.cleanups;
 let client: KubeClient;
-const cleanups: Array<() => Promise<void> | void> = [];
-const namespaces: Array<() => Promise<void>> = [];
+beforeAll(() => void (client = kube.client));
 
-async function freshNs(): Promise<string> {
-  const ns = await createNamespace('kb');
-  namespaces.push(ns.dispose);
-  return ns.name;
-}
+const freshNs = () => kube.freshNs('kb');
 
 const fnObj = (ns: string, name: string, extra: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject => ({
   apiVersion: GV,
@@ -32,18 +29,6 @@ const fnObj = (ns: string, name: string, extra: Record<string, unknown> = {}, me
 
 const get = <T extends KubeObject = KubeObject>(apiVersion: string, kind: string, ns: string, name: string) => client.get<T>(apiVersion, kind, ns, name);
 const spec = (o: KubeObject | undefined) => o?.spec as Record<string, unknown> | undefined;
-
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  client = new KubeClient(kc);
-  await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  for (const d of namespaces) await d();
-});
 
 describe('server-side apply on a real API server', () => {
   it('applies as field manager orrery-operator (an Apply entry in managedFields, force in the request)', async () => {

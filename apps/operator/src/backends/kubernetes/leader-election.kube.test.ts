@@ -4,38 +4,23 @@
  * (a real RBAC refusal: the candidate's RoleBinding is taken away), and a graceful stop that
  * hands the lease over at once. The fakes accepted Lease times the API server refuses.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RbacAuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { adminKubeConfig, createNamespace, eventually, installCrds, REPO_ROOT, serviceAccountKubeConfig } from '@orrery/kube-testenv';
+import { adminKubeConfig, eventually, serviceAccountKubeConfig } from '@orrery/kube-testenv';
 import { ElectedOperator } from './elected-operator.ts';
+import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { LeaderElector } from './leader-election.ts';
 
 const GV = 'orrery.dev/v1alpha1';
+const kube = operatorKubeSuite();
+const cleanups = kube.cleanups;
 let client: KubeClient;
-const cleanups: Array<() => Promise<void> | void> = [];
-const namespaces: Array<() => Promise<void>> = [];
+beforeAll(() => void (client = kube.client));
 
-async function freshNs(): Promise<string> {
-  const ns = await createNamespace('lease');
-  namespaces.push(ns.dispose);
-  return ns.name;
-}
+const freshNs = () => kube.freshNs('lease');
 const leaseSpec = async (ns: string, name: string) =>
   ((await client.get<KubeObject>('coordination.k8s.io/v1', 'Lease', ns, name))?.spec ?? {}) as { holderIdentity?: string; leaseTransitions?: number; renewTime?: string };
-
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  client = new KubeClient(kc);
-  await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  for (const d of namespaces) await d();
-});
 
 describe('leader election on a real Lease', () => {
   it('two operators elect exactly one leader; after a crash the other takes over only once the lease expires', { timeout: 60_000 }, async () => {
