@@ -399,10 +399,12 @@ export class Supervisor {
       let rc: RegistryCluster | undefined;
       while (Date.now() < end) {
         rc = (await this.store!.get('RegistryCluster', namespace, name)) as RegistryCluster | undefined;
-        if (rc?.status?.endpoint && rc.status.leader) break;
+        // A second `orrery up` finds the last run's status (its endpoint on a port now closed)
+        // before the operator has written this run's: the endpoint counts once it answers.
+        if (rc?.status?.endpoint && rc.status.leader && (await answers(`${rc.status.endpoint}/readyz`))) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      if (!rc?.status?.endpoint || !rc.status.leader) {
+      if (!rc?.status?.endpoint || !rc.status.leader || !(await answers(`${rc.status.endpoint}/readyz`))) {
         const why = rc?.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True')?.message ?? 'no leader and registry API within 120 s';
         throw new Error(why);
       }
@@ -455,5 +457,16 @@ export class Supervisor {
     }
     rmSync(platformFile(this.dataDir), { force: true });
     this.say('  ✓ stopped: no process left running');
+  }
+}
+
+/** True when `url` answers 200 within a second. */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
   }
 }
