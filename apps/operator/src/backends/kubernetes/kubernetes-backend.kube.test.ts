@@ -276,7 +276,9 @@ describe('the Function operator on a real API server and controller manager', ()
     await eventually('ReplicaSets collected', async () => (await client.list('apps/v1', 'ReplicaSet', ns)).items.length === 0, 90_000);
     // The collector, not the operator, deleted the children.
     const gcDeletes = auditEvents((e) => e.verb === 'delete' && e.objectRef?.namespace === ns && e.objectRef.resource === 'revisions');
-    expect(gcDeletes.map((e) => e.user.username)).toEqual(['system:serviceaccount:kube-system:generic-garbage-collector']);
+    expect(gcDeletes.length).toBeGreaterThan(0);
+    // The collector may retry a delete; every one is its own.
+    expect(new Set(gcDeletes.map((e) => e.user.username))).toEqual(new Set(['system:serviceaccount:kube-system:generic-garbage-collector']));
   });
 
   it('re-checks the rule that reads another object: an Environment turned "infinite" under a stateful Function stops its rollout with a clear condition', { timeout: 60_000 }, async () => {
