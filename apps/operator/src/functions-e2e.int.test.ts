@@ -160,6 +160,9 @@ beforeAll(async () => {
     '--http-addr', '127.0.0.1:0', '--admin-addr', '127.0.0.1:0', '--etcd-endpoints', etcd.endpoints().join(','),
     '--admin-token', 'e2e-admin-token-0123456789', '--replication-token', 'e2e-replication-token-0123', '--prometheus-sd-token', 'e2e-sd-token-0123456789',
     '--registry-master-key-file', registryKeyFile, '--require-write-tokens',
+    // Every seed setting must be given (issue 21 item 4).
+    '--region', 'e2e', '--cluster-id', 'e2e/registry', '--request-timeout', '5s', '--shutdown-timeout', '5s',
+    '--registry-cleanup-interval', '30s', '--registry-cleanup-delete-limit', '128',
   ]);
   servers.push(registry);
   registryUrl = registry.url;
