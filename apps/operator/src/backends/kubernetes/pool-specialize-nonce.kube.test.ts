@@ -86,7 +86,9 @@ describe('pool pods on the real control plane: single-use nonces', () => {
     const report = (await res.json()) as { attempts: number; accepted: unknown[]; statuses: Record<string, number>; findings: string[] };
     expect(report.attempts).toBeGreaterThan(targets.length);
     expect(report.accepted).toEqual([]);
-    expect(Object.keys(report.statuses)).toEqual(['401']);
+    // Every answer is a refusal; an attempt whose connection failed (a pool pod being replaced
+    // while the thief loops) is counted as "error" and was not accepted either.
+    expect(Object.keys(report.statuses).filter((s) => s !== 'error')).toEqual(['401']);
     // Neither the pool key nor the tenant pod's own (used) verifier was there to read.
     expect(report.findings.filter((f) => f.startsWith('/var/orrery/pool-key') || f.startsWith('/var/orrery/specialize'))).toEqual([]);
     for (const p of (await pods()).filter((x) => x.metadata.labels?.[COMPONENT_LABEL] === 'pool')) {
