@@ -36,6 +36,13 @@ const events: Event[] = [];
 
 const current = async () => (await store.get('RegistryCluster', NS, NAME)) as RegistryCluster;
 const roleOf = (s: Status | undefined, name: string) => s?.members?.find((m) => m.name === name)?.role;
+/** What the last status and steps said, for a wait that timed out. */
+const explainCluster = () => {
+  const last = events.filter((e): e is Extract<Event, { kind: 'status' }> => e.kind === 'status').at(-1)?.status;
+  const steps = events.filter((e) => e.kind === 'step').slice(-5).map((e) => JSON.stringify((e as Extract<Event, { kind: 'step' }>).step));
+  const logs = reconciler.processes().map((p) => `${p.member} running=${p.running}`);
+  return JSON.stringify({ members: last?.members, conditions: last?.conditions, learnerObservations: last?.learnerObservations }, null, 1) + `\nsteps:\n${steps.join('\n')}\nprocesses: ${logs.join(', ')}`;
+};
 const leaderIndexOf = (s: Status) => s.members?.find((m) => m.isLeader)?.raftIndex;
 
 /** `n` puts to the voter at `url`, `parallel` at a time: each is one raft entry. */
@@ -84,7 +91,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('learner promotion waits until the learner has caught up (real etcd)', () => {
-  it('a learner paused while writes continue is not promoted until it catches up, then it is', { timeout: 180_000 }, async () => {
+  it('a learner paused while writes continue is not promoted until it catches up, then it is', { timeout: 240_000 }, async () => {
     const boot = await waitFor('one healthy voter', 45_000, async () => {
       const s = (await current()).status;
       return s?.members?.length === 1 && s.members[0]!.health === 'healthy' && s.leader ? s : undefined;
@@ -157,9 +164,9 @@ describe('learner promotion waits until the learner has caught up (real etcd)', 
     expect(notCaughtUp.every((p) => roleOf(p.status, LEARNER) === 'learner')).toBe(true);
 
     // And the cluster finishes growing.
-    await waitFor('3 healthy voters', 60_000, async () => {
+    await waitFor('3 healthy voters', 90_000, async () => {
       const s = (await current()).status;
       return s?.members?.length === 3 && s.members.every((m) => m.role === 'voter' && m.health === 'healthy') ? true : undefined;
-    }, undefined, 300);
+    }, explainCluster, 300);
   });
 });
