@@ -44,7 +44,7 @@ export interface DataPlaneOptions {
   /** Where the activator stands per revision (the autoscaler's answer, targetBurstCapacity); absent = always in the path. */
   activator?: ActivatorModes;
   /** Called when a request starts waiting (the autoscaler poke). */
-  poke: (rev: RevisionRoute, queueLength: number) => void;
+  poke: (rev: RevisionRoute, queueLength: number, inflight: number) => void;
   log: (message: string) => void;
 }
 
@@ -256,7 +256,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     this.queued = true;
     this.revStats.queued++;
     this.timer = setTimeout(onQueueTimeout, this.rev.timeoutMs, this);
-    this.plane.opts.poke(this.rev, q.size);
+    this.plane.opts.poke(this.rev, q.size, this.revStats.inflight);
   }
 
   onQueueTimeout(): void {

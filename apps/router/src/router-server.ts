@@ -112,7 +112,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
 
   const lastPoke = new Map<string, number>();
   let pokeErrors = 0;
-  const poke = (rev: RevisionRoute, queueLength: number): void => {
+  const poke = (rev: RevisionRoute, queueLength: number, inflight: number): void => {
     if (!o.autoscalerUrl) return;
     const now = Date.now();
     // The first waiter always pokes at once; a growing queue pokes at most once a second.
@@ -120,7 +120,9 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     lastPoke.set(rev.key, now);
     // The operator answers once the revision's first worker is ready, with its address: admitted
     // at once, like a pool specialization's (the endpoints file or registry would take longer).
-    const body = { namespace: rev.namespace, function: rev.function, revision: rev.revision, queueLength, router: o.routerId, waitMs: POKE_WAIT_MS };
+    // The demand now is what waits plus what is in flight: a poke that carried the queue alone
+    // would make a busy revision look nearly idle to a panic window that has only this second.
+    const body = { namespace: rev.namespace, function: rev.function, revision: rev.revision, queueLength, inflight, router: o.routerId, waitMs: POKE_WAIT_MS };
     postJson(`${o.autoscalerUrl}/v1/autoscaler/poke`, body, o.operatorToken, POKE_WAIT_MS + 2_000)
       .then((answer) => {
         const addresses = (answer as { addresses?: unknown } | undefined)?.addresses;
@@ -132,11 +134,11 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   };
 
   let specializer: PoolSpecializer | undefined;
-  const onWait = (rev: RevisionRoute, queueLength: number): void => {
+  const onWait = (rev: RevisionRoute, queueLength: number, inflight: number): void => {
     // Deduplicated per revision; a revision with a live specialized worker just gets its address.
     // The autoscaler is poked only for revisions the executor does not specialize (see coldRequest).
-    if (specializer) specializer.coldRequest(rev, () => poke(rev, queueLength));
-    else poke(rev, queueLength);
+    if (specializer) specializer.coldRequest(rev, () => poke(rev, queueLength, inflight));
+    else poke(rev, queueLength, inflight);
   };
   const activator = new ActivatorModes();
   const dp = new DataPlane(

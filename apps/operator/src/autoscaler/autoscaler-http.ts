@@ -26,6 +26,8 @@ const PokeBody = z.object({
   function: z.string().min(1),
   revision: z.string().min(1),
   queueLength: z.number().int().nonnegative().default(1),
+  /** Requests of the revision in flight on this router when the poke was sent (demand beside the queue). */
+  inflight: z.number().int().nonnegative().default(0),
   router: z.string().min(1).default('router'),
   /** Hold the answer up to this long for the revision's first ready worker and answer its address. */
   waitMs: z.number().int().nonnegative().max(30_000).default(0),
@@ -67,7 +69,7 @@ export function createAutoscalerHandler(autoscaler: Autoscaler, o: AutoscalerHan
         if (!body.success) return bad(res, 'body must be {namespace, function, revision, queueLength?}');
         const { namespace, revision, waitMs } = body.data;
         const poked = performance.now();
-        autoscaler.poke(namespace, revision, body.data.queueLength, body.data.router);
+        autoscaler.poke(namespace, revision, body.data.queueLength, body.data.router, body.data.inflight);
         if (waitMs > 0 && o.readyAddresses) {
           const addresses = await o.readyAddresses(namespace, revision, waitMs);
           // timing: where a deploy cold start's time went in the operator (read by bench/coldstart).

@@ -90,4 +90,21 @@ describe('Autoscaler (stats → decider → change events)', () => {
     expect(changed.length).toBe(before);
     expect(a.decisionOf('ns/f-00001')).toMatchObject({ desired: 1, activator: { inPath: true } });
   });
+  it('a poke counts what is in flight beside the queue: a busy revision poked at the start of a second stays in the path', () => {
+    // 3 ready × 2 − burst capacity 3 = 3 to spare; 8 in flight and 1 waiting leave none.
+    const { a, advance } = setup(3);
+    a.desired('ns/f-00001', rev({ target: 2, targetBurstCapacity: 3 }), true);
+    advance(1000);
+    a.recordStats('r1', report(8, { inflight: 8, queued: 1 }));
+    a.tickAll();
+    expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }])[0]).toMatchObject({ inPath: true });
+    // A new second (the panic window is 1 s here) before this router's next push: only the poke speaks for it.
+    advance(1000);
+    a.poke('ns', 'f-00001', 1, 'r1', 8);
+    expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }])[0]).toMatchObject({ inPath: true, excessBurstCapacity: -6 });
+    // The queue alone (an older router's poke) would have put the activator out of the path.
+    advance(1000);
+    a.poke('ns', 'f-00001', 1, 'r1');
+    expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }])[0]).toMatchObject({ inPath: false });
+  });
 });

@@ -113,9 +113,11 @@ export class Autoscaler {
    * A request waits for a revision (`POST /v1/autoscaler/poke`): count the queue as demand now
    * and decide at once instead of at the next tick — this is what wakes a revision from zero.
    */
-  poke(namespace: string, revision: string, queueLength: number, router: string): void {
+  poke(namespace: string, revision: string, queueLength: number, router: string, inflight = 0): void {
     const key = `${namespace}/${revision}`;
-    this.window(key).raise(this.now(), router, Math.max(1, queueLength));
+    // Waiting plus in flight, as a stats push counts it: the queue alone would lower this
+    // second's demand below what the router carries (it only raises, never lowers, the bucket).
+    this.window(key).raise(this.now(), router, Math.max(1, queueLength + inflight));
     if (this.tracked.has(key)) this.tick(key);
     else this.o.onChange(key); // not reconciled yet (e.g. right after a restart): do so now
   }
