@@ -4,6 +4,8 @@ import { verifyAdminUrl } from '@orrery/auth';
 import {
   DNS1123_LABEL,
   KEYSPACE_PATTERN,
+  OPENAPI_PATH,
+  statesvcOpenApiJson,
   type StateKeyspaceDeleted,
   type StateKeyspaceUsage,
   type StateListResponse,
@@ -265,6 +267,11 @@ export function createStateHandler(opts: StateServerOptions) {
         if (!synced()) throw new HttpError('capability_unavailable', KEYSPACES_NOT_SYNCED);
         await opts.driver.ping();
         sendJson(res, 200, '{"status":"ready"}');
+        return;
+      } else if (path === OPENAPI_PATH) {
+        // Public: the document is generated from the wire contracts and holds no configuration.
+        if (req.method !== 'GET') throw new HttpError('bad_request', `use GET ${OPENAPI_PATH}`);
+        sendJson(res, 200, statesvcOpenApiJson());
         return;
       } else if (path === '/metrics') {
         const text = await metrics.registry.metrics();

@@ -9,6 +9,7 @@ import type {
   RegistryRegisterData,
   RegistryTargetGroup,
 } from '@orrery/spec';
+import { OPENAPI_PATH, registryOpenApiJson } from '@orrery/spec';
 import { parseIdentity, parseLeaseTtl, parseRegistration, type Instance } from '../model/instance.ts';
 import { compareInstances, parseFilter, parseWatchOptions, type InstanceFilter } from '../query/filter.ts';
 import { parseAnswerOptions } from '../query/answer-options.ts';
@@ -67,7 +68,8 @@ function must<T>(parsed: { ok: true; value: T } | { ok: false; message: string }
   return parsed.value;
 }
 
-const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
+/** Every route of the public listener (public-api.test.ts checks each is in docs/openapi/registry.json). */
+export const PUBLIC_ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
   '/api/v1/registry/register': { method: 'POST', name: 'register' },
   '/api/v1/registry/deregister': { method: 'POST', name: 'deregister' },
   '/api/v1/registry/heartbeat': { method: 'POST', name: 'heartbeat' },
@@ -78,6 +80,7 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; name: string }> = {
   '/healthz': { method: 'GET', name: 'healthz' },
   '/readyz': { method: 'GET', name: 'readyz' },
   '/metrics': { method: 'GET', name: 'metrics' },
+  [OPENAPI_PATH]: { method: 'GET', name: 'openapi' },
 };
 
 /**
@@ -89,7 +92,7 @@ export function publicHandler(deps: PublicApiDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = newRequestId();
     const url = requestUrl(req, 'http://registry.invalid');
-    const route = url ? ROUTES[url.pathname] : undefined;
+    const route = url ? PUBLIC_ROUTES[url.pathname] : undefined;
     const started = process.hrtime.bigint();
     let code: ErrorCode = 'ok';
     const done = (): void => {
@@ -280,6 +283,13 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const leader = await deps.leader().catch(() => undefined);
       if (!leader?.leaderId) throw new ApiError('not_ready', 'etcd has no leader (or no member answered); not serving linearizable reads');
       sendOk(res, requestId, { status: 'ready', leaderId: leader.leaderId, indexRevision: deps.index.revision } satisfies RegistryReadyData);
+      return;
+    }
+    case 'openapi': {
+      // Public and bare (no envelope), like Prometheus SD: generated from the wire contracts, no configuration in it.
+      const body = registryOpenApiJson();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
       return;
     }
     case 'metrics': {

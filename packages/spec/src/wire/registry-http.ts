@@ -158,7 +158,11 @@ const FILTER: HttpParam[] = [
   { name: 'namespace', required: true, description: 'The instances\' namespace.' },
   { name: 'service', repeatable: true, description: 'An exact five-segment service.' },
   { name: 'servicePrefix', repeatable: true, description: 'Whole leading segments (`company.trade` matches `company.trade.order.x.api`). Services and prefixes are OR-ed.' },
-  { name: 'organization … role', description: 'The five segment fields: all five = one service, a leading run = a prefix, a gap = 400.' },
+  // One parameter each, so clients generated from docs/openapi/registry.json can send them.
+  ...Object.keys(segments).map((name, i) => ({
+    name,
+    description: i === 0 ? 'Service segment 1. The five segment fields (organization … role): all five = one service, a leading run = a prefix, a gap = 400.' : `Service segment ${i + 1}; see \`organization\`.`,
+  })),
   { name: 'zone', description: 'Exact zone.' },
   { name: 'endpoint', description: 'Instances with an endpoint of this name or protocol.' },
   { name: 'selector', repeatable: true, description: '`key`, `!key`, `key=value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`; commas and repeats are AND.' },
