@@ -5,6 +5,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
 import { functionPath, statePath } from '@orrery/spec';
 import { HealthBadge } from '../components/health-badge.tsx';
+import { NoFunctions } from '../components/no-functions.tsx';
 import { QueryState } from '../components/query-state.tsx';
 import { useTRPC } from '../lib/trpc.ts';
 import { formatBytes } from './state/format-bytes.ts';
@@ -113,7 +114,7 @@ function Usage({ functions, namespaces }: { functions: Summary['functions']; nam
     <section aria-labelledby="usage-heading">
       <h2 id="usage-heading">Who is using what</h2>
       {functions.length === 0 ? (
-        <p className="muted">No functions yet.</p>
+        <NoFunctions />
       ) : (
         <table>
           <caption className="sr-only">Functions with health, requests since the routers started and keyspace usage</caption>

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { functionPath, revisionPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
+import { NoFunctions } from '../../components/no-functions.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { trafficSummary } from './traffic-summary.ts';
@@ -35,7 +36,7 @@ export default function FunctionsPage() {
         </label>
       </p>
       <QueryState isLoading={list.isLoading} error={list.error} />
-      {list.data && shown.length === 0 ? <p className="muted">No functions. Deploy one with <code>orrery deploy</code> or apply a manifest.</p> : null}
+      {list.data && shown.length === 0 ? <NoFunctions /> : null}
       {shown.length > 0 ? (
         <table>
           <caption className="sr-only">Functions: namespace, name, health, latest revision and traffic split</caption>

@@ -56,7 +56,7 @@ export function InstancesBrowser({ namespace, cluster }: { namespace: string; cl
         </label>
         <label>
           Service prefix
-          <input value={servicePrefix} onChange={(e) => setServicePrefix(e.target.value)} placeholder="orrery.functions." data-testid="instances-service-prefix" />
+          <input value={servicePrefix} onChange={(e) => setServicePrefix(e.target.value)} placeholder="orrery.functions.default" data-testid="instances-service-prefix" />
         </label>
         <label className={styles.wide}>
           Label selector
@@ -94,7 +94,7 @@ export function InstancesBrowser({ namespace, cluster }: { namespace: string; cl
               </thead>
               <tbody>
                 {list.map((i) => (
-                  <tr key={`${i.service}/${i.instanceId}`} data-testid={`instance-${i.instanceId}`}>
+                  <tr key={`${i.service}/${i.instanceId}`} data-testid={`instance-${i.instanceId}`} data-service={i.service}>
                     <th scope="row">
                       <code>{i.instanceId}</code>
                     </th>
