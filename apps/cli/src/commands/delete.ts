@@ -1,6 +1,6 @@
 import { isResourceKind, type ResourceKind } from '@orrery/spec';
 import { StoreError } from '@orrery/store';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFlags, resolveConnection } from '../connection/resolve-connection.ts';
 import { openStore } from '../connection/open-store.ts';
 import { KIND_CHOICES, kindFromName, qualifiedName } from '../resources/kind-names.ts';
 import { loadManifests } from '../resources/manifests.ts';
@@ -10,22 +10,25 @@ import { parseCommandArgs } from './command-args.ts';
 export const summary = 'delete resources by kind and name, or those in manifests (-f)';
 
 const HELP = `usage: orrery delete <${KIND_CHOICES}> <name> [name …] [-n namespace]
-       orrery delete -f <file|dir> [-f …] [-n namespace]
+       orrery delete -f <file|dir|-> [-f …] [-n namespace]
 
 Deleting a Function deletes its revisions and stops their workers (the operator does it).
 Prints "function.orrery.dev/NAME deleted" per object; a missing object is reported and makes
 the exit status 1 unless --ignore-not-found.
 ${CONNECTION_HELP}`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  file: { type: 'string', short: 'f', multiple: true },
+  namespace: { type: 'string', short: 'n' },
+  'ignore-not-found': { type: 'boolean' },
+  ...CONNECTION_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('delete', HELP, argv, {
-    options: {
-      file: { type: 'string', short: 'f', multiple: true },
-      namespace: { type: 'string', short: 'n' },
-      'ignore-not-found': { type: 'boolean' },
-      ...CONNECTION_OPTIONS,
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;
@@ -54,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     for (const name of names) targets.push({ kind, namespace: defaultNs, name });
   }
-  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'], apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const conn = resolveConnection(connectionFlags(values));
   const { store, where } = openStore(conn);
   let failed = 0;
   for (const t of targets) {

@@ -14,13 +14,16 @@ every component, and kills whatever is left after --timeout seconds.`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  'data-dir': { type: 'string', default: '.orrery' },
+  timeout: { type: 'string', default: '60' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('down', HELP, argv, {
-    options: {
-      'data-dir': { type: 'string', default: '.orrery' },
-      timeout: { type: 'string', default: '60' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;

@@ -1,33 +1,38 @@
 import type { Resource } from '@orrery/spec';
 import { StoreError } from '@orrery/store';
 import { stringify } from 'yaml';
-import { CONNECTION_HELP, CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { CONNECTION_HELP, CONNECTION_OPTIONS, connectionFlags, resolveConnection } from '../connection/resolve-connection.ts';
 import { openStore } from '../connection/open-store.ts';
-import { KIND_CHOICES, kindFromName } from '../resources/kind-names.ts';
+import { KIND_CHOICES, kindFromName, qualifiedName } from '../resources/kind-names.ts';
 import { describeStoreError } from '../resources/store-errors.ts';
 import { renderTable } from '../resources/tables.ts';
 import { parseCommandArgs } from './command-args.ts';
 
-export const summary = `list or show resources (${KIND_CHOICES}) as a table, YAML or JSON`;
+export const summary = `list or show resources (${KIND_CHOICES}) as a table, YAML, JSON or names`;
 
-const HELP = `usage: orrery get <${KIND_CHOICES}> [name] [-n namespace | -A] [-l key=value] [-o table|yaml|json]
+const HELP = `usage: orrery get <${KIND_CHOICES}> [name] [-n namespace | -A] [-l key=value] [-o table|wide|yaml|json|name]
 
 Without a name, lists the kind in the namespace (default "default"; -A for all). Tables show
-READY (the Ready condition) and per kind: functions LATEST (ready revision), URL, TRAFFIC
-(tag:revision=percent); revisions FUNCTION, WORKERS (ready/desired). -o yaml|json prints the
-stored objects (a list as {items: […]}).
+READY (the Ready condition), per kind: functions LATEST (ready revision), URL, TRAFFIC
+(tag:revision=percent); revisions FUNCTION, WORKERS (ready/desired); and AGE (since
+metadata.creationTimestamp: 5s, 3m, 2h, 4d). -o wide adds how each object runs (functions and
+revisions: ENVIRONMENT, EXECUTOR, CONCURRENCY, SCALE min:max, …). -o yaml|json prints the
+stored objects (a list as {items: […]}); -o name one kind.orrery.dev/name per line.
 ${CONNECTION_HELP}`;
+
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  selector: { type: 'string', short: 'l', multiple: true },
+  output: { type: 'string', short: 'o', default: 'table' },
+  ...CONNECTION_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('get', HELP, argv, {
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      'all-namespaces': { type: 'boolean', short: 'A' },
-      selector: { type: 'string', short: 'l', multiple: true },
-      output: { type: 'string', short: 'o', default: 'table' },
-      ...CONNECTION_OPTIONS,
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;
@@ -39,8 +44,8 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const output = values.output;
-  if (output !== 'table' && output !== 'yaml' && output !== 'json' && output !== 'wide') {
-    console.error('orrery get: -o must be table, yaml or json');
+  if (output !== 'table' && output !== 'yaml' && output !== 'json' && output !== 'wide' && output !== 'name') {
+    console.error(`orrery get: -o must be table, wide, yaml, json or name, got ${JSON.stringify(output)}`);
     return 2;
   }
   const labels: Record<string, string> = {};
@@ -53,7 +58,7 @@ export async function run(argv: string[]): Promise<number> {
     labels[s.slice(0, i)] = s.slice(i + 1);
   }
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? 'default');
-  const conn = resolveConnection({ storeUrl: values['store-url'], storeTokenFile: values['store-token-file'], apiUrl: values['api-url'], tokenFile: values['token-file'] });
+  const conn = resolveConnection(connectionFlags(values));
   const { store, where } = openStore(conn);
   let items: Resource[];
   try {
@@ -75,7 +80,8 @@ export async function run(argv: string[]): Promise<number> {
   const shown = name ? items[0] : { apiVersion: 'v1', kind: 'List', items };
   if (output === 'json') process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
   else if (output === 'yaml') process.stdout.write(stringify(shown));
+  else if (output === 'name') process.stdout.write(items.map((i) => `${qualifiedName(i.kind, i.metadata.name)}\n`).join(''));
   else if (items.length === 0) console.error(`No ${kindName} found${namespace ? ` in namespace ${namespace}` : ''}.`);
-  else process.stdout.write(renderTable(items, { showNamespace: !namespace }));
+  else process.stdout.write(renderTable(items, { showNamespace: !namespace, wide: output === 'wide', now: new Date() }));
   return 0;
 }

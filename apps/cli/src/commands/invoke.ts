@@ -14,19 +14,22 @@ percent); the method is POST with --data, else GET; -i also prints the status an
 Exit status 1 on a non-2xx answer. Router: --router-url, $ORRERY_ROUTER_URL, routerUrl from
 .orrery/platform.json, else http://127.0.0.1:8080.`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  namespace: { type: 'string', short: 'n' },
+  data: { type: 'string', short: 'd' },
+  header: { type: 'string', short: 'H', multiple: true },
+  tag: { type: 'string' },
+  path: { type: 'string' },
+  request: { type: 'string', short: 'X' },
+  include: { type: 'boolean', short: 'i' },
+  'router-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('invoke', HELP, argv, {
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      data: { type: 'string', short: 'd' },
-      header: { type: 'string', short: 'H', multiple: true },
-      tag: { type: 'string' },
-      path: { type: 'string' },
-      request: { type: 'string', short: 'X' },
-      include: { type: 'boolean', short: 'i' },
-      'router-url': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

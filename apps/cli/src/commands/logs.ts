@@ -15,17 +15,20 @@ and workers started later appear as they come (Ctrl-C stops). --tail N prints on
 lines of each file first. The data directory: --data-dir, $ORRERY_DATA_DIR, dataDir from
 .orrery/platform.json, else ./.orrery.`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  namespace: { type: 'string', short: 'n' },
+  revision: { type: 'string', short: 'r' },
+  follow: { type: 'boolean', short: 'f' },
+  tail: { type: 'string' },
+  'data-dir': { type: 'string' },
+  'poll-ms': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('logs', HELP, argv, {
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      revision: { type: 'string', short: 'r' },
-      follow: { type: 'boolean', short: 'f' },
-      tail: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'poll-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

@@ -17,8 +17,11 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** The flags, exported for `orrery completion`. */
+export const options = { help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseCommandArgs('passwd', HELP, argv, { options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+  const parsed = parseCommandArgs('passwd', HELP, argv, { options, allowPositionals: true });
   if (typeof parsed === 'number') return parsed;
   const { positionals } = parsed;
   const [name, role] = positionals;

@@ -36,18 +36,21 @@ registry the platform does not manage): --admin-url URL (or $ORRERY_REGISTRY_ADM
 Those calls are sent once and answer when etcd has applied them: if one times out, check
 "status" before repeating it.`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  namespace: { type: 'string', short: 'n' },
+  json: { type: 'boolean' },
+  'no-wait': { type: 'boolean' },
+  timeout: { type: 'string', default: '5m' },
+  ...API_CONNECTION_OPTIONS,
+  'admin-url': { type: 'string' },
+  token: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('registry', HELP, argv, {
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      json: { type: 'boolean' },
-      'no-wait': { type: 'boolean' },
-      timeout: { type: 'string', default: '5m' },
-      ...API_CONNECTION_OPTIONS,
-      'admin-url': { type: 'string' },
-      token: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

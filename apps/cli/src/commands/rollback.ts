@@ -16,9 +16,12 @@ Goes through the admin API (functions.rollback: role operator, audited) and prin
 before → after. \`orrery get revisions\` lists the revisions.
 ${API_CONNECTION_HELP}`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = { namespace: { type: 'string', short: 'n' }, ...API_CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('rollback', HELP, argv, {
-    options: { namespace: { type: 'string', short: 'n' }, ...API_CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

@@ -32,14 +32,17 @@ export function withoutTrailingNewline(b: Buffer): Buffer {
   return b;
 }
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  namespace: { type: 'string', short: 'n' },
+  'data-dir': { type: 'string' },
+  'keep-newline': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('secret', HELP, argv, {
-    options: {
-      namespace: { type: 'string', short: 'n' },
-      'data-dir': { type: 'string' },
-      'keep-newline': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

@@ -38,9 +38,12 @@ async function healthy(url: string): Promise<{ ok: boolean; detail: string }> {
   }
 }
 
+/** The flags, exported for `orrery completion`. */
+export const options = { 'data-dir': { type: 'string', default: '.orrery' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('status', HELP, argv, {
-    options: { 'data-dir': { type: 'string', default: '.orrery' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options,
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;

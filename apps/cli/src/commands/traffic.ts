@@ -21,9 +21,12 @@ validated like the webhook) and prints the split before → after. The write car
 resourceVersion it read, so a concurrent change is refused (retry) rather than overwritten.
 ${API_CONNECTION_HELP}`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = { namespace: { type: 'string', short: 'n' }, ...API_CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('traffic', HELP, argv, {
-    options: { namespace: { type: 'string', short: 'n' }, ...API_CONNECTION_OPTIONS, help: { type: 'boolean', short: 'h' } },
+    options,
     allowPositionals: true,
   });
   if (typeof parsed === 'number') return parsed;

@@ -52,20 +52,23 @@ export async function claimDataDir(dataDir: string, say: (line: string) => void,
   return true;
 }
 
+/** The flags, exported for `orrery completion`. */
+export const options = {
+  'data-dir': { type: 'string', default: '.orrery' },
+  'port-base': { type: 'string', default: '8080' },
+  'state-driver': { type: 'string', default: 'memory' },
+  'no-examples': { type: 'boolean', default: false },
+  'no-console': { type: 'boolean', default: false },
+  'users-file': { type: 'string' },
+  'redis-url': { type: 'string' },
+  'redis-key-prefix': { type: 'string' },
+  foreground: { type: 'boolean', default: true },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('up', HELP, argv, {
-    options: {
-      'data-dir': { type: 'string', default: '.orrery' },
-      'port-base': { type: 'string', default: '8080' },
-      'state-driver': { type: 'string', default: 'memory' },
-      'no-examples': { type: 'boolean', default: false },
-      'no-console': { type: 'boolean', default: false },
-      'users-file': { type: 'string' },
-      'redis-url': { type: 'string' },
-      'redis-key-prefix': { type: 'string' },
-      foreground: { type: 'boolean', default: true },
-      help: { type: 'boolean', short: 'h' },
-    },
+    options,
   });
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;

@@ -18,9 +18,12 @@ Function rules that depend on it; a keyspace belongs to the first Function in th
 declares it (state_keyspace_taken for the later ones). Exit status: 0 when everything is valid, 1 when any
 problem was found, 2 on a usage error.`;
 
+/** The flags, exported for `orrery completion`. */
+export const options = { file: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } } as const;
+
 export async function run(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('validate', HELP, argv, {
-    options: { file: { type: 'string', short: 'f', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    options,
     allowPositionals: false,
   });
   if (typeof parsed === 'number') return parsed;

@@ -3,8 +3,10 @@
  * procedures the console calls, so every change the CLI makes is role-checked and audited.
  * Errors come back as StoreErrors (or plain errors for refusals) so commands report them alike.
  */
-import type { Resource, ResourceKind } from '@orrery/spec';
+import type { Resource, ResourceKind, Source } from '@orrery/spec';
 import { StoreError, type ListResult } from '@orrery/store';
+import type { DescribedEvent } from '../describe/function-description.ts';
+import type { WorkerLine } from '../describe/worker-errors.ts';
 import type { ApplyOutcome } from '../resources/apply-outcome.ts';
 import { createApiClient } from './api-client.ts';
 import { translateApiError } from './api-errors.ts';
@@ -16,6 +18,15 @@ export interface CliStore {
   /** Creates or replaces, and says which (like kubectl: created | configured | unchanged). */
   apply(obj: unknown, opts?: { force?: boolean }): Promise<{ object: Resource; outcome: ApplyOutcome }>;
   delete(kind: ResourceKind, namespace: string, name: string): Promise<boolean>;
+  /**
+   * Where `orrery deploy --code` puts a function's code, when not inline in the Function (on
+   * Kubernetes: a ConfigMap it writes first). Absent: inline.
+   */
+  codeSource?(namespace: string, functionName: string, code: string): Promise<Source>;
+  /** Recent Events about these objects (Kubernetes keeps them; the local platform does not). */
+  events?(namespace: string, objectNames: readonly string[]): Promise<DescribedEvent[]>;
+  /** A function's worker log lines, when the backend serves them (else the CLI reads the local data dir). */
+  workerLogLines?(namespace: string, functionName: string): Promise<WorkerLine[]>;
   close(): Promise<void>;
 }
 

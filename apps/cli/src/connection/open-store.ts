@@ -1,14 +1,17 @@
 import type { Resource } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
+import { lazyKubeStore } from '../kubernetes/lazy-kube-store.ts';
 import { applyOutcome } from '../resources/apply-outcome.ts';
 import { type CliStore, createApiStore } from './api-store.ts';
 import type { Connection } from './resolve-connection.ts';
 
 /**
- * The admin API when a token is known and no store URL was forced, else the store directly.
- * `where` names the endpoint for error messages.
+ * The Kubernetes API server when the connection says so (kube-target.ts), else the admin API
+ * when a token is known and no store URL was forced, else the store directly. `where` names
+ * the endpoint for error messages.
  */
-export function openStore(conn: Connection): { store: CliStore; where: string; via: 'api' | 'store' } {
+export function openStore(conn: Connection): { store: CliStore; where: string; via: 'api' | 'store' | 'kubernetes' } {
+  if (conn.kube) return { store: lazyKubeStore(conn.kube), where: conn.kube.kubeconfig ?? (conn.kube.inCluster ? 'in-cluster' : '$KUBECONFIG'), via: 'kubernetes' };
   if (conn.apiToken && !conn.directStore) return { store: createApiStore(conn.apiUrl, conn.apiToken), where: `${conn.apiUrl}/trpc`, via: 'api' };
   return { store: directStore(conn.storeUrl, conn.storeToken), where: conn.storeUrl, via: 'store' };
 }

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { SERVICE_ACCOUNT_TOKEN, kubeTarget, type KubeTarget } from '../kubernetes/kube-target.ts';
 
 export const DEFAULT_STORE_URL = 'http://127.0.0.1:7070';
 export const DEFAULT_ROUTER_URL = 'http://127.0.0.1:8080';
@@ -35,6 +36,8 @@ export interface Connection {
   dataDir: string;
   /** The platform file used, if any (for error messages). */
   platformFile: string | undefined;
+  /** Set: resource commands talk to this Kubernetes API server instead (kube-target.ts says when). */
+  kube?: KubeTarget;
 }
 
 export interface ConnectionFlags {
@@ -44,6 +47,8 @@ export interface ConnectionFlags {
   tokenFile?: string;
   routerUrl?: string;
   dataDir?: string;
+  kubeconfig?: string;
+  context?: string;
 }
 
 /** The nearest `.orrery/platform.json` from `start` upwards. */
@@ -85,7 +90,9 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
   const apiTokenFile = flags.tokenFile ?? env.ORRERY_API_TOKEN_FILE ?? (platformFile && existsSync(join(dataDir, 'secrets', 'admin.token')) ? join(dataDir, 'secrets', 'admin.token') : undefined);
   const apiToken = apiTokenFile ? readFileSync(apiTokenFile, 'utf8').trim() : env.ORRERY_API_TOKEN || undefined;
   const storeUrl = trimUrl(flags.storeUrl ?? env.ORRERY_STORE_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL);
+  const kube = kubeTarget({ flags, env, platformFile: platformFile !== undefined, serviceAccount: existsSync(SERVICE_ACCOUNT_TOKEN) });
   return {
+    ...(kube ? { kube } : {}),
     storeUrl,
     storeToken,
     apiUrl: trimUrl(flags.apiUrl ?? env.ORRERY_API_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL),
@@ -103,13 +110,30 @@ export const CONNECTION_OPTIONS = {
   'token-file': { type: 'string' },
   'store-url': { type: 'string' },
   'store-token-file': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
 } as const;
+
+/** The connection flags of a resource command, as resolveConnection takes them. */
+export function connectionFlags(values: { 'api-url'?: string; 'token-file'?: string; 'store-url'?: string; 'store-token-file'?: string; kubeconfig?: string; context?: string; 'data-dir'?: string }): ConnectionFlags {
+  return {
+    storeUrl: values['store-url'],
+    storeTokenFile: values['store-token-file'],
+    apiUrl: values['api-url'],
+    tokenFile: values['token-file'],
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    dataDir: values['data-dir'],
+  };
+}
 
 export const CONNECTION_HELP = `connection: the admin API (role-checked and audited) at --api-url URL (or $ORRERY_API_URL; default:
 the operator from .orrery/platform.json, else ${DEFAULT_STORE_URL}) with --token-file FILE (or
 $ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).
 --store-url URL (or $ORRERY_STORE_URL) with --store-token-file FILE talks to the store directly
-instead (development; nothing is audited).`;
+instead (development; nothing is audited). Kubernetes: --kubeconfig FILE and/or --context NAME
+(or $KUBECONFIG, or in a pod its service account, when no local platform is found) reads and
+writes the CRDs through the API server, server-side apply as field manager orrery-cli.`;
 
 /** The flags of commands that only the admin API can serve (no store-direct path). */
 export const API_CONNECTION_OPTIONS = {

@@ -94,8 +94,8 @@ describe('orrery apply / get / delete through the store', () => {
     const table = await orrery(['get', 'functions']);
     expect(table.code).toBe(0);
     const [header, row] = table.out.trimEnd().split('\n');
-    expect(header!.split(/\s+/)).toEqual(['NAME', 'READY', 'LATEST', 'URL', 'TRAFFIC']);
-    expect(row!.split(/\s+/)).toEqual(['counter', 'Unknown', '<none>', '<none>', 'latest=100%']);
+    expect(header!.split(/\s+/)).toEqual(['NAME', 'READY', 'LATEST', 'URL', 'TRAFFIC', 'AGE']);
+    expect(row!.split(/\s+/)).toEqual(['counter', 'Unknown', '<none>', '<none>', 'latest=100%', expect.stringMatching(/^\d+[sm]$/)]);
     const json = await orreryIn(['get', 'function', 'counter', '-o', 'json']);
     expect((JSON.parse(json.out) as { spec: { state: { keyspace: string } } }).spec.state.keyspace).toBe('counter');
     expect((await orreryIn(['get', 'fn', '-o', 'yaml'])).out).toMatch(/^kind: List\n[\s\S]*name: counter/m);

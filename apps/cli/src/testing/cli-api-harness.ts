@@ -28,7 +28,7 @@ export interface CliApiHarness {
   store: ResourceStore;
   conn: Connection;
   /** Runs `orrery …` against the API as the admin token unless `env` says otherwise. */
-  orrery(args: string[], env?: Record<string, string>): Promise<CliRun>;
+  orrery(args: string[], env?: Record<string, string>, stdin?: string): Promise<CliRun>;
   /** A session id for `who` with `role`, usable as ORRERY_API_TOKEN. */
   session(who: string, role: 'viewer' | 'operator' | 'admin'): Promise<string>;
   audit(): Promise<Array<typeof auditLog.$inferSelect>>;
@@ -46,15 +46,16 @@ export async function startCliApi(): Promise<CliApiHarness> {
     apiUrl,
     store,
     conn,
-    orrery(args, env = {}) {
+    orrery(args, env = {}, stdin) {
       return new Promise((resolve) => {
         // A developer's own platform settings must not leak into the test.
         const { ORRERY_STORE_URL: _s, ORRERY_STORE_TOKEN: _t, ORRERY_REGISTRY_ADMIN_URL: _r, ORRERY_DATA_DIR: _d, ...clean } = process.env;
-        const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...clean, ORRERY_API_URL: apiUrl, ORRERY_API_TOKEN: ADMIN_TOKEN, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...clean, ORRERY_API_URL: apiUrl, ORRERY_API_TOKEN: ADMIN_TOKEN, ...env }, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+        child.stdin?.end(stdin);
         let out = '';
         let err = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
         child.on('exit', (code) => resolve({ code, out, err }));
       });
     },

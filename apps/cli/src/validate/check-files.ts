@@ -24,16 +24,17 @@ interface LoadedDoc {
 
 /**
  * Validates every document of every file; Environments found in the set feed the lookup, and so
- * do the Functions before each document (their keyspaces are taken).
+ * do the Functions before each document (their keyspaces are taken). `read` gives a file's text
+ * (`apply -f -` passes stdin's under the name "<stdin>").
  */
-export function checkFiles(files: readonly string[]): { problems: Problem[]; documents: number } {
+export function checkFiles(files: readonly string[], read: (file: string) => string = (file) => readFileSync(file, 'utf8')): { problems: Problem[]; documents: number } {
   const problems: Problem[] = [];
   const docs: LoadedDoc[] = [];
 
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = read(file);
     } catch (err) {
       problems.push({ file, line: 0, resource: '?', path: '<file>', reason: 'unreadable', message: (err as Error).message });
       continue;
