@@ -37,7 +37,10 @@ command -v conntrack >/dev/null 2>&1 || need+=(conntrack)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl"; fi
+command -v lua5.1 >/dev/null 2>&1 || need+=(lua5.1)   # runs docs/argocd/*.lua (Argo CD's Lua 5.1 dialect) in tests
+command -v zsh >/dev/null 2>&1 || need+=(zsh)         # the CLI's completion tests drive bash, zsh and fish
+command -v fish >/dev/null 2>&1 || need+=(fish)
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl, lua5.1, zsh, fish"; fi
 
 # --- Postgres -----------------------------------------------------------------------------
 pg_ready() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
@@ -89,4 +92,6 @@ if [ "${ORRERY_SKIP_K8S_TOOLS:-}" = 1 ]; then
   say "ORRERY_SKIP_K8S_TOOLS=1: not building the Kubernetes binaries"
 else
   bash "$(dirname "$0")/k8s-tools.sh" || die "building the Kubernetes binaries failed (see above)"
+  # kstatus's verdicts (Flux/kpt) for the GitOps status tests; a cold build takes about 2 minutes.
+  bash "$(dirname "$0")/kstatus-tool.sh" || die "building tools/kstatus failed (see above)"
 fi

@@ -1,6 +1,8 @@
 import {
   type Environment,
   FUNCTION_LABEL,
+  GROUP_VERSION,
+  declaredKeyspace,
   type OrreryFunction,
   type Revision,
   type ResourceKind,
@@ -10,6 +12,7 @@ import { type LocalBackend, type StateCredentials, revisionKey } from './backend
 import type { Autoscaler } from './autoscaler/autoscaler.ts';
 import type { KpaDecision } from './autoscaler/kpa-decider.ts';
 import { setCondition } from './reconcile/conditions.ts';
+import { withReadyProgress } from './reconcile/kstatus-conditions.ts';
 import { keyspaceCleanup } from './keyspace/keyspace-cleanup.ts';
 import { WorkQueue } from './queue/work-queue.ts';
 import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
@@ -20,6 +23,9 @@ import { environmentStatus } from './reconcile/environment-status.ts';
 import { revisionStatus } from './reconcile/revision-status.ts';
 import { stateCredentials } from './reconcile/state-credentials.ts';
 import { statusChanged } from './reconcile/status-changed.ts';
+import { functionEvents, revisionEvents } from './reconcile/status-events.ts';
+import { type EventRecorder, eventTarget } from './events/event-recorder.ts';
+import type { OperatorMetrics } from './metrics/operator-metrics.ts';
 
 export interface OperatorOptions {
   store: ResourceStore;
@@ -44,6 +50,10 @@ export interface OperatorOptions {
    * `spec.state.onDelete: delete`; absent = keyspace data is always retained.
    */
   deleteKeyspace?: (namespace: string, keyspace: string) => Promise<unknown>;
+  /** Events about Functions and Revisions (local: the bounded log behind GET /v1/events). */
+  events?: EventRecorder;
+  /** Reconcile counts, durations and queue depths per kind (GET /metrics). */
+  metrics?: OperatorMetrics;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
 }
@@ -80,12 +90,23 @@ export class FunctionOperator {
   constructor(private readonly o: OperatorOptions) {
     this.now = o.now ?? (() => new Date());
     this.log = o.log ?? (() => {});
-    const onError = (kind: string) => (key: string, err: unknown, attempt: number) =>
+    const onError = (kind: string, eventKind?: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
-    this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
-    this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
-    this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), concurrency: 1 });
-    this.keyspaces = new WorkQueue((k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1 });
+      // The same failure again is counted on the one Event of its series (event-series.ts).
+      if (eventKind) {
+        const [namespace, name] = split(key);
+        o.events?.record({ apiVersion: GROUP_VERSION, kind: eventKind, namespace, name }, { reason: 'ReconcileFailed', message: String((err as Error | undefined)?.message ?? err) });
+      }
+    };
+    const queue = (kind: string) => o.metrics?.queueOptions(kind) ?? {};
+    this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function', 'Function'), ...queue('Function') });
+    this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision', 'Revision'), concurrency: 4, ...queue('Revision') });
+    this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1, ...queue('Environment') });
+    this.keyspaces = new WorkQueue((k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1, ...queue('KeyspaceCleanup') });
+    o.metrics?.watchQueue('Function', this.functions);
+    o.metrics?.watchQueue('Revision', this.revisions);
+    o.metrics?.watchQueue('Environment', this.environments);
+    o.metrics?.watchQueue('KeyspaceCleanup', this.keyspaces);
   }
 
   async start(): Promise<void> {
@@ -216,6 +237,7 @@ export class FunctionOperator {
     const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
     if (statusChanged(status, fn.status)) {
       await this.o.store.updateStatus('Function', namespace, name, status);
+      this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', fn), ...functionEvents(fn.status, status, { blocked, keyspace: declaredKeyspace(fn)?.keyspace }));
     }
     for (const r of revisions) this.revisions.add(`${namespace}/${r.metadata.name}`);
   }
@@ -274,7 +296,7 @@ export class FunctionOperator {
       status.autoscalerMode = decision.mode;
       status.lastDecision = decision.reason;
     } else if (this.o.pool && template.executor === 'pool' && !unsupported) {
-      status.conditions = setCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' }, this.now());
+      status.conditions = withReadyProgress(setCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' }, this.now()), this.now());
       if (poolDecision) {
         status.autoscalerMode = poolDecision.mode;
         status.lastDecision = poolDecision.reason;
@@ -282,6 +304,7 @@ export class FunctionOperator {
     }
     if (statusChanged(status, rev.status)) {
       await this.o.store.updateStatus('Revision', namespace, name, status);
+      this.o.events?.record(eventTarget(GROUP_VERSION, 'Revision', rev), ...revisionEvents(rev.status, status, (decision ?? poolDecision)?.reason));
     }
   }
 

@@ -37,6 +37,10 @@ import { registrationCredentials } from './reconcile/registration-credential.ts'
 import { LocalRouterFleet, type ReplicaSet } from './state-sync/local-router-fleet.ts';
 import { ObservedReplicaSet } from './state-sync/observed-replica-set.ts';
 import { StateSyncReconciler } from './state-sync/state-sync-reconciler.ts';
+import { OperatorMetrics } from './metrics/operator-metrics.ts';
+import { EventRecorder } from './events/event-recorder.ts';
+import { LocalEventLog } from './events/local-event-log.ts';
+import { createEventsHandler } from './events/events-http.ts';
 
 // `--backend kubernetes` hands the process to the Kubernetes backend (its own flags, no local
 // store: see docs/kubernetes-backend.md); `--backend local`, the default, continues below.
@@ -170,6 +174,13 @@ if (values['registry-cluster'] && !platformCluster) {
   process.exit(2);
 }
 
+// GET /metrics (public, like every component's: counts and names, no secrets; see docs/security.md),
+// and Events in a bounded in-memory log behind GET /v1/events (the store has no Event kind).
+const metrics = new OperatorMetrics();
+const eventLog = new LocalEventLog();
+const events = new EventRecorder(eventLog, { log: (msg) => log(msg) });
+events.observeWith(metrics);
+
 // Plain node on a bundled runtime when possible: workers start ~3× faster than through tsx.
 const runtime = await runtimeCommand((msg) => log(msg));
 const backend = new LocalBackend({
@@ -228,7 +239,9 @@ const autoscaler = new Autoscaler({
     operator.workerChanged(key);
   },
   onActivity: (key) => pool.touch(key),
+  onDecision: metrics.decided,
 });
+metrics.watchAutoscaler(autoscaler);
 // A raised decision starts workers at once; the reconcile queue follows for the rest.
 const scaleUpNow = createScaleUpNow({
   autoscaler,
@@ -253,6 +266,8 @@ const operator: FunctionOperator = new FunctionOperator({
   deleteKeyspace: values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined,
   routerUrl: values['router-url'],
   resyncMs: Number(values['resync-seconds']) * 1000,
+  events,
+  metrics,
   log,
 });
 
@@ -292,9 +307,19 @@ const handleAutoscaler = createAutoscalerHandler(autoscaler, {
 const handleSpecialize = createSpecializeHandler({ view: executorView, pool, credentials: (fn) => operator.credentials(fn) });
 // Pokes, stats, specializations and the worker list carry the store token too (the router has it for the store).
 const controlAuthorized = createBearerTokenGuard(storeToken);
+const handleEvents = createEventsHandler(eventLog);
 const server = createServer((req, res) => {
   if (req.url === '/healthz') {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+    return;
+  }
+  if (req.url === '/metrics') {
+    void metrics.respond(req, res);
+    return;
+  }
+  // Events name objects and what went wrong with them: the platform's tools only, as /v1/workers.
+  if (req.url === '/v1/events' || req.url?.startsWith('/v1/events?')) {
+    if (controlAuthorized(req, res)) handleEvents(req, res);
     return;
   }
   // Worker addresses and pids are for the platform's own tools: same guard as the control endpoints.
@@ -335,6 +360,8 @@ const registryClusters = new RegistryClusterReconciler({
   log,
   apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
   registryAuth,
+  events,
+  metrics,
   // The backend and the pool read registryUrls at each worker start: follow the platform cluster's API.
   onEndpoint: (key, url) => {
     if (!platformCluster || key !== `${platformCluster[1]}/${platformCluster[2]}` || !url) return;

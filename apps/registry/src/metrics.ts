@@ -9,8 +9,8 @@ export interface RegistryMetrics {
   expiredInstances: Gauge;
   replicationConnected: Gauge<'region' | 'namespace'>;
   indexRevision: Gauge;
-  barrierReads: Gauge;
-  sweeperRemoved: Gauge;
+  barrierReads: Counter;
+  sweeperRemoved: Counter;
   indexResyncs: Counter;
 }
 
@@ -23,7 +23,19 @@ export function createMetrics(sample: {
   replication: () => Array<{ region: string; namespace: string; connected: boolean }>;
 }): RegistryMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'orrery_registry_process_' });
+  // Standard process_* and nodejs_* names, so stock Node.js dashboards work unchanged.
+  collectDefaultMetrics({ register: registry });
+  // Both sources only ever grow (per process), so a counter read at scrape time is a true counter.
+  const monotonic = (name: string, help: string, read: () => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
   return {
     registry,
     requests: new Counter({ name: 'orrery_registry_requests_total', help: 'HTTP requests by route and response code', labelNames: ['route', 'code'], registers: [registry] }),
@@ -55,8 +67,8 @@ export function createMetrics(sample: {
       },
     }),
     indexRevision: new Gauge({ name: 'orrery_registry_index_revision', help: 'etcd revision applied by the in-memory index', registers: [registry], collect() { this.set(sample.revision()); } }),
-    barrierReads: new Gauge({ name: 'orrery_registry_barrier_reads', help: 'Linearizable etcd reads issued for read barriers (shared between concurrent queries)', registers: [registry], collect() { this.set(sample.barrierReads()); } }),
-    sweeperRemoved: new Gauge({ name: 'orrery_registry_sweeper_removed', help: 'Records without a live lease removed by the cleanup sweep', registers: [registry], collect() { this.set(sample.swept()); } }),
+    barrierReads: monotonic('orrery_registry_barrier_reads_total', 'Linearizable etcd reads issued for read barriers (shared between concurrent queries)', sample.barrierReads),
+    sweeperRemoved: monotonic('orrery_registry_sweeper_removed_total', 'Records without a live lease removed by the cleanup sweep', sample.swept),
     indexResyncs: new Counter({ name: 'orrery_registry_index_resyncs_total', help: 'Times the index re-read etcd because its watch was cancelled (e.g. compaction)', registers: [registry] }),
   };
 }

@@ -24,6 +24,7 @@ export * from './wire/registry-admin-http.ts';
 export * from './wire/check-answer.ts';
 export * from './wire/route-answer-check.ts';
 export * from './wire/local-secrets.ts';
+export * from './wire/operator-events.ts';
 export * from './openapi/openapi-route.ts';
 export * from './openapi/statesvc-openapi.ts';
 export * from './openapi/registry-openapi.ts';

@@ -14,10 +14,23 @@ export interface AutoscalerOptions {
   onChange: (key: string) => void;
   /** A router reported demand for a revision (keeps specialized pool workers from being reaped). */
   onActivity?: (key: string) => void;
+  /** A revision's first decision (`before` undefined) or a changed one (metrics count them). */
+  onDecision?: (key: string, fn: string, before: KpaDecision | undefined, next: KpaDecision) => void;
   now?: () => number;
 }
 
+/** One tracked revision's scale as the KPA sees it (the metrics' desired/actual gauges). */
+export interface TrackedScale {
+  namespace: string;
+  function: string;
+  revision: string;
+  desired: number;
+  ready: number;
+  mode: KpaDecision['mode'];
+}
+
 interface Tracked {
+  fn: string;
   decider: KpaDecider;
   reachable: boolean;
   decision: KpaDecision;
@@ -58,9 +71,10 @@ export class Autoscaler {
     if (!t) {
       const settings = kpaSettings(rev.spec.template.autoscaling, rev.spec.template.containerConcurrency, this.defaults);
       const decider = new KpaDecider(settings, this.now());
-      t = { decider, reachable, decision: { desired: 0, mode: 'stable', activator: { inPath: true, excessBurstCapacity: 0, reason: '' }, reason: '' } };
+      t = { fn: rev.spec.function, decider, reachable, decision: { desired: 0, mode: 'stable', activator: { inPath: true, excessBurstCapacity: 0, reason: '' }, reason: '' } };
       this.tracked.set(key, t);
       t.decision = this.decide(key, t);
+      this.o.onDecision?.(key, t.fn, undefined, t.decision);
     }
     t.reachable = reachable;
     return t.decision;
@@ -74,6 +88,14 @@ export class Autoscaler {
 
   isTracked(key: string): boolean {
     return this.tracked.has(key);
+  }
+
+  /** Every tracked revision's desired and ready scale, read at scrape time. */
+  scales(): TrackedScale[] {
+    return [...this.tracked].map(([key, t]) => {
+      const i = key.indexOf('/');
+      return { namespace: key.slice(0, i), function: t.fn, revision: key.slice(i + 1), desired: t.decision.desired, ready: this.o.readyOf(key), mode: t.decision.mode };
+    });
   }
 
   /** The last decision for a tracked revision (read-only: does not start tracking). */
@@ -133,6 +155,7 @@ export class Autoscaler {
     const next = this.decide(key, t);
     if (next.desired !== before.desired || next.mode !== before.mode) {
       t.decision = next;
+      this.o.onDecision?.(key, t.fn, before, next);
       this.o.onChange(key);
     } else if (next.activator.inPath !== before.activator.inPath || next.activator.excessBurstCapacity !== before.activator.excessBurstCapacity) {
       // The routers read the activator's place every push: no reconcile for it, and the status

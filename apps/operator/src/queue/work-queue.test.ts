@@ -102,4 +102,22 @@ describe('WorkQueue', () => {
     await tick(40);
     expect(runs).toEqual([]);
   });
+
+  it('reports every run with its outcome and duration', async () => {
+    const seen: Array<[string, string, number]> = [];
+    let n = 0;
+    const q = new WorkQueue(
+      async (k) => {
+        await tick(15);
+        if (k === 'bad' && n++ === 0) throw new Error('once');
+      },
+      { baseDelayMs: 5, onProcessed: (k, outcome, seconds) => seen.push([k, outcome, seconds]) },
+    );
+    q.add('good');
+    q.add('bad');
+    for (let i = 0; i < 50 && seen.length < 3; i++) await tick(10);
+    q.stop();
+    expect(seen.map(([k, o]) => `${k}:${o}`).sort()).toEqual(['bad:error', 'bad:success', 'good:success']);
+    for (const [, , seconds] of seen) expect(seconds).toBeGreaterThanOrEqual(0.01);
+  });
 });

@@ -9,6 +9,11 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   onError?: (key: string, err: unknown, attempt: number) => void;
+  /**
+   * Told how each run of the handler ended and how long it took: the queue is the one place that
+   * sees every reconcile of its kind and its outcome (metrics hook here, not in each reconciler).
+   */
+  onProcessed?: (key: string, outcome: 'success' | 'error', seconds: number) => void;
 }
 
 export class WorkQueue {
@@ -98,10 +103,13 @@ export class WorkQueue {
   }
 
   private async run(key: string): Promise<void> {
+    const started = performance.now();
     try {
       await this.handler(key);
       this.failures.delete(key);
+      this.opts.onProcessed?.(key, 'success', (performance.now() - started) / 1000);
     } catch (err) {
+      this.opts.onProcessed?.(key, 'error', (performance.now() - started) / 1000);
       const attempt = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, attempt);
       this.opts.onError?.(key, err, attempt);

@@ -65,7 +65,8 @@ describe('functionStatus', () => {
     expect(s.traffic).toEqual([{ revisionName: 'counter-00001', percent: 100, latestRevision: true }]);
     expect(s.url).toBe('http://r:1/default/counter');
     const byType = Object.fromEntries(s.conditions!.map((c) => [c.type, c.status]));
-    expect(byType).toEqual({ ConfigurationsReady: 'Unknown', RoutesReady: 'True', Ready: 'Unknown' });
+    expect(byType).toEqual({ ConfigurationsReady: 'Unknown', RoutesReady: 'True', Ready: 'Unknown', Reconciling: 'True' });
+    expect(s.conditions!.find((c) => c.type === 'Reconciling')).toMatchObject({ reason: 'RevisionPending', message: 'waiting for counter-00002 to become ready' });
   });
   it('is Ready when the latest revision is ready and every target resolves', () => {
     const traffic = [
@@ -78,6 +79,7 @@ describe('functionStatus', () => {
       { revisionName: 'counter-00002', percent: 10, tag: 'canary', latestRevision: true },
     ]);
     expect(s.conditions!.find((c) => c.type === 'Ready')!.status).toBe('True');
+    expect(s.conditions!.map((c) => c.type)).toEqual(['ConfigurationsReady', 'RoutesReady', 'Ready']);
     expect(s.observedGeneration).toBe(1);
     expect(s.revisions).toEqual([
       { revisionName: 'counter-00001', ready: 1, desired: 1, actual: 1 },
@@ -102,6 +104,9 @@ describe('functionStatus', () => {
     expect(c.ConfigurationsReady!.status).toBe('False');
     expect(c.ConfigurationsReady!.reason).toBe('WorkerCrashing');
     expect(c.Ready!.status).toBe('False');
+    // kstatus (Flux, kpt) reads Stalled=True as Failed; Ready=False alone reads InProgress forever.
+    expect(c.Stalled).toMatchObject({ status: 'True', reason: 'WorkerCrashing', message: 'counter-00002: boom' });
+    expect(c.Reconciling).toBeUndefined();
   });
   it('routable revisions are those with percent > 0 or a tag', () => {
     const r = routableRevisions({

@@ -1,6 +1,7 @@
 import { type FunctionStatus, type OrreryFunction, type Revision, effectiveTraffic } from '@orrery/spec';
 import { conditionTrue, setCondition } from './conditions.ts';
 import { sortRevisions } from './function-revisions.ts';
+import { withProgress } from './kstatus-conditions.ts';
 
 export interface FunctionStatusInput {
   fn: OrreryFunction;
@@ -15,7 +16,7 @@ export interface FunctionStatusInput {
 /**
  * Knative-style status for a Function: latest created / ready revision, traffic resolved to
  * revision names (latestRevision → latest ready), per-revision scale, and the conditions
- * ConfigurationsReady, RoutesReady and Ready.
+ * ConfigurationsReady, RoutesReady and Ready, plus kstatus's Reconciling / Stalled while not Ready.
  */
 export function functionStatus({ fn, revisions, routerUrl, now, blocked }: FunctionStatusInput): FunctionStatus {
   const sorted = sortRevisions(revisions);
@@ -66,6 +67,18 @@ export function functionStatus({ fn, revisions, routerUrl, now, blocked }: Funct
     ready
       ? { type: 'Ready', status: 'True', reason: 'Ready', message: '' }
       : { type: 'Ready', status: failed ? 'False' : 'Unknown', reason: blocked ? blocked.reason : failed ? 'RevisionFailed' : 'Progressing', message: 'see ConfigurationsReady and RoutesReady' },
+    now,
+  );
+  // kstatus: a failed latest revision or a blocked template is Stalled (Failed), not InProgress forever.
+  const configurations = conditions.find((c) => c.type === 'ConfigurationsReady')!;
+  const waitingOn = conditions.find((c) => (c.type === 'ConfigurationsReady' || c.type === 'RoutesReady') && c.status !== 'True');
+  conditions = withProgress(
+    conditions,
+    ready
+      ? { state: 'done' }
+      : failed
+        ? { state: 'stalled', reason: configurations.reason ?? 'RevisionFailed', message: configurations.message ?? '' }
+        : { state: 'reconciling', reason: waitingOn?.reason ?? 'Progressing', message: waitingOn?.message ?? '' },
     now,
   );
 

@@ -1,6 +1,7 @@
 import type { Revision, RevisionStatus } from '@orrery/spec';
 import type { RevisionWorkers } from '../backends/local/local-backend.ts';
 import { conditionTrue, setCondition } from './conditions.ts';
+import { withReadyProgress } from './kstatus-conditions.ts';
 
 /**
  * Revision status from what the backend observes. A revision that was ready stays Ready when it
@@ -20,6 +21,8 @@ export function revisionStatus(
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: 'SecretMissing', message: `no worker can start: ${workers.configError}` }, now);
   } else if (workers.crashLoop) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: 'WorkerCrashing', message: `workers keep exiting (${workers.restarts} restarts): ${workers.crashLoop}` }, now);
+  } else if (workers.failed && workers.ready === 0) {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'False', ...workers.failed }, now);
   } else if (workers.ready > 0) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'WorkersReady', message: `${workers.ready}/${workers.desired} workers ready` }, now);
   } else if (workers.desired === 0 && conditionTrue(prev?.conditions, 'Ready')) {
@@ -35,6 +38,7 @@ export function revisionStatus(
     desiredScale: workers.desired,
     actualScale: workers.actual,
     readyWorkers: workers.ready,
-    conditions,
+    // Ready=False here is always terminal (unsupported, missing secret, crashing): kstatus Stalled.
+    conditions: withReadyProgress(conditions, now),
   };
 }

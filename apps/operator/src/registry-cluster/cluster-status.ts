@@ -1,9 +1,11 @@
 /**
  * RegistryCluster status from one observation and the step taken: the member table, the leader,
- * and conditions Available / Progressing / Degraded whose messages say what is going on.
+ * and conditions Available / Progressing / Degraded whose messages say what is going on, plus
+ * kstatus's Reconciling while a membership change is under way or there is no quorum.
  */
 import type { Condition, LearnerObservation, RegistryCluster, RegistryMember } from '@orrery/spec';
 import { setCondition } from '../reconcile/conditions.ts';
+import { withProgress } from '../reconcile/kstatus-conditions.ts';
 import { quorumOf, type MembershipStep } from './plan-membership.ts';
 
 type Status = NonNullable<RegistryCluster['status']>;
@@ -75,6 +77,19 @@ export function buildClusterStatus(i: StatusInput): Status {
       i.now,
     );
   }
+  // kstatus reads no Available/Progressing: without Reconciling a cluster mid-scale or without
+  // quorum would read Current. A failed step is retried on the next pass, so it is not Stalled.
+  const progressing = conditions.find((c) => c.type === 'Progressing' && c.status === 'True');
+  const availability = conditions.find((c) => c.type === 'Available')!;
+  conditions = withProgress(
+    conditions,
+    progressing
+      ? { state: 'reconciling', reason: progressing.reason ?? 'Progressing', message: progressing.message ?? '' }
+      : !available
+        ? { state: 'reconciling', reason: availability.reason ?? 'NoQuorum', message: availability.message ?? '' }
+        : { state: 'done' },
+    i.now,
+  );
   return {
     conditions,
     observedGeneration: i.generation,

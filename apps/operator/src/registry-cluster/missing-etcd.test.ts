@@ -23,6 +23,8 @@ it('without an etcd binary the cluster reports Degraded/EtcdMissing with the fix
     const degraded = rc.status!.conditions!.find((c) => c.type === 'Degraded')!;
     expect(degraded.message).toMatch(/apt-get install etcd-server/);
     expect(rc.status!.conditions!.find((c) => c.type === 'Available')?.status).toBe('False');
+    // kstatus (Flux, kpt) reads Stalled=True as Failed: nothing runs until someone installs etcd.
+    expect(rc.status!.conditions!.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'EtcdMissing' });
     expect(reconciler.processes()).toEqual([]);
   } finally {
     await reconciler.stop();

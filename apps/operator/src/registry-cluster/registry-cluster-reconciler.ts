@@ -5,10 +5,14 @@
  * membership step chosen by `planMembership` (or one pending request), and writes status.
  * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
  */
-import { appendObservation, lastTwoObservations, parseDurationMs, type LearnerObservation, type LearnerPromotion, type RegistryCluster, type RegistryMember } from '@orrery/spec';
+import { GROUP_VERSION, appendObservation, lastTwoObservations, parseDurationMs, type LearnerObservation, type LearnerPromotion, type RegistryCluster, type RegistryMember } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import { setCondition } from '../reconcile/conditions.ts';
+import { withProgress } from '../reconcile/kstatus-conditions.ts';
 import { buildClusterStatus } from './cluster-status.ts';
+import { type EventRecorder, eventTarget } from '../events/event-recorder.ts';
+import type { OperatorMetrics } from '../metrics/operator-metrics.ts';
+import { requestEvent, stepEvent } from './membership-events.ts';
 import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
 import { LocalRegistryBackend } from './local-backend.ts';
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
@@ -39,6 +43,10 @@ export interface RegistryClusterReconcilerOptions {
   /** Write credentials for the local registry APIs (registry master key, write tokens files). */
   registryAuth?: RegistryApiAuth;
   log?: Log;
+  /** Events for every membership change (learner added, promoted, member removed, …). */
+  events?: EventRecorder;
+  /** Reconcile counts and durations of kind RegistryCluster (GET /metrics). */
+  metrics?: OperatorMetrics;
   now?: () => number;
   /** Test hook: called with what the planner saw, before a step is executed. */
   onStep?: (key: string, step: MembershipStep | { kind: 'request'; request: ClusterRequest }, members: ObservedMember[], leaderRaftIndex?: number) => void;
@@ -125,7 +133,14 @@ export class RegistryClusterReconciler {
           const fresh = (await this.o.store.get('RegistryCluster', rc.metadata.namespace, rc.metadata.name)) as RegistryCluster | undefined;
           if (!fresh || this.stopped) break;
           rt.seen = `${fresh.metadata.generation ?? 0}|${fresh.metadata.annotations?.['orrery.dev/requests'] ?? ''}`;
-          await this.reconcile(key, fresh, rt);
+          const started = performance.now();
+          try {
+            await this.reconcile(key, fresh, rt);
+          } catch (err) {
+            this.o.metrics?.reconciled('RegistryCluster', 'error', (performance.now() - started) / 1000);
+            throw err;
+          }
+          this.o.metrics?.reconciled('RegistryCluster', 'success', (performance.now() - started) / 1000);
         } while (rt.again && !this.stopped);
       } catch (err) {
         this.log('registry cluster reconcile failed', { cluster: key, error: String((err as Error).message ?? err) });
@@ -202,6 +217,8 @@ export class RegistryClusterReconciler {
       const { reason, message } = blocked;
       let conditions = setCondition(rc.status?.conditions, { type: 'Available', status: 'False', reason, message }, new Date(nowMs));
       conditions = setCondition(conditions, { type: 'Degraded', status: 'True', reason, message }, new Date(nowMs));
+      // Nothing runs until a person acts (kstatus Failed, not InProgress forever).
+      conditions = withProgress(conditions, { state: 'stalled', reason, message }, new Date(nowMs));
       if (!this.stopped) await this.o.store.updateStatus('RegistryCluster', rc.metadata.namespace, rc.metadata.name, { ...rc.status, conditions, observedGeneration: rc.metadata.generation });
       return;
     }
@@ -263,6 +280,7 @@ export class RegistryClusterReconciler {
       if (outcome.outcome === 'succeeded' && (pending.action === 'remove' || pending.action === 'replace')) manual = manual.filter((n) => n !== outcome.member);
       lastRequest = { id: pending.id, action: pending.action, member: pending.member, outcome: outcome.outcome, message: outcome.message, completedAt: new Date(nowMs).toISOString() };
       handled = [...(handled ?? []), pending.id].slice(-HANDLED_KEEP);
+      this.o.events?.record(eventTarget(GROUP_VERSION, 'RegistryCluster', rc), requestEvent(pending, outcome.outcome, outcome.message));
       this.log('request handled', { cluster: key, id: pending.id, action: pending.action, outcome: outcome.outcome, message: outcome.message });
       step = planMembership(rc.metadata.name, input(manual));
     } else {
@@ -276,6 +294,8 @@ export class RegistryClusterReconciler {
           stepError = String((err as Error).message ?? err).split('\n')[0];
           this.log('membership step failed', { cluster: key, step: step.kind, error: stepError });
         }
+        const event = stepEvent(step, stepError);
+        if (event) this.o.events?.record(eventTarget(GROUP_VERSION, 'RegistryCluster', rc), event);
       }
     }
 

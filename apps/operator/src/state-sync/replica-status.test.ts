@@ -24,6 +24,7 @@ describe('StateSync status', () => {
     expect(s.observedGeneration).toBe(2);
     expect(s.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'Synced' });
     expect(s.conditions?.find((c) => c.type === 'Degraded')?.status).toBe('False');
+    expect(s.conditions?.map((c) => c.type)).toEqual(['Progressing', 'Ready', 'Degraded']);
   });
   it('is Degraded with the errors when a replica fails', () => {
     const bad = ok('b');
@@ -35,8 +36,11 @@ describe('StateSync status', () => {
   it('reports render errors and rollouts', () => {
     const s = buildSyncStatus({ prev: undefined, generation: 1, renderError: { reason: 'RedisUrlMissing', message: 'set redis.url' }, notes: [], reports: [], now });
     expect(s.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'RedisUrlMissing' });
+    expect(s.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'RedisUrlMissing', message: 'set redis.url' });
     const r = buildSyncStatus({ prev: undefined, generation: 1, rollingOut: 'restarting 2', notes: [], reports: [], now });
     expect(r.conditions?.find((c) => c.type === 'Progressing')).toMatchObject({ status: 'True', reason: 'RollingOut' });
     expect(r.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('NoReplicas');
+    expect(r.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'True', reason: 'RollingOut', message: 'restarting 2' });
+    expect(r.conditions?.find((c) => c.type === 'Stalled')).toBeUndefined();
   });
 });

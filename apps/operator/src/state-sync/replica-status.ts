@@ -4,6 +4,7 @@
  */
 import type { Condition, StateSync } from '@orrery/spec';
 import { setCondition } from '../reconcile/conditions.ts';
+import { withProgress } from '../reconcile/kstatus-conditions.ts';
 
 type Status = NonNullable<StateSync['status']>;
 type ReplicaRow = NonNullable<Status['replicas']>[number];
@@ -66,6 +67,8 @@ export function buildSyncStatus(i: SyncStatusInput): Status {
   if (i.renderError) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', reason: i.renderError.reason, message: i.renderError.message }, i.now);
     conditions = setCondition(conditions, { type: 'Degraded', status: 'True', reason: i.renderError.reason, message: i.renderError.message }, i.now);
+    // Settings that cannot be applied stay so until the spec (or what it names) changes: kstatus Failed.
+    conditions = withProgress(conditions, { state: 'stalled', ...i.renderError }, i.now);
     return { conditions, observedGeneration: i.generation, replicas: rows };
   }
   const failing = rows.filter((r) => r.lastError);
@@ -96,6 +99,17 @@ export function buildSyncStatus(i: SyncStatusInput): Status {
     failing.length
       ? { type: 'Degraded', status: 'True', reason: 'SyncErrors', message: failing.map((r) => `${r.replica}${r.syncable ? `/${r.syncable}` : ''}: ${r.lastError}`).join('; ') }
       : { type: 'Degraded', status: 'False', reason: 'NoErrors', message: 'no sync errors' },
+    i.now,
+  );
+  // kstatus: a settings rollout leaves Ready as the old settings had it; Reconciling says it is not done.
+  const ready = conditions.find((c) => c.type === 'Ready')!;
+  conditions = withProgress(
+    conditions,
+    i.rollingOut
+      ? { state: 'reconciling', reason: 'RollingOut', message: i.rollingOut }
+      : allSynced
+        ? { state: 'done' }
+        : { state: 'reconciling', reason: ready.reason ?? 'Syncing', message: ready.message ?? '' },
     i.now,
   );
   return { conditions, observedGeneration: i.generation, replicas: rows };

@@ -116,7 +116,8 @@ export class StateSyncReconciler {
         const message = String((err as Error).message ?? err).split('\n')[0]!;
         this.log('statesync rollout failed', { stateSync: key, error: message });
         await this.o.store.updateStatus('StateSync', active.metadata.namespace, active.metadata.name, buildSyncStatus({
-          prev: active.status, generation: active.status?.observedGeneration, renderError: { reason: 'RolloutFailed', message }, notes: [], reports: [], now: now(),
+          // This generation was tried and failed: observed, so kstatus reads Stalled (Failed), not a lag.
+          prev: active.status, generation: active.metadata.generation, renderError: { reason: 'RolloutFailed', message }, notes: [], reports: [], now: now(),
         }));
         return;
       }

@@ -20,7 +20,8 @@ export function createRouterMetrics(
   stickyOwners?: () => { entries: number; capacity: number; evictions: number },
 ): RouterMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'orrery_router_process_' });
+  // Standard process_* and nodejs_* names, so stock Node.js dashboards work unchanged.
+  collectDefaultMetrics({ register: registry });
   new Counter({
     name: 'orrery_router_requests_total',
     help: 'Requests answered, by revision and status code.',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiException } from '@kubernetes/client-node';
+import { EVENT_REASONS } from '../../events/event-recorder.ts';
 import { describeConflicts, fieldConflicts, takeoverEvent } from './field-conflicts.ts';
 
 const conflict = (causes: unknown[]) => new ApiException(409, 'x', JSON.stringify({ kind: 'Status', reason: 'Conflict', details: { causes } }), {});
@@ -26,14 +27,11 @@ describe('fieldConflicts', () => {
 });
 
 describe('takeoverEvent', () => {
-  it('is a Warning on the child naming the fields and who owned them', () => {
-    const e = takeoverEvent(
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'n', uid: 'u1' } },
-      [{ field: '.spec.replicas', manager: 'kubectl-scale' }],
-      new Date('2026-12-01T00:00:00Z'),
-    );
-    expect(e).toMatchObject({ kind: 'Event', type: 'Warning', reason: 'FieldsTakenOver', involvedObject: { kind: 'Deployment', name: 'd', namespace: 'n', uid: 'u1' } });
+  it('is a Warning naming the fields and who owned them', () => {
+    const e = takeoverEvent({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'n', uid: 'u1' } }, [{ field: '.spec.replicas', manager: 'kubectl-scale' }]);
+    expect(e.reason).toBe('FieldsTakenOver');
+    expect(EVENT_REASONS[e.reason]).toBe('Warning');
+    expect(e.message).toContain('Deployment d is rendered by Orrery');
     expect(e.message).toContain('.spec.replicas (owned by "kubectl-scale")');
-    expect(e.metadata).toMatchObject({ namespace: 'n' });
   });
 });

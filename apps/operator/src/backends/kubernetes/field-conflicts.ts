@@ -1,6 +1,6 @@
 import { ApiException } from '@kubernetes/client-node';
+import type { OperatorEvent } from '../../events/event-recorder.ts';
 import type { KubeObject } from './kube-client.ts';
-import { FIELD_MANAGER } from './render/labels.ts';
 
 /** One field another field manager owned when a non-forced apply was refused. */
 export interface FieldConflict {
@@ -32,22 +32,12 @@ export function describeConflicts(conflicts: readonly FieldConflict[]): string {
 }
 
 /**
- * A Warning Event on the child whose fields the operator took back, so `kubectl describe`
- * shows who changed what Orrery renders and that the change did not stay.
+ * The Warning Event on the child whose fields the operator took back (recorded by the Events
+ * recorder), so `kubectl describe` shows who changed what Orrery renders and that it did not stay.
  */
-export function takeoverEvent(obj: KubeObject, conflicts: readonly FieldConflict[], now: Date): KubeObject {
-  const { name, namespace, uid } = obj.metadata;
+export function takeoverEvent(obj: KubeObject, conflicts: readonly FieldConflict[]): OperatorEvent {
   return {
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name: `${name}.${now.getTime().toString(16)}`, namespace: namespace ?? 'default' },
-    involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, ...(uid ? { uid } : {}) },
-    type: 'Warning',
     reason: 'FieldsTakenOver',
-    message: `${obj.kind} ${name} is rendered by Orrery: took back ${describeConflicts(conflicts)}. Change the Function or Environment instead.`,
-    source: { component: FIELD_MANAGER },
-    firstTimestamp: now.toISOString(),
-    lastTimestamp: now.toISOString(),
-    count: 1,
+    message: `${obj.kind} ${obj.metadata.name} is rendered by Orrery: took back ${describeConflicts(conflicts)}. Change the Function or Environment instead.`,
   };
 }

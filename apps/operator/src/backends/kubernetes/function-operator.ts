@@ -10,6 +10,7 @@ import {
   type Revision,
   KEYSPACE_DELETION_POLICY_ANNOTATION,
   RevisionSchema,
+  declaredKeyspace,
   effectiveOnDelete,
 } from '@orrery/spec';
 import { Autoscaler } from '../../autoscaler/autoscaler.ts';
@@ -24,9 +25,14 @@ import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
 import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
+import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
+import { environmentStatus } from '../../reconcile/environment-status.ts';
 import { stateCredentials } from '../../reconcile/state-credentials.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { statusChanged } from '../../reconcile/status-changed.ts';
+import { functionEvents, revisionEvents } from '../../reconcile/status-events.ts';
+import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
+import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 import { createSpecializeHandler } from '../../executors/specialize-http.ts';
 import type { RevisionWorkers } from '../local/local-backend.ts';
 import { Informer, cacheKey } from './informer.ts';
@@ -34,7 +40,8 @@ import type { KubeClient, KubeObject } from './kube-client.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
-import { withFailure, withSuccess } from './reconcile-failure.ts';
+import { reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
+import { deploymentFailure } from './deployment-failure.ts';
 import { renderPoolChildren } from './render/pool.ts';
 import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
 
@@ -62,6 +69,12 @@ export interface KubernetesOperatorOptions {
   pool?: Partial<Pick<KubernetesPoolExecutorOptions, 'idleTimeoutMs' | 'podAddress' | 'readyWaitMs' | 'specializeTimeoutMs'>>;
   /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
   deleteKeyspace?: (namespace: string, keyspace: string) => Promise<void>;
+  /** Events on Functions and Revisions; default the client's recorder (core v1 Events). */
+  events?: EventRecorder;
+  /** Reconcile counts, durations, queue depths and KPA decisions (GET /metrics); kept across terms. */
+  metrics?: OperatorMetrics;
+  /** Deploy revisions: seconds without rollout progress before the revision fails (Deployment progressDeadlineSeconds; Kubernetes' 600 when absent). */
+  progressDeadlineSeconds?: number;
   log?: (msg: string) => void;
   now?: () => Date;
 }
@@ -105,10 +118,19 @@ export class KubernetesFunctionOperator {
   private readonly now: () => Date;
   /** Each Function as its last event showed it: the keyspace it held before a change. */
   private readonly lastSeen = new Map<string, Obj>();
+  private readonly events: EventRecorder;
+  /**
+   * The status this term last wrote per object: the informer may not show it yet, and an Event
+   * is the change from the status written before (a lagging cache would report it twice).
+   */
+  private readonly writtenFunctions = new Map<string, NonNullable<OrreryFunction['status']>>();
+  private readonly writtenRevisions = new Map<string, NonNullable<Revision['status']>>();
 
   constructor(private readonly o: KubernetesOperatorOptions) {
     this.log = o.log ?? (() => {});
     this.now = o.now ?? (() => new Date());
+    this.events = o.events ?? o.client.events;
+    if (o.metrics) this.events.observeWith(o.metrics);
     const inf = (apiVersion: string, kind: string, labelSelector?: string) =>
       new Informer(o.client, { apiVersion, kind, namespace: o.namespace, labelSelector, log: this.log });
     this.functions = inf(GROUP_VERSION, 'Function');
@@ -119,9 +141,13 @@ export class KubernetesFunctionOperator {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${apiErrorText(err)}`);
       void this.recordFailure(kind, key, err);
     };
-    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function') });
-    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4 });
-    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment') });
+    const queue = (kind: string) => o.metrics?.queueOptions(kind) ?? {};
+    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function'), ...queue('Function') });
+    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, ...queue('Revision') });
+    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), ...queue('Environment') });
+    o.metrics?.watchQueue('Function', this.functionQueue);
+    o.metrics?.watchQueue('Revision', this.revisionQueue);
+    o.metrics?.watchQueue('Environment', this.environmentQueue);
     this.pool = new KubernetesPoolExecutor({
       client: o.client,
       namespace: o.namespace,
@@ -144,7 +170,9 @@ export class KubernetesFunctionOperator {
       onChange: (key) => this.revisionQueue.add(key),
       // Router demand keeps specialized pool pods from being reaped as idle.
       onActivity: (key) => this.pool.touch(key),
+      onDecision: o.metrics?.decided,
     });
+    o.metrics?.watchAutoscaler(this.autoscaler);
     // No `readyAddresses`: routers find new workers through the registry, so a poke is answered at once.
     this.handleAutoscaler = createAutoscalerHandler(this.autoscaler);
     this.handleSpecialize = createSpecializeHandler({
@@ -221,6 +249,7 @@ export class KubernetesFunctionOperator {
     const informer = kind === 'Function' ? this.functions : kind === 'Revision' ? this.revisions : this.environments;
     const cur = informer.get(namespace, name);
     if (!cur) return;
+    this.events.record(eventTarget(GROUP_VERSION, kind, cur), { reason: 'ReconcileFailed', message: reconcileFailure(err).message });
     const prev = (cur.status ?? {}) as { conditions?: Condition[] };
     const status = { ...prev, conditions: withFailure(prev.conditions, err, this.now()) };
     if (!statusChanged(status, prev)) return;
@@ -242,7 +271,10 @@ export class KubernetesFunctionOperator {
   async reconcileFunction(key: string): Promise<void> {
     const [namespace, name] = split(key);
     const raw = this.functions.get(namespace, name);
-    if (!raw) return; // revisions and their children go with it through garbage collection
+    if (!raw) {
+      this.writtenFunctions.delete(key);
+      return; // revisions and their children go with it through garbage collection
+    }
     const fn = parsed<OrreryFunction>(FunctionSchema, raw);
     if (!fn) {
       this.log(`function ${key} does not parse; the admission webhook should have refused it`);
@@ -300,6 +332,9 @@ export class KubernetesFunctionOperator {
     status.conditions = withSuccess(status.conditions, this.now());
     if (statusChanged(status, fn.status)) {
       await this.o.client.applyStatus('Function', namespace, name, status);
+      const before = this.writtenFunctions.get(key) ?? fn.status;
+      this.writtenFunctions.set(key, status);
+      this.events.record(eventTarget(GROUP_VERSION, 'Function', raw), ...functionEvents(before, status, { blocked, keyspace: declaredKeyspace(raw)?.keyspace }));
     }
     for (const r of revisions) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
   }
@@ -318,6 +353,7 @@ export class KubernetesFunctionOperator {
     const rev = parsed<Revision>(RevisionSchema, this.revisions.get(namespace, name));
     if (!rev) {
       this.autoscaler.forget(key); // its Deployment goes with it through garbage collection
+      this.writtenRevisions.delete(key);
       return;
     }
     const fnRaw = this.functions.get(namespace, rev.spec.function);
@@ -338,7 +374,7 @@ export class KubernetesFunctionOperator {
     }
     const children = renderRevisionChildren({
       fn, revision: rev, environment, state, runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
-      registration: this.o.registrationCredential?.(rev),
+      registration: this.o.registrationCredential?.(rev), progressDeadlineSeconds: this.o.progressDeadlineSeconds,
     });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
@@ -381,10 +417,10 @@ export class KubernetesFunctionOperator {
       const specReplicas = (dep?.spec as { replicas?: number } | undefined)?.replicas;
       if (specReplicas !== desired) await this.o.client.scaleDeployment(namespace, deploymentName, desired);
       const st = (dep?.status ?? {}) as { replicas?: number; readyReplicas?: number };
-      workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0 };
+      workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0, failed: deploymentFailure(dep) };
     }
     const status = revisionStatus(rev, workers, this.now());
-    if (poolCondition) status.conditions = setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now());
+    if (poolCondition) status.conditions = withReadyProgress(setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now()), this.now());
     status.conditions = withSuccess(status.conditions, this.now());
     if (decision) {
       status.autoscalerMode = decision.mode;
@@ -392,6 +428,9 @@ export class KubernetesFunctionOperator {
     }
     if (statusChanged(status, rev.status)) {
       await this.o.client.applyStatus('Revision', namespace, name, status);
+      const before = this.writtenRevisions.get(key) ?? rev.status;
+      this.writtenRevisions.set(key, status);
+      this.events.record(eventTarget(GROUP_VERSION, 'Revision', rev), ...revisionEvents(before, status, decision?.reason));
     }
   }
 
@@ -404,7 +443,9 @@ export class KubernetesFunctionOperator {
     for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl })) await this.o.client.apply(child);
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
-    const status = { ...env.status, observedGeneration: env.metadata.generation, readyPoolWorkers: ready, conditions: withSuccess(env.status?.conditions, this.now()) };
+    // The same status as the local backend (Ready once accepted), so GitOps health checks read it.
+    const status = environmentStatus(env, ready, this.now());
+    status.conditions = withSuccess(status.conditions, this.now());
     if (statusChanged(status, env.status)) {
       await this.o.client.applyStatus('Environment', namespace, name, status);
     }

@@ -13,6 +13,8 @@ import { resourceFor } from './api-resources.ts';
 import { FIELD_MANAGER } from './render/labels.ts';
 import { withThrottleRetry } from './throttle-retry.ts';
 import { describeConflicts, fieldConflicts, takeoverEvent } from './field-conflicts.ts';
+import { EventRecorder, eventTarget } from '../../events/event-recorder.ts';
+import { KubeEventSink } from './kube-event-sink.ts';
 
 /** A Kubernetes object as plain JSON (what the operator reads and writes). */
 export interface KubeObject extends KubernetesObject {
@@ -72,6 +74,7 @@ export class KubeClient {
   readonly objects: KubernetesObjectApi;
   private readonly custom: CustomObjectsApi;
   private readonly apps: AppsV1Api;
+  private recorder?: EventRecorder;
 
   constructor(
     readonly config: KubeConfig,
@@ -80,6 +83,15 @@ export class KubeClient {
     this.objects = KubernetesObjectApi.makeApiClient(config);
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.apps = config.makeApiClient(AppsV1Api);
+  }
+
+  /**
+   * The Events recorder over this client (one per client, so it outlives leader terms and its
+   * deduplication and rate limits hold across them): takeovers, reconcilers and RegistryClusters.
+   */
+  get events(): EventRecorder {
+    this.recorder ??= new EventRecorder(new KubeEventSink(this), { log: this.o.log });
+    return this.recorder;
   }
 
   /**
@@ -107,7 +119,7 @@ export class KubeClient {
       if (mode === 'refuse' || conflicts.length === 0) throw err;
       const out = await send(true);
       this.o.log?.(`took back from other field managers on ${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}: ${describeConflicts(conflicts)}`);
-      await this.create(takeoverEvent(out, conflicts, new Date())).catch((e: unknown) => this.o.log?.(`event for the takeover not written: ${(e as Error).message}`));
+      this.events.record(eventTarget(out.apiVersion, out.kind, out), takeoverEvent(out, conflicts));
       return out;
     }
   }
@@ -156,6 +168,11 @@ export class KubeClient {
   async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
     const res = await withThrottleRetry(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
     return { items: plain(res.items) as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
+  }
+
+  /** JSON merge patch (RFC 7386) of the fields in `obj` (Events' count and lastTimestamp). */
+  async mergePatch<T extends KubeObject>(obj: T): Promise<T> {
+    return plain(await withThrottleRetry(() => this.objects.patch<T>(structuredClone(obj), undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch)));
   }
 
   async create<T extends KubeObject>(obj: T): Promise<T> {

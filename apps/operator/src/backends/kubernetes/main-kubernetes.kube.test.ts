@@ -50,6 +50,9 @@ describe('orrery-operator --backend kubernetes (real API server)', () => {
     expect(health.identity).toBe('op-1');
     await client.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'proc', namespace: ns }, spec: { template: { source: { inline: 'x' } } } });
     await until(() => get('apps/v1', 'Deployment', ns, 'proc-00001-deployment'), Boolean, 30_000, 'deployment');
+    // GET /metrics, without a token: this replica leads and has reconciled the Function.
+    const metrics = await until(async () => (await fetch(`${proc!.url}/metrics`)).text(), (t) => /^orrery_operator_reconcile_total\{kind="Function",result="success"\} [1-9]/m.test(t), 30_000, 'reconcile counted');
+    expect(metrics).toMatch(/^orrery_operator_leader 1$/m);
     const webhook = /webhook (http:\/\/\S+)/.exec(proc.output())![1]!;
     const res = await fetch(`${webhook}/validate`, {
       method: 'POST',

@@ -145,6 +145,12 @@ afterAll(async () => {
   rmSync(pvRoot, { recursive: true, force: true });
 }, 180_000);
 
+/** The core v1 Events the operator recorded on the RegistryCluster. */
+const membershipEvents = async () =>
+  (await client.list('v1', 'Event', NS)).items
+    .map((e) => e as KubeObject & { type: string; reason: string; message: string; involvedObject: { kind: string; name: string } })
+    .filter((e) => e.involvedObject.kind === 'RegistryCluster' && e.involvedObject.name === NAME);
+
 describe('RegistryCluster on Kubernetes (the operator in a pod, etcd members run by the process kubelet)', () => {
   it('bootstraps 3 members from per-ordinal configs on statically provisioned volumes, applies its objects with server-side apply', { timeout: 240_000 }, async () => {
     const rc = await waitForVoters(['reg-1', 'reg-2', 'reg-3']);
@@ -225,6 +231,15 @@ describe('RegistryCluster on Kubernetes (the operator in a pod, etcd members run
     }
     expect(replicasSeen.slice(replicasSeen.indexOf(3))).toEqual([3, 4, 5]);
     await eventually('registry follows the five voters', async () => (await endpointsArg()).length === 5, 60_000);
+     // kubectl describe registrycluster tells it: each learner added, then promoted (issue 19 Events).
+    const story = await eventually('membership Events', async () => {
+      const l = (await membershipEvents()).filter((e) => /reg-[45]/.test(e.message));
+      return l.filter((e) => e.reason === 'LearnerPromoted').length >= 2 ? l : undefined;
+    }, 30_000);
+    for (const m of ['reg-4', 'reg-5']) {
+      expect(story.filter((e) => e.reason === 'LearnerAdded' && e.message.startsWith(`added ${m} `))).toHaveLength(1);
+      expect(story.find((e) => e.reason === 'LearnerPromoted' && e.message.startsWith(`promoted ${m} `))).toMatchObject({ type: 'Normal', involvedObject: { kind: 'RegistryCluster', name: NAME } });
+    }
   });
 
   it('scales down by removing the highest voters through etcd, then lowering the StatefulSet and deleting their claims', { timeout: 300_000 }, async () => {
@@ -240,5 +255,10 @@ describe('RegistryCluster on Kubernetes (the operator in a pod, etcd members run
       return names.join() === 'data-reg-1,data-reg-2,data-reg-3';
     }, 60_000, 500);
     await eventually('pods of reg-4 and reg-5 gone', async () => (await client.list('v1', 'Pod', NS, 'orrery.dev/component=etcd')).items.length === 3, 60_000, 500);
+     const removed = await eventually('MemberRemoved Events', async () => {
+      const l = (await membershipEvents()).filter((e) => e.reason === 'MemberRemoved');
+      return l.length >= 2 ? l : undefined;
+    }, 30_000);
+    expect(removed.map((e) => /^removed (reg-\d+) /.exec(e.message)?.[1]).sort()).toEqual(['reg-4', 'reg-5']);
   });
 });

@@ -6,11 +6,14 @@ import type { ResourceStore } from '@orrery/store';
 import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
 import { KubeRegistryBackend, type KubeRegistryBackendOptions } from './kube-registry-placement.ts';
 import type { KubeClient } from './kube-client.ts';
+import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 
 export interface KubernetesRegistryClustersOptions extends Omit<KubeRegistryBackendOptions, 'client'> {
   /** How often every cluster is observed and its status refreshed (default 2 s). */
   intervalMs?: number;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+  /** Reconcile metrics of kind RegistryCluster. */
+  metrics?: OperatorMetrics;
 }
 
 export async function startKubernetesRegistryClusters(
@@ -18,8 +21,9 @@ export async function startKubernetesRegistryClusters(
   store: ResourceStore,
   opts: KubernetesRegistryClustersOptions = {},
 ): Promise<RegistryClusterReconciler> {
-  const { intervalMs, log, ...backend } = opts;
-  const reconciler = new RegistryClusterReconciler({ store, backend: new KubeRegistryBackend({ client, ...backend }), intervalMs, log });
+  const { intervalMs, log, metrics, ...backend } = opts;
+  // Membership Events through the client's recorder (core v1 Events on the RegistryCluster).
+  const reconciler = new RegistryClusterReconciler({ store, backend: new KubeRegistryBackend({ client, ...backend }), intervalMs, log, events: client.events, metrics });
   await reconciler.start();
   return reconciler;
 }

@@ -47,6 +47,8 @@ export interface RevisionWorkers {
   crashLoop?: string;
   /** Why no worker can start (a secret the template names is missing), like CreateContainerConfigError. */
   configError?: string;
+  /** A failure the backend itself reports as final (Kubernetes: the Deployment's ProgressDeadlineExceeded). */
+  failed?: { reason: string; message: string };
 }
 
 export const revisionKey = (namespace: string, name: string) => `${namespace}/${name}`;

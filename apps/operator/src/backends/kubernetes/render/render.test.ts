@@ -91,6 +91,11 @@ describe('revision children', () => {
     expect(c).toMatchObject({ securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } });
   });
 
+  it('sets progressDeadlineSeconds only when the operator is given one (Kubernetes keeps its 600 s otherwise)', () => {
+    expect(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env }).spec).not.toHaveProperty('progressDeadlineSeconds');
+    expect(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env, progressDeadlineSeconds: 120 }).spec).toMatchObject({ progressDeadlineSeconds: 120 });
+  });
+
   it('uses the default image without an Environment and honours the template', () => {
     const r = rev({ source: { url: 'https://example.com/f.mjs' }, containerConcurrency: 3, timeoutSeconds: 30, env: [{ name: 'A', value: '1' }, { name: 'ORRERY_REVISION', value: 'spoof' }] });
     const d = renderRevisionDeployment({ fn: fn(), revision: r });

@@ -40,6 +40,11 @@ export interface RevisionChildrenInput {
   registryUrls?: string[];
   /** The revision's registration credential (writes under `orrery.functions.`), mounted from a Secret. */
   registration?: RegistryCredentialFile;
+  /**
+   * The Deployment's progressDeadlineSeconds (Kubernetes' default, 600 s, when absent): after it the
+   * Deployment reports ProgressDeadlineExceeded and the revision is failed (Knative does the same).
+   */
+  progressDeadlineSeconds?: number;
 }
 
 /**
@@ -156,7 +161,7 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration, progressDeadlineSeconds }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
@@ -218,6 +223,7 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
       ownerReferences: ownerReferences({ kind: 'Revision', metadata: rev.metadata }),
     },
     spec: {
+      ...(progressDeadlineSeconds ? { progressDeadlineSeconds } : {}),
       selector: { matchLabels: { [REVISION_LABEL]: rev.metadata.name, [COMPONENT_LABEL]: 'worker' } },
       template: {
         metadata: { labels: { ...labels, [COMPONENT_LABEL]: 'worker' } },
