@@ -108,6 +108,22 @@ describe('functionStatus', () => {
     expect(c.Stalled).toMatchObject({ status: 'True', reason: 'WorkerCrashing', message: 'counter-00002: boom' });
     expect(c.Reconciling).toBeUndefined();
   });
+  it('latestReadyRevision only advances: a newer revision not Ready for a moment keeps latestRevision traffic and its tag; a failed one hands them back', () => {
+    const traffic = [
+      { revisionName: 'counter-00001', percent: 90, tag: 'stable' },
+      { latestRevision: true, percent: 10, tag: 'canary' },
+    ];
+    const f = { ...fn('b', traffic), status: { latestReadyRevision: 'counter-00002' } } as OrreryFunction;
+    const waking = functionStatus({ fn: f, revisions: [rev(1, 'a'), rev(2, 'b', false)], now });
+    expect(waking.latestReadyRevision).toBe('counter-00002');
+    expect(waking.traffic).toContainEqual({ revisionName: 'counter-00002', percent: 10, tag: 'canary', latestRevision: true });
+    const failed = functionStatus({ fn: f, revisions: [rev(1, 'a'), rev(2, 'b', 'failed')], now });
+    expect(failed.latestReadyRevision).toBe('counter-00001');
+    expect(failed.traffic).toContainEqual({ revisionName: 'counter-00001', percent: 10, tag: 'canary', latestRevision: true });
+    // A newer ready revision still takes over from the kept one.
+    const newer = functionStatus({ fn: f, revisions: [rev(1, 'a'), rev(2, 'b', false), rev(3, 'c')], now });
+    expect(newer.latestReadyRevision).toBe('counter-00003');
+  });
   it('routable revisions are those with percent > 0 or a tag', () => {
     const r = routableRevisions({
       traffic: [

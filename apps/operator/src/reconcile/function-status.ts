@@ -22,8 +22,8 @@ export function functionStatus({ fn, revisions, routerUrl, now, blocked }: Funct
   const sorted = sortRevisions(revisions);
   const byName = new Map(sorted.map((r) => [r.metadata.name, r]));
   const latestCreated = sorted.at(-1);
-  const latestReady = [...sorted].reverse().find((r) => conditionTrue(r.status?.conditions, 'Ready'));
   const prev = fn.status;
+  const latestReady = latestReadyRevision(sorted, prev?.latestReadyRevision);
 
   const traffic: NonNullable<FunctionStatus['traffic']> = [];
   const unresolved: string[] = [];
@@ -101,4 +101,19 @@ export function functionStatus({ fn, revisions, routerUrl, now, blocked }: Funct
 /** Revision names that traffic can reach (any percent, or a tag): these keep their workers. */
 export function routableRevisions(status: FunctionStatus | undefined): Set<string> {
   return new Set((status?.traffic ?? []).filter((t) => t.percent > 0 || t.tag).map((t) => t.revisionName));
+}
+
+/**
+ * The newest Ready revision, never moving back from a newer one that was latest-ready and has
+ * not failed (Knative's latestReadyRevisionName only advances): a revision that is merely not
+ * Ready for a moment keeps latestRevision traffic and its tag instead of handing them to an
+ * older revision.
+ */
+function latestReadyRevision(sorted: readonly Revision[], previous: string | undefined): Revision | undefined {
+  const ready = [...sorted].reverse().find((r) => conditionTrue(r.status?.conditions, 'Ready'));
+  const kept = previous === undefined ? undefined : sorted.find((r) => r.metadata.name === previous);
+  if (!kept || kept === ready) return ready;
+  const failed = kept.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False');
+  const newer = !ready || sorted.indexOf(kept) > sorted.indexOf(ready);
+  return newer && !failed ? kept : ready;
 }

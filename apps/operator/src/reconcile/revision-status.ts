@@ -5,7 +5,8 @@ import { withReadyProgress } from './kstatus-conditions.ts';
 
 /**
  * Revision status from what the backend observes. A revision that was ready stays Ready when it
- * is scaled to zero on purpose (Knative: readiness means "can serve", not "is serving").
+ * is scaled to zero on purpose and while it wakes up again (Knative: readiness means "can
+ * serve", not "is serving"); only a failure takes it away.
  */
 export function revisionStatus(
   rev: Revision,
@@ -25,6 +26,11 @@ export function revisionStatus(
     conditions = setCondition(conditions, { type: 'Ready', status: 'False', ...workers.failed }, now);
   } else if (workers.ready > 0) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'WorkersReady', message: `${workers.ready}/${workers.desired} workers ready` }, now);
+  } else if (workers.desired > 0 && conditionTrue(prev?.conditions, 'Ready')) {
+    // Waking from zero, or a worker replaced: still able to serve (the request waits in the
+    // activator). Going Unknown here would make the Function's latestRevision fall back to an
+    // older revision, and its traffic share and tag would leak there while this one starts.
+    conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Activating', message: `starting workers: ${workers.ready}/${workers.desired} ready` }, now);
   } else if (workers.desired === 0 && conditionTrue(prev?.conditions, 'Ready')) {
     conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'ScaledToZero', message: 'no workers wanted; the next request starts one' }, now);
   } else if (workers.desired === 0) {
