@@ -20,8 +20,8 @@ describe('helm lint --strict', { timeout: 60_000 }, () => {
     expect(lint(chartDir)).toContain(LINTED);
   });
 
-  it('passes with the CI values', () => {
-    expect(lint(chartDir, '--values', ciValuesFile)).toContain(LINTED);
+  it.each(['test-values.yaml', 'defaults-values.yaml'])('passes with ci/%s', (file) => {
+    expect(lint(chartDir, '--values', join(chartDir, 'ci', file))).toContain(LINTED);
   });
 
   it('fails on a broken template (the lint can fail)', () => {
@@ -38,9 +38,13 @@ describe('helm lint --strict', { timeout: 60_000 }, () => {
 });
 
 describe('helm template', { timeout: 60_000 }, () => {
-  it('with the default values stops at the first required Secret, saying which (issue 19 makes defaults install)', () => {
-    expect(() => helmTemplate()).toThrow(HelmError);
-    expect(() => helmTemplate()).toThrow(/postgres\.existingSecret is required: a Secret holding the Postgres URL/);
+  it('with the default values renders a whole install (issue 19; what it holds: chart-defaults.test.ts)', () => {
+    const deployments = helmTemplate().objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    expect(deployments).toEqual(expect.arrayContaining(['orrery-operator', 'orrery-router', 'orrery-statesvc']));
+  });
+
+  it('with a value helm cannot render, says which (the template can fail)', () => {
+    expect(() => helmTemplate({ postgres: { inCluster: { enabled: false } } })).toThrow(HelmError);
   });
 
   it('with the CI values renders the test cluster install', () => {

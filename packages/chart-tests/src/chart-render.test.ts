@@ -196,7 +196,8 @@ describe('rendered chart', () => {
     // Cold requests of pool revisions go to the operator's executor (without it they waited forever).
     expect(routerArgs).toContain('--executor-url=http://orrery-operator.orrery-system.svc:8080');
     expect(args).toContain('--pool-idle-timeout=120s');
-    expect((named(minimal, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).some((a) => a.startsWith('--registry-url'))).toBe(false);
+    // Without registry.url: the default RegistryCluster's Service (chart-defaults.test.ts).
+    expect(named(minimal, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args).toContain('--registry-url=http://orrery-registry.orrery-system.svc:8080');
     const role = named(all, 'ClusterRole', 'orrery-operator')!;
     const podRule = role.rules.find((r: { resources: string[] }) => r.resources.includes('pods'));
     expect(podRule.verbs).toEqual(['get', 'list', 'watch', 'update', 'delete']);
@@ -226,8 +227,9 @@ describe('rendered chart', () => {
       const pod = named(all, 'Deployment', name)!.spec.template.spec;
       expect(pod.containers[0].args, name).toEqual(expect.arrayContaining(['--store-url=http://orrery-operator.orrery-system.svc:8080', '--store-token-file=/etc/orrery/store-token/token']));
       expect(pod.volumes).toContainEqual(expect.objectContaining({ name: 'store-token', secret: expect.objectContaining({ secretName: 'orrery-store-token' }) }));
+      // Without store.token.existingSecret: the Secret the operator generates.
       const plain = named(minimal, 'Deployment', name)!.spec.template.spec;
-      expect(plain.containers[0].args.filter((a: string) => a.startsWith('--store-token-file'))).toEqual([]);
+      expect(plain.volumes).toContainEqual(expect.objectContaining({ name: 'store-token', secret: expect.objectContaining({ secretName: 'orrery-store-token' }) }));
     }
   });
 
@@ -238,7 +240,7 @@ describe('rendered chart', () => {
     expect(withPort(443)).toEqual(['orrery-operator']);
     expect(egressPorts(named(all, 'NetworkPolicy', 'orrery-console')!).filter((p: number) => p !== 53)).toEqual([8080]);
     expect(withPort(6379)).toEqual(['orrery-router']);
-    expect(ofKind(minimal, 'NetworkPolicy').filter((np) => egressPorts(np).includes(6379))).toEqual([]);
+    expect(ofKind(objects({ ...REQUIRED, redis: { inCluster: { enabled: false } } }), 'NetworkPolicy').filter((np) => egressPorts(np).includes(6379))).toEqual([]);
   });
 
   it("statesvc ingress admits only function workers and the console's API (the operator)", () => {
@@ -314,22 +316,26 @@ describe('rendered chart', () => {
     expect(named(off, 'Deployment', 'orrery-operator')!.spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain('webhook-tls');
   });
 
-  it('refuses fewer than two routers and missing required Secrets', { timeout: 60_000 }, () => {
-    expect(() => helmTemplate({ ...REQUIRED, router: { replicas: 1 } })).toThrow(/router\.replicas must be at least 2/);
-    expect(() => helmTemplate({ state: REQUIRED.state })).toThrow(/postgres\.existingSecret is required/);
-    expect(() => helmTemplate({ postgres: REQUIRED.postgres })).toThrow(/state\.masterKey\.existingSecret is required/);
+  it('refuses fewer than two routers, and no Postgres at all', { timeout: 60_000 }, () => {
+    // values.schema.json refuses it first; the template's own `fail` stays for --skip-schema-validation.
+    expect(() => helmTemplate({ ...REQUIRED, router: { replicas: 1 } })).toThrow(/\/router\/replicas/);
+    expect(() => helmTemplate({ ...REQUIRED, router: { replicas: 1 } }, undefined, ['--skip-schema-validation'])).toThrow(/router\.replicas must be at least 2/);
+    expect(() => helmTemplate({ state: REQUIRED.state, postgres: { inCluster: { enabled: false } } })).toThrow(/postgres\.existingSecret is required/);
   });
 
   it('NOTES.txt tells what to do next', { timeout: 60_000 }, () => {
     const notes = helmNotes(REQUIRED);
     expect(notes).toContain('orrery-system');
     expect(notes).toContain('kubectl apply --server-side -f charts/orrery/crds/');
-    expect(notes).toContain('redis.existingSecret is empty');
-    expect(notes).toContain('webhook has no caBundle');
-    expect(notes).toContain('store.token.existingSecret is empty');
-    expect(notes).toContain('registry.url is empty');
-    expect(helmNotes(EVERYTHING)).not.toContain('registry.url is empty');
-    expect(helmNotes({ ...REQUIRED, store: { token: { existingSecret: 'orrery-store-token' } } })).not.toContain('store.token.existingSecret is empty');
+    expect(notes).toContain('NOT FOR PRODUCTION'); // the in-cluster Redis
+    expect(notes).toContain('Webhook certificate: made by the operator');
+    expect(notes).toContain('orrery-store-token, orrery-admin-token');
+    expect(notes).toContain('the operator creates the RegistryCluster "orrery"');
+    expect(helmNotes({ ...REQUIRED, redis: { inCluster: { enabled: false } }, registry: { cluster: { create: false } } })).toContain('registry.url is empty and registry.cluster.create is false');
+    expect(helmNotes({ ...REQUIRED, redis: { inCluster: { enabled: false } } })).toContain('router replicas do\nnot share state');
+    expect(helmNotes({ ...REQUIRED, webhook: { tls: { secretName: 'mine' } } })).toContain('webhook has no caBundle');
+    expect(helmNotes(EVERYTHING)).not.toContain('RegistryCluster "orrery"');
+    expect(helmNotes({ ...REQUIRED, store: { token: { existingSecret: 'orrery-store-token' } } })).not.toContain('orrery-store-token,');
   });
 });
 

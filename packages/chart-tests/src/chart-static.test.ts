@@ -92,12 +92,27 @@ describe('templates', () => {
   });
 });
 
-const workloads = templates.filter((t) => /^kind:\s*(Deployment|StatefulSet|DaemonSet|Job)\s*$/m.test(t.text));
+const isTrialDatabase = (name: string) => /-in-cluster\.yaml$/.test(name);
+const workloads = templates.filter((t) => /^kind:\s*(Deployment|StatefulSet|DaemonSet|Job)\s*$/m.test(t.text) && !isTrialDatabase(t.name));
+const trialDatabases = templates.filter((t) => isTrialDatabase(t.name));
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length;
 
 describe('security defaults in every pod spec', () => {
-  it('finds the four workloads', () => {
+  it('finds the four workloads and the two trial databases', () => {
     expect(workloads.map((t) => t.name)).toEqual(['console-deployment.yaml', 'operator-deployment.yaml', 'router-deployment.yaml', 'statesvc-deployment.yaml']);
+    expect(trialDatabases.map((t) => t.name)).toEqual(['postgres-in-cluster.yaml', 'redis-in-cluster.yaml']);
+  });
+
+  it.each(trialDatabases.map((t) => [t.name, t.text]))('%s (not for production): hardened, probed on its port, sized, no API token', (_name, text) => {
+    expect(count(text, /^\s+image: /gm)).toBe(1);
+    expect(count(text, /include "orrery\.podSecurityContext"/g)).toBe(1);
+    expect(count(text, /include "orrery\.containerSecurityContext"/g)).toBe(1);
+    expect(count(text, /^\s*securityContext:/gm)).toBe(0);
+    expect(count(text, /livenessProbe:\s*\n\s*tcpSocket:/g)).toBe(1);
+    expect(count(text, /readinessProbe:\s*\n\s*tcpSocket:/g)).toBe(1);
+    expect(count(text, /^\s+resources:\s*\n\s*\{\{- toYaml \.Values\.\w+\.inCluster\.resources/gm)).toBe(1);
+    expect(text).toContain('automountServiceAccountToken: false');
+    expect(text).toContain('NOT FOR PRODUCTION');
   });
 
   it('values.yaml carries the hardened defaults', () => {

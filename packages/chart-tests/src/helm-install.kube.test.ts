@@ -7,11 +7,12 @@
  * ClusterRole verb taken away and given back.
  *
  * The test's own Postgres and Redis run as pods (Debian's binaries behind the official images'
- * names); the RegistryCluster's etcd members get hostPath PersistentVolumes of a default
- * StorageClass the test creates (static provisioning: there is no dynamic provisioner here).
+ * names); the RegistryCluster's etcd members get hostPath PersistentVolumes from the test
+ * cluster's default StorageClass (kube-testenv's provisioner). The install with the chart's
+ * defaults, where the operator makes all of this itself, is helm-install-defaults.kube.test.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -34,8 +35,6 @@ const RELEASE = 'orrery';
 const GV = 'orrery.dev/v1alpha1';
 const OPERATOR_SA = `system:serviceaccount:${NS}:${RELEASE}-operator`;
 const LEASE = { duration: 15, retry: 2 }; // the chart's defaults (values.yaml operator.leaderElection)
-/** Cluster-scoped storage objects get this run's own names: a kept cluster may still be deleting an earlier run's. */
-const STORAGE = `e2e-local-${process.pid}`;
 
 type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; [k: string]: unknown };
 type Condition = { type: string; status: string; reason?: string; message?: string };
@@ -147,36 +146,6 @@ async function fixtures(): Promise<void> {
   writeFileSync(join(workDir, 'ca.b64'), Buffer.from(cert.caPem).toString('base64'));
 }
 
-/** A default StorageClass without a provisioner, and hostPath volumes for the etcd members' claims. */
-async function storage(): Promise<void> {
-  await apply({
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'StorageClass',
-    metadata: { name: STORAGE, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
-    provisioner: 'kubernetes.io/no-provisioner',
-    volumeBindingMode: 'Immediate',
-    reclaimPolicy: 'Delete',
-  });
-  for (let i = 1; i <= 4; i++) {
-    // World-writable, as local-path provisioners make them: the members run as a non-root uid,
-    // and kubelets apply no fsGroup to hostPath volumes.
-    const dir = join(workDir, 'pv', String(i));
-    mkdirSync(dir, { recursive: true });
-    for (const [path, mode] of [[workDir, 0o711], [join(workDir, 'pv'), 0o711], [dir, 0o777]] as const) chmodSync(path, mode);
-    await apply({
-      apiVersion: 'v1',
-      kind: 'PersistentVolume',
-      metadata: { name: `${STORAGE}-${i}` },
-      spec: { storageClassName: STORAGE, capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Delete', hostPath: { path: dir, type: 'Directory' } },
-    });
-  }
-}
-
-async function deleteStorage(): Promise<void> {
-  for (let i = 1; i <= 4; i++) await objects.delete({ apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `${STORAGE}-${i}` } }).catch(() => undefined);
-  await objects.delete({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: STORAGE } }).catch(() => undefined);
-}
-
 /** The last log lines of the release's pods of these components, for a failure message. */
 async function diagnostics(components: string[]): Promise<string> {
   const out: string[] = [];
@@ -199,7 +168,6 @@ beforeAll(async () => {
   // A kept cluster may still be removing the namespace of an earlier run.
   await eventually(`namespace ${NS} free`, async () => !(await read('v1', 'Namespace', NS, '')), 300_000, 1000);
   await core.createNamespace({ body: { metadata: { name: NS } } });
-  await storage();
   await fixtures();
   const overrides = {
     operator: {
@@ -209,7 +177,6 @@ beforeAll(async () => {
       extraArgs: ['--autoscaler-stable-window=6s', '--autoscaler-scale-to-zero-grace-period=2s', '--autoscaler-tick=500ms'],
     },
     statesvc: { replicas: 1 },
-    redis: { existingSecret: 'orrery-redis' },
     webhook: { tls: { caBundle: readFileSync(join(workDir, 'ca.b64'), 'utf8') } },
   };
   writeFileSync(join(workDir, 'overrides.yaml'), stringify(overrides));
@@ -230,7 +197,6 @@ afterAll(async () => {
   if (out.code !== 0) console.error(`helm uninstall: ${out.stderr}`);
   await core?.deleteNamespace({ name: NS }).catch(() => undefined);
   await eventually(`namespace ${NS} gone`, async () => !(await read('v1', 'Namespace', NS, '')), 240_000, 1000).catch((e: unknown) => console.error(String(e)));
-  await deleteStorage();
   rmSync(workDir, { recursive: true, force: true });
 }, 600_000);
 

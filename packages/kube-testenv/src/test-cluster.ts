@@ -4,10 +4,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync 
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
 import { NETWORK, NODE_NAME } from './cluster-plan.ts';
 import { ControlPlane, type ControlPlaneInfo } from './control-plane.ts';
 import { assertRoot, staleNamespaces, tearDownHostNetwork } from './host-network.ts';
+import { HostPathProvisioner } from './hostpath-provisioner.ts';
 import { ManagedProcess } from './managed-process.ts';
 import { k8sBinDir, REPO_ROOT } from './tool-paths.ts';
 
@@ -141,6 +143,7 @@ export function runningCluster(): TestClusterInfo | undefined {
  */
 export class TestCluster {
   private kubelet?: ManagedProcess;
+  private provisioner?: HostPathProvisioner;
   private control?: Server;
   info!: TestClusterInfo;
 
@@ -170,6 +173,7 @@ export class TestCluster {
     const cluster = new TestCluster(cp, log);
     try {
       await cluster.startKubelet(dir, binDir);
+      await cluster.startProvisioner(dir);
       await cluster.startControl();
       cluster.writeState();
       return cluster;
@@ -207,6 +211,14 @@ export class TestCluster {
     this.info = { ...this.cp.info, nodeName: NODE_NAME, kubeletDir, controlURL: '', controlToken: '' };
   }
 
+  /** The default StorageClass (`standard`) and its hostPath provisioner, as kind and minikube clusters have one. */
+  private async startProvisioner(dir: string): Promise<void> {
+    const kc = new KubeConfig();
+    kc.loadFromFile(this.cp.info.adminKubeconfig);
+    this.provisioner = new HostPathProvisioner(kc, join(dir, 'provisioned-volumes'), this.log);
+    await this.provisioner.start();
+  }
+
   /** A loopback endpoint so tests (in other processes) can restart the API server or compact etcd. */
   private async startControl(): Promise<void> {
     const token = randomBytes(24).toString('hex');
@@ -240,6 +252,7 @@ export class TestCluster {
 
   async stop(): Promise<void> {
     this.control?.close();
+    this.provisioner?.stop();
     // The kubelet stops its pods (SIGTERM, grace, SIGKILL) and removes their namespaces.
     await this.kubelet?.stop(30_000);
     await this.cp.stop();

@@ -12,8 +12,12 @@ export const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
 export interface WebhookServerOptions {
   host?: string;
   port?: number;
-  /** PEM files (a mounted Secret). Absent = plain HTTP, for tests only. */
-  tls?: { certFile: string; keyFile: string; reloadIntervalMs?: number };
+  /**
+   * PEM files (a mounted Secret, e.g. cert-manager's), polled for changes; or a PEM pair in memory
+   * that the caller replaces with `setCertificate` (the operator's own certificate keeper).
+   * Absent = plain HTTP, for tests only.
+   */
+  tls?: { certFile: string; keyFile: string; reloadIntervalMs?: number } | { cert: string; key: string };
   lookup?: ValidationLookup;
   log?: (msg: string) => void;
 }
@@ -23,6 +27,8 @@ export interface WebhookServer {
   server: Server | HttpsServer;
   /** Re-read the cert and key now (also done automatically when the files change). */
   reloadCertificate(): void;
+  /** Serve this pair from now on (new connections); a broken pair is refused and the old one kept. */
+  setCertificate(pair: { cert: string; key: string }): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +47,18 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
     chunks.push(c as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A pair that does not load (mismatched key, bad PEM) is refused: the previous one keeps serving. */
+function replaceOn(https: HttpsServer, log: (msg: string) => void) {
+  return (pair: { cert: string; key: string }) => {
+    try {
+      https.setSecureContext(pair);
+      log('webhook serving certificate replaced');
+    } catch (err) {
+      log(`webhook certificate replacement refused, keeping the previous one: ${(err as Error).message}`);
+    }
+  };
 }
 
 /**
@@ -77,7 +95,14 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
   let server: Server | HttpsServer;
   let reloadCertificate = () => {};
   let stopWatching = () => {};
-  if (o.tls) {
+  let setCertificate: (pair: { cert: string; key: string }) => void = () => {
+    throw new Error('the webhook serves plain HTTP: no certificate to set');
+  };
+  if (o.tls && 'cert' in o.tls) {
+    const https = createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler);
+    server = https;
+    setCertificate = replaceOn(https, log);
+  } else if (o.tls) {
     const { certFile, keyFile } = o.tls;
     const read = () => ({ cert: readFileSync(certFile), key: readFileSync(keyFile) });
     const https = createHttpsServer(read(), handler);
@@ -91,6 +116,7 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
         log(`webhook certificate reload failed, keeping the previous one: ${(err as Error).message}`);
       }
     };
+    setCertificate = replaceOn(https, log);
     const interval = o.tls.reloadIntervalMs ?? 10_000;
     const onChange = () => reloadCertificate();
     watchFile(certFile, { interval, persistent: false }, onChange);
@@ -113,6 +139,7 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
     url: `${o.tls ? 'https' : 'http'}://${host}:${port}`,
     server,
     reloadCertificate: () => reloadCertificate(),
+    setCertificate: (pair) => setCertificate(pair),
     close: async () => {
       stopWatching();
       server.closeAllConnections();

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { readAdminTokenFile } from '@orrery/api';
-import { readMasterKeyFile } from '@orrery/auth';
+import { parseMasterKey, readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
@@ -21,7 +21,7 @@ import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from '../../
 import { createBearerTokenGuard } from '../../http/bearer-token-guard.ts';
 import { createPlatformApi } from '../../http/platform-api.ts';
 import { createKeyspaceDeleter } from '../../keyspace/delete-keyspace.ts';
-import { startWebhookServer } from '../../webhook/webhook-server.ts';
+import { type WebhookServer, startWebhookServer } from '../../webhook/webhook-server.ts';
 import { ElectedOperator } from './elected-operator.ts';
 import { Informer } from './informer.ts';
 import { KubeClient, kubeConfigFor } from './kube-client.ts';
@@ -32,12 +32,24 @@ import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
 import { registrationCredentials } from '../../reconcile/registration-credential.ts';
+import { OperatorMetrics } from '../../metrics/operator-metrics.ts';
+import { ensureDefaultRegistryCluster, parseDefaultRegistryClusterSpec } from './bootstrap/default-registry-cluster.ts';
+import { ensureGeneratedSecret, parseSecretRef } from './bootstrap/generated-secret.ts';
+import { WebhookCertKeeper } from './bootstrap/webhook-cert-keeper.ts';
 
 export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 0.0.0.0] [--port 0]
   [--kubeconfig FILE | --server URL (no auth; tests and kubectl proxy)]   (default: in-cluster)
   [--namespace NS (watch one namespace; default all)] [--lease-namespace orrery-system] [--lease-name orrery-operator]
   [--identity NAME] [--lease-duration-seconds 15] [--renew-deadline-seconds 10] [--retry-period-seconds 2]
-  [--webhook-port 9443] [--webhook-cert-file tls.crt --webhook-key-file tls.key]
+  [--webhook-port 9443] [--webhook-cert-file tls.crt --webhook-key-file tls.key |
+   --webhook-cert-secret NAME --webhook-service SVC [--webhook-configuration NAME] (the operator makes, rotates and
+   serves its own certificate from this Secret in --lease-namespace and keeps caBundle in the named configurations)]
+  [--store-token-secret | --admin-token-secret | --master-key-secret | --registry-master-key-secret NAME[/KEY]
+   (instead of the matching *-file flag: read from this Secret in --lease-namespace, created with a random value if missing)]
+  [--generate-secret NAME/KEY ... (create these Secrets with a random value if missing, e.g. in-cluster database passwords)]
+  [--database-password-secret NAME[/KEY] (the password of --database-url, from this Secret)]
+  [--default-registry-cluster NAME [--default-registry-cluster-spec JSON] (the leader creates this RegistryCluster in
+   --lease-namespace once, if missing)]
   [--state-url URL] [--master-key-file FILE (state tokens; with --state-url also keyspace cleanup)] [--router-url URL]
   [--registry-url URL[,URL] (orrery-registry: every function worker registers there, which is how routers find it)]
   [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
@@ -83,6 +95,17 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'webhook-host': { type: 'string' },
         'webhook-cert-file': { type: 'string' },
         'webhook-key-file': { type: 'string' },
+        'webhook-cert-secret': { type: 'string' },
+        'webhook-service': { type: 'string' },
+        'webhook-configuration': { type: 'string', multiple: true },
+        'store-token-secret': { type: 'string' },
+        'admin-token-secret': { type: 'string' },
+        'master-key-secret': { type: 'string' },
+        'registry-master-key-secret': { type: 'string' },
+        'generate-secret': { type: 'string', multiple: true },
+        'database-password-secret': { type: 'string' },
+        'default-registry-cluster': { type: 'string' },
+        'default-registry-cluster-spec': { type: 'string' },
         'state-url': { type: 'string' },
         'master-key-file': { type: 'string' },
         'router-url': { type: 'string' },
@@ -130,6 +153,27 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write('orrery-operator: --webhook-cert-file and --webhook-key-file go together\n');
     process.exit(2);
   }
+  if (values['webhook-cert-secret'] && values['webhook-cert-file']) {
+    process.stderr.write('orrery-operator: --webhook-cert-secret (the operator makes the certificate) and --webhook-cert-file (someone else does) exclude each other\n');
+    process.exit(2);
+  }
+  if (values['webhook-cert-secret'] && !values['webhook-service']) {
+    process.stderr.write('orrery-operator: --webhook-cert-secret needs --webhook-service (the certificate is issued for <service>.<namespace>.svc)\n');
+    process.exit(2);
+  }
+  for (const [file, secret] of [['store-token-file', 'store-token-secret'], ['admin-token-file', 'admin-token-secret'], ['master-key-file', 'master-key-secret'], ['registry-master-key-file', 'registry-master-key-secret']] as const) {
+    if (values[file] && values[secret]) {
+      process.stderr.write(`orrery-operator: --${file} and --${secret} exclude each other\n`);
+      process.exit(2);
+    }
+  }
+  let defaultRegistryClusterSpec: Record<string, unknown> = {};
+  try {
+    defaultRegistryClusterSpec = parseDefaultRegistryClusterSpec(values['default-registry-cluster-spec']);
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
   const rollupIntervalMs = parseDurationMs(values['rollup-interval']);
   if (!Number.isFinite(rollupIntervalMs) || rollupIntervalMs < 1000) {
     process.stderr.write('orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n');
@@ -165,13 +209,33 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   // One identity per process (the pod's name from the downward API, else the host name, plus a
   // random suffix): a restarted container must not resume the term of the process it replaces.
   const identity = values.identity ?? `${process.env.POD_NAME || hostname()}-${randomBytes(4).toString('hex')}`;
-  const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
+  // Credentials nobody supplied: made once by whichever replica starts first (create-only, so
+  // racing replicas all read the winner's), kept across upgrades since the chart never renders them.
+  const secretsNamespace = values['lease-namespace'];
+  const fromSecret = async (flag: 'store-token-secret' | 'admin-token-secret' | 'master-key-secret' | 'registry-master-key-secret' | 'generate-secret' | 'database-password-secret', ref: string | undefined, defaultKey: string) => {
+    if (!ref) return undefined;
+    try {
+      return await ensureGeneratedSecret(client, secretsNamespace, parseSecretRef(ref, defaultKey), (msg) => log(msg));
+    } catch (err) {
+      return fail(`--${flag}: ${(err as Error).message}`);
+    }
+  };
+  for (const ref of values['generate-secret'] ?? []) await fromSecret('generate-secret', ref, 'password');
+  const generated = {
+    storeToken: await fromSecret('store-token-secret', values['store-token-secret'], 'token'),
+    adminToken: await fromSecret('admin-token-secret', values['admin-token-secret'], 'token'),
+    masterKey: await fromSecret('master-key-secret', values['master-key-secret'], 'master-key'),
+    registryMasterKey: await fromSecret('registry-master-key-secret', values['registry-master-key-secret'], 'registry-master-key'),
+    databasePassword: await fromSecret('database-password-secret', values['database-password-secret'], 'password'),
+  };
+  const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : generated.masterKey ? parseMasterKey(generated.masterKey, `--master-key-secret ${values['master-key-secret']}`) : undefined;
   // Registry write credentials: the key workers' registration credentials derive from (and the
   // previous one during a rotation), and the write tokens, for the registries this operator runs.
   const registryAuth = (() => {
     try {
       const keys = [values['registry-master-key-file'], values['previous-registry-master-key-file']].filter((f): f is string => !!f).map(readMasterKeyFile);
-      if (values['previous-registry-master-key-file'] && !values['registry-master-key-file']) fail('--previous-registry-master-key-file needs --registry-master-key-file (the new key)');
+      if (generated.registryMasterKey) keys.unshift(parseMasterKey(generated.registryMasterKey, `--registry-master-key-secret ${values['registry-master-key-secret']}`));
+      if (values['previous-registry-master-key-file'] && !values['registry-master-key-file'] && !generated.registryMasterKey) fail('--previous-registry-master-key-file needs --registry-master-key-file (the new key)');
       const tokensFile = values['registry-write-tokens-file'];
       return { masterKeys: keys, writeTokensToml: tokensFile ? readFileSync(tokensFile, 'utf8') : undefined, requireWriteTokens: values['require-registry-write-tokens'] };
     } catch (err) {
@@ -183,7 +247,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   // serves them, leader or not. Tokens are files (mounted Secrets), read once at start.
   const readToken = (flag: 'store-token-file') => {
     const file = values[flag];
-    if (!file) return undefined;
+    if (!file) return generated.storeToken;
     try {
       return readFileSync(file, 'utf8').trim();
     } catch (err) {
@@ -192,7 +256,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   };
   const readAdminToken = () => {
     try {
-      return values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined;
+      if (generated.adminToken !== undefined && generated.adminToken.length < 16) return fail(`--admin-token-secret: the token holds ${generated.adminToken.length} characters; use at least 16`);
+      return values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : generated.adminToken;
     } catch (err) {
       return fail((err as Error).message);
     }
@@ -201,7 +266,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   if (registryUrls.length && !registryAuth.masterKeys.length) log('no --registry-master-key-file: workers get no registration credential, and a registry refuses every write under orrery.functions. without one, so routers will not find them');
   const deleteKeyspace = values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined;
   const store = createKubernetesResourceStore({ client, namespace: values.namespace });
-  const databaseUrl = values['database-url'] ?? process.env.DATABASE_URL;
+  const databaseUrl = withPassword(values['database-url'] ?? process.env.DATABASE_URL, generated.databasePassword, fail);
   if (!databaseUrl) log('no --database-url or DATABASE_URL: the admin API keeps its audit log, users and sessions in memory (lost on restart, not shared between replicas)');
   const db = connect({ url: databaseUrl ?? '' });
   await migrate(db);
@@ -228,9 +293,12 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
 
   // Filled in once the server listens (the URL needs its port), before campaigning starts.
   const leaseAnnotations: Record<string, string> = {};
+  // GET /metrics on every replica (public, as every component's; docs/security.md); one set across leader terms.
+  const metrics: OperatorMetrics = new OperatorMetrics({ isLeader: (): boolean => elected.isLeader });
   const elected = new ElectedOperator({
     client,
     kpa,
+    metrics,
     namespace: values.namespace,
     masterKey,
     stateUrl: values['state-url'],
@@ -251,13 +319,18 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     // reconcilers over the same store. Stopping them leaves their pods running for the next leader.
     whileLeading: () => {
       const rollups = startRollups(platformApi.services, rollupIntervalMs, log);
-      const registries = startKubernetesRegistryClusters(client, store, { registryImage: values['registry-image'], auth: registryAuth, log });
+      const registries = startKubernetesRegistryClusters(client, store, { registryImage: values['registry-image'], auth: registryAuth, log, metrics });
       const syncs = startKubernetesStateSyncs(client, store, { log });
+      const stopDefaultCluster = new AbortController();
+      if (values['default-registry-cluster']) {
+        void ensureDefaultRegistryCluster(client, secretsNamespace, { name: values['default-registry-cluster'], spec: defaultRegistryClusterSpec }, { signal: stopDefaultCluster.signal, log });
+      }
       const failed = (what: string) => (err: unknown) => log(`${what} did not start`, { error: (err as Error).message });
       registries.catch(failed('RegistryCluster reconciler'));
       syncs.catch(failed('StateSync reconciler'));
       return {
         stop: () => {
+          stopDefaultCluster.abort();
           rollups.stop();
           void registries.then((r) => r.stop(), () => {});
           void syncs.then((s) => s.stop(), () => {});
@@ -283,12 +356,29 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   // keyspace another Function still declares.
   const environments = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Environment', namespace: values.namespace, log });
   const functions = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Function', namespace: values.namespace, log });
+  // Every replica serves the webhook, so every replica runs the keeper: all serve the Secret's
+  // certificate, any of them may rotate it (a write guarded by resourceVersion; one wins).
+  // Filled in below: the keeper's first certificate goes to the server's constructor, later ones here.
+  const serving: { webhook?: WebhookServer } = {};
+  const certKeeper =
+    values['webhook-port'] !== undefined && values['webhook-cert-secret']
+      ? new WebhookCertKeeper({
+          client,
+          namespace: secretsNamespace,
+          secretName: values['webhook-cert-secret'],
+          dnsNames: [`${values['webhook-service']}.${secretsNamespace}.svc`, `${values['webhook-service']}.${secretsNamespace}.svc.cluster.local`],
+          configurations: values['webhook-configuration'] ?? [],
+          onCertificate: (pair) => serving.webhook?.setCertificate(pair),
+          log: (msg) => log(msg),
+        })
+      : undefined;
+  const keptCert = await certKeeper?.start().catch((err: unknown) => fail(`webhook certificate (--webhook-cert-secret): ${(err as Error).message}`));
   const webhook =
     values['webhook-port'] !== undefined
       ? await startWebhookServer({
           host: values['webhook-host'] ?? values.host,
           port: Number(values['webhook-port']),
-          tls: values['webhook-cert-file'] ? { certFile: values['webhook-cert-file'], keyFile: values['webhook-key-file']! } : undefined,
+          tls: keptCert ?? (values['webhook-cert-file'] ? { certFile: values['webhook-cert-file'], keyFile: values['webhook-key-file']! } : undefined),
           lookup: {
             environment: (ns, name) => {
               const r = EnvironmentSchema.safeParse(environments.get(ns, name));
@@ -299,6 +389,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
           log,
         })
       : undefined;
+  serving.webhook = webhook;
   if (webhook) {
     environments.start();
     functions.start();
@@ -309,6 +400,10 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const controlAuthorized = createBearerTokenGuard(storeToken);
   const toLeader = createLeaderForwarding({ identity, local: () => elected.control, leaderUrl: () => elected.leaderUrl });
   const server = createServer((req, res) => {
+    if (req.url === '/metrics') {
+      void metrics.respond(req, res);
+      return;
+    }
     if (req.url === '/healthz' || req.url === '/readyz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, identity, leader: elected.isLeader }));
       return;
@@ -339,6 +434,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     await elected.stop({ release: true });
     environments.stop();
     functions.stop();
+    certKeeper?.stop();
     routerPods?.stop();
     await webhook?.close();
     server.closeAllConnections();
@@ -349,4 +445,13 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** The database URL with the password from --database-password-secret put in (the URL in the pod spec carries none). */
+function withPassword(url: string | undefined, password: string | undefined, fail: (msg: string) => never): string | undefined {
+  if (!url || password === undefined) return url;
+  if (!URL.canParse(url)) return fail('--database-url is not a URL (postgres://USER@HOST:5432/DB)');
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
 }
