@@ -14,7 +14,7 @@ function rev(ready?: 'True' | 'Unknown' | 'False'): Revision {
     ...(ready ? { status: { conditions: [{ type: 'Ready', status: ready, reason: 'x', message: 'x', lastTransitionTime: '2026-12-02T05:00:00Z' }] } } : {}),
   });
 }
-const workers = (w: Partial<RevisionWorkers>): RevisionWorkers => ({ desired: 1, actual: 1, ready: 0, restarts: 0, ...w }) as RevisionWorkers;
+const workers = (w: Partial<RevisionWorkers>): RevisionWorkers => ({ desired: 1, actual: 1, ready: 0, restarts: 0, ...w });
 const ready = (r: Revision, w: Partial<RevisionWorkers>) => revisionStatus(r, workers(w), now).conditions?.find((c) => c.type === 'Ready');
 
 describe('revisionStatus Ready', () => {

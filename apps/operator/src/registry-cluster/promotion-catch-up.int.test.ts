@@ -39,7 +39,7 @@ const roleOf = (s: Status | undefined, name: string) => s?.members?.find((m) => 
 /** What the last status and steps said, for a wait that timed out. */
 const explainCluster = () => {
   const last = events.filter((e): e is Extract<Event, { kind: 'status' }> => e.kind === 'status').at(-1)?.status;
-  const steps = events.filter((e) => e.kind === 'step').slice(-5).map((e) => JSON.stringify((e as Extract<Event, { kind: 'step' }>).step));
+  const steps = events.filter((e) => e.kind === 'step').slice(-5).map((e) => JSON.stringify((e).step));
   const logs = reconciler.processes().map((p) => `${p.member} running=${p.running}`);
   return JSON.stringify({ members: last?.members, conditions: last?.conditions, learnerObservations: last?.learnerObservations }, null, 1) + `\nsteps:\n${steps.join('\n')}\nprocesses: ${logs.join(', ')}`;
 };
