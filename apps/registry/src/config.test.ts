@@ -79,6 +79,17 @@ describe('config', () => {
     expect(loadConfig([...allFlags('node.region'), '--check-config'], {}).ok).toBe(false);
   });
 
+  it('takes the log level from --log-level, then ORRERY_LOG_LEVEL (default info), and refuses an unknown one', () => {
+    const level = (argv: string[], env: Record<string, string>) => {
+      const r = loadConfig([...allFlags(), ...argv], env);
+      return r.ok === true ? r.config.logLevel : r.ok === false ? r.message : 'help';
+    };
+    expect(level([], {})).toBe('info');
+    expect(level([], { ORRERY_LOG_LEVEL: 'debug' })).toBe('debug');
+    expect(level(['--log-level', 'warn'], { ORRERY_LOG_LEVEL: 'debug' })).toBe('warn');
+    expect(level(['--log-level', 'chatty'], {})).toBe('--log-level must be one of trace, debug, info, warn, error, fatal, silent, got "chatty"');
+  });
+
   it.each(REQUIRED.map((f) => [f.field, f.flag] as const))('without %s (flag %s) nor its TOML field start-up fails naming only it', (field, flag) => {
     const r = loadConfig(allFlags(field), {});
     expect(r.ok).toBe(false);

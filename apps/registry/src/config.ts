@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import { parseMasterKey } from '@orrery/auth';
+import { resolveLogLevel, type LogLevel } from '@orrery/log';
 import { parseDurationMs } from '@orrery/spec';
 import { loadWriteTokens } from './auth/write-tokens-config.ts';
 import type { WriteToken } from './auth/write-scope.ts';
@@ -43,6 +44,8 @@ export interface RegistryConfig {
   /** Write tokens are required even when none is configured (no open registration). */
   requireWriteTokens: boolean;
   watchLimits: WatchLimits;
+  /** `--log-level` or ORRERY_LOG_LEVEL (default info). */
+  logLevel?: LogLevel;
 }
 
 /** `checkOnly`: --check-config — validate the settings, say so and exit, start nothing. */
@@ -67,6 +70,8 @@ the environment, which keeps them out of \`ps\`.
   --registry-cleanup-interval D       [registry] cleanup_interval (e.g. 1s; alias --cleanup-interval)
   --registry-cleanup-delete-limit N   [registry] cleanup_delete_limit (e.g. 128; alias --cleanup-delete-limit)
   --check-config                check the settings, print "config ok {…}" (no secrets), exit
+  --log-level L                 trace|debug|info|warn|error|fatal|silent (or ORRERY_LOG_LEVEL; default info;
+                                ORRERY_LOG_FORMAT=json|pretty)
 Orrery's own settings (not in the seed), optional (default):
   --dial-timeout D              [etcd] dial_timeout (5s)
   --prefix P                    [etcd] prefix (/orrery/registry)
@@ -109,6 +114,7 @@ const FLAGS = {
   'max-watches': { type: 'string' },
   'max-watches-per-client': { type: 'string' },
   'check-config': { type: 'boolean' },
+  'log-level': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -184,6 +190,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
 
   const missing: string[] = [];
   const problems: string[] = [];
+  const logLevel = resolveLogLevel(values['log-level'], env);
+  if (!logLevel.ok) problems.push(logLevel.message);
   const need = (v: string | undefined, name: string): string => {
     if (v === undefined) missing.push(name);
     return v ?? '';
@@ -314,6 +322,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     writeTokens: written.tokens,
     requireWriteTokens: values['require-write-tokens'] ?? (requireFile === true),
     watchLimits,
+    logLevel: logLevel.ok ? logLevel.value : undefined,
   };
   if (missing.length > 0) {
     problems.unshift(`missing required settings (give them in the TOML file or as flags): ${missing.sort().join(', ')}`);

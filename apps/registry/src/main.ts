@@ -1,7 +1,9 @@
 /**
  * orrery-registry: the StellMap registry API over etcd. Prints
- * `listening http://HOST:PORT admin http://HOST:PORT` once both listeners are up.
+ * `listening http://HOST:PORT admin http://HOST:PORT` once both listeners are up; everything
+ * else it says is a JSON log record on stderr (@orrery/log).
  */
+import { createLogger, registerSecret, resolveLogFormat } from '@orrery/log';
 import { startupWarnings } from './auth/startup-warnings.ts';
 import { loadConfig, USAGE } from './config.ts';
 import { startRegistry } from './server.ts';
@@ -11,6 +13,7 @@ if (loaded.ok === 'help') {
   console.log(USAGE);
   process.exit(0);
 }
+// Settings that stop start-up are usage errors: one plain line, before any log exists.
 if (!loaded.ok) {
   console.error(`orrery-registry: ${loaded.message}`);
   process.exit(2);
@@ -22,27 +25,41 @@ if (loaded.checkOnly) {
   console.log(`config ok ${JSON.stringify(summary)}`);
   process.exit(0);
 }
+const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+if (!logFormat.ok) {
+  console.error(`orrery-registry: ${logFormat.message}`);
+  process.exit(2);
+}
 
-for (const w of startupWarnings(loaded.config)) console.error(`orrery-registry: ${w}`);
-const tokens = loaded.config.writeTokens;
-if (tokens.length) console.error(`orrery-registry: write tokens on: ${tokens.map((t) => t.name).join(', ')}`);
+const config = loaded.config;
+for (const secret of [config.adminToken, config.replicationToken, config.prometheusSdToken, ...config.writeTokens.map((t) => t.token)]) registerSecret(secret);
+for (const key of config.registryMasterKeys) registerSecret(key.toString('hex'));
+const log = createLogger({ component: 'registry', level: config.logLevel, format: logFormat.value });
+
+for (const w of startupWarnings(config)) log.warn(w);
+const tokens = config.writeTokens;
+if (tokens.length) log.info(`write tokens on: ${tokens.map((t) => t.name).join(', ')}`);
 
 try {
-  const registry = await startRegistry(loaded.config);
+  const registry = await startRegistry(config, { logger: log });
   console.log(`listening ${registry.httpUrl} admin ${registry.adminUrl}`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    console.error(`orrery-registry: ${signal}, shutting down`);
+    log.info(`${signal}, shutting down`);
     registry.close().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (err: unknown) => {
+        log.error(`shutdown: ${String(err)}`);
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 } catch (err) {
+  // Not started (etcd unreachable, a port taken): a plain line, like a usage error.
   console.error(`orrery-registry: ${(err as Error).message}`);
   process.exit(1);
 }

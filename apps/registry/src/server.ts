@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '@orrery/log';
 import type { RegistryConfig } from './config.ts';
 import { ClusterAdmin } from './admin/cluster-admin.ts';
 import { dataClient, readClient, watchClient } from './etcd/data-client.ts';
@@ -11,6 +12,7 @@ import { KeyLayout } from './etcd/keys.ts';
 import { LeaderAffinity } from './etcd/leader-affinity.ts';
 import { memberClientUrl, readMemberStatus, withMember } from './etcd/member-status.ts';
 import { adminHandler } from './http/admin-api.ts';
+import { FailureLog } from './http/failure-log.ts';
 import { publicHandler } from './http/public-api.ts';
 import { answerProtocolErrors } from './http/protocol-errors.ts';
 import { createMetrics } from './metrics.ts';
@@ -29,6 +31,8 @@ export interface RunningRegistry {
 export interface StartOptions {
   /** SSE keep-alive comment period (tests shorten it). */
   keepAliveMs?: number;
+  /** Default: the registry's JSON-lines logger on stderr at `config.logLevel`. */
+  logger?: Logger;
 }
 
 function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
@@ -47,6 +51,7 @@ function urlOf(a: AddressInfo): string {
 
 /** Connects to etcd, loads the index, and opens the public and admin listeners. */
 export async function startRegistry(config: RegistryConfig, options: StartOptions = {}): Promise<RunningRegistry> {
+  const logger = options.logger ?? createLogger({ component: 'registry', level: config.logLevel });
   const client = dataClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
   const reads = readClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
   const keys = new KeyLayout(config.prefix);
@@ -102,7 +107,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   let httpAddress: AddressInfo | undefined;
   const watches = new WatchLimiter(config.watchLimits);
   // Follows the other regions in [replication] targets_file (scope=merged); started once listening.
-  const replicator = new Replicator(config.replicationTargets, (line) => console.error(`orrery-registry: ${line}`));
+  const replicator = new Replicator(config.replicationTargets, (line) => logger.warn(line));
   // Host is checked by the handlers, so that its absence is answered with the envelope too.
   const publicServer = createServer(
     { requireHostHeader: false },
@@ -125,6 +130,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
         ...(httpAddress ? { self: { host: httpAddress.address, port: httpAddress.port } } : {}),
       }),
       replicated: (namespace) => replicator.instances(namespace),
+      failures: new FailureLog((message, fields) => logger.error(message, fields)),
     }),
   );
   publicServer.keepAliveTimeout = 65_000;

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { createLogger, messageLog, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
 import { STATESYNC_ENV } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
@@ -28,6 +29,7 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--platform-endpoint HOST[:PORT] ... (platform components: registry endpoints there are never used;
    the registry, store, autoscaler, executor and Redis URLs are added by themselves)]
   [--trusted-proxies CIDR,... (peers whose X-Forwarded-*/Forwarded are kept and appended to; default none: overwritten)]
+  [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
 The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Each state-sync flag
 not given is read from the environment a StateSync renders on Kubernetes: ORRERY_REDIS_URL,
 ORRERY_REDIS_KEY_PREFIX, ORRERY_SYNC_PERIOD_MS, ORRERY_STATESYNC_RECORD_TTL_MS, ORRERY_STATESYNC_SYNCABLES,
@@ -78,6 +80,7 @@ try {
       'max-body-bytes': { type: 'string' },
       'platform-endpoint': { type: 'string', multiple: true },
       'trusted-proxies': { type: 'string' },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -89,6 +92,13 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
+const logLevel = resolveLogLevel(args['log-level'], process.env);
+if (!logLevel.ok) fail(logLevel.message);
+const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+if (!logFormat.ok) fail(logFormat.message);
+// The data plane logs nothing per request: these are start-up, reload and watch messages.
+const log = messageLog(createLogger({ component: 'router', level: logLevel.value, format: logFormat.value }));
+registerSecret(process.env.ORRERY_REGISTRY_TOKEN);
 if (args.ingress !== 'raw' && args.ingress !== 'node') fail(`--ingress must be raw or node, got ${JSON.stringify(args.ingress)}`);
 if (!args['routes-file'] && !args['store-url']) fail('give --store-url (the operator\'s resource store) or --routes-file');
 if (args['routes-file'] && args['store-url']) fail('--routes-file and --store-url are exclusive: pick one routing source');
@@ -104,6 +114,7 @@ let storeToken: string | undefined;
 if (args['store-token-file']) {
   try {
     storeToken = readFileSync(args['store-token-file'], 'utf8').trim();
+    registerSecret(storeToken);
   } catch (err) {
     fail(`cannot read --store-token-file: ${(err as Error).message}`);
   }
@@ -112,7 +123,6 @@ if (args['store-token-file']) {
 const platformEndpoints = (args['platform-endpoint'] ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 for (const p of platformEndpoints) if (!parseHostPort(p)) fail(`--platform-endpoint takes HOST, HOST:PORT, [IPv6]:PORT or a URL, got ${JSON.stringify(p)}`);
 
-const log = (message: string): void => console.error(`[orrery-router] ${message}`);
 if (trustedProxies) log(`keeping X-Forwarded-*/Forwarded from trusted proxies ${trustedProxies.entries.join(', ')}; every other client's are overwritten`);
 const routerId = args['router-id'] ?? `${hostname()}-${process.pid}`;
 const stickyOwnerEntries = int('sticky-owner-entries', args['sticky-owner-entries'], DEFAULT_STICKY_OWNER_ENTRIES, 1);
@@ -129,6 +139,7 @@ const flagOrEnvBool = (flag: boolean | undefined, name: string): boolean => {
 // ORRERY_REDIS_URL (= STATESYNC_ENV.url, spelled out so the chart's env check sees the read) is the
 // way to pass a URL with a password: --redis-url still works but shows in `ps`.
 const redisUrlGiven = args['redis-url'] ?? (process.env.ORRERY_REDIS_URL || undefined);
+registerUrlSecret(redisUrlGiven);
 if (redisUrlGiven) {
   const syncPeriod = args['sync-period-ms'] ?? env(STATESYNC_ENV.syncPeriodMs);
   const recordTtl = args['record-ttl-ms'] ?? env(STATESYNC_ENV.recordTtlMs);
@@ -141,7 +152,7 @@ if (redisUrlGiven) {
   const known = asked.filter((x): x is RouterTable => (ROUTER_TABLES as readonly string[]).includes(x));
   const unknown = asked.filter((x) => !known.includes(x as RouterTable));
   // Another component's table (e.g. lora-adapters) is not an error: the StateSync status names it.
-  if (unknown.length) log(`syncables this router does not have (ignored): ${unknown.join(', ')}; it shares ${ROUTER_TABLES.join(', ')}`);
+  if (unknown.length) log(`syncables this router does not have (ignored): ${unknown.join(', ')}; it shares ${ROUTER_TABLES.join(', ')}`, 'warn');
   shared = await connectSharedTables({
     redisUrl,
     keyPrefix: args['redis-key-prefix'] ?? env(STATESYNC_ENV.keyPrefix) ?? 'orrery',
@@ -194,7 +205,7 @@ const shutdown = (signal: string): void => {
   router.close().then(
     () => process.exit(0),
     (err: unknown) => {
-      log(`shutdown: ${String(err)}`);
+      log(`shutdown: ${String(err)}`, 'error');
       process.exit(1);
     },
   );

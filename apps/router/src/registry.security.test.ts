@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deriveRegistrationCredential } from '@orrery/auth';
 import { EtcdCluster } from '@orrery/etcdcluster';
+import { logRecords } from '@orrery/log/testing';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, functionYaml, ProcessGroup, type RouterStatsJson } from './testing/processes.ts';
@@ -47,6 +48,8 @@ const instance = (id: string, service: string, labels: Record<string, string>, a
 };
 const labelsOf = (fn: string, rev: string) => ({ 'orrery.dev/function': fn, 'orrery.dev/revision': rev, 'orrery.dev/executor': 'deploy' });
 const served = async (address: string): Promise<number> => ((await (await request(`http://${address}/__stats`)).body.json()) as { served: number }).served;
+/** The messages of the router's log records (JSON lines: quotes inside are escaped on the wire). */
+const logged = (): string => logRecords(router.output()).map((r) => String(r.msg)).join('\n');
 const stats = async (): Promise<RouterStatsJson> => (await (await request(`${router.admin}/v1/stats`)).body.json()) as RouterStatsJson;
 
 beforeAll(async () => {
@@ -101,7 +104,7 @@ describe('the router uses only instances a revision may register, at addresses t
 
     // The watch delivers in commit order: once the last registration is judged, the router has seen them all.
     const last = platform.at(-1)!;
-    await eventually(() => (router.output().includes(`${last}" is a platform component's address`) ? true : undefined), 'the router judged every registration');
+    await eventually(() => (logged().includes(`${last}" is a platform component's address`) ? true : undefined), 'the router judged every registration');
     const view = await stats();
     expect(view.endpoints.map((e) => `${e.revision} ${e.address}`)).toEqual([`team/victim-00001 ${legit}`]);
 
@@ -123,9 +126,9 @@ describe('the router uses only instances a revision may register, at addresses t
     expect(await served(operator)).toBe(0);
     expect(await served(legit)).toBe(20);
     // The router says why it ignored them (no secret in the lines).
-    expect(router.output()).toMatch(/registry instance team\/orrery\.functions\.team\.attacker\.attacker-00001\/hijack-1 not used: labels orrery.dev\/function=victim/);
-    expect(router.output()).toMatch(/not used: "127\.0\.0\.1:\d+" is a platform component's address/);
-    expect(router.output()).toMatch(/is this router's own listener/);
+    expect(logged()).toMatch(/registry instance team\/orrery\.functions\.team\.attacker\.attacker-00001\/hijack-1 not used: labels orrery.dev\/function=victim/);
+    expect(logged()).toMatch(/not used: "127\.0\.0\.1:\d+" is a platform component's address/);
+    expect(logged()).toMatch(/is this router's own listener/);
     expect(router.output()).not.toContain(own);
   });
 });

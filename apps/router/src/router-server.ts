@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import type { MessageLog } from '@orrery/log';
 import { EndpointIndex, type EndpointRecord } from './admit/endpoint-index.ts';
 import { DataPlane } from './data-plane.ts';
 import { nodeHttpListener } from './ingress/node-http-ingress.ts';
@@ -69,7 +70,7 @@ export interface RouterOptions {
   sharedTables?: SharedTables;
   /** `--sticky-owner-entries`: the LRU bound of the replica-local sticky owner table (shared tables bring their own). */
   stickyOwnerEntries?: number;
-  log: (message: string) => void;
+  log: MessageLog;
 }
 
 export interface SharedTables {
@@ -129,7 +130,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
         if (Array.isArray(addresses)) for (const address of addresses) if (typeof address === 'string') admitAnswered({ namespace: rev.namespace, function: rev.function, revision: rev.revision, address, ready: true });
       })
       .catch((err: unknown) => {
-        if (pokeErrors++ % 60 === 0) o.log(`autoscaler poke failed: ${String(err)}`);
+        if (pokeErrors++ % 60 === 0) o.log(`autoscaler poke failed: ${String(err)}`, 'warn');
       });
   };
 
@@ -164,7 +165,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
       const key = `${r.namespace}/${r.revision} ${r.address}`;
       if (!refused.has(key) && refused.size < 10_000) {
         refused.add(key);
-        o.log(`registry endpoint ${key} not used: ${verdict.reason}`);
+        o.log(`registry endpoint ${key} not used: ${verdict.reason}`, 'warn');
       }
       return false;
     });
@@ -207,8 +208,8 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     registry?.setNamespaces(o.registryNamespaces ?? t.namespaces());
     o.log(`routes loaded: ${t.list().length} functions, ${t.revisions.size} revisions`);
   };
-  if (o.routesFile) routeSource = await watchRoutesFile(o.routesFile, onRoutes, (err) => o.log(`routes file: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`));
-  else if (o.store) routeSource = await watchStoreRoutes(o.store, onRoutes, (err) => o.log(`resource store: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`));
+  if (o.routesFile) routeSource = await watchRoutesFile(o.routesFile, onRoutes, (err) => o.log(`routes file: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`, 'warn'));
+  else if (o.store) routeSource = await watchStoreRoutes(o.store, onRoutes, (err) => o.log(`resource store: ${String(err instanceof Error ? err.message : err)} (keeping the last good routes)`, 'warn'));
   if (o.endpointsFile) {
     sources.push(
       await watchEndpointsFile(
@@ -217,7 +218,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
           fileRecords = r;
           applyEndpoints();
         },
-        (err) => o.log(`endpoints file: ${String(err instanceof Error ? err.message : err)} (keeping the last good endpoints)`),
+        (err) => o.log(`endpoints file: ${String(err instanceof Error ? err.message : err)} (keeping the last good endpoints)`, 'warn'),
       ),
     );
   }
@@ -234,9 +235,9 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
       onIgnored: (instance, reason) => {
         if (refused.has(instance) || refused.size >= 10_000) return;
         refused.add(instance);
-        o.log(`registry instance ${instance} not used: ${reason}`);
+        o.log(`registry instance ${instance} not used: ${reason}`, 'warn');
       },
-      onError: (err) => o.log(`registry watch: ${String(err instanceof Error ? err.message : err)}`),
+      onError: (err) => o.log(`registry watch: ${String(err instanceof Error ? err.message : err)}`, 'warn'),
     });
     sources.push(registry);
   }
@@ -291,7 +292,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
           for (const key of activator.apply(answer, Date.now())) dp.drain(key);
         })
         .catch((err: unknown) => {
-          if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`);
+          if (pushErrors++ % 60 === 0) o.log(`autoscaler stats push failed: ${String(err)}`, 'warn');
         });
     }
   }, 1000);

@@ -4,6 +4,7 @@
  * Quarantines and lifts are also written through at once (DESIGN §5), not only each period.
  */
 import { Redis } from 'ioredis';
+import type { MessageLog } from '@orrery/log';
 import { createStateSync } from '@orrery/statesync';
 import type { SharedTables } from './router-server.ts';
 import type { QuarantineTable } from './shared-tables.ts';
@@ -26,19 +27,19 @@ export interface SharedTablesOptions {
   tlsInsecureSkipVerify?: boolean;
   /** `--sticky-owner-entries`: the LRU bound of the sticky owner table (default DEFAULT_STICKY_OWNER_ENTRIES). */
   stickyOwnerEntries?: number;
-  log: (message: string) => void;
+  log: MessageLog;
 }
 
 export async function connectSharedTables(o: SharedTablesOptions): Promise<SharedTables> {
   const insecure = o.tlsInsecureSkipVerify && o.redisUrl.startsWith('rediss://');
-  if (insecure) o.log('WARNING: Redis TLS certificate verification is off (insecureSkipVerify): use only on test clusters');
+  if (insecure) o.log('WARNING: Redis TLS certificate verification is off (insecureSkipVerify): use only on test clusters', 'warn');
   const redis = new Redis(o.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, ...(insecure ? { tls: { rejectUnauthorized: false } } : {}) });
-  redis.on('error', (err: Error) => o.log(`redis: ${err.message}`));
+  redis.on('error', (err: Error) => o.log(`redis: ${err.message}`, 'warn'));
   await redis.connect();
   const logger = {
     info: (m: string) => o.log(m),
-    warn: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`),
-    error: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`),
+    warn: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`, 'warn'),
+    error: (m: string, f?: Record<string, unknown>) => o.log(`${m} ${f ? JSON.stringify(f) : ''}`, 'error'),
   };
   const sync = createStateSync(redis, { keyPrefix: o.keyPrefix, syncPeriodMs: o.syncPeriodMs, recordTtlMs: o.recordTtlMs, logger });
   const quarantineTable = new EndpointQuarantineTable();
@@ -51,7 +52,7 @@ export async function connectSharedTables(o: SharedTablesOptions): Promise<Share
   const writeThrough = (address: string): void => {
     if (!shared.has('endpoint-quarantine')) return;
     const bytes = quarantineTable.snapshot().get(address);
-    if (bytes) sync.put(quarantineTable.namespace, address, bytes).catch((err: unknown) => o.log(`quarantine write-through: ${String(err)}`));
+    if (bytes) sync.put(quarantineTable.namespace, address, bytes).catch((err: unknown) => o.log(`quarantine write-through: ${String(err)}`, 'warn'));
   };
   const quarantine: QuarantineTable = {
     quarantine(address, untilMs) {
@@ -60,7 +61,7 @@ export async function connectSharedTables(o: SharedTablesOptions): Promise<Share
     },
     lift(address) {
       quarantineTable.lift(address);
-      if (shared.has('endpoint-quarantine')) sync.delete(quarantineTable.namespace, address).catch((err: unknown) => o.log(`quarantine lift write-through: ${String(err)}`));
+      if (shared.has('endpoint-quarantine')) sync.delete(quarantineTable.namespace, address).catch((err: unknown) => o.log(`quarantine lift write-through: ${String(err)}`, 'warn'));
     },
     isQuarantined: (address, nowMs) => quarantineTable.isQuarantined(address, nowMs),
     entries: () => quarantineTable.entries(),

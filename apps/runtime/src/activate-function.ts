@@ -3,7 +3,7 @@ import { ConcurrencyBreaker } from './breaker.ts';
 import type { FunctionContext } from './function-context.ts';
 import type { FunctionSource } from './load/function-source.ts';
 import { loadFunction } from './load/load-function.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@orrery/log';
 import { writeStateTokenFile, type StateCredentials } from './state-token-file.ts';
 import type { ActiveFunction } from './worker-server.ts';
 

@@ -25,6 +25,13 @@ describe('parseRuntimeConfig', () => {
       registryUrls: ['http://a:1', 'http://b:2'], stateKeyspace: 'ks', stateToken: 'secret' });
   });
 
+  it('takes the log level from --log-level or ORRERY_LOG_LEVEL (default info)', () => {
+    expect(parseRuntimeConfig(deploy, {}).logLevel).toBe('info');
+    expect(parseRuntimeConfig(deploy, { ORRERY_LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(parseRuntimeConfig([...deploy, '--log-level', 'error'], { ORRERY_LOG_LEVEL: 'debug' }).logLevel).toBe('error');
+    expect(() => parseRuntimeConfig([...deploy, '--log-level', 'loud'], {})).toThrow(/--log-level must be one of trace, debug, info/);
+  });
+
   it('explains what is missing or wrong', () => {
     expect(() => parseRuntimeConfig([], {})).toThrow(/deploy mode needs --function, --revision, a source/);
     expect(() => parseRuntimeConfig([...deploy, '--source-inline', 'x'], {})).toThrow(/only one of --source-file, --source-inline/);

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { resolveLogLevel, type LogLevel } from '@orrery/log';
 import type { FunctionSource } from './load/function-source.ts';
 
 /** Everything a worker needs at start, from flags with `ORRERY_*` environment fallbacks. */
@@ -48,6 +49,8 @@ export interface RuntimeConfig {
   /** Or the file holding it as `{namespace, service, token}` (a mounted Kubernetes Secret). */
   registryCredentialFile?: string;
   workDir?: string;
+  /** `--log-level` / ORRERY_LOG_LEVEL (default info). */
+  logLevel: LogLevel;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +67,7 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   pool mode: --specialize-verifier-file FILE  (or env ORRERY_SPECIALIZE_VERIFIER): SHA-256 of the single-use
   nonce POST /v1/specialize must carry as Authorization: Bearer <nonce>; without it nobody can specialize the worker
   (pool workers get their registration credential with POST /v1/specialize)
+  [--log-level trace|debug|info|warn|error|fatal|silent (default info; ORRERY_LOG_FORMAT=json|pretty)]
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
 
 const STRING_FLAGS = [
@@ -71,7 +75,7 @@ const STRING_FLAGS = [
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
   'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
-  'registry-credential-file',
+  'registry-credential-file', 'log-level',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
 
@@ -117,6 +121,8 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   if (source) for (const k of Object.keys(source) as (keyof FunctionSource)[]) if (source[k] === undefined) delete source[k];
 
   const timeoutSeconds = int('timeout-seconds', 300, 1);
+  const logLevel = resolveLogLevel(get('log-level'), {});
+  if (!logLevel.ok) throw new ConfigError(logLevel.message);
   const cfg: RuntimeConfig = {
     mode,
     host: get('host') ?? '127.0.0.1',
@@ -145,6 +151,7 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     registryCredential: env.ORRERY_REGISTRY_CREDENTIAL || undefined,
     registryCredentialFile: get('registry-credential-file'),
     workDir: get('work-dir'),
+    logLevel: logLevel.value,
   };
 
   if (mode === 'deploy') {

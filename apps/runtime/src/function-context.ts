@@ -1,5 +1,5 @@
 import type { StateClient } from '@orrery/sdk';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@orrery/log';
 
 /** The second argument of every handler. */
 export interface FunctionContext {
@@ -8,7 +8,7 @@ export interface FunctionContext {
   namespace: string;
   function: string;
   revision: string;
-  /** JSON-lines logger on the worker's stderr, tagged with the function and revision. */
+  /** The worker's JSON-lines logger (@orrery/log) on stderr, tagged with the function and revision. */
   log: Logger;
 }
 

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLogger, registerSecret, resolveLogFormat } from '@orrery/log';
 import { activateFunction, type FunctionAssignment } from './activate-function.ts';
 import { advertiseHost } from './advertise-host.ts';
 import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './config.ts';
 import { LoadError } from './load/load-error.ts';
-import { createLogger } from './logger.ts';
 import { Registrar } from './registration/registrar.ts';
 import { credentialFromEnv, readRegistryCredentialFile } from './registration/registry-credential.ts';
 import { createSpecializer } from './specialize.ts';
@@ -36,7 +36,13 @@ try {
   process.exit(2);
 }
 
-const log = createLogger({ component: 'orrery-runtime', pid: process.pid });
+const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+if (!logFormat.ok) {
+  process.stderr.write(`orrery-runtime: ${logFormat.message}\n`);
+  process.exit(2);
+}
+// Everything the worker says is a JSON record on stderr; stdout carries only the `listening …` line.
+const log = createLogger({ component: 'runtime', level: cfg.logLevel, format: logFormat.value });
 
 // Secrets mounted as files (Kubernetes) are read once, before anything listens: a missing or
 // mismatched file is a configuration error, reported like a bad flag.
@@ -58,6 +64,7 @@ async function readMountedSecrets(): Promise<{ stateToken?: string; specialize: 
   }
 }
 const secrets = await readMountedSecrets();
+for (const secret of [secrets.stateToken, secrets.registryCredential, secrets.specialize.verifier]) registerSecret(secret);
 // The credential is the registrar's alone: function code (loaded later) must not find it in the environment.
 delete process.env.ORRERY_REGISTRY_CREDENTIAL;
 delete process.env.ORRERY_SPECIALIZE_VERIFIER;
@@ -98,6 +105,8 @@ const server = new WorkerServer({
           defaultStateUrl: cfg.stateUrl,
           onFailed: () => server.markSpent(),
           activate: async (a) => {
+            registerSecret(a.state?.credentials.token);
+            registerSecret(a.registryCredential);
             server.activate(await activateFunction(a, { workDir, maxSourceBytes: cfg.maxSourceBytes, log }));
             startRegistration(a);
             return { address: `${self.address!.host}:${self.address!.port}` };

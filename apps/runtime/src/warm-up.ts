@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { ConcurrencyBreaker } from './breaker.ts';
 import { loadFunction } from './load/load-function.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@orrery/log';
 import type { WorkerServer } from './worker-server.ts';
 
 /** Reads the request body and answers with a streamed body: every path a first request takes. */

@@ -5,7 +5,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '@orrery/log';
 
 /** A loaded function together with its queue-proxy settings. */
 export interface ActiveFunction {

@@ -3,9 +3,10 @@
  * (responses carry the fixed STATE_GENERIC_ERROR_MESSAGE). Pure except for the clock and the
  * sink handed in.
  *
- * - Secrets are cut: passwords in URLs (`postgres://user:***@host`), `password=`/`token=`-style
- *   pairs, bearer tokens, long hex strings (tokens and keys are hex), and drizzle's
- *   `params: …` line (the request's keys and values: user data, not the operator's to read).
+ * - Secrets are cut by @orrery/log's redaction list: passwords in URLs (`postgres://user:***@host`),
+ *   `password=`/`token=`-style pairs, bearer tokens, long hex strings (tokens and keys are hex),
+ *   drizzle's `params: …` line (the request's keys and values: user data, not the operator's to
+ *   read), and every secret the process registered at start.
  * - Control characters are escaped and continuation lines indented, so text that came from a
  *   request cannot forge a log line of its own.
  * - Bounded: at most MAX_DETAIL characters per entry, and at most `burst` entries per code per
@@ -13,22 +14,12 @@
  *   (a database outage under load does not flood the log).
  */
 
+import { redactText } from '@orrery/log';
+
 export const MAX_DETAIL = 4_000;
 
-const SECRETS: Array<[RegExp, string]> = [
-  // scheme://user:password@host → scheme://user:***@host
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi, '$1:***@'],
-  [/\b(password|passwd|pwd|secret|token|api[-_]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi, '$1$2***'],
-  [/\b(bearer)\s+[^\s,;]+/gi, '$1 ***'],
-  [/\b[0-9a-f]{32,}\b/gi, '***'],
-  [/^(\s*params:).*$/gim, '$1 [redacted]'],
-];
-
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const [re, by] of SECRETS) out = out.replace(re, by);
-  return out;
-}
+/** The secret rules every component's log shares (@orrery/log's redaction list). */
+export const redactSecrets = redactText;
 
 /** Control characters as \u escapes; a line break stays, but the next line is indented. */
 export function escapeForLog(text: string): string {

@@ -5,6 +5,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
+import { createLogger, messageLog, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
 import { STATE_DRIVERS, isStateDriverName, parseDurationMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
 import { createHttpStore } from '@orrery/store';
@@ -17,10 +18,9 @@ import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from '.
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${STATE_DRIVERS.join('|')}] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
   [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]
+  [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
   --data-dir DIR  memory driver: keep state across restarts in DIR/memory-state.journal (one statesvc per DIR;
                   without it the memory driver loses everything on exit); postgres driver: the PGlite directory`;
-
-const log = (msg: string) => console.error(`[statesvc] ${msg}`);
 
 function fail(msg: string): never {
   console.error(`orrery-statesvc: ${msg}\n${USAGE}`);
@@ -52,6 +52,7 @@ try {
       'sweep-interval': { type: 'string', default: '30s' },
       'pool-size': { type: 'string' },
       'insecure-pass-through': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -63,6 +64,15 @@ if (args.help) {
   console.log(USAGE);
   process.exit(0);
 }
+const logLevel = resolveLogLevel(args['log-level'], process.env);
+if (!logLevel.ok) fail(logLevel.message);
+const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+if (!logFormat.ok) fail(logFormat.message);
+const logger = createLogger({ component: 'statesvc', level: logLevel.value, format: logFormat.value });
+const log = messageLog(logger);
+// Known before anything can log them: the database password, wherever the URL came from.
+registerUrlSecret(args['database-url']);
+registerUrlSecret(process.env.DATABASE_URL);
 
 const driverName = args.driver;
 if (!isStateDriverName(driverName)) fail(`--driver must be one of ${STATE_DRIVERS.join(', ')}`);
@@ -80,10 +90,11 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
+for (const key of masterKeys) registerSecret(key.toString('hex'));
 const passThrough = args['insecure-pass-through'];
 if (passThrough && masterKeys.length > 0) fail('--insecure-pass-through cannot be combined with a master key');
 if (!passThrough && masterKeys.length === 0) fail('give --master-key-file (production) or --insecure-pass-through (local development only)');
-if (passThrough) log('WARNING: --insecure-pass-through: any bearer token is accepted for any declared keyspace. Never use this outside local development.');
+if (passThrough) log('WARNING: --insecure-pass-through: any bearer token is accepted for any declared keyspace. Never use this outside local development.', 'warn');
 
 let keyspaces: KeyspaceTable = new Map();
 // Declarations are the union of the keyspaces file and the store's stateful Functions.
@@ -98,7 +109,7 @@ const reloadKeyspaces = (initial: boolean) => {
     if (!initial) log(`reloaded ${keyspaces.size} keyspace declaration(s) from ${keyspacesFile}`);
   } catch (err) {
     if (initial) fail((err as Error).message);
-    log(`keeping the previous keyspace declarations: ${(err as Error).message}`);
+    log(`keeping the previous keyspace declarations: ${(err as Error).message}`, 'warn');
   }
 };
 reloadKeyspaces(true);
@@ -109,6 +120,7 @@ if (args['store-url']) {
   let token: string | undefined;
   try {
     token = args['store-token-file'] ? readFileSync(args['store-token-file'], 'utf8').trim() : undefined;
+    registerSecret(token);
   } catch (err) {
     fail(`cannot read --store-token-file: ${(err as Error).message}`);
   }
@@ -127,14 +139,14 @@ if (args['store-url']) {
       lastSignature = signature;
     },
     (err) => {
-      if (errors++ % 30 === 0) log(`resource store: ${(err as Error).message} (keeping the last declarations)`);
+      if (errors++ % 30 === 0) log(`resource store: ${(err as Error).message} (keeping the last declarations)`, 'warn');
     },
   );
   // Answer with the store's declarations from the first request when the store is up; if it is
   // not, listen anyway: /readyz says 503 (and undeclared keyspaces 503, not 403) until the first sync.
   await Promise.race([storeSource.ready, new Promise((r) => setTimeout(r, 5_000).unref())]);
 }
-if (!keyspacesFile && !storeSource) log('no --keyspaces-file or --store-url: every keyspace is undeclared, state requests will be refused with 403');
+if (!keyspacesFile && !storeSource) log('no --keyspaces-file or --store-url: every keyspace is undeclared, state requests will be refused with 403', 'warn');
 
 let driver: StateDriver;
 try {
@@ -174,7 +186,7 @@ const sweeper = setInterval(() => {
   sweeping = true;
   driver
     .sweepExpired()
-    .catch((err: unknown) => log(`sweep failed: ${errorDetail(err)}`))
+    .catch((err: unknown) => log(`sweep failed: ${errorDetail(err)}`, 'error'))
     .finally(() => {
       sweeping = false;
     });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
+import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
   DNS1123_LABEL,
   KEYSPACE_PATTERN,
@@ -38,7 +39,8 @@ export interface StateServerOptions {
   /** Hard cap on any request body, whatever a keyspace declares (default 1 MiB). */
   maxBodyBytes?: number;
   metrics?: StateMetrics;
-  log?: (msg: string) => void;
+  /** Default: a JSON-lines logger on stderr (@orrery/log); tests pass their own to collect lines. */
+  log?: MessageLog;
 }
 
 const CAS_ENVELOPE_BYTES = 1024;
@@ -76,9 +78,9 @@ function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
  * (no object to type), and http-contract.int.test.ts parses every answer with the schemas.
  */
 export function createStateHandler(opts: StateServerOptions) {
-  const log = opts.log ?? ((m: string) => console.error(`[statesvc] ${m}`));
+  const log = opts.log ?? messageLog(createLogger({ component: 'statesvc' }));
   const metrics = opts.metrics ?? new StateMetrics();
-  const errorLog = new ErrorLog(log);
+  const errorLog = new ErrorLog((line) => log(line, 'error'));
   const report = (code: string, err: unknown) => errorLog.report(code, err);
   const auth = new Authenticator(opts.masterKeys, opts.passThrough);
   const hardCap = opts.maxBodyBytes ?? 1024 * 1024;

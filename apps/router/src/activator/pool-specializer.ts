@@ -6,6 +6,7 @@
  * says is not pooled is remembered (revisions are immutable), so deploy revisions cost one call.
  */
 import { request } from 'undici';
+import type { MessageLog } from '@orrery/log';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
 
@@ -15,7 +16,7 @@ export interface PoolSpecializerOptions {
   token?: string;
   /** A specialized worker's address: add it to the revision's endpoints now. */
   onAddress: (record: EndpointRecord) => void;
-  log: (message: string) => void;
+  log: MessageLog;
   /** Seam for tests. */
   post?: (url: string, body: unknown) => Promise<{ status: number; body: unknown }>;
 }
@@ -60,11 +61,11 @@ export class PoolSpecializer {
         } else if (status === 409 && b.code === 'not_pool_executor') {
           this.notPooled.add(rev.key);
         } else if (this.errors++ % 60 === 0) {
-          this.o.log(`specialize ${rev.key} answered ${status}: ${typeof b.error === 'string' ? b.error : ''}`);
+          this.o.log(`specialize ${rev.key} answered ${status}: ${typeof b.error === 'string' ? b.error : ''}`, 'warn');
         }
       })
       .catch((err: unknown) => {
-        if (this.errors++ % 60 === 0) this.o.log(`specialize ${rev.key} failed: ${String(err)}`);
+        if (this.errors++ % 60 === 0) this.o.log(`specialize ${rev.key} failed: ${String(err)}`, 'warn');
       })
       .finally(() => {
         this.inflight.delete(rev.key);

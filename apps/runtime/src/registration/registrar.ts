@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.ts';
+import type { Logger } from '@orrery/log';
 import { DEFAULT_LEASE_TTL_SECONDS, instanceKey, registerBody, type WorkerIdentity } from './worker-instance.ts';
 
 export interface RegistrarOptions {

@@ -13,7 +13,8 @@ export const TSX_RUNTIME_BIN = join(RUNTIME_DIR, 'bin', 'orrery-runtime.mjs');
 /** Under node_modules, so the bundle resolves the packages it leaves out (tsx) as the source does. */
 const BUNDLE_DIR = join(RUNTIME_DIR, '..', '..', 'node_modules', '.cache', 'orrery-runtime');
 // Read by apps/runtime/src/load/typescript-loader.ts (registers tsx only for file/URL sources).
-const BANNER = `globalThis[Symbol.for('orrery.runtime.bundled')] = true;`;
+// `require` for the CommonJS dependencies bundled into ESM (pino: node builtins), as in the CLI's bundle.
+const BANNER = `import { createRequire as __orreryRequire } from 'node:module';\nconst require = __orreryRequire(import.meta.url);\nglobalThis[Symbol.for('orrery.runtime.bundled')] = true;`;
 
 /**
  * How the local backend starts `orrery-runtime`. Through tsx, a worker takes ~3× a bare node
