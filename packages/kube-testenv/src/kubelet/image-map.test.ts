@@ -82,6 +82,14 @@ describe('mapImage', () => {
     for (const image of ['redis', 'redis:7', 'docker.io/library/redis:7.2']) expect(mapped(image).cmd).toEqual(['redis-server']);
   });
 
+  it('keeps the entrypoint stand-ins of postgres and redis as host folders, so a volume over a parent (an emptyDir at /tmp, the checkout in /tmp) cannot hide them', () => {
+    for (const [image, dir] of [['postgres:17', 'postgres'], ['redis:7', 'redis']] as const) {
+      const shims = mapped(image).env.find(([k]) => k === 'PATH')![1].split(':')[0]!;
+      expect(shims).toMatch(new RegExp(`image-bin/${dir}$`));
+      expect(mapped(image).pathAliases).toContainEqual({ imagePath: shims, hostPath: shims });
+    }
+  });
+
   it('refuses everything else, naming what it can run', () => {
     for (const image of ['nginx', 'busybox:1.36', 'orrery/cli', 'example.com/team/redis', 'ghcr.io/x/etcd']) {
       const m = mapImage(image, tools);

@@ -189,7 +189,9 @@ export function mapImage(image: string, tools: HostTools): ImageConfig | { notMa
         { path: '/var/lib/postgresql', mode: 0o755 },
         { path: '/var/run/postgresql', mode: 0o3777 },
       ],
-      pathAliases: [],
+      // The entrypoint shim lives in the checkout: an emptyDir at /tmp must not hide it when the
+      // checkout is under /tmp (bound back like Orrery's /app; see container-config.ts).
+      pathAliases: [{ imagePath: bin, hostPath: bin }],
       stopSignal: 'SIGINT',
     };
   }
@@ -208,7 +210,7 @@ export function mapImage(image: string, tools: HostTools): ImageConfig | { notMa
       users: [{ name: 'redis', uid: 999, gid: 999, home: '/home/redis' }],
       executables: {},
       privateDirs: [{ path: '/data', mode: 0o777 }],
-      pathAliases: [],
+      pathAliases: [{ imagePath: bin, hostPath: bin }],
       stopSignal: 'SIGTERM',
     };
   }
