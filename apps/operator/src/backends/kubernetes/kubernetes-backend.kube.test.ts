@@ -129,7 +129,11 @@ describe('server-side apply on a real API server', () => {
     const after = (await get('apps/v1', 'Deployment', ns, 'rendered'))!;
     expect((spec(after)!.template as { spec: { containers: Array<{ image: string }> } }).spec.containers[0]!.image).toBe(DEFAULT_RUNTIME_IMAGE);
     expect(logs.join('\n')).toContain('.spec.template.spec.containers[name="runtime"].image (owned by "kubectl-edit")');
-    const events = await eventually('the Warning Event', async () => (await client.list('v1', 'Event', ns)).items.filter((e) => (e as { reason?: string }).reason === 'FieldsTakenOver'));
+    // The recorder writes the Event after the apply returns: wait until it is there (an empty list is not done).
+    const events = await eventually('the Warning Event', async () => {
+      const found = (await client.list('v1', 'Event', ns)).items.filter((e) => (e as { reason?: string }).reason === 'FieldsTakenOver');
+      return found.length > 0 ? found : undefined;
+    });
     expect(events[0]).toMatchObject({ type: 'Warning', involvedObject: { kind: 'Deployment', name: 'rendered' } });
     // The first try was not forced: the conflict was seen, not skipped.
     const patches = auditEvents((e) => e.verb === 'patch' && e.objectRef?.namespace === ns && e.objectRef.name === 'rendered');
