@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -24,8 +24,7 @@ beforeAll(async () => {
   } finally {
     await viewer.close();
   }
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-  await logIn(page, p.consoleUrl, { token: p.adminToken });
+  page = await adminPage(browser, p.consoleUrl, p.adminToken);
 });
 afterAll(async () => {
   await browser?.close();

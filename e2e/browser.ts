@@ -41,3 +41,10 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByTestId('role').waitFor({ timeout: 30_000 });
 }
+
+/** A fresh desktop-sized page, logged in with the admin token (the specs' usual starting point). */
+export async function adminPage(browser: Browser, consoleUrl: string, adminToken: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+  await logIn(page, consoleUrl, { token: adminToken });
+  return page;
+}

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, launchChromium, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -14,8 +14,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-  await logIn(page, p.consoleUrl, { token: p.adminToken });
+  page = await adminPage(browser, p.consoleUrl, p.adminToken);
 });
 afterAll(async () => {
   await browser?.close();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { OrreryFunction } from '@orrery/spec';
 import { adminQuery } from './admin-api.ts';
-import { criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, launchChromium, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const router = p.routerUrls[0]!;
@@ -17,8 +17,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
-  await logIn(page, p.consoleUrl, { token: p.adminToken });
+  page = await adminPage(browser, p.consoleUrl, p.adminToken);
 });
 afterAll(async () => {
   await browser?.close();
