@@ -4,10 +4,13 @@ import { existsSync, readFileSync } from 'node:fs';
 let passed = 0;
 let failed = 0;
 let skipped = 0;
-let found = false;
 for (const file of process.argv.slice(2)) {
-  if (!existsSync(file)) continue;
-  found = true;
+  // A run that died before writing its report must not pass unnoticed.
+  if (!existsSync(file)) {
+    console.error(`no test report at ${file}: that vitest run did not finish`);
+    failed += 1;
+    continue;
+  }
   const report = JSON.parse(readFileSync(file, 'utf8'));
   passed += report.numPassedTests ?? 0;
   failed += report.numFailedTests ?? 0;
@@ -17,6 +20,5 @@ for (const file of process.argv.slice(2)) {
     if (suite.status === 'failed' && (suite.assertionResults ?? []).every((a) => a.status !== 'failed')) failed += 1;
   }
 }
-if (!found) failed += 1;
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);

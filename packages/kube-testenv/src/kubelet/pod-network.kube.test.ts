@@ -5,10 +5,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { CoreV1Api, type V1Container } from '@kubernetes/client-node';
+import { dirname, join } from 'node:path';
+import { CoreV1Api, DiscoveryV1Api, type V1Container } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, containerLog, containerPid, createNamespace } from '../cluster-access.ts';
+import { adminKubeConfig, containerLog, containerPid, createNamespace, testEnv } from '../cluster-access.ts';
 
 let core: CoreV1Api;
 let ns: string;
@@ -24,7 +25,7 @@ afterAll(async () => dispose());
 const SERVER = "require('http').createServer((q, s) => s.end(require('os').hostname() + ' saw ' + q.socket.remoteAddress)).listen(8080, () => console.log('listening'))";
 const node = (name: string, script: string, extra: Partial<V1Container> = {}): V1Container => ({ name, image: 'orrery/runtime', command: ['node', '-e', script], ...extra });
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false> | T | undefined | false): Promise<T> {
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false> | T | undefined | false, explain?: () => string): Promise<T> {
   return waitFor(what, timeoutMs, async () => {
     try {
       const v = await probe();
@@ -32,7 +33,26 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     } catch {
       return undefined;
     }
-  }, undefined, 250);
+  }, explain, 250);
+}
+
+/** What kube-proxy was given and what it wrote, for a Service that does not answer in time. */
+function explainService(namespace: string, clusterIP: string, slices: string): string {
+  const rules = (() => {
+    try {
+      return execFileSync('iptables-save', ['-t', 'nat']).toString().split('\n').filter((l) => l.includes(clusterIP) || l.includes(namespace)).join('\n');
+    } catch (e) {
+      return `iptables-save failed: ${(e as Error).message}`;
+    }
+  })();
+  const proxyLog = (() => {
+    try {
+      return readFileSync(join(dirname(testEnv().auditLog), 'kube-proxy.log'), 'utf8').split('\n').slice(-30).join('\n');
+    } catch (e) {
+      return `no kube-proxy log: ${(e as Error).message}`;
+    }
+  })();
+  return `EndpointSlices: ${slices}\nnat rules for ${clusterIP}:\n${rules}\nkube-proxy log (last 30 lines):\n${proxyLog}`;
 }
 
 describe('pod network', () => {
@@ -53,11 +73,16 @@ describe('pod network', () => {
     });
     const serverIP = server.status!.podIP!;
 
-    // From the host: kube-proxy's iptables rules DNAT the ClusterIP to the pod.
-    const fromHost = await until('ClusterIP answers the host', 30_000, async () => {
+    // From the host: kube-proxy's iptables rules DNAT the ClusterIP to the pod. kube-proxy syncs
+    // after the EndpointSlice controller marks the pod ready; on a loaded machine that takes a while.
+    const discovery = adminKubeConfig().makeApiClient(DiscoveryV1Api);
+    let slices = '(not read yet)';
+    const fromHost = await until('ClusterIP answers the host', 60_000, async () => {
+      const list = await discovery.listNamespacedEndpointSlice({ namespace: ns, labelSelector: 'kubernetes.io/service-name=web' }).catch(() => undefined);
+      if (list) slices = JSON.stringify(list.items.map((i) => i.endpoints?.map((e) => ({ a: e.addresses, ready: e.conditions?.ready }))));
       const r = await fetch(`http://${clusterIP}/`, { signal: AbortSignal.timeout(2000) });
       return r.ok && (await r.text());
-    });
+    }, () => explainService(ns, clusterIP, slices));
     expect(fromHost).toMatch(/^server saw /);
 
     // From a client pod, by name and by ClusterIP.
