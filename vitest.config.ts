@@ -10,17 +10,24 @@ const workspaces = ['packages', 'apps']
   .filter((root) => existsSync(`${root}/package.json`))
   .sort();
 
+// `npm test` runs two vitest processes side by side (scripts/test.sh): ORRERY_TEST_GROUP picks
+// the files that take turns (the control plane, the browser) or every other file. vitest's
+// `--project '!a' --project '!b'` cannot say "neither": its patterns are OR-ed.
+const group = process.env.ORRERY_TEST_GROUP;
+if (group !== undefined && group !== 'one-at-a-time' && group !== 'parallel') throw new Error(`ORRERY_TEST_GROUP must be one-at-a-time or parallel, got "${group}"`);
+const want = (oneAtATime: boolean) => group === undefined || (group === 'one-at-a-time') === oneAtATime;
+
 export default defineConfig({
   test: {
     projects: [
-      ...workspaces.map((root) => ({
+      ...(want(false) ? workspaces : []).map((root) => ({
         test: {
           name: (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string }).name,
           root,
           exclude: [...configDefaults.exclude, KUBE_TESTS],
         },
       })),
-      {
+      ...(want(true) ? [{
         test: {
           name: 'kubernetes',
           include: [`{apps,packages}/${KUBE_TESTS}`],
@@ -32,8 +39,7 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
         },
-      },
-      'e2e',
+      }, 'e2e'] : []),
     ],
   },
 });

@@ -24,10 +24,10 @@ rm -f .test-results/*.json .test-results/one-at-a-time.log
 # run beside the rest instead of after it. Their output is shown once the main run is done.
 report() { echo "--reporter=default --reporter=json --outputFile.json=.test-results/$1.json"; }
 # shellcheck disable=SC2046
-npx vitest run --project kubernetes --project e2e --passWithNoTests $(report one-at-a-time) "$@" > .test-results/one-at-a-time.log 2>&1 &
+ORRERY_TEST_GROUP=one-at-a-time npx vitest run --passWithNoTests $(report one-at-a-time) "$@" > .test-results/one-at-a-time.log 2>&1 &
 serial=$!
 # shellcheck disable=SC2046
-npx vitest run --project '!kubernetes' --project '!e2e' --passWithNoTests $(report parallel) "$@"
+ORRERY_TEST_GROUP=parallel npx vitest run --passWithNoTests $(report parallel) "$@"
 code=$?
 wait "$serial"
 serial_code=$?
