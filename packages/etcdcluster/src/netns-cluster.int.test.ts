@@ -96,8 +96,9 @@ describe.skipIf(!isRoot)('EtcdCluster on network namespaces', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(ofOctet(octet).links).toContain(`oeb${octet}`);
-    const removed = removeLeftoverNetworks();
-    expect(removed).toEqual(expect.arrayContaining([`oetcd-${octet}-a`, `oeb${octet}`]));
+    // Every NetnsNetwork.create() sweeps leftovers first, so a test in another process may get
+    // there before this call does: what counts is that nothing of the dead owner is left.
+    removeLeftoverNetworks();
     expect(ofOctet(octet)).toEqual({ namespaces: [], links: [] });
     expect(existsSync(join(CLAIM_DIR, String(octet)))).toBe(false);
   });
