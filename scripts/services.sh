@@ -94,4 +94,6 @@ else
   bash "$(dirname "$0")/k8s-tools.sh" || die "building the Kubernetes binaries failed (see above)"
   # kstatus's verdicts (Flux/kpt) for the GitOps status tests; a cold build takes about 2 minutes.
   bash "$(dirname "$0")/kstatus-tool.sh" || die "building tools/kstatus failed (see above)"
+  # etcdctl/etcdutl of the cluster's etcd version, for the backup and restore drill (under a minute cold).
+  bash "$(dirname "$0")/etcd-client-tools.sh" || die "building etcdctl/etcdutl failed (see above)"
 fi

@@ -15,6 +15,7 @@ export ORRERY_K8S_BIN_DIR ETCD_BIN="$ORRERY_K8S_BIN_DIR/etcd"
 # The console is served by the platform tests and the browser specs: build it once, up front.
 echo "[test] building the console (next build)"
 NEXT_TELEMETRY_DISABLED=1 npm run build -w @orrery/console > .console-build.log 2>&1 || { tail -30 .console-build.log; echo "console build failed"; echo "0 passed, 1 failed"; exit 1; }
+npm run -s build:apps > .apps-build.log 2>&1 || { tail -30 .apps-build.log; echo "app bundles (npm run build:apps) failed"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p .test-results
 rm -f .test-results/*.json .test-results/one-at-a-time.log

@@ -91,14 +91,14 @@ export class FunctionOperator {
     this.now = o.now ?? (() => new Date());
     this.log = o.log ?? (() => {});
     const onError = (kind: string, eventKind?: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
-      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`);
+      this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`, { reconcile: kind, key, attempt });
       // The same failure again is counted on the one Event of its series (event-series.ts).
       if (eventKind) {
         const [namespace, name] = split(key);
         o.events?.record({ apiVersion: GROUP_VERSION, kind: eventKind, namespace, name }, { reason: 'ReconcileFailed', message: String((err as Error | undefined)?.message ?? err) });
       }
     };
-    const queue = (kind: string) => o.metrics?.queueOptions(kind) ?? {};
+    const queue = (kind: string) => ({ kind, ...o.metrics?.queueOptions(kind) });
     this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function', 'Function'), ...queue('Function') });
     this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision', 'Revision'), concurrency: 4, ...queue('Revision') });
     this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1, ...queue('Environment') });

@@ -10,6 +10,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { ensureStoreToken } from './http/store-token-file.ts';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
+import { createLogger, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
+import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
 import { connect } from '@orrery/db';
 import { createLocalStore } from '@orrery/store';
 import { readAdminTokenFile } from '@orrery/api';
@@ -72,6 +74,9 @@ ${AUTOSCALER_USAGE}
   [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]
   [--isolate-workers auto|on|off (auto: as root, every function's workers run under their own uid)] [--worker-uid-range ${DEFAULT_UID_RANGE.first}-${DEFAULT_UID_RANGE.last}]
   [--worker-env-passthrough NAME,NAME (variables passed to workers besides PATH, LANG, LC_*, TZ, CA paths, ORRERY_LOG_LEVEL)]
+  [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
+  [--otlp-endpoint http://collector:4318 (reconcile spans over OTLP/HTTP; or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_* as in
+   docs/tracing.md; workers trace when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is in this operator's environment; default off)]
 Without --store-token-file the operator makes <data-dir>/secrets/store.token (0600) and requires it: the store and
 the control endpoints take no anonymous caller, not even on loopback.`;
 
@@ -109,6 +114,8 @@ const { values } = (() => {
         'isolate-workers': { type: 'string', default: 'auto' },
         'worker-uid-range': { type: 'string' },
         'worker-env-passthrough': { type: 'string' },
+        'log-level': { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
       },
       strict: true,
     });
@@ -122,8 +129,30 @@ if (values.help) {
   process.exit(0);
 }
 
-const log = (msg: string, fields: Record<string, unknown> = {}) =>
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'orrery-operator', msg, ...fields })}\n`);
+const logLevel = resolveLogLevel(values['log-level'], process.env);
+const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+if (!logLevel.ok) {
+  process.stderr.write(`orrery-operator: ${logLevel.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (!logFormat.ok) {
+  process.stderr.write(`orrery-operator: ${logFormat.message}\n`);
+  process.exit(2);
+}
+const logger = createLogger({ component: 'operator', level: logLevel.value, format: logFormat.value });
+const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
+const traceSettings = resolveTraceSettings(values['otlp-endpoint'], process.env, 'orrery-operator');
+if (!traceSettings.ok) {
+  process.stderr.write(`orrery-operator: ${traceSettings.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+// Registered globally: the work queues' reconcile spans find it (queue/reconcile-span.ts).
+const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
+if (tracing) log('tracing on', { endpoint: endpointForLog(tracing.endpoint), service: tracing.serviceName });
+const warn = (msg: string, fields?: Record<string, unknown>) => logger.warn(msg, fields);
+// Credentials this process holds, masked wherever a later record would carry them (redaction.ts).
+registerUrlSecret(values['database-url']);
+registerUrlSecret(process.env.DATABASE_URL);
 
 const dataDir = resolve(values['data-dir']);
 mkdirSync(dataDir, { recursive: true });
@@ -133,6 +162,7 @@ const store = await createLocalStore(conn);
 // machine) share the loopback interface, so "from loopback" proves nothing.
 const storeTokenFile = values['store-token-file'] ? resolve(values['store-token-file']) : ensureStoreToken(dataDir, log);
 const storeToken = readFileSync(storeTokenFile, 'utf8').trim();
+registerSecret(storeToken);
 const { isolation, envPassthrough } = (() => {
   try {
     return {
@@ -150,10 +180,13 @@ const { isolation, envPassthrough } = (() => {
   }
 })();
 const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : undefined;
+registerSecret(masterKey?.toString('hex'));
 // Workers get registration credentials derived from the registry master key (HKDF, per revision):
 // without it they cannot register under orrery.functions. and routers find them only in the endpoints file.
 const registryKeyFile = values['registry-master-key-file'] ? resolve(values['registry-master-key-file']) : undefined;
-const registrationCredential = registrationCredentials(registryKeyFile ? readMasterKeyFile(registryKeyFile) : undefined);
+const registryMasterKey = registryKeyFile ? readMasterKeyFile(registryKeyFile) : undefined;
+registerSecret(registryMasterKey?.toString('hex'));
+const registrationCredential = registrationCredentials(registryMasterKey);
 if (values['previous-registry-master-key-file'] && !registryKeyFile) {
   process.stderr.write(`orrery-operator: --previous-registry-master-key-file needs --registry-master-key-file (the new key)\n${USAGE}\n`);
   process.exit(2);
@@ -202,7 +235,7 @@ if (!Number.isInteger(poolSizeDefault) || poolSizeDefault < 0 || !Number.isFinit
   process.exit(2);
 }
 // The cold path reads Revisions, Functions and Environments from memory, not from the database.
-const executorView = createExecutorView(store, (err) => log(`executor view: ${(err as Error).message}`));
+const executorView = createExecutorView(store, (err) => warn(`executor view: ${(err as Error).message}`));
 const pool: PoolExecutor = new PoolExecutor({
   runtimeCommand: runtime,
   dataDir,
@@ -235,7 +268,7 @@ const autoscaler = new Autoscaler({
     return backend.observe(key.slice(0, i), key.slice(i + 1)).ready + pool.readySpecialized(key);
   },
   onChange: (key) => {
-    void scaleUpNow(key).catch((err: unknown) => log(`scale up ${key}: ${(err as Error).message}`));
+    void scaleUpNow(key).catch((err: unknown) => warn(`scale up ${key}: ${(err as Error).message}`));
     operator.workerChanged(key);
   },
   onActivity: (key) => pool.touch(key),
@@ -253,7 +286,7 @@ const scaleUpNow = createScaleUpNow({
 const operator: FunctionOperator = new FunctionOperator({
   autoscaler,
   pool: {
-    keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => log(`pool: ${(err as Error).message}`)),
+    keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => warn(`pool: ${(err as Error).message}`)),
     release: (key) => pool.release(key),
     readyWorkers: (namespace, environment) => pool.readyPoolWorkers(namespace, environment),
     scale: (rev, desired, credentials) => pool.scale(rev, desired, credentials),
@@ -277,6 +310,8 @@ if (!Number.isFinite(rollupIntervalMs) || rollupIntervalMs < 1000) {
   process.stderr.write(`orrery-operator: --rollup-interval must be a duration of at least 1s, like "10s"\n${USAGE}\n`);
   process.exit(2);
 }
+const adminToken = values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined;
+registerSecret(adminToken);
 // Set once the StateSync replica set exists (below); requests may arrive before that.
 const fleet: { current?: ReplicaSet } = {};
 const flagRouterAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
@@ -284,7 +319,7 @@ const platformApi = await createPlatformApi({
   store,
   db: conn,
   storeToken,
-  adminToken: values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : undefined,
+  adminToken,
   usersFile: values['users-file'],
   trustedProxies: values['trusted-proxies'],
   statesvc: values['state-url'] ? { url: values['state-url'], masterKey } : undefined,
@@ -411,6 +446,7 @@ async function shutdown(signal: string) {
   await syncReplicas.stop();
   await store.close();
   await conn.close();
+  await tracing?.shutdown();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -22,6 +22,8 @@ import { parseIngressTarget } from './server/ingress-target.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import type { RouterMetrics } from './stats/metrics.ts';
 import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-stats.ts';
+import type { Tracer } from '@orrery/tracing';
+import { RequestTrace } from './tracing/request-trace.ts';
 
 export interface DataPlaneOptions {
   index: EndpointIndex;
@@ -46,6 +48,8 @@ export interface DataPlaneOptions {
   /** Called when a request starts waiting (the autoscaler poke). */
   poke: (rev: RevisionRoute, queueLength: number, inflight: number) => void;
   log: (message: string) => void;
+  /** Set when tracing is on (`--otlp-endpoint`): each proxied request gets spans. Off, the client's traceparent passes through unchanged. */
+  tracer?: Tracer;
 }
 
 const encoder = new TextEncoder();
@@ -143,7 +147,13 @@ export class DataPlane {
       sendError(res, 503, 'no_revision', `function ${fn.key} has no revision to route to yet`);
       return;
     }
-    const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0);
+    // The one check tracing costs when it is off.
+    const tracer = this.opts.tracer;
+    const trace =
+      tracer === undefined
+        ? undefined
+        : new RequestTrace(tracer, { method: req.method, namespace: fn.namespace, function: fn.name, revision: rev.revision, traceparent: head.traceparent, tracestate: head.tracestate, keyHash, t0 });
+    const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0, trace);
     ex.start();
   };
 
@@ -210,6 +220,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     private readonly keyState: Uint32Array | undefined,
     private readonly upstreamPath: string,
     private readonly t0: number,
+    private readonly trace: RequestTrace | undefined,
   ) {}
 
   start(): void {
@@ -242,7 +253,9 @@ class Exchange implements UpstreamHandler, ResponseListener {
     if (this.keyHash) {
       if (a.hit) this.fnStats.stickyHits++;
       // A teleport: this key (not merely its bucket) was last admitted to another endpoint.
-      if (plane.opts.owners.record(this.fn.key, this.keyHash[0]!, this.keyHash[1]!, a.endpoint!.address, Date.now()) !== undefined) this.fnStats.teleports++;
+      const moved = plane.opts.owners.record(this.fn.key, this.keyHash[0]!, this.keyHash[1]!, a.endpoint!.address, Date.now()) !== undefined;
+      if (moved) this.fnStats.teleports++;
+      this.trace?.teleport(moved);
     }
     this.dispatch(a.endpoint!);
     return true;
@@ -291,6 +304,8 @@ class Exchange implements UpstreamHandler, ResponseListener {
     const h = this.head;
     // A retry reuses the list: the forwarding headers are appended once.
     if (this.attempts === 0) appendForwardedHeaders(h.forward, req.remoteAddress, h.host, h, this.plane.opts.trustedProxies);
+    // Each attempt is its own client span; its traceparent replaces the client's (or the last attempt's).
+    this.trace?.upstream(endpoint.address, this.attempts, h.forward);
     const hasLength = h.contentLength !== undefined;
     const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
     this.tDispatch = performance.now();
@@ -309,6 +324,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     this.admission!.endpoint!.dialTimeoutStrikes = 0;
     this.resumeUpstream = resume;
     this.status = statusCode;
+    this.trace?.upstreamStatus(statusCode);
     try {
       this.res.writeHead(statusCode, statusText || undefined, headers);
     } catch {
@@ -332,12 +348,14 @@ class Exchange implements UpstreamHandler, ResponseListener {
   onComplete(_trailers: string[] | null, lastChunk?: Buffer): void {
     if (lastChunk) this.res.end(lastChunk);
     else this.res.end();
+    this.trace?.endUpstream(undefined, undefined);
     this.finish(this.status, undefined, undefined);
   }
 
   onError(err: Error): void {
     const endpoint = this.admission?.endpoint;
     this.abortUpstream = undefined;
+    this.trace?.endUpstream(undefined, (err as { code?: string }).code ?? 'upstream_error');
     if (this.res.headersSent) {
       this.res.destroy(err);
       this.finish(this.status, undefined, undefined);
@@ -404,6 +422,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     if (this.finished) return;
     this.finished = true;
     if (code !== undefined) sendError(this.res, status, code, message ?? code);
+    this.trace?.end(status, code);
     this.res.setListener(undefined);
     const now = performance.now();
     this.revStats.meter.change(-1, now);

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createLogger, messageLog, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { STATESYNC_ENV } from '@orrery/spec';
+import { resolveDrainMs, STATESYNC_ENV } from '@orrery/spec';
+import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
 import { createHttpStore } from '@orrery/store';
 import { parseArgs } from 'node:util';
 import { TrustedProxies } from './proxy/trusted-proxies.ts';
@@ -17,7 +18,7 @@ import { DEFAULT_STICKY_OWNER_ENTRIES } from './tables/sticky-owner-table.ts';
 const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-port 9090] [--ingress raw|node]
   (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
   [--endpoints-file endpoints.yaml]
-  [--registry-url http://registry:8500] [--registry-namespace ns ...] [--domain example.com]
+  [--registry-url http://registry:8500 [--registry-token-file FILE]] [--registry-namespace ns ...] [--domain example.com]
   [--queue-depth 10000] [--autoscaler-url http://operator:7070]
   [--executor-url http://operator:7070 (pool executor cold path)] [--redis-url redis://127.0.0.1:6379]
   [--redis-key-prefix orrery] [--sync-period-ms 10000] [--record-ttl-ms 120000]
@@ -26,11 +27,14 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   [--sticky-owner-entries 100000 (sticky keys remembered for teleport detection; least recently used forgotten)]
   [--quarantine-ms 30000] [--connect-timeout-ms 2000] [--dial-retries 2]
   [--max-body-bytes 67108864 (0 = unlimited)]
+  [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)]
   [--platform-endpoint HOST[:PORT] ... (platform components: registry endpoints there are never used;
    the registry, store, autoscaler, executor and Redis URLs are added by themselves)]
   [--trusted-proxies CIDR,... (peers whose X-Forwarded-*/Forwarded are kept and appended to; default none: overwritten)]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
-The registry token, when the registry needs one, comes from ORRERY_REGISTRY_TOKEN. Each state-sync flag
+  [--otlp-endpoint http://collector:4318 (OpenTelemetry traces over OTLP/HTTP; or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+   OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER[_ARG], OTEL_SDK_DISABLED; default off: see docs/tracing.md)]
+The registry token, when the registry needs one, comes from --registry-token-file, else ORRERY_REGISTRY_TOKEN. Each state-sync flag
 not given is read from the environment a StateSync renders on Kubernetes: ORRERY_REDIS_URL,
 ORRERY_REDIS_KEY_PREFIX, ORRERY_SYNC_PERIOD_MS, ORRERY_STATESYNC_RECORD_TTL_MS, ORRERY_STATESYNC_SYNCABLES,
 ORRERY_REDIS_TLS and ORRERY_REDIS_TLS_INSECURE_SKIP_VERIFY ("true"/"false").`;
@@ -60,6 +64,7 @@ try {
       'store-token-file': { type: 'string' },
       'endpoints-file': { type: 'string' },
       'registry-url': { type: 'string' },
+      'registry-token-file': { type: 'string' },
       'registry-namespace': { type: 'string', multiple: true },
       domain: { type: 'string' },
       'queue-depth': { type: 'string' },
@@ -78,9 +83,11 @@ try {
       'connect-timeout-ms': { type: 'string' },
       'dial-retries': { type: 'string' },
       'max-body-bytes': { type: 'string' },
+      drain: { type: 'string' },
       'platform-endpoint': { type: 'string', multiple: true },
       'trusted-proxies': { type: 'string' },
       'log-level': { type: 'string' },
+      'otlp-endpoint': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -94,11 +101,24 @@ if (args.help) {
 }
 const logLevel = resolveLogLevel(args['log-level'], process.env);
 if (!logLevel.ok) fail(logLevel.message);
+const drain = resolveDrainMs(args.drain, process.env);
+if (!drain.ok) fail(drain.message);
 const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
 if (!logFormat.ok) fail(logFormat.message);
 // The data plane logs nothing per request: these are start-up, reload and watch messages.
 const log = messageLog(createLogger({ component: 'router', level: logLevel.value, format: logFormat.value }));
-registerSecret(process.env.ORRERY_REGISTRY_TOKEN);
+let registryToken = process.env.ORRERY_REGISTRY_TOKEN || undefined;
+// A file of a mounted Secret (what the chart passes): unlike env, it is not in /proc/<pid>/environ.
+if (args['registry-token-file']) {
+  try {
+    registryToken = readFileSync(args['registry-token-file'], 'utf8').trim();
+  } catch (err) {
+    fail(`cannot read --registry-token-file: ${(err as Error).message}`);
+  }
+}
+registerSecret(registryToken);
+const traceSettings = resolveTraceSettings(args['otlp-endpoint'], process.env, 'orrery-router');
+if (!traceSettings.ok) fail(traceSettings.message);
 if (args.ingress !== 'raw' && args.ingress !== 'node') fail(`--ingress must be raw or node, got ${JSON.stringify(args.ingress)}`);
 if (!args['routes-file'] && !args['store-url']) fail('give --store-url (the operator\'s resource store) or --routes-file');
 if (args['routes-file'] && args['store-url']) fail('--routes-file and --store-url are exclusive: pick one routing source');
@@ -165,6 +185,9 @@ if (redisUrlGiven) {
   });
 }
 
+const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
+if (tracing) log(`tracing: spans go to ${endpointForLog(tracing.endpoint)} as ${tracing.serviceName}`);
+
 const router = await startRouter({
   host: args.host,
   port: int('port', args.port, 8080),
@@ -175,7 +198,7 @@ const router = await startRouter({
   endpointsFile: args['endpoints-file'],
   registryUrl: args['registry-url']?.replace(/\/+$/, ''),
   registryNamespaces: args['registry-namespace'],
-  registryToken: process.env.ORRERY_REGISTRY_TOKEN || undefined,
+  registryToken,
   platformEndpoints: [...platformEndpoints, ...[args['store-url'], redisUrlGiven].filter((u): u is string => !!u)],
   domain: args.domain,
   queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
@@ -191,6 +214,7 @@ const router = await startRouter({
   routerId,
   sharedTables: shared,
   stickyOwnerEntries,
+  tracer: tracing?.tracer,
   log,
 });
 console.log(`listening ${router.url} admin ${router.adminUrl}`);
@@ -200,15 +224,19 @@ const shutdown = (signal: string): void => {
   if (closing) return;
   closing = true;
   log(`${signal}: draining`);
-  const force = setTimeout(() => process.exit(1), 15_000);
+  const force = setTimeout(() => process.exit(1), drain.ms + 15_000);
   force.unref();
-  router.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      log(`shutdown: ${String(err)}`, 'error');
-      process.exit(1);
-    },
-  );
+  router
+    .close({ drainMs: drain.ms })
+    // The spans of the drained requests are exported before the process goes.
+    .then(() => tracing?.shutdown())
+    .then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log(`shutdown: ${String(err)}`, 'error');
+        process.exit(1);
+      },
+    );
 };
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { MessageLog } from '@orrery/log';
+import type { Tracer } from '@orrery/tracing';
 import { EndpointIndex, type EndpointRecord } from './admit/endpoint-index.ts';
 import { DataPlane } from './data-plane.ts';
 import { nodeHttpListener } from './ingress/node-http-ingress.ts';
@@ -70,6 +71,8 @@ export interface RouterOptions {
   sharedTables?: SharedTables;
   /** `--sticky-owner-entries`: the LRU bound of the replica-local sticky owner table (shared tables bring their own). */
   stickyOwnerEntries?: number;
+  /** Tracing on (`--otlp-endpoint`): spans per proxied request (tracing/request-trace.ts); absent = off. */
+  tracer?: Tracer;
   log: MessageLog;
 }
 
@@ -84,7 +87,11 @@ export interface RunningRouter {
   url: string;
   adminUrl: string;
   plane: DataPlane;
-  close(): Promise<void>;
+  /**
+   * Stops. With `drainMs` (SIGTERM in a pod) the data plane first serves on that long, every
+   * answer saying `Connection: close` (see @orrery/spec shutdown-drain.ts).
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
 }
 
 function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
@@ -143,7 +150,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   };
   const activator = new ActivatorModes();
   const dp = new DataPlane(
-    { index, quarantine, owners, stats, metrics, pools, activator, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log },
+    { index, quarantine, owners, stats, metrics, pools, activator, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log, tracer: o.tracer },
     RouteTable.empty(),
   );
   planeRef.current = dp;
@@ -243,7 +250,12 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   }
 
   // node:http serves everything in `node` mode, and in `raw` mode the connections handed over.
-  const nodeServer = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: 0 }, nodeHttpListener(dp.handle));
+  let draining = false;
+  const nodeListener = nodeHttpListener(dp.handle);
+  const nodeServer = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
+    if (draining) res.setHeader('connection', 'close');
+    nodeListener(req, res);
+  });
   nodeServer.headersTimeout = HEADERS_TIMEOUT_MS;
   const raw = (o.ingress ?? 'raw') === 'raw' ? new RawIngress({ handle: dp.handle, fallback: nodeServer, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
   const admin = createServer((req, res) => {
@@ -319,7 +331,13 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     url: `http://${h}:${a1.port}`,
     adminUrl: `http://${h}:${a2.port}`,
     plane: dp,
-    async close() {
+    async close({ drainMs = 0 } = {}) {
+      if (drainMs > 0) {
+        // The raw ingress answers Connection: close while closing; node's through the flag.
+        draining = true;
+        if (raw) raw.closing = true;
+        await new Promise((r) => setTimeout(r, drainMs));
+      }
       clearInterval(tick);
       clearInterval(resolveTimer);
       routeSource?.stop();

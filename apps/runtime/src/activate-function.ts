@@ -6,6 +6,7 @@ import { loadFunction } from './load/load-function.ts';
 import type { Logger } from '@orrery/log';
 import { writeStateTokenFile, type StateCredentials } from './state-token-file.ts';
 import type { ActiveFunction } from './worker-server.ts';
+import { NO_TRACE } from './tracing/invocation-trace.ts';
 
 /** What a worker needs to serve one revision; the same shape at start (deploy) and at specialize (pool). */
 export interface FunctionAssignment {
@@ -62,7 +63,9 @@ export async function activateFunction(a: FunctionAssignment, opts: ActivateOpti
     function: a.function,
     revision: a.revision,
     handler: loaded.handler,
-    ctx: { state, namespace: a.namespace, function: a.function, revision: a.revision, log: log.child({ source: 'function' }) },
+    keyspace: a.state?.credentials.keyspace,
+    // Per request, the worker server replaces `trace` (and binds `state` to it): tracing/invocation-trace.ts.
+    ctx: { state, namespace: a.namespace, function: a.function, revision: a.revision, log: log.child({ source: 'function' }), trace: NO_TRACE },
     breaker: new ConcurrencyBreaker({ limit: a.containerConcurrency }),
     timeoutMs: a.timeoutSeconds * 1000,
   };

@@ -85,4 +85,12 @@ describe('parseRuntimeConfig', () => {
     expect(parseRuntimeConfig(['--mode', 'pool'], {})).toMatchObject({ mode: 'pool', source: undefined });
     expect(() => parseRuntimeConfig(['--mode', 'pool', ...deploy], {})).toThrow(/specialize/);
   });
+
+  it('tracing: off by default, on with --otlp-endpoint or the OTEL_* environment, a bad value refused at start', () => {
+    expect(parseRuntimeConfig(['--mode', 'pool'], {}).tracing).toEqual({ enabled: false });
+    expect(parseRuntimeConfig(['--mode', 'pool', '--otlp-endpoint', 'http://c:4318'], {}).tracing).toMatchObject({ enabled: true, endpoint: 'http://c:4318/v1/traces', serviceName: 'orrery-runtime' });
+    expect(parseRuntimeConfig(['--mode', 'pool'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SERVICE_NAME: 'workers' }).tracing).toMatchObject({ enabled: true, serviceName: 'workers' });
+    expect(() => parseRuntimeConfig(['--mode', 'pool'], { OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
+    expect(() => parseRuntimeConfig(['--mode', 'pool', '--otlp-endpoint', 'c:4318'], {})).toThrow(ConfigError);
+  });
 });

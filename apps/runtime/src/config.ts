@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolveLogLevel, type LogLevel } from '@orrery/log';
+import { resolveTraceSettings, type TraceSettings } from '@orrery/tracing';
 import type { FunctionSource } from './load/function-source.ts';
 
 /** Everything a worker needs at start, from flags with `ORRERY_*` environment fallbacks. */
@@ -51,6 +52,8 @@ export interface RuntimeConfig {
   workDir?: string;
   /** `--log-level` / ORRERY_LOG_LEVEL (default info). */
   logLevel: LogLevel;
+  /** `--otlp-endpoint` and the OTEL_* environment (docs/tracing.md); off unless an endpoint is set. */
+  tracing: TraceSettings;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +71,8 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   nonce POST /v1/specialize must carry as Authorization: Bearer <nonce>; without it nobody can specialize the worker
   (pool workers get their registration credential with POST /v1/specialize)
   [--log-level trace|debug|info|warn|error|fatal|silent (default info; ORRERY_LOG_FORMAT=json|pretty)]
+  [--otlp-endpoint http://collector:4318 (OpenTelemetry traces over OTLP/HTTP; or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+   OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER[_ARG], OTEL_SDK_DISABLED; default off: docs/tracing.md)]
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
 
 const STRING_FLAGS = [
@@ -75,7 +80,7 @@ const STRING_FLAGS = [
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
   'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
-  'registry-credential-file', 'log-level',
+  'registry-credential-file', 'log-level', 'otlp-endpoint',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
 
@@ -123,6 +128,8 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   const timeoutSeconds = int('timeout-seconds', 300, 1);
   const logLevel = resolveLogLevel(get('log-level'), {});
   if (!logLevel.ok) throw new ConfigError(logLevel.message);
+  const tracing = resolveTraceSettings(get('otlp-endpoint'), env, 'orrery-runtime');
+  if (!tracing.ok) throw new ConfigError(tracing.message);
   const cfg: RuntimeConfig = {
     mode,
     host: get('host') ?? '127.0.0.1',
@@ -152,6 +159,7 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     registryCredentialFile: get('registry-credential-file'),
     workDir: get('work-dir'),
     logLevel: logLevel.value,
+    tracing: tracing.value,
   };
 
   if (mode === 'deploy') {

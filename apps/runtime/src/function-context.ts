@@ -1,5 +1,6 @@
 import type { StateClient } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
+import type { FunctionTrace } from './tracing/invocation-trace.ts';
 
 /** The second argument of every handler. */
 export interface FunctionContext {
@@ -10,6 +11,12 @@ export interface FunctionContext {
   revision: string;
   /** The worker's JSON-lines logger (@orrery/log) on stderr, tagged with the function and revision. */
   log: Logger;
+  /**
+   * This request's W3C trace context: the worker's span when tracing is on, else the caller's
+   * `traceparent` unchanged (all undefined without one). `ctx.state` calls already carry it;
+   * pass `ctx.trace.traceparent` on your own outgoing calls to continue the trace (docs/tracing.md).
+   */
+  trace: FunctionTrace;
 }
 
 /** A handler: Web-standard request in, Web-standard response out. */

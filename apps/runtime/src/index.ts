@@ -11,3 +11,4 @@ export { Registrar } from './registration/registrar.ts';
 export { parseSpecializeRequest, type SpecializeRequest } from './specialize.ts';
 export { WorkerServer, isRuntimePath, type ActiveFunction } from './worker-server.ts';
 export type { FunctionContext, FunctionHandler } from './function-context.ts';
+export { type FunctionTrace } from './tracing/invocation-trace.ts';

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, registerSecret, resolveLogFormat } from '@orrery/log';
+import { endpointForLog, startTracing } from '@orrery/tracing';
 import { activateFunction, type FunctionAssignment } from './activate-function.ts';
 import { advertiseHost } from './advertise-host.ts';
 import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './config.ts';
@@ -88,6 +89,9 @@ const removeWorkDir = () => (cfg.workDir ? Promise.resolve() : rm(workDir, { rec
 process.on('unhandledRejection', (reason) => {
   log.error('unhandled promise rejection in function code', { error: reason instanceof Error ? (reason.stack ?? reason.message) : String(reason) });
 });
+// Decided at start from the worker's own environment (a pool worker's template env arrives later and does not change it).
+const tracing = cfg.tracing.enabled ? await startTracing(cfg.tracing) : undefined;
+if (tracing) log.info('tracing on', { endpoint: endpointForLog(tracing.endpoint), service: tracing.serviceName });
 let registrar: Registrar | undefined;
 const self: { address?: { host: string; port: number; adminPort?: number } } = {};
 
@@ -99,6 +103,7 @@ const server = new WorkerServer({
   log,
   readyWithoutFunction: cfg.mode === 'pool',
   admitSpecialize: (authorization) => gate.admit(authorization),
+  tracer: tracing?.tracer,
   specialize:
     cfg.mode === 'pool'
       ? createSpecializer({
@@ -196,6 +201,8 @@ async function shutdown(signal: string): Promise<void> {
   const clean = await drained;
   if (clean) log.info('drained; exiting');
   else log.warn('drain timeout passed with requests still in flight; exiting anyway');
+  // The drained invocations' spans go out before the process does.
+  await tracing?.shutdown();
   await removeWorkDir();
   process.exit(0);
 }

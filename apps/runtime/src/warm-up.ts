@@ -3,6 +3,7 @@ import { ConcurrencyBreaker } from './breaker.ts';
 import { loadFunction } from './load/load-function.ts';
 import type { Logger } from '@orrery/log';
 import type { WorkerServer } from './worker-server.ts';
+import { NO_TRACE } from './tracing/invocation-trace.ts';
 
 /** Reads the request body and answers with a streamed body: every path a first request takes. */
 const WARM_UP_SOURCE = `export default async (request) => new Response(await request.text() + ' warm', { headers: { 'x-warm-up': '1' } });\n`;
@@ -25,7 +26,7 @@ export async function warmUp(server: WorkerServer, o: { url: string; workDir: st
     function: '',
     revision: '',
     handler: loaded.handler,
-    ctx: { state: undefined, namespace: '', function: '', revision: '', log: quiet },
+    ctx: { state: undefined, namespace: '', function: '', revision: '', log: quiet, trace: NO_TRACE },
     breaker: new ConcurrencyBreaker({ limit: 0 }),
     timeoutMs: 10_000,
   });

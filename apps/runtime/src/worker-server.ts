@@ -6,6 +6,8 @@ import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
 import type { Logger } from '@orrery/log';
+import type { Tracer } from '@orrery/tracing';
+import { InvocationTrace } from './tracing/invocation-trace.ts';
 
 /** A loaded function together with its queue-proxy settings. */
 export interface ActiveFunction {
@@ -13,6 +15,9 @@ export interface ActiveFunction {
   function: string;
   revision: string;
   handler: FunctionHandler;
+  /** The keyspace `ctx.state` is bound to (stateful functions); named on the state call spans. */
+  keyspace?: string;
+  /** The context shared by every request; `trace` (and `state`'s trace binding) are per request. */
   ctx: FunctionContext;
   breaker: ConcurrencyBreaker;
   /** Time to the response head, counted from arrival (queueing included); 0 = none. */
@@ -42,6 +47,8 @@ export interface WorkerServerOptions {
    */
   admitSpecialize?: (authorization: string | undefined) => AdminAnswer | undefined;
   now?: () => number;
+  /** Tracing on (`--otlp-endpoint`): a span per invocation; absent = the caller's trace context is passed on unrecorded. */
+  tracer?: Tracer;
 }
 
 const MAX_ADMIN_BODY_BYTES = 16 * 1024 * 1024;
@@ -196,6 +203,17 @@ export class WorkerServer {
 
     this.pending++;
     this.meter.arrive();
+    const traced = new InvocationTrace(this.opts.tracer, {
+      method: req.method ?? 'GET',
+      namespace: fn.namespace,
+      function: fn.function,
+      revision: fn.revision,
+      keyspace: fn.keyspace,
+      traceparent: headerValue(req.headers.traceparent),
+      tracestate: headerValue(req.headers.tracestate),
+    });
+    const ctx: FunctionContext =
+      traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
     const ac = new AbortController();
     let headSent = false;
     let timedOut = false;
@@ -224,7 +242,7 @@ export class WorkerServer {
       if (ac.signal.aborted) return;
       this.inFlightMeter.arrive();
       try {
-        await this.invoke(fn, req, res, ac.signal, () => timedOut, () => {
+        await this.invoke(fn, ctx, req, res, ac.signal, () => timedOut, () => {
           headSent = true;
           clearTimeout(timer);
         });
@@ -237,6 +255,7 @@ export class WorkerServer {
       release?.();
       discardRestOfBody(req, this.opts.maxRequestBytes);
       res.off('close', onClose);
+      traced.end(res.headersSent ? res.statusCode : 499);
       this.meter.depart();
       if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
     }
@@ -244,6 +263,7 @@ export class WorkerServer {
 
   private async invoke(
     fn: ActiveFunction,
+    ctx: FunctionContext,
     req: IncomingMessage,
     res: ServerResponse,
     signal: AbortSignal,
@@ -253,7 +273,7 @@ export class WorkerServer {
     const log = fn.ctx.log;
     let response: unknown;
     try {
-      response = await fn.handler(toWebRequest(req, { signal, maxBytes: this.opts.maxRequestBytes }), fn.ctx);
+      response = await fn.handler(toWebRequest(req, { signal, maxBytes: this.opts.maxRequestBytes }), ctx);
     } catch (err) {
       if (signal.aborted) return;
       if (err instanceof BodyTooLargeError || (err as { cause?: unknown })?.cause instanceof BodyTooLargeError) {
@@ -316,6 +336,11 @@ export class WorkerServer {
       return sendJson(res, 500, { error: 'internal error', code: 'internal' });
     }
   }
+}
+
+/** node joins a repeated header into one string; the array form (set-cookie only) is handled for the type's sake. */
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(',') : v;
 }
 
 function pathOf(req: IncomingMessage): string {

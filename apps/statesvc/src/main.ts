@@ -6,9 +6,10 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
 import { createLogger, messageLog, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { STATE_DRIVERS, isStateDriverName, parseDurationMs } from '@orrery/spec';
+import { STATE_DRIVERS, isStateDriverName, parseDurationMs, resolveDrainMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
 import { createHttpStore } from '@orrery/store';
+import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
 import { errorDetail } from './error-log.ts';
 import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics } from './metrics.ts';
@@ -17,8 +18,10 @@ import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from '.
 
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${STATE_DRIVERS.join('|')}] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
-  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--pool-size 10 (postgres connections in all)]
+  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
+  [--otlp-endpoint http://collector:4318 (OpenTelemetry traces over OTLP/HTTP; or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+   OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER[_ARG], OTEL_SDK_DISABLED; default off: docs/tracing.md)]
   --data-dir DIR  memory driver: keep state across restarts in DIR/memory-state.journal (one statesvc per DIR;
                   without it the memory driver loses everything on exit); postgres driver: the PGlite directory`;
 
@@ -50,9 +53,11 @@ try {
       'namespace-byte-budget': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'sweep-interval': { type: 'string', default: '30s' },
+      drain: { type: 'string' },
       'pool-size': { type: 'string' },
       'insecure-pass-through': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
+      'otlp-endpoint': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -70,6 +75,8 @@ const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
 if (!logFormat.ok) fail(logFormat.message);
 const logger = createLogger({ component: 'statesvc', level: logLevel.value, format: logFormat.value });
 const log = messageLog(logger);
+const traceSettings = resolveTraceSettings(args['otlp-endpoint'], process.env, 'orrery-statesvc');
+if (!traceSettings.ok) fail(traceSettings.message);
 // Known before anything can log them: the database password, wherever the URL came from.
 registerUrlSecret(args['database-url']);
 registerUrlSecret(process.env.DATABASE_URL);
@@ -79,6 +86,9 @@ if (!isStateDriverName(driverName)) fail(`--driver must be one of ${STATE_DRIVER
 const port = nonNegativeInt('port', args.port, 8080);
 const sweepMs = parseDurationMs(args['sweep-interval']);
 if (!Number.isFinite(sweepMs) || sweepMs < 100) fail('--sweep-interval must be a duration of at least 100ms, e.g. 30s');
+const drain = resolveDrainMs(args.drain, process.env);
+if (!drain.ok) fail(drain.message);
+const drainMs = drain.ms;
 
 const masterKeys: Buffer[] = [];
 try {
@@ -163,6 +173,9 @@ try {
   process.exit(1);
 }
 
+const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
+if (tracing) log(`tracing: spans go to ${endpointForLog(tracing.endpoint)} as ${tracing.serviceName}`);
+
 const server = await startStateServer({
   driver,
   keyspaces: () => keyspaces,
@@ -175,6 +188,7 @@ const server = await startStateServer({
   host: args.host,
   port,
   log,
+  tracer: tracing?.tracer,
 });
 
 if (keyspacesFile) watchFile(keyspacesFile, { interval: 1000 }, () => reloadKeyspaces(false));
@@ -203,9 +217,10 @@ async function shutdown(signal: string) {
   clearInterval(sweeper);
   storeSource?.stop();
   if (keyspacesFile) unwatchFile(keyspacesFile);
-  const force = setTimeout(() => process.exit(1), 10_000);
+  const force = setTimeout(() => process.exit(1), drainMs + 10_000);
   force.unref();
-  await server.close();
+  await server.close({ drainMs });
+  await tracing?.shutdown();
   await driver.close();
   process.exit(0);
 }

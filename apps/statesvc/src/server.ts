@@ -18,6 +18,8 @@ import { ErrorLog } from './error-log.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics, type Op } from './metrics.ts';
+import type { Tracer } from '@orrery/tracing';
+import { RequestSpan } from './request-span.ts';
 import { readBoundedBody } from './read-body.ts';
 import { parseKey, parseListPrefix, parseTtlSeconds } from './state-key.ts';
 import { VERSION_HEADER, writePrecondition } from './write-precondition.ts';
@@ -41,6 +43,8 @@ export interface StateServerOptions {
   metrics?: StateMetrics;
   /** Default: a JSON-lines logger on stderr (@orrery/log); tests pass their own to collect lines. */
   log?: MessageLog;
+  /** Tracing on (`--otlp-endpoint`): a span per state and admin request (request-span.ts); absent = off. */
+  tracer?: Tracer;
 }
 
 const CAS_ENVELOPE_BYTES = 1024;
@@ -110,7 +114,7 @@ export function createStateHandler(opts: StateServerOptions) {
     }
   }
 
-  async function stateKeyRoute(req: IncomingMessage, res: ServerResponse, rest: string): Promise<void> {
+  async function stateKeyRoute(req: IncomingMessage, res: ServerResponse, rest: string, span: RequestSpan | undefined): Promise<void> {
     const method = req.method;
     const isCas = rest.endsWith('/cas') && method === 'POST';
     const op: Op = isCas ? 'cas' : method === 'GET' ? 'get' : method === 'PUT' ? 'set' : method === 'DELETE' ? 'delete' : 'get';
@@ -119,6 +123,7 @@ export function createStateHandler(opts: StateServerOptions) {
     }
     const key = parseKey(isCas ? rest.slice(0, -4) : rest);
     const scope = auth.scope(req.headers);
+    span?.scope(scope);
     const decl = declaration(scope);
     if (op === 'get') {
       const entry = await store.get(scope, key);
@@ -154,9 +159,10 @@ export function createStateHandler(opts: StateServerOptions) {
     }
   }
 
-  async function listRoute(req: IncomingMessage, res: ServerResponse, query: string): Promise<Op> {
+  async function listRoute(req: IncomingMessage, res: ServerResponse, query: string, span: RequestSpan | undefined): Promise<Op> {
     if (req.method !== 'GET') throw new HttpError('bad_request', 'use GET /v1/state?prefix=&cursor=&limit= to list keys');
     const scope = auth.scope(req.headers);
+    span?.scope(scope);
     declaration(scope);
     const params = new URLSearchParams(query);
     const limitText = params.get('limit');
@@ -250,17 +256,24 @@ export function createStateHandler(opts: StateServerOptions) {
     const path = qi < 0 ? url : url.slice(0, qi);
     const query = qi < 0 ? '' : url.slice(qi + 1);
     let op: Op | null = null;
+    let span: RequestSpan | undefined;
+    const tracer = opts.tracer;
+    // Spans for the state and admin API only, not for probes and scrapes.
+    const traced = (o: Op): RequestSpan | undefined => (tracer === undefined ? undefined : new RequestSpan(tracer, req.method ?? 'GET', o, header(req.headers.traceparent), header(req.headers.tracestate)));
     try {
       if (path.startsWith('/v1/state/')) {
         const rest = path.slice(10);
         const m = req.method;
         op = m === 'POST' && rest.endsWith('/cas') ? 'cas' : m === 'PUT' ? 'set' : m === 'DELETE' ? 'delete' : 'get';
-        await stateKeyRoute(req, res, rest);
+        span = traced(op);
+        await stateKeyRoute(req, res, rest, span);
       } else if (path === '/v1/state') {
         op = 'list';
-        await listRoute(req, res, query);
+        span = traced(op);
+        await listRoute(req, res, query, span);
       } else if (path.startsWith('/v1/admin/')) {
         op = 'admin';
+        span = traced(op);
         await adminRoute(req, res, path, query);
       } else if (path === '/healthz') {
         sendJson(res, 200, '{"status":"ok"}');
@@ -284,13 +297,19 @@ export function createStateHandler(opts: StateServerOptions) {
         throw new HttpError('not_found', `no route ${path}; the state API is under /v1/state`);
       }
       if (op) metrics.observe(op, 'ok', (performance.now() - started) / 1000);
+      span?.end(res.statusCode, undefined);
     } catch (err) {
       if (!req.complete) refuseRestOfBody(req, res);
       if (path === '/readyz' && !(err instanceof HttpError)) err = new StateStoreError('capability_unavailable', 'state driver not ready', undefined, { cause: err });
-      const { code } = sendError(res, err, report);
+      const { code, status } = sendError(res, err, report);
       if (err instanceof StateStoreError && err.quotaKind) metrics.quotaRejected(err.quotaKind);
       if (op) metrics.observe(op, code, (performance.now() - started) / 1000);
+      span?.end(status, code);
     }
+  }
+
+  function header(v: string | string[] | undefined): string | undefined {
+    return Array.isArray(v) ? v.join(',') : v;
   }
 
   return { handle, metrics };
@@ -300,13 +319,21 @@ export interface RunningStateServer {
   server: Server;
   url: string;
   metrics: StateMetrics;
-  close(): Promise<void>;
+  /**
+   * Stops serving. With `drainMs` (SIGTERM in a pod) it first keeps serving that long, answering
+   * every request with `Connection: close`: a client reusing a kept-alive connection gets its
+   * answer and the signal to reconnect (to a pod that stays), rather than a connection closed
+   * under a request it just sent — which a POST cannot safely retry.
+   */
+  close(opts?: { drainMs?: number }): Promise<void>;
 }
 
 /** Listens on host:port (0 = any free port). Closing stops the listener; the driver is the caller's. */
 export async function startStateServer(opts: StateServerOptions & { host?: string; port?: number }): Promise<RunningStateServer> {
   const { handle, metrics } = createStateHandler(opts);
+  let draining = false;
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
+    if (draining) res.setHeader('connection', 'close');
     void handle(req, res);
   });
   server.on('clientError', (_err, socket) => {
@@ -327,11 +354,17 @@ export async function startStateServer(opts: StateServerOptions & { host?: strin
     server,
     url: `http://${shownHost}:${port}`,
     metrics,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async ({ drainMs = 0 } = {}) => {
+      if (drainMs > 0) {
+        draining = true;
+        await new Promise((r) => setTimeout(r, drainMs));
+      }
+      // server.close() also closes the idle connections (Node ≥ 19).
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 2000).unref();
-      }),
+      });
+    },
   };
 }

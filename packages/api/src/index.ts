@@ -7,6 +7,7 @@ export { parseUsersFile, readUsersFile, type UserLine } from './auth/users-file.
 export { syncUsers, type UsersSyncResult } from './auth/users-sync.ts';
 export { LoginRateLimiter, LOGIN_RATE_LIMIT_DEFAULTS, type LoginRateLimitOptions } from './auth/login-rate-limit.ts';
 export { SESSION_ID_PREFIX } from './auth/session-id.ts';
+export { ORRERY_AUTHORIZATION_HEADER } from './auth/bearer-credential.ts';
 export { parseTrustedProxies, type TrustedProxies } from './http/trusted-proxies.ts';
 export { MAX_BATCH_SIZE } from './http/batch-size.ts';
 export { AUDIT_INPUT_MAX_BYTES } from './audit/audit-input-cap.ts';

@@ -7,9 +7,19 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './chart-files.ts';
 
+/**
+ * packages/log's settings functions take the environment as an argument, so their reads are not
+ * `process.env.X`: an app that hands them process.env reads these.
+ */
+const READS_THROUGH_LOG_SETTINGS: Array<[RegExp, string]> = [
+  [/resolveLogLevel\([^()]*process\.env\s*\)/, 'ORRERY_LOG_LEVEL'],
+  [/resolveLogFormat\(\s*process\.env\b/, 'ORRERY_LOG_FORMAT'],
+];
+
 export function envReads(sourceText: string): Set<string> {
   const names = new Set<string>();
   for (const m of sourceText.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) names.add((m[1] ?? m[2])!);
+  for (const [call, name] of READS_THROUGH_LOG_SETTINGS) if (call.test(sourceText)) names.add(name);
   return names;
 }
 

@@ -27,7 +27,7 @@ describe('the chart with no values', { timeout: 60_000 }, () => {
     for (const t of chartTemplates()) expect(t.text, t.name).not.toMatch(/\blookup\b|\brandAlphaNum\b|\bgenPrivateKey\b|\bgenCA\b/);
   });
 
-  it('has the operator generate the store token, admin token, both master keys and the Postgres password, by Secret name only', () => {
+  it('has the operator generate the store token, admin token, both master keys and the Postgres and Redis passwords, by Secret name only', () => {
     const args = operatorArgs(defaults);
     expect(args).toEqual(
       expect.arrayContaining([
@@ -37,6 +37,7 @@ describe('the chart with no values', { timeout: 60_000 }, () => {
         '--registry-master-key-secret=orrery-registry-master-key/registry-master-key',
         '--generate-secret=orrery-postgres-password/password',
         '--database-password-secret=orrery-postgres-password/password',
+        '--generate-secret=orrery-redis-password/password',
       ]),
     );
     // Its own pod mounts none of them: it makes them, so it must not wait for them.
@@ -100,7 +101,15 @@ describe('the chart with no values', { timeout: 60_000 }, () => {
     expect(operatorArgs(defaults)).toEqual(expect.arrayContaining(['--registry-url=http://orrery-registry.orrery-system.svc:8080', '--default-registry-cluster=orrery', '--default-registry-cluster-spec={"registry":{"replicas":2},"replicas":3,"storage":{"size":"1Gi"}}']));
     const router = podOf(defaults, 'Deployment', 'orrery-router').containers[0];
     expect(router.args).toContain('--registry-url=http://orrery-registry.orrery-system.svc:8080');
-    expect(router.env).toContainEqual({ name: 'ORRERY_REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: 'orrery-registry-tokens', key: 'replication-token' } } });
+    // The generated replication token, as a file of the Secret the operator makes for the RegistryCluster.
+    expect(router.args).toContain('--registry-token-file=/etc/orrery/registry-token/token');
+    const tokenVolume = (podOf(defaults, 'Deployment', 'orrery-router').volumes as Volume[]).find((v) => v.name === 'registry-token')!;
+    expect(tokenVolume.secret).toMatchObject({ secretName: 'orrery-registry-tokens', items: [{ key: 'replication-token', path: 'token' }] });
+    expect(tokenVolume.secret).not.toHaveProperty('optional');
+    expect((router.env as EnvVar[]).map((e) => e.name)).not.toContain('ORRERY_REGISTRY_TOKEN');
+    // Whatever routerTokenKey says, the generated Secret's key is replication-token.
+    const keyed = podOf(helmTemplate({ registry: { tokens: { routerTokenKey: 'other' } } }).objects, 'Deployment', 'orrery-router');
+    expect((keyed.volumes as Volume[]).find((v) => v.name === 'registry-token')!.secret!.items).toEqual([{ key: 'replication-token', path: 'token' }]);
     // A registry.url of one's own turns the default cluster off.
     const own = helmTemplate({ registry: { url: 'http://elsewhere:8080' } }).objects;
     expect(operatorArgs(own)).toContain('--registry-url=http://elsewhere:8080');
@@ -127,10 +136,37 @@ describe('the chart with no values', { timeout: 60_000 }, () => {
     expect(() => helmTemplate({ postgres: { inCluster: { enabled: false } } })).toThrow(/postgres\.existingSecret is required when postgres\.inCluster\.enabled is false/);
   });
 
+  it('runs the trial Redis with the generated password from a mounted file, never on a command line or in its environment; the routers get it through their Redis URL', () => {
+    const pod = podOf(defaults, 'Deployment', 'orrery-redis');
+    const c = pod.containers[0];
+    const commandLine = [...(c.command ?? []), ...(c.args ?? [])] as string[];
+    // The shell reads the file into redis-server's configuration on stdin ("-").
+    expect(commandLine.join('\n')).toMatch(/exec redis-server - <<EOF\nrequirepass \$\(cat \/etc\/redis-auth\/password\)\n/);
+    expect(commandLine.join(' ')).not.toMatch(/--requirepass|[0-9a-f]{32}/);
+    expect(c.env ?? []).toEqual([]);
+    expect(c.volumeMounts).toContainEqual({ name: 'auth', mountPath: '/etc/redis-auth', readOnly: true });
+    const auth = (pod.volumes as Volume[]).find((v) => v.name === 'auth')!;
+    expect(auth.secret).toEqual({ secretName: 'orrery-redis-password', defaultMode: 0o440, items: [{ key: 'password', path: 'password' }] });
+    // The routers: the kubelet expands the password from a secretKeyRef into ORRERY_REDIS_URL (defined before it).
+    const routerEnv = podOf(defaults, 'Deployment', 'orrery-router').containers[0].env as EnvVar[];
+    expect(routerEnv).toEqual(
+      expect.arrayContaining([
+        { name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'orrery-redis-password', key: 'password' } } },
+        { name: 'ORRERY_REDIS_URL', value: 'redis://:$(REDIS_PASSWORD)@orrery-redis.orrery-system.svc:6379/0' },
+      ]),
+    );
+    expect(routerEnv.findIndex((e) => e.name === 'REDIS_PASSWORD')).toBeLessThan(routerEnv.findIndex((e) => e.name === 'ORRERY_REDIS_URL'));
+    // An external Redis: its URL Secret as before, nothing generated.
+    const external = helmTemplate({ redis: { existingSecret: 'r' } }).objects;
+    expect(operatorArgs(external).filter((a) => a.includes('redis-password'))).toEqual([]);
+    expect(podOf(external, 'Deployment', 'orrery-router').containers[0].env).toContainEqual({ name: 'ORRERY_REDIS_URL', valueFrom: { secretKeyRef: { name: 'r', key: 'url' } } });
+    expect((podOf(external, 'Deployment', 'orrery-router').containers[0].env as EnvVar[]).map((e) => e.name)).not.toContain('REDIS_PASSWORD');
+  });
+
   it('marks the trial databases NOT FOR PRODUCTION in values.yaml, the templates and NOTES.txt; NOTES tell where the admin token is', () => {
     const notes = helmNotes({});
     expect(notes).toContain('WARNING: NOT FOR PRODUCTION');
-    expect(notes).toContain('orrery-store-token, orrery-admin-token, orrery-state-master-key, orrery-registry-master-key, orrery-postgres-password');
+    expect(notes).toContain('orrery-store-token, orrery-admin-token, orrery-state-master-key, orrery-registry-master-key, orrery-postgres-password, orrery-redis-password\n');
     expect(notes).toContain("kubectl -n orrery-system get secret orrery-admin-token -o jsonpath='{.data.token}' | base64 -d");
     expect(notes).toContain('RegistryCluster "orrery"');
     expect(helmNotes({ postgres: { existingSecret: 'pg' }, redis: { existingSecret: 'r' } })).not.toContain('NOT FOR PRODUCTION');

@@ -127,7 +127,10 @@ describe('rendered chart', () => {
     const router = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.containers[0];
     expect(router.args).toEqual(expect.arrayContaining(['--registry-namespace=default', '--registry-namespace=team-a']));
     expect(router.env).toContainEqual({ name: 'ORRERY_REDIS_URL', valueFrom: { secretKeyRef: { name: 'orrery-redis', key: 'url' } } });
-    expect(router.env).toContainEqual({ name: 'ORRERY_REGISTRY_TOKEN', valueFrom: { secretKeyRef: { name: 'orrery-registry-tokens', key: 'replication-token' } } });
+    expect(router.args).toContain('--registry-token-file=/etc/orrery/registry-token/token');
+    expect(router.volumeMounts).toContainEqual({ name: 'registry-token', mountPath: '/etc/orrery/registry-token', readOnly: true });
+    const registryToken = named(all, 'Deployment', 'orrery-router')!.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'registry-token');
+    expect(registryToken.secret).toEqual({ secretName: 'orrery-registry-tokens', defaultMode: 0o440, items: [{ key: 'replication-token', path: 'token' }] });
     for (const name of ['orrery-statesvc', 'orrery-operator']) {
       const c = named(all, 'Deployment', name)!.spec.template.spec.containers[0];
       expect(c.env, name).toContainEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'orrery-postgres', key: 'url' } } });
@@ -143,6 +146,60 @@ describe('rendered chart', () => {
         }
       }
     }
+  });
+
+  it('routers and statesvc get every token and key as a read-only file of a mounted Secret, none through the environment', () => {
+    const ownRegistry = objects({ ...REQUIRED, registry: { url: 'http://registry-public:8080', tokens: { existingSecret: 'mine', routerTokenKey: 'watch' } } });
+    for (const [label, objs] of [['every option on', all], ['only the required values', minimal], ['own registry token', ownRegistry]] as const) {
+      for (const name of ['orrery-router', 'orrery-statesvc']) {
+        const pod = named(objs, 'Deployment', name)!.spec.template.spec;
+        const c = pod.containers[0];
+        const where = `${label}: ${name}`;
+        // Only connection URLs (Postgres, Redis) and the passwords expanded into them come from secretKeyRef.
+        const secretEnv = ((c.env ?? []) as Array<{ name: string; valueFrom?: { secretKeyRef?: unknown } }>).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name);
+        expect(secretEnv.filter((n) => !/^(DATABASE_URL|POSTGRES_PASSWORD|ORRERY_REDIS_URL|REDIS_PASSWORD)$/.test(n)), where).toEqual([]);
+        expect(((c.env ?? []) as Array<{ name: string }>).map((e) => e.name).filter((n) => /TOKEN|KEY/.test(n)), where).toEqual([]);
+        // Every Secret volume is mounted read-only and readable by the pod's group only.
+        const secretVolumes = (pod.volumes as Array<{ name: string; secret?: { defaultMode: number } }>).filter((v) => v.secret);
+        expect(secretVolumes.length, where).toBeGreaterThanOrEqual(2);
+        for (const v of secretVolumes) {
+          expect(v.secret!.defaultMode, `${where} ${v.name}`).toBe(0o440);
+          expect(c.volumeMounts.find((m: { name: string }) => m.name === v.name), `${where} ${v.name}`).toMatchObject({ readOnly: true });
+        }
+        expect(pod.securityContext.fsGroup, where).toBe(c.securityContext.runAsGroup);
+      }
+    }
+    const router = named(ownRegistry, 'Deployment', 'orrery-router')!.spec.template.spec;
+    expect(router.containers[0].args).toContain('--registry-token-file=/etc/orrery/registry-token/token');
+    expect(router.volumes.find((v: { name: string }) => v.name === 'registry-token').secret).toMatchObject({ secretName: 'mine', items: [{ key: 'watch', path: 'token' }] });
+    // No registry token anywhere: no flag, no volume (the router would wait for a Secret nobody makes).
+    const noToken = named(objects({ ...REQUIRED, registry: { url: 'http://registry-public:8080' } }), 'Deployment', 'orrery-router')!.spec.template.spec;
+    expect((noToken.containers[0].args as string[]).filter((a) => a.startsWith('--registry-token-file'))).toEqual([]);
+    expect(noToken.volumes.map((v: { name: string }) => v.name)).not.toContain('registry-token');
+  });
+
+  it('logLevel reaches every Orrery container as ORRERY_LOG_LEVEL; <component>.logLevel overrides it', { timeout: 60_000 }, () => {
+    const levels = (objs: K8sObject[]) =>
+      Object.fromEntries(
+        ofKind(objs, 'Deployment')
+          .filter((d) => d.spec.template.spec.containers[0].image.startsWith('orrery/'))
+          .flatMap((d) => (d.spec.template.spec.containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).map((c) => [c.name, c.env?.find((e) => e.name === 'ORRERY_LOG_LEVEL')?.value])),
+      );
+    // The console reads no log level (it has no packages/log logger), so it gets none.
+    expect(levels(minimal)).toEqual({ operator: 'info', statesvc: 'info', router: 'info', console: undefined });
+    expect(levels(objects({ ...REQUIRED, logLevel: 'warn', router: { logLevel: 'debug' } }))).toEqual({ operator: 'warn', statesvc: 'warn', router: 'debug', console: undefined });
+    expect(levels(objects({ ...REQUIRED, operator: { logLevel: 'trace' } }))).toMatchObject({ operator: 'trace', statesvc: 'info', router: 'info' });
+    expect(() => helmTemplate({ ...REQUIRED, logLevel: 'verbose' })).toThrow(/\/logLevel/);
+    expect(() => helmTemplate({ ...REQUIRED, statesvc: { logLevel: 'loud' } })).toThrow(/\/statesvc\/logLevel/);
+  });
+
+  it('operator.progressDeadline reaches the operator as --progress-deadline (the progressDeadlineSeconds of deploy revisions)', { timeout: 60_000 }, () => {
+    const deadline = (objs: K8sObject[]) => (named(objs, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--progress-deadline'));
+    expect(deadline(minimal)).toEqual(['--progress-deadline=600s']);
+    expect(deadline(objects({ ...REQUIRED, operator: { progressDeadline: '3m' } }))).toEqual(['--progress-deadline=3m']);
+    // Kubernetes takes whole seconds: the schema refuses what the operator would refuse at start.
+    expect(() => helmTemplate({ ...REQUIRED, operator: { progressDeadline: '1500ms' } })).toThrow(/\/operator\/progressDeadline/);
+    expect(() => helmTemplate({ ...REQUIRED, operator: { progressDeadline: '0s' } })).toThrow(/\/operator\/progressDeadline/);
   });
 
   it('the console reaches everything through the admin API the operator serves: ORRERY_API_URL, no database, no Kubernetes token', () => {
@@ -373,11 +430,12 @@ describe('environment variables the chart sets are read by the apps', () => {
     ['orrery-statesvc', 'statesvc'],
     ['orrery-console', 'console'],
   ];
-  it.each(cases)('%s: every env var is read by apps/%s or expanded into its args as $(NAME)', (deployment, app) => {
+  it.each(cases)('%s: every env var is read by apps/%s or expanded into its args or another variable as $(NAME)', (deployment, app) => {
     const reads = appEnvReads(app);
     for (const objs of [all, minimal]) {
       const c = named(objs, 'Deployment', deployment)!.spec.template.spec.containers[0];
-      const expanded = new Set(((c.args ?? []) as string[]).flatMap((a) => [...a.matchAll(/\$\(([A-Z0-9_]+)\)/g)].map((m) => m[1]!)));
+      const envValues = ((c.env ?? []) as Array<{ value?: string }>).flatMap((e) => (e.value === undefined ? [] : [e.value]));
+      const expanded = new Set([...((c.args ?? []) as string[]), ...envValues].flatMap((a) => [...a.matchAll(/\$\(([A-Z0-9_]+)\)/g)].map((m) => m[1]!)));
       const env = ((c.env ?? []) as Array<{ name: string }>).map((e) => e.name);
       expect(env.filter((n) => !reads.has(n) && !expanded.has(n)), deployment).toEqual([]);
       // and every $(NAME) in the args is defined, or Kubernetes passes it through literally
@@ -389,6 +447,10 @@ describe('environment variables the chart sets are read by the apps', () => {
     expect([...envReads("const a = process.env.ORRERY_API_URL; const b = process.env['PORT'];")]).toEqual(['ORRERY_API_URL', 'PORT']);
     expect(appEnvReads('console')).toContain('ORRERY_API_URL');
     expect(appEnvReads('operator')).toContain('DATABASE_URL');
+    // packages/log reads the level from the environment it is handed, not process.env.X.
+    expect([...envReads("const level = resolveLogLevel(args['log-level'], process.env);")]).toEqual(['ORRERY_LOG_LEVEL']);
+    expect([...envReads("const level = resolveLogLevel(args['log-level'], {});")]).toEqual([]);
+    for (const app of ['router', 'statesvc']) expect(appEnvReads(app), app).toContain('ORRERY_LOG_LEVEL');
     expect(readFileSync(join(repoRoot, 'apps', 'console', 'bin', 'orrery-console.mjs'), 'utf8')).toContain('ORRERY_API_URL');
   });
 });

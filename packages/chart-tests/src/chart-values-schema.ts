@@ -6,12 +6,17 @@
  * are passed through to Kubernetes as they are (resources, affinity, annotations, …).
  */
 import { z } from 'zod';
+// The levels the components accept (packages/log); a path import keeps this package's dependencies as they are.
+import { LOG_LEVELS } from '../../log/src/log-settings.ts';
 
 const k8s = z.record(z.string(), z.unknown()).describe('Passed to Kubernetes as it is.');
 const stringMap = z.record(z.string(), z.string());
 const port = z.number().int().min(1).max(65535);
 const duration = z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration like 120s');
 const pullPolicy = z.enum(['', 'Always', 'IfNotPresent', 'Never']);
+const logLevel = z.enum(LOG_LEVELS);
+/** A component's override of the global logLevel; empty = the global one. */
+const componentLogLevel = z.union([z.literal(''), logLevel]).describe('Empty = the global logLevel.');
 const secretName = z.string().regex(/^$|^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'a Secret name (lowercase, digits, - and .), or empty');
 
 const image = (what: string) =>
@@ -61,6 +66,7 @@ export const ChartValuesSchema = z
         imagePullPolicy: pullPolicy.exclude(['']),
       })
       .strict(),
+    logLevel: logLevel.describe('ORRERY_LOG_LEVEL of every Orrery component unless <component>.logLevel overrides it.'),
     podSecurityContext: k8s,
     containerSecurityContext: k8s,
     postgres: z
@@ -126,6 +132,11 @@ export const ChartValuesSchema = z
           .strict(),
         resources: k8s,
         poolIdleTimeout: duration,
+        progressDeadline: z
+          .string()
+          .regex(/^[1-9]\d*(s|m|h)$/, 'whole seconds, minutes or hours, like 600s')
+          .describe('Passed as --progress-deadline: the progressDeadlineSeconds of deploy revisions’ Deployments.'),
+        logLevel: componentLogLevel,
         podDisruptionBudget: pdb('maxUnavailable'),
         extraArgs: z.array(z.string()),
         ...placement,
@@ -156,6 +167,7 @@ export const ChartValuesSchema = z
         replicas: z.number().int().min(1),
         port,
         driver: z.enum(['postgres', 'memory']),
+        logLevel: componentLogLevel,
         poolSize: z.union([z.string(), z.number().int().positive()]),
         maxBodyBytes: z.union([z.string(), z.number().int().positive()]),
         resources: k8s,
@@ -175,6 +187,7 @@ export const ChartValuesSchema = z
         queueDepth: z.union([z.string(), z.number().int().positive()]),
         redisKeyPrefix: z.string(),
         syncPeriodMs: z.union([z.string(), z.number().int().positive()]),
+        logLevel: componentLogLevel,
         registryNamespaces: z.array(z.string()),
         service,
         ingress,

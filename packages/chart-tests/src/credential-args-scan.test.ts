@@ -18,13 +18,15 @@ describe('scanCredentials', () => {
     const found = scanCredentials([
       deployment({ args: ['--admin-token=s3cret-but-short', '--database-url=postgres://orrery:hunter2@pg:5432/orrery', `--opaque=${'ab'.repeat(32)}`] }),
       deployment({ command: ['sh', '-c', `redis-server --requirepass ${'Zq9'.repeat(16)}`] }),
+      deployment({ command: ['sh', '-c'], args: ['exec redis-server - <<EOF\nrequirepass hunter2\nEOF'] }),
       deployment({ env: [{ name: 'ORRERY_STORE_TOKEN', value: 'abc' }, { name: 'DATABASE_URL', value: 'postgres://u:pw@h/db' }] }),
     ]);
     expect(found.map((f) => f.why)).toEqual([
       expect.stringContaining('credential-like flag'),
       expect.stringContaining('URL with a password'),
       expect.stringContaining('random-looking'),
-      expect.stringContaining('random-looking'),
+      expect.stringContaining('Redis password on the command line'),
+      expect.stringContaining('Redis password on the command line'),
       expect.stringContaining('credential-like variable'),
       expect.stringContaining('literal password'),
     ]);
@@ -40,6 +42,8 @@ describe('scanCredentials', () => {
             { name: 'DATABASE_URL', value: 'postgres://orrery:$(POSTGRES_PASSWORD)@pg.ns.svc:5432/orrery' },
           ],
         }),
+        // The trial Redis: its password read from the mounted Secret into the config on stdin.
+        deployment({ command: ['sh', '-c'], args: ['exec redis-server - <<EOF\nrequirepass $(cat /etc/redis-auth/password)\nEOF\n'] }),
       ]),
     ).toEqual([]);
   });

@@ -15,6 +15,8 @@ const SECRETISH = /(token|password|passwd|secret|credential|(^|[-_])key)/i;
 const REFERENCE_FLAG = /-(file|secret|secret-name)$/;
 /** Flags whose names sound secret-ish but take no credential (a switch, a list of Secret refs). */
 const NOT_A_CREDENTIAL = new Set(['require-registry-write-tokens', 'generate-secret', 'redis-key-prefix']);
+/** A Redis password written into a command line (`redis-server --requirepass x`, a config written by a shell); `$(cat FILE)` reads it from a file instead. */
+const REDIS_PASSWORD_LITERAL = /(^|[\s-])requirepass\s+(?!\$\(cat\s)\S/;
 const URL_WITH_PASSWORD = /[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:([^@\s/]+)@/i;
 /**
  * A long random-looking run: 32+ hex digits, or 40+ base64 characters mixing digits and both
@@ -48,7 +50,8 @@ export function scanCredentials(objects: K8sObject[]): CredentialFinding[] {
           out.push({ where: `${at} arg ${arg.split('=')[0]}`, why: 'a credential-like flag with its value on the command line; pass a file of a mounted Secret (--x-file) instead' });
         }
         const text = withoutExpansions(arg);
-        if (URL_WITH_PASSWORD.test(text)) out.push({ where: `${at} arg`, why: 'a URL with a password on the command line' });
+        if (REDIS_PASSWORD_LITERAL.test(arg)) out.push({ where: `${at} arg`, why: 'a Redis password on the command line; read it from a file of a mounted Secret' });
+        else if (URL_WITH_PASSWORD.test(text)) out.push({ where: `${at} arg`, why: 'a URL with a password on the command line' });
         else if (looksRandom(text)) out.push({ where: `${at} arg`, why: 'a long random-looking value on the command line' });
       }
       for (const e of c.env ?? []) {

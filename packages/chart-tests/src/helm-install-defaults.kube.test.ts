@@ -7,23 +7,26 @@
  * official images' names). Shown here: the Secrets it made, by whom, and that they survive
  * `helm upgrade`; the API server calling the webhook with the operator-made certificate (an
  * invalid Function denied); a Function's status.url answering through the router; the registry
- * working without registry.url.
+ * working without registry.url; credentials reaching the processes as files only (not in their
+ * environment or command line) and the trial Redis refusing clients without its password.
  */
 import { ApiException, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy } from '@kubernetes/client-node';
-import { adminKubeConfig, auditEvents, containerLog, eventually, helm } from '@orrery/kube-testenv';
+import { adminKubeConfig, auditEvents, containerLog, containerPid, eventually, helm } from '@orrery/kube-testenv';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './chart-files.ts';
+import { teardownRelease } from './release-teardown.ts';
 
 const NS = 'orrery-system';
 const RELEASE = 'orrery';
 const GV = 'orrery.dev/v1alpha1';
 const OPERATOR_SA = `system:serviceaccount:${NS}:${RELEASE}-operator`;
 const chart = join(repoRoot, 'charts', 'orrery');
-const GENERATED = ['orrery-store-token', 'orrery-admin-token', 'orrery-state-master-key', 'orrery-registry-master-key', 'orrery-postgres-password', 'orrery-webhook-tls', 'orrery-registry-tokens'];
+const GENERATED = ['orrery-store-token', 'orrery-admin-token', 'orrery-state-master-key', 'orrery-registry-master-key', 'orrery-postgres-password', 'orrery-redis-password', 'orrery-webhook-tls', 'orrery-registry-tokens'];
 
 type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; type?: string; [k: string]: unknown };
 type Condition = { type: string; status: string };
@@ -76,6 +79,37 @@ async function deniedByWebhook(name: string): Promise<string> {
   return (JSON.parse(String((err as ApiException<string>).body)) as { message: string }).message;
 }
 
+/** Sends Redis commands (inline protocol) on one connection and returns what the server answered. */
+function redisSay(host: string, lines: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port: 6379 });
+    let answer = '';
+    const timer = setTimeout(() => socket.destroy(new Error(`Redis at ${host}: no answer in 5 s (so far ${JSON.stringify(answer)})`)), 5_000);
+    socket.on('data', (chunk) => {
+      answer += chunk.toString('utf8');
+      // One reply line per command (the commands used here all answer one line).
+      if (answer.split('\r\n').length > lines.length) socket.end();
+    });
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.write(lines.map((l) => `${l}\r\n`).join(''));
+  });
+}
+
+/** A running container's environment and command line, read from /proc of its host process. */
+function processView(pod: string, container: string): { environ: string; cmdline: string } {
+  const pid = containerPid(NS, pod, container);
+  if (!pid) throw new Error(`no pid for ${pod}/${container}`);
+  const read = (what: string) => readFileSync(`/proc/${pid}/${what}`, 'utf8').split('\0').join('\n');
+  return { environ: read('environ'), cmdline: read('cmdline') };
+}
+
 async function caBundles(): Promise<Array<string | undefined>> {
   return Promise.all(
     ['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration'].map(async (kind) => {
@@ -95,10 +129,8 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  const out = await helm(['uninstall', RELEASE, '-n', NS, '--wait', '--timeout', '3m']);
-  if (out.code !== 0) console.error(`helm uninstall: ${out.stderr}`);
-  await core?.deleteNamespace({ name: NS }).catch(() => undefined);
-  await eventually(`namespace ${NS} gone`, async () => !(await read('v1', 'Namespace', NS, '')), 240_000, 1000).catch((e: unknown) => console.error(String(e)));
+  // Nothing of the release may outlive this file: the next files share the cluster.
+  if (kc) for (const line of await teardownRelease(kc, RELEASE, NS)) console.error(`teardown: ${line}`);
 }, 600_000);
 
 describe.sequential('helm install charts/orrery with no values', () => {
@@ -183,6 +215,65 @@ describe.sequential('helm install charts/orrery with no values', () => {
       return res?.status === 200 ? ((await res.json()) as Record<string, unknown>) : undefined;
     }, 120_000, 1000);
     expect(answer).toEqual({ hello: 'defaults' });
+  });
+
+  it('routers and statesvc hold their tokens as read-only files only: not in their environment, pod env or command line', async () => {
+    const secrets = {
+      store: decoded(await read('v1', 'Secret', 'orrery-store-token'), 'token')!,
+      master: decoded(await read('v1', 'Secret', 'orrery-state-master-key'), 'master-key')!,
+      registry: decoded(await read('v1', 'Secret', 'orrery-registry-tokens'), 'replication-token')!,
+      redis: decoded(await read('v1', 'Secret', 'orrery-redis-password'), 'password')!,
+    };
+    for (const [what, value] of Object.entries(secrets)) expect(value, what).toMatch(/^\S{16,}$/);
+    for (const component of ['router', 'statesvc']) {
+      const pods = (await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=${component}` })).items;
+      expect(pods.length, component).toBe(2);
+      for (const p of pods) {
+        const c = p.spec!.containers[0]!;
+        const where = `${p.metadata!.name}`;
+        // The pod spec: token files from Secret volumes, no token or key variable.
+        expect((c.env ?? []).map((e) => e.name).filter((n) => /TOKEN|KEY/.test(n)), where).toEqual([]);
+        const mounts = new Map((c.volumeMounts ?? []).map((m) => [m.name, m]));
+        const wanted = component === 'router' ? ['store-token', 'registry-token'] : ['store-token', 'state-key'];
+        for (const volume of wanted) {
+          expect(mounts.get(volume)?.readOnly, `${where} ${volume}`).toBe(true);
+          expect(p.spec!.volumes!.find((v) => v.name === volume)?.secret?.defaultMode, `${where} ${volume}`).toBe(0o440);
+        }
+        expect(c.args, where).toContain('--store-token-file=/etc/orrery/store-token/token');
+        // The process: what /proc shows to anyone who may read it on the node.
+        const view = processView(p.metadata!.name!, component);
+        expect(view.environ, where).toContain('ORRERY_LOG_LEVEL=info'); // the environment is really read
+        for (const [what, value] of Object.entries(secrets)) {
+          if (component === 'router' && what === 'redis') continue; // the Redis URL, by design (below)
+          expect(view.environ.includes(value), `${where}: ${what} in its environment`).toBe(false);
+          expect(view.cmdline.includes(value), `${where}: ${what} on its command line`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('the trial Redis refuses clients without its generated password, and the routers sync through it with the password', { timeout: 120_000 }, async () => {
+    const password = decoded(await read('v1', 'Secret', 'orrery-redis-password'), 'password')!;
+    const [redisPod] = (await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=redis` })).items;
+    const ip = redisPod!.status!.podIP!;
+    // The test runs on the node: the pod IP is reachable (the chart's NetworkPolicy is not enforced here).
+    expect(await redisSay(ip, ['PING'])).toMatch(/^-NOAUTH /);
+    expect(await redisSay(ip, ['AUTH not-the-password', 'PING'])).toMatch(/^-(WRONGPASS|ERR) /);
+    expect(await redisSay(ip, [`AUTH ${password}`, 'PING'])).toBe('+OK\r\n+PONG\r\n');
+    // Neither the Redis process's command line nor its environment holds the password (it came on stdin).
+    const redis = processView(redisPod!.metadata!.name!, 'redis');
+    expect(redis.cmdline.includes(password)).toBe(false);
+    expect(redis.environ.includes(password)).toBe(false);
+    // Every router completes statesync cycles against it (a refused AUTH would count errors only).
+    const routers = (await core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/component=router` })).items;
+    for (const r of routers) {
+      const stats = await eventually(`${r.metadata!.name} synced through Redis`, async () => {
+        const res = await fetch(`http://${r.status!.podIP}:9090/v1/stats`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+        const body = res?.ok ? ((await res.json()) as { statesync?: { cycles: { ok: number; error: number }; syncables: Array<{ lastSuccessfulCycle?: string }> } }) : undefined;
+        return body?.statesync && body.statesync.cycles.ok > 0 && body.statesync.syncables.every((x) => x.lastSuccessfulCycle) ? body.statesync : undefined;
+      }, 60_000, 1000);
+      expect(stats.syncables.length, r.metadata!.name).toBe(2);
+    }
   });
 
   it('helm upgrade keeps every generated Secret and the caBundle; the webhook still denies and the function still answers', { timeout: 900_000 }, async () => {

@@ -67,14 +67,17 @@ function valuesFile(values: Record<string, unknown>): { file: string; dir: strin
   return { file, dir };
 }
 
-/** `helm template` output split into documents by their `# Source:` template. */
+/**
+ * `helm template` output split into documents by their `# Source:` template, read as YAML 1.1 the
+ * way helm and the API server read it (sigs.k8s.io/yaml): `defaultMode: 0440` is octal there.
+ */
 export function parseManifests(text: string): RenderedChart {
   const bySource = new Map<string, K8sObject[]>();
   const objects: K8sObject[] = [];
   for (const chunk of text.split(/^---[ \t]*$/m)) {
     const source = /^# Source: [^/\n]+\/(\S+)/m.exec(chunk)?.[1];
     if (!source) continue;
-    for (const doc of parseAllDocuments(chunk)) {
+    for (const doc of parseAllDocuments(chunk, { version: '1.1' })) {
       if (doc.errors.length > 0) throw new Error(`helm rendered invalid YAML in ${source}: ${doc.errors.map((e) => e.message).join('; ')}`);
       const obj = doc.toJS() as K8sObject | null;
       if (!obj) continue;

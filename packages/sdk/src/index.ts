@@ -1,2 +1,2 @@
 export { StateError, createStateClient } from './state-client.ts';
-export type { StateClient } from './state-client.ts';
+export type { StateClient, StateCallTrace, StateOp } from './state-client.ts';

@@ -99,4 +99,34 @@ describe('state client wire format', () => {
     await expect(createStateClient({ url: '', tokenPath }).get('k')).rejects.toThrow(/ORRERY_STATE_URL/);
     await expect(createStateClient({ url, tokenPath: join(dir, 'missing') }).get('k')).rejects.toThrow(/token file/);
   });
+
+  it('withTrace: every call carries the trace headers it is given and reports its status; the token stays the client\'s', async () => {
+    reply = (s) => (s.method === 'GET' ? { status: 404, body: '{"error":"no","code":"not_found"}' } : { status: 200, body: '{"version":3}' });
+    const base = createStateClient({ url, tokenPath });
+    const ended: Array<[string, number | undefined]> = [];
+    let n = 0;
+    const traced = base.withTrace({
+      start: (op) => {
+        n++;
+        // A trace that tries to set credentials gets only its two headers through.
+        return { traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba9020${n}-01`, tracestate: 'v=1', authorization: 'Bearer stolen', end: (status: number | undefined) => void ended.push([op, status]) } as never;
+      },
+    });
+    expect(await traced.get('k')).toBeNull();
+    expect(await traced.set('k', 1)).toEqual({ version: 3 });
+    expect(seen.map((s) => s.headers.traceparent)).toEqual(['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba90201-01', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba90202-01']);
+    expect(seen.map((s) => s.headers.tracestate)).toEqual(['v=1', 'v=1']);
+    expect(seen.map((s) => s.headers.authorization)).toEqual(['Bearer tok1', 'Bearer tok1']);
+    expect(ended).toEqual([['get', 404], ['set', 200]]);
+    // The original client is untouched: no trace headers.
+    await base.set('k', 1);
+    expect(seen[2]!.headers.traceparent).toBeUndefined();
+  });
+
+  it('withTrace: a call that fails without an answer still ends its trace', async () => {
+    const ended: Array<number | undefined> = [];
+    const traced = createStateClient({ url: 'http://127.0.0.1:1', tokenPath }).withTrace({ start: () => ({ end: (status: number | undefined) => void ended.push(status) }) });
+    await expect(traced.get('k')).rejects.toThrow();
+    expect(ended).toEqual([undefined]);
+  });
 });

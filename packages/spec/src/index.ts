@@ -1,5 +1,6 @@
 export * from './meta.ts';
 export * from './duration.ts';
+export * from './shutdown-drain.ts';
 export * from './effective.ts';
 export * from './kinds/environment.ts';
 export * from './kinds/function.ts';

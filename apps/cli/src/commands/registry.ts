@@ -1,7 +1,6 @@
 import { parseDurationMs } from '@orrery/spec';
-import { describeApiError } from '../connection/api-errors.ts';
 import { requireApiClient } from '../connection/api-client.ts';
-import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, apiConnectionFlags, resolveConnection } from '../connection/resolve-connection.ts';
 import { runDirect } from '../registry/admin-direct.ts';
 import { runThroughApi } from '../registry/api-membership.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -84,8 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`orrery registry: --timeout takes a duration like 90s or 5m, got ${JSON.stringify(values.timeout)}`);
     return 2;
   }
-  const conn = resolveConnection({ apiUrl: values['api-url'], tokenFile: values['token-file'] });
-  const api = requireApiClient(conn);
+  const api = await requireApiClient(resolveConnection(apiConnectionFlags(values)));
   if ('error' in api) {
     console.error(`orrery registry: ${api.error}`);
     return 1;
@@ -94,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
     const code = await runThroughApi(key, rest, { client: api.client, namespace: values.namespace, json: values.json ?? false, wait: !values['no-wait'], timeoutMs });
     return code === -1 ? unknown() : code;
   } catch (err) {
-    console.error(`orrery registry: ${describeApiError(err, conn.apiUrl)}`);
+    console.error(`orrery registry: ${api.describeError(err)}`);
     return 1;
   }
 }

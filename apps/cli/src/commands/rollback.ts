@@ -1,6 +1,5 @@
-import { describeApiError } from '../connection/api-errors.ts';
 import { requireApiClient } from '../connection/api-client.ts';
-import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, apiConnectionFlags, resolveConnection } from '../connection/resolve-connection.ts';
 import { revisionName } from '../functions/revision-arg.ts';
 import { formatTraffic } from '../functions/traffic-notation.ts';
 import { parseObjectRef } from '../resources/object-ref-arg.ts';
@@ -36,8 +35,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const revision = revisionName(ref.name, positionals[1]!);
-  const conn = resolveConnection({ apiUrl: values['api-url'], tokenFile: values['token-file'] });
-  const api = requireApiClient(conn);
+  const api = await requireApiClient(resolveConnection(apiConnectionFlags(values)));
   if ('error' in api) {
     console.error(`orrery rollback: ${api.error}`);
     return 1;
@@ -48,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`function.orrery.dev/${ref.name} rolled back to ${revision}: ${formatTraffic(before.spec.traffic)} → ${formatTraffic(after.spec.traffic)}`);
     return 0;
   } catch (err) {
-    console.error(`orrery rollback: ${ref.namespace}/${ref.name}: ${describeApiError(err, conn.apiUrl)}`);
+    console.error(`orrery rollback: ${ref.namespace}/${ref.name}: ${api.describeError(err)}`);
     return 1;
   }
 }

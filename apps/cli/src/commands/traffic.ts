@@ -1,6 +1,5 @@
-import { describeApiError } from '../connection/api-errors.ts';
 import { requireApiClient } from '../connection/api-client.ts';
-import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, resolveConnection } from '../connection/resolve-connection.ts';
+import { API_CONNECTION_HELP, API_CONNECTION_OPTIONS, apiConnectionFlags, resolveConnection } from '../connection/resolve-connection.ts';
 import { formatTraffic, parseTraffic } from '../functions/traffic-notation.ts';
 import { parseObjectRef } from '../resources/object-ref-arg.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -46,8 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     console.error(`orrery traffic: ${traffic.error}`);
     return 2;
   }
-  const conn = resolveConnection({ apiUrl: values['api-url'], tokenFile: values['token-file'] });
-  const api = requireApiClient(conn);
+  const api = await requireApiClient(resolveConnection(apiConnectionFlags(values)));
   if ('error' in api) {
     console.error(`orrery traffic: ${api.error}`);
     return 1;
@@ -58,7 +56,7 @@ export async function run(argv: string[]): Promise<number> {
     console.log(`function.orrery.dev/${ref.name} traffic: ${formatTraffic(before.spec.traffic)} → ${formatTraffic(after.spec.traffic)}`);
     return 0;
   } catch (err) {
-    console.error(`orrery traffic: ${ref.namespace}/${ref.name}: ${describeApiError(err, conn.apiUrl)}`);
+    console.error(`orrery traffic: ${ref.namespace}/${ref.name}: ${api.describeError(err)}`);
     return 1;
   }
 }

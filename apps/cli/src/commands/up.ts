@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { resolveLogFormat, resolveLogLevel } from '@orrery/log';
 import { readPlatformInfo } from '../platform/platform-file.ts';
 import { renderSummary } from '../platform/summary.ts';
 import { collectExampleManifests } from '../platform/examples.ts';
@@ -12,6 +13,7 @@ export const summary = 'run the whole platform locally (operator, statesvc, regi
 
 const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-driver memory|postgres]
                  [--no-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
+                 [--log-level info]
 
 Starts every component under one supervisor, in the foreground; Ctrl-C (or \`orrery down\`) stops
 them all. A component that exits on its own is restarted (backoff from 0.5 s to 30 s; after 5
@@ -32,6 +34,10 @@ crashes within 2 minutes it stays Degraded). Data (functions, revisions, registr
                           $ORRERY_REDIS_URL: use the variable when the URL holds a password,
                           a flag shows in \`ps\`); the routers get it in their environment
   --redis-key-prefix P    key prefix in that Redis (orrery)
+  --log-level L           trace|debug|info|warn|error|fatal|silent: every component's log level
+                          (or $ORRERY_LOG_LEVEL; default info). Component logs are JSON records in
+                          <data-dir>/logs/_platform/ (supervisor.log is the supervisor's own);
+                          ORRERY_LOG_FORMAT=pretty writes them in a readable form instead
 
 Postgres (--state-driver postgres) comes from $DATABASE_URL; statesvc gets it in its environment,
 never on its command line.`;
@@ -62,6 +68,7 @@ export const options = {
   'users-file': { type: 'string' },
   'redis-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
+  'log-level': { type: 'string' },
   foreground: { type: 'boolean', default: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -85,6 +92,18 @@ export async function run(argv: string[]): Promise<number> {
   if (values['redis-url'] && urlHasPassword(values['redis-url'])) {
     console.error('orrery up: warning: --redis-url holds a password, which every local user can read in `ps`; pass it as ORRERY_REDIS_URL instead');
   }
+  const logLevel = resolveLogLevel(values['log-level'], process.env);
+  const logFormat = resolveLogFormat(process.env, false);
+  if (!logLevel.ok) {
+    console.error(`orrery up: ${logLevel.message}`);
+    return 2;
+  }
+  if (!logFormat.ok) {
+    console.error(`orrery up: ${logFormat.message}`);
+    return 2;
+  }
+  // The children read the level from their environment: one flag sets every component's.
+  if (values['log-level'] !== undefined) process.env.ORRERY_LOG_LEVEL = logLevel.value;
   const dataDir = resolve(values['data-dir']);
   if (!(await claimDataDir(dataDir, (l) => console.log(`orrery up: ${l}`), (l) => console.error(`orrery up: ${l}`)))) return 1;
 
@@ -97,6 +116,7 @@ export async function run(argv: string[]): Promise<number> {
     usersFile: values['users-file'],
     redisUrl: values['redis-url'] ?? (process.env.ORRERY_REDIS_URL || undefined),
     redisKeyPrefix: values['redis-key-prefix'],
+    logLevel: logLevel.value,
   });
   let stopRequested: (signal: string) => void = () => {};
   const stopped = new Promise<string>((r) => (stopRequested = r));

@@ -55,6 +55,24 @@ describe('CLI connection resolution', () => {
     expect(c).toMatchObject({ apiUrl: 'http://127.0.0.1:9182', apiToken: 'the-admin-token', routerUrl: 'http://127.0.0.1:9180', dataDir: dir, directStore: false });
   });
 
+  it('on Kubernetes the local platform\'s admin token is not used; an explicit one is; the release namespace defaults to orrery-system', () => {
+    const dir = temp();
+    mkdirSync(join(dir, 'secrets'));
+    writeFileSync(join(dir, 'platform.json'), JSON.stringify({ storeUrl: 'http://127.0.0.1:9182', dataDir: dir }));
+    writeFileSync(join(dir, 'secrets', 'admin.token'), 'the-local-admin-token\n');
+    writeFileSync(join(dir, 'tok'), 'from-token-file\n');
+    const kube = resolveConnection({ kubeconfig: '/k/config' }, { ORRERY_DATA_DIR: dir }, temp());
+    expect(kube).toMatchObject({ kube: { kubeconfig: '/k/config' }, apiToken: undefined, orreryNamespace: 'orrery-system' });
+    expect(resolveConnection({ kubeconfig: '/k/config', tokenFile: join(dir, 'tok') }, { ORRERY_DATA_DIR: dir }, temp()).apiToken).toBe('from-token-file');
+    expect(resolveConnection({ context: 'prod' }, { ORRERY_API_TOKEN: 'env-token' }, temp()).apiToken).toBe('env-token');
+    expect(resolveConnection({}, { ORRERY_DATA_DIR: dir }, temp()).apiToken).toBe('the-local-admin-token');
+  });
+
+  it('--orrery-namespace beats $ORRERY_NAMESPACE', () => {
+    expect(resolveConnection({ context: 'c' }, { ORRERY_NAMESPACE: 'from-env' }, temp()).orreryNamespace).toBe('from-env');
+    expect(resolveConnection({ context: 'c', orreryNamespace: 'from-flag' }, { ORRERY_NAMESPACE: 'from-env' }, temp()).orreryNamespace).toBe('from-flag');
+  });
+
   it('a malformed platform file is an error that names the file', () => {
     const root = temp();
     mkdirSync(join(root, '.orrery'));

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SERVICE_ACCOUNT_TOKEN, kubeTarget, type KubeTarget } from '../kubernetes/kube-target.ts';
+import { DEFAULT_ORRERY_NAMESPACE } from '../kubernetes/operator-service.ts';
 
 export const DEFAULT_STORE_URL = 'http://127.0.0.1:7070';
 export const DEFAULT_ROUTER_URL = 'http://127.0.0.1:8080';
@@ -28,7 +29,10 @@ export interface Connection {
   storeToken: string | undefined;
   /** The admin API (served by the operator under /trpc/); resource commands go through it when a token is known. */
   apiUrl: string;
-  /** Admin token or session id for the API: --token-file, $ORRERY_API_TOKEN(_FILE), or the local platform's secret. */
+  /**
+   * Admin token or session id for the API: --token-file, $ORRERY_API_TOKEN(_FILE), or the local
+   * platform's secret (not on Kubernetes: there the release's Secret is read unless one is given).
+   */
   apiToken: string | undefined;
   /** --store-url / $ORRERY_STORE_URL was given: talk to the store directly (no audit; for development). */
   directStore: boolean;
@@ -38,6 +42,8 @@ export interface Connection {
   platformFile: string | undefined;
   /** Set: resource commands talk to this Kubernetes API server instead (kube-target.ts says when). */
   kube?: KubeTarget;
+  /** On Kubernetes, the namespace of the Orrery release whose admin API the admin commands use. */
+  orreryNamespace: string;
 }
 
 export interface ConnectionFlags {
@@ -49,6 +55,7 @@ export interface ConnectionFlags {
   dataDir?: string;
   kubeconfig?: string;
   context?: string;
+  orreryNamespace?: string;
 }
 
 /** The nearest `.orrery/platform.json` from `start` upwards. */
@@ -87,10 +94,12 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     (platform.storeTokenFile ? relativeToPlatform(platform.storeTokenFile) : undefined) ??
     (!env.ORRERY_STORE_TOKEN && !platform.storeToken && existsSync(madeByOperator) ? madeByOperator : undefined);
   const storeToken = tokenFile ? readFileSync(tokenFile, 'utf8').trim() : (env.ORRERY_STORE_TOKEN ?? platform.storeToken) || undefined;
-  const apiTokenFile = flags.tokenFile ?? env.ORRERY_API_TOKEN_FILE ?? (platformFile && existsSync(join(dataDir, 'secrets', 'admin.token')) ? join(dataDir, 'secrets', 'admin.token') : undefined);
+  const kube = kubeTarget({ flags, env, platformFile: platformFile !== undefined, serviceAccount: existsSync(SERVICE_ACCOUNT_TOKEN) });
+  // The local platform's admin token is no credential for a cluster's admin API.
+  const localAdminToken = !kube && platformFile && existsSync(join(dataDir, 'secrets', 'admin.token')) ? join(dataDir, 'secrets', 'admin.token') : undefined;
+  const apiTokenFile = flags.tokenFile ?? env.ORRERY_API_TOKEN_FILE ?? localAdminToken;
   const apiToken = apiTokenFile ? readFileSync(apiTokenFile, 'utf8').trim() : env.ORRERY_API_TOKEN || undefined;
   const storeUrl = trimUrl(flags.storeUrl ?? env.ORRERY_STORE_URL ?? platform.storeUrl ?? DEFAULT_STORE_URL);
-  const kube = kubeTarget({ flags, env, platformFile: platformFile !== undefined, serviceAccount: existsSync(SERVICE_ACCOUNT_TOKEN) });
   return {
     ...(kube ? { kube } : {}),
     storeUrl,
@@ -101,6 +110,7 @@ export function resolveConnection(flags: ConnectionFlags, env: NodeJS.ProcessEnv
     routerUrl: trimUrl(flags.routerUrl ?? env.ORRERY_ROUTER_URL ?? platform.routerUrls?.[0] ?? platform.routerUrl ?? DEFAULT_ROUTER_URL),
     dataDir,
     platformFile,
+    orreryNamespace: flags.orreryNamespace || env.ORRERY_NAMESPACE || DEFAULT_ORRERY_NAMESPACE,
   };
 }
 
@@ -139,8 +149,21 @@ writes the CRDs through the API server, server-side apply as field manager orrer
 export const API_CONNECTION_OPTIONS = {
   'api-url': { type: 'string' },
   'token-file': { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'orrery-namespace': { type: 'string' },
 } as const;
+
+/** The connection flags of an admin-API-only command, as resolveConnection takes them. */
+export function apiConnectionFlags(values: { 'api-url'?: string; 'token-file'?: string; kubeconfig?: string; context?: string; 'orrery-namespace'?: string }): ConnectionFlags {
+  return { apiUrl: values['api-url'], tokenFile: values['token-file'], kubeconfig: values.kubeconfig, context: values.context, orreryNamespace: values['orrery-namespace'] };
+}
 
 export const API_CONNECTION_HELP = `connection: the admin API (role-checked and audited) at --api-url URL (or $ORRERY_API_URL; default:
 the operator from .orrery/platform.json, else ${DEFAULT_STORE_URL}) with --token-file FILE (or
-$ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).`;
+$ORRERY_API_TOKEN_FILE / $ORRERY_API_TOKEN; default: the local platform's secrets/admin.token).
+Kubernetes: --kubeconfig FILE and/or --context NAME (or $KUBECONFIG, or in a pod its service
+account, when no local platform is found) reaches the operator's admin API through the API
+server's services proxy: the release's operator Service in --orrery-namespace NS (or
+$ORRERY_NAMESPACE; default ${DEFAULT_ORRERY_NAMESPACE}), the admin token from the Secret the
+operator generated unless --token-file gives one. RBAC: docs/cli.md.`;

@@ -3,9 +3,10 @@
  * in dependency order, reports what is starting / ready / degraded, writes `platform.json`,
  * and stops everything (SIGTERM, drain, SIGKILL) so no process outlives it.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createLogger, type Logger, type LogLevel, registerSecret, registerUrlSecret } from '@orrery/log';
 import type { RegistryCluster } from '@orrery/spec';
 import { type ResourceStore, createHttpStore } from '@orrery/store';
 import { ETCD_BIN, PLATFORM_REGISTRY, readPlatformRegistryManifest } from './platform-registry.ts';
@@ -43,6 +44,8 @@ export interface UpOptions {
   console?: boolean;
   /** Restarting children that exit on their own (default DEFAULT_RESTART_POLICY). */
   restartPolicy?: RestartPolicy;
+  /** Level of the supervisor's own log, `<data-dir>/logs/_platform/supervisor.log` (default info). */
+  logLevel?: LogLevel;
   say?: (line: string) => void;
 }
 
@@ -71,6 +74,9 @@ export class Supervisor {
   private readonly restartTimers = new Set<NodeJS.Timeout>();
   private readonly restarting = new Set<Promise<void>>();
   private secrets!: PlatformSecrets;
+  /** What the supervisor does, as JSON records (the status lines on the terminal are for people). */
+  private log: Logger;
+  private logFd?: number;
   info?: PlatformInfo;
 
   /** Component logs; `_platform` cannot clash with the operator's per-namespace worker log dirs. */
@@ -81,6 +87,16 @@ export class Supervisor {
   constructor(private readonly o: UpOptions) {
     this.dataDir = resolve(o.dataDir);
     this.say = o.say ?? ((l) => console.log(l));
+    this.log = createLogger({ component: 'supervisor', level: 'silent' });
+  }
+
+  /** Opens supervisor.log (appended, written synchronously: a record before exit is not lost). */
+  private openLog(): void {
+    mkdirSync(this.logDir, { recursive: true });
+    this.logFd = openSync(join(this.logDir, 'supervisor.log'), 'a', 0o600);
+    // Records after stop() closed the file (a late exit event) are dropped, not written to a reused fd.
+    const write = (line: string) => this.logFd !== undefined && writeSync(this.logFd, line);
+    this.log = createLogger({ component: 'supervisor', level: this.o.logLevel, destination: { write } });
   }
 
   get adminToken(): string {
@@ -96,6 +112,8 @@ export class Supervisor {
     if (i >= 0) this.components[i] = c;
     else this.components.push(c);
     if (this.info) this.writeInfo();
+    if (c.state === 'degraded') this.log.warn('component degraded', { name: c.name, reason: c.reason });
+    else this.log.info(`component ${c.state}`, { name: c.name, url: c.url, pid: c.pid });
     if (quiet) return;
     if (c.state === 'ready') this.say(`  ✓ ${c.name} ready${c.url ? ` at ${c.url}` : ''}`);
     else if (c.state === 'degraded') this.say(`  ! ${c.name} degraded: ${c.reason}`);
@@ -105,6 +123,7 @@ export class Supervisor {
   private async run(recipe: ChildRecipe): Promise<ManagedChild> {
     this.recipes.set(recipe.name, recipe);
     this.say(`  … starting ${recipe.name}`);
+    this.log.info('starting', { name: recipe.name });
     const child = await recipe.start(this.abort.signal);
     this.track(child);
     this.component(recipe.component(child));
@@ -133,6 +152,7 @@ export class Supervisor {
   private crashed(name: string, how: string, logFile: string, pid: number | undefined): void {
     const c = this.components.find((x) => x.name === name || name.startsWith(`${x.name}-`)) ?? { name, state: 'degraded' as const };
     const recipe = this.recipes.get(name);
+    this.log.warn('child exited unexpectedly', { name, how, pid, logFile });
     if (!recipe) {
       this.say(`  ! ${name} exited unexpectedly (${how}); see ${logFile}`);
       this.component({ ...c, state: 'degraded', reason: `${name} exited (${how})`, pid: undefined });
@@ -141,10 +161,12 @@ export class Supervisor {
     const decision = decideRestart(this.restarts.get(name) ?? initialRestartState(), Date.now(), this.o.restartPolicy ?? DEFAULT_RESTART_POLICY);
     this.restarts.set(name, decision.state);
     if (decision.action === 'give-up') {
+      this.log.error('not restarting any more', { name, reason: decision.reason });
       this.component({ ...c, state: 'degraded', reason: `${decision.reason} (last: ${how}); not restarted any more — see ${logFile}`, pid: undefined });
       return;
     }
     this.say(`  ! ${name} exited unexpectedly (${how}); restarting ${name} (${how}, attempt ${decision.attempt}) in ${formatDelay(decision.delayMs)}`);
+    this.log.info('restart scheduled', { name, attempt: decision.attempt, delayMs: decision.delayMs });
     this.component({ ...c, state: 'degraded', reason: `restarting after ${how} (attempt ${decision.attempt})`, pid: undefined }, true);
     const timer = setTimeout(() => {
       this.restartTimers.delete(timer);
@@ -160,6 +182,7 @@ export class Supervisor {
     if (oldPid !== undefined) {
       const left = await stopProcessGroup(oldPid, 5_000).catch(() => []);
       if (left.length) this.say(`  … stopped ${left.length} process(es) ${recipe.name} had left behind (its workers, etcd members, …)`);
+      if (left.length) this.log.info('stopped processes left behind', { name: recipe.name, pids: left });
     }
     if (this.stopping) return;
     try {
@@ -175,6 +198,13 @@ export class Supervisor {
   async start(): Promise<PlatformInfo> {
     mkdirSync(join(this.dataDir, 'run'), { recursive: true });
     this.secrets = ensureSecrets(this.dataDir);
+    // Every credential the platform runs with, masked in the supervisor's records (redaction.ts).
+    for (const file of [this.secrets.masterKeyFile, this.secrets.registryMasterKeyFile, this.secrets.storeTokenFile, this.secrets.registryWriteTokenFile]) registerSecret(readFileSync(file, 'utf8').trim());
+    for (const token of [this.secrets.adminToken, this.secrets.replicationToken, this.secrets.prometheusSdToken]) registerSecret(token);
+    registerUrlSecret(this.o.redisUrl);
+    registerUrlSecret(this.o.databaseUrl ?? process.env.DATABASE_URL);
+    this.openLog();
+    this.log.info('starting the local platform', { dataDir: this.dataDir, stateDriver: this.o.stateDriver, portBase: this.o.portBase, pid: process.pid });
     const ports = await planPorts(this.o.portBase);
     const storeUrl = httpUrl(ports.operator);
     const statesvcUrl = httpUrl(ports.statesvc);
@@ -302,6 +332,8 @@ export class Supervisor {
       this.say(`  … applying examples from ${dir}`);
       const { applied, failed } = await applyExamples(this.store, dir, this.say);
       this.say(`  ✓ examples: ${applied} resources applied${failed ? `, ${failed} failed` : ''}`);
+      if (failed) this.log.warn('examples applied, some failed', { dir, applied, failed });
+      else this.log.info('examples applied', { dir, applied });
     }
 
     this.info = {
@@ -445,6 +477,7 @@ export class Supervisor {
     for (const group of [byName('console'), byName('router'), byName('statesvc'), byName('operator'), byName('registry'), byName('etcd'), byName('redis')]) {
       if (group.length === 0) continue;
       this.say(`  … stopping ${group.map((c) => c.name).join(', ')}`);
+      this.log.info('stopping', { names: group.map((c) => c.name) });
       await Promise.all(group.map((c) => c.stop(group[0]!.name === 'operator' ? 30_000 : 10_000)));
     }
     // The operator drains its workers on SIGTERM; anything left (a killed operator) goes now.
@@ -457,6 +490,9 @@ export class Supervisor {
     }
     rmSync(platformFile(this.dataDir), { force: true });
     this.say('  ✓ stopped: no process left running');
+    this.log.info('stopped: no process left running');
+    if (this.logFd !== undefined) closeSync(this.logFd);
+    this.logFd = undefined;
   }
 }
 

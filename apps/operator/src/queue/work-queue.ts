@@ -1,3 +1,6 @@
+import { processTracer, type Tracer } from '@orrery/tracing';
+import { ReconcileSpan } from './reconcile-span.ts';
+
 /**
  * A keyed work queue in the manner of client-go's: a key is processed by one worker at a time,
  * adding a key that is already waiting is a no-op, adding one that is being processed runs it
@@ -14,6 +17,10 @@ export interface WorkQueueOptions {
    * sees every reconcile of its kind and its outcome (metrics hook here, not in each reconciler).
    */
   onProcessed?: (key: string, outcome: 'success' | 'error', seconds: number) => void;
+  /** The kind this queue reconciles: with it, each run is a span `reconcile <kind>` (reconcile-span.ts). */
+  kind?: string;
+  /** Where those spans go; default the process' tracer (a no-op one while tracing is off). */
+  tracer?: Tracer;
 }
 
 export class WorkQueue {
@@ -104,16 +111,21 @@ export class WorkQueue {
 
   private async run(key: string): Promise<void> {
     const started = performance.now();
+    const kind = this.opts.kind;
+    const span = kind === undefined ? undefined : new ReconcileSpan(this.opts.tracer ?? processTracer(), kind, key);
     try {
       await this.handler(key);
       this.failures.delete(key);
       this.opts.onProcessed?.(key, 'success', (performance.now() - started) / 1000);
+      span?.end('success', this.dirty.has(key) ? 0 : undefined);
     } catch (err) {
       this.opts.onProcessed?.(key, 'error', (performance.now() - started) / 1000);
       const attempt = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, attempt);
       this.opts.onError?.(key, err, attempt);
-      this.addAfter(key, this.backoffMs(attempt));
+      const delay = this.backoffMs(attempt);
+      span?.end('error', delay, err);
+      this.addAfter(key, delay);
     } finally {
       this.processing.delete(key);
       this.active--;

@@ -14,6 +14,9 @@ export interface RequestHead extends IncomingForwarding {
   forward: string[];
   contentLength: string | undefined;
   chunked: boolean;
+  /** W3C trace context as the client sent it; forwarded unchanged unless tracing replaces it (tracing/request-trace.ts). */
+  traceparent: string | undefined;
+  tracestate: string | undefined;
 }
 
 export const TAG_HEADER = 'orrery-tag';
@@ -32,6 +35,8 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
     realIp: undefined,
     contentLength: undefined,
     chunked: false,
+    traceparent: undefined,
+    tracestate: undefined,
   };
   let connection: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
@@ -48,6 +53,12 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
         break; // forwarded: the worker may want to know which tag it serves
       case 'content-length':
         head.contentLength = value;
+        break;
+      case 'traceparent':
+        head.traceparent ??= value;
+        break;
+      case 'tracestate':
+        head.tracestate = head.tracestate === undefined ? value : `${head.tracestate},${value}`;
         break;
       case 'transfer-encoding':
         head.chunked = true;

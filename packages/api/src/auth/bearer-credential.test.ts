@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerCredential } from './bearer-credential.ts';
+import { bearerCredential, requestBearerCredential } from './bearer-credential.ts';
 import { isCookieSessionId, isSessionId, newSessionId, SESSION_ID_PREFIX } from './session-id.ts';
 
 const HEX64 = 'ab'.repeat(32);
@@ -37,5 +37,18 @@ describe('bearerCredential', () => {
   });
   it.each([undefined, '', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Token ${HEX64}`])('%j carries no bearer credential', (h) => {
     expect(bearerCredential(h)).toBeUndefined();
+  });
+});
+
+describe('requestBearerCredential', () => {
+  it('takes Authorization when X-Orrery-Authorization is absent', () => {
+    expect(requestBearerCredential({ authorization: 'Bearer from-authorization' })).toEqual({ kind: 'token', token: 'from-authorization' });
+  });
+  it('takes X-Orrery-Authorization by the same rules, before Authorization (which may belong to a hop in between)', () => {
+    expect(requestBearerCredential({ authorization: 'Bearer kube-credential', orreryAuthorization: `Bearer sess_${HEX64}` })).toEqual({ kind: 'session', id: `sess_${HEX64}` });
+    expect(requestBearerCredential({ orreryAuthorization: `bearer ${HEX64}` })).toEqual({ kind: 'token', token: HEX64 });
+  });
+  it.each(['', 'Basic dXNlcjpwYXNz', 'Bearer', HEX64])('a malformed X-Orrery-Authorization %j is no credential, never a fallback to Authorization', (h) => {
+    expect(requestBearerCredential({ authorization: `Bearer ${HEX64}`, orreryAuthorization: h })).toBeUndefined();
   });
 });

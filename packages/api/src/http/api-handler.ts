@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
+import { ORRERY_AUTHORIZATION_HEADER } from '../auth/bearer-credential.ts';
 import { LoginRateLimiter, type LoginRateLimitOptions } from '../auth/login-rate-limit.ts';
 import type { ApiServices } from '../context.ts';
 import { resolveContext } from '../resolve-context.ts';
@@ -80,7 +81,7 @@ export function createApiHandler(ctxFactory: ApiContextFactory, opts: ApiHandler
       const jar = { cookies: [] as string[], headers: {} as Record<string, string> };
       const ctx = await resolveContext(
         { ...services, loginLimiter: services.loginLimiter ?? limiter },
-        { cookie: req.headers.cookie, authorization: req.headers.authorization, secure: facts.secure, clientAddress: facts.clientAddress },
+        { cookie: req.headers.cookie, authorization: req.headers.authorization, orreryAuthorization: header(req, ORRERY_AUTHORIZATION_HEADER), secure: facts.secure, clientAddress: facts.clientAddress },
         (v) => jar.cookies.push(v),
         (name, value) => (jar.headers[name.toLowerCase()] = value),
       );

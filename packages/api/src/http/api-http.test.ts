@@ -127,6 +127,40 @@ describe('roles enforced on the server over HTTP', () => {
   });
 });
 
+describe('X-Orrery-Authorization (the bearer where Authorization is consumed on the way)', () => {
+  const whoami = async (headers: Record<string, string>) => {
+    const r = await fetch(`${base}/trpc/auth.whoami`, { headers });
+    return ((await r.json()) as { result: { data: { who: string | null; role: string | null } } }).result.data;
+  };
+  it('carries the admin token or a session id by the same rules as the bearer', async () => {
+    expect(await whoami({ 'x-orrery-authorization': `Bearer ${ADMIN_TOKEN}` })).toMatchObject({ who: 'admin-token', role: 'admin' });
+    const login = await post('auth.login', { method: 'password', user: 'vera', password: 'viewer-password' });
+    const sid = /^orrery_session=([^;]+)/.exec(login.headers.getSetCookie()[0]!)![1]!;
+    expect(await whoami({ 'x-orrery-authorization': `Bearer ${sid}` })).toMatchObject({ who: 'vera', role: 'viewer' });
+    // The session keeps its role: a viewer's mutation is refused as with Authorization.
+    const r = await post('functions.traffic.set', { name: 'web', traffic: [{ latestRevision: true, percent: 100 }] }, { 'x-orrery-authorization': `Bearer ${sid}` });
+    expect(r.status).toBe(403);
+  });
+  it('is the only credential looked at when sent: a wrong one is not rescued by a right Authorization', async () => {
+    expect(await whoami({ 'x-orrery-authorization': 'Bearer wrong-token-value', authorization: `Bearer ${ADMIN_TOKEN}` })).toMatchObject({ who: null });
+    expect((await fetch(`${base}/trpc/functions.list`, { headers: { 'x-orrery-authorization': 'Bearer wrong-token-value', authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(401);
+    expect(await whoami({ 'x-orrery-authorization': `Bearer ${ADMIN_TOKEN}`, authorization: 'Bearer kube-credential' })).toMatchObject({ who: 'admin-token' });
+  });
+  it('does not lift the cross-origin guard: a browser POST from elsewhere is refused as with a bearer', async () => {
+    const r = await post('functions.traffic.set', { name: 'web', traffic: [{ latestRevision: true, percent: 100 }] }, { 'x-orrery-authorization': `Bearer ${ADMIN_TOKEN}`, origin: 'https://evil.example' });
+    expect(r.status).toBe(403);
+    expect(JSON.stringify(r.json)).toContain('cross_origin');
+  });
+  it('a CORS preflight for it is never granted, so a page on another site cannot send it', async () => {
+    const r = await fetch(`${base}/trpc/functions.traffic.set`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-orrery-authorization,content-type' },
+    });
+    expect(r.headers.get('access-control-allow-origin')).toBeNull();
+    expect(r.headers.get('access-control-allow-headers')).toBeNull();
+  });
+});
+
 describe('HTTP errors', () => {
   it('validation errors are 400 BAD_REQUEST with paths', async () => {
     const r = await post('functions.traffic.set', { name: 'web', traffic: [{ percent: -1 }] }, { authorization: `Bearer ${ADMIN_TOKEN}` });

@@ -3,6 +3,7 @@
  * route) to apply the same rules without loading the API itself: `@orrery/api/http-guards`.
  * Pure modules only (no database, no router).
  */
+export { ORRERY_AUTHORIZATION_HEADER } from '../auth/bearer-credential.ts';
 export { parseTrustedProxies, normalizeAddress, type TrustedProxies } from './trusted-proxies.ts';
 export { forwardedFacts, type ForwardedFacts, type ForwardedInput } from './forwarded-request.ts';
 export { crossOriginRefusal, type OriginCheckInput } from './same-origin-request.ts';

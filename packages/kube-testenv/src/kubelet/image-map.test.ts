@@ -5,7 +5,7 @@ const DOCKERFILE = `FROM node AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 USER 1000:1000
-ENTRYPOINT ["node", "apps/runtime/bin/orrery-runtime.mjs"]
+ENTRYPOINT ["node", "apps/runtime/dist/orrery-runtime.mjs"]
 CMD ["--host", "0.0.0.0", "--port", "8080"]
 `;
 const tools: HostTools = {
@@ -16,10 +16,12 @@ const tools: HostTools = {
   redisServer: '/usr/bin/redis-server',
   imageBin: '/repo/packages/kube-testenv/src/kubelet/image-bin',
   readFile: (p) => {
-    if (p === '/repo/apps/runtime/Dockerfile' || p === '/repo/apps/router/Dockerfile') return DOCKERFILE;
+    if (p === '/repo/apps/runtime/Dockerfile') return DOCKERFILE;
+    if (p === '/repo/apps/router/Dockerfile') return DOCKERFILE.replaceAll('runtime', 'router');
     throw new Error(`ENOENT ${p}`);
   },
   orreryApps: () => ['router', 'runtime'],
+  fileExists: (p) => p === '/repo/apps/runtime/dist/orrery-runtime.mjs',
 };
 const mapped = (image: string) => {
   const m = mapImage(image, tools);
@@ -45,17 +47,23 @@ describe('mapImage', () => {
     for (const image of ['orrery/runtime', 'orrery/runtime:latest', 'registry.example.com/orrery/runtime:0.1.0']) {
       const m = mapped(image);
       expect(m).toMatchObject<Partial<ImageConfig>>({
-        entrypoint: ['node', 'apps/runtime/bin/orrery-runtime.mjs'],
+        entrypoint: ['node', 'apps/runtime/dist/orrery-runtime.mjs'],
         cmd: ['--host', '0.0.0.0', '--port', '8080'],
         workingDir: '/repo',
         user: { uid: 1000, gid: 1000 },
-        imageID: 'process-kubelet:///repo/apps/runtime/bin/orrery-runtime.mjs',
+        imageID: 'process-kubelet:///repo/apps/runtime/dist/orrery-runtime.mjs',
         pathAliases: [{ imagePath: '/app', hostPath: '/repo' }],
       });
       expect(m.executables.node).toBe('/usr/bin/node');
       expect(m.env).toContainEqual(['NODE_ENV', 'production']);
       expect(m.env.find(([k]) => k === 'PATH')).toBeTruthy();
     }
+  });
+
+  it('does not run an Orrery image whose compiled entrypoint is not built, and says how to build it', () => {
+    // apps/router/dist/orrery-router.mjs does not exist in this table.
+    const m = mapImage('orrery/router:0.1.0', tools);
+    expect(m).toEqual({ notMapped: 'image "orrery/router:0.1.0" runs apps/router/dist/orrery-router.mjs (apps/router/Dockerfile), which is not built: run npm run build:apps' });
   });
 
   it('maps etcd images to the built etcd, also for the absolute path in command', () => {

@@ -62,6 +62,8 @@ export interface HostTools {
   readFile: (path: string) => string;
   /** Which apps/<app>/Dockerfile exist. */
   orreryApps: () => string[];
+  /** Whether a file exists (the compiled entrypoint an Orrery image runs). */
+  fileExists: (path: string) => boolean;
 }
 
 export interface ImageRef {
@@ -112,11 +114,15 @@ function parseUser(user: string | undefined, known: ImageUser[]): ImageConfig['u
   return { uid, gid };
 }
 
-function orreryImage(app: string, image: string, tools: HostTools): ImageConfig {
+function orreryImage(app: string, image: string, tools: HostTools): ImageConfig | { notMapped: string } {
   const df = parseDockerfile(tools.readFile(`${tools.repoRoot}/apps/${app}/Dockerfile`));
   const workdir = df.workingDir ?? '/';
   const aliases = workdir === '/' ? [] : [{ imagePath: workdir, hostPath: tools.repoRoot }];
   const script = [...df.entrypoint, ...df.cmd].find((a) => /\.(m?js|ts)$/.test(a));
+  // The images run a compiled bundle (apps/<app>/dist), built like the image's build stage builds it.
+  if (script && !tools.fileExists(`${tools.repoRoot}/${script}`)) {
+    return { notMapped: `image "${image}" runs ${script} (apps/${app}/Dockerfile), which is not built: run npm run build:apps` };
+  }
   return {
     image,
     imageID: `process-kubelet://${script ? `${tools.repoRoot}/${script}` : tools.node}`,

@@ -113,6 +113,7 @@ export class ProcessKubelet {
         readdirSync(join(REPO_ROOT, 'apps'))
           .filter((a) => existsSync(join(REPO_ROOT, 'apps', a, 'Dockerfile')))
           .sort(),
+      fileExists: (f) => existsSync(f),
     };
     this.ctx = {
       api: this.api,

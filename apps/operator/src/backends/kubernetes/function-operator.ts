@@ -141,7 +141,7 @@ export class KubernetesFunctionOperator {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${apiErrorText(err)}`);
       void this.recordFailure(kind, key, err);
     };
-    const queue = (kind: string) => o.metrics?.queueOptions(kind) ?? {};
+    const queue = (kind: string) => ({ kind, ...o.metrics?.queueOptions(kind) });
     this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function'), ...queue('Function') });
     this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, ...queue('Revision') });
     this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), ...queue('Environment') });

@@ -14,6 +14,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { readAdminTokenFile } from '@orrery/api';
 import { parseMasterKey, readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
+import { createLogger, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
+import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
 import { startRollups } from '../../admin-api/start-rollups.ts';
@@ -53,6 +55,7 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--state-url URL] [--master-key-file FILE (state tokens; with --state-url also keyspace cleanup)] [--router-url URL]
   [--registry-url URL[,URL] (orrery-registry: every function worker registers there, which is how routers find it)]
   [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
+  [--progress-deadline 600s (a deploy revision whose workers make no rollout progress this long fails; default Kubernetes' 600s)]
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
   [--registry-master-key-file FILE [--previous-registry-master-key-file FILE] (workers' registration credentials under
    orrery.functions.; copied with the write tokens into each RegistryCluster's registry-auth Secret)]
@@ -64,6 +67,8 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
    [--router-namespace NS (default: --lease-namespace)] [--router-admin-port 9090]] [--rollup-interval 10s]
   [--advertise-url http://POD_IP:PORT (where followers forward KPA stats, pokes and specializations while this replica leads;
    default http://$POD_IP:<port>, else this host)]
+  [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
+  [--otlp-endpoint http://collector:4318 (reconcile spans over OTLP/HTTP; or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_* as in docs/tracing.md; default off)]
 ${AUTOSCALER_USAGE}`;
 
 function kubeConfig(values: { kubeconfig?: string; server?: string }): KubeConfig {
@@ -112,6 +117,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'runtime-image': { type: 'string', default: DEFAULT_RUNTIME_IMAGE },
         'registry-url': { type: 'string' },
         'pool-idle-timeout': { type: 'string', default: '120s' },
+        'progress-deadline': { type: 'string' },
         'registry-image': { type: 'string', default: 'orrery/registry:latest' },
         'registry-master-key-file': { type: 'string' },
         'previous-registry-master-key-file': { type: 'string' },
@@ -128,6 +134,8 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'router-admin-port': { type: 'string', default: '9090' },
         'rollup-interval': { type: 'string', default: '10s' },
         'advertise-url': { type: 'string' },
+        'log-level': { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
         ...AUTOSCALER_FLAGS,
         help: { type: 'boolean' },
       },
@@ -184,6 +192,12 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write('orrery-operator: --pool-idle-timeout must be a duration of at least 1s, like "120s"\n');
     process.exit(2);
   }
+  // The Deployment field is whole seconds; absent, Kubernetes applies its 600.
+  const progressDeadlineMs = values['progress-deadline'] === undefined ? undefined : parseDurationMs(values['progress-deadline']);
+  if (progressDeadlineMs !== undefined && !(Number.isFinite(progressDeadlineMs) && progressDeadlineMs >= 1000 && progressDeadlineMs % 1000 === 0)) {
+    process.stderr.write('orrery-operator: --progress-deadline must be a whole number of seconds of at least 1s, like "600s" or "10m"\n');
+    process.exit(2);
+  }
   const registryUrls = (values['registry-url'] ?? '').split(',').filter(Boolean);
   for (const u of registryUrls) {
     if (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol)) {
@@ -198,8 +212,30 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write(`orrery-operator: ${(err as Error).message}\n${KUBERNETES_USAGE}\n`);
     process.exit(2);
   }
-  const log = (msg: string, fields: Record<string, unknown> = {}) =>
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), component: 'orrery-operator', backend: 'kubernetes', msg, ...fields })}\n`);
+  const logLevel = resolveLogLevel(values['log-level'], process.env);
+  const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
+  if (!logLevel.ok) {
+    process.stderr.write(`orrery-operator: ${logLevel.message}\n${KUBERNETES_USAGE}\n`);
+    process.exit(2);
+  }
+  if (!logFormat.ok) {
+    process.stderr.write(`orrery-operator: ${logFormat.message}\n`);
+    process.exit(2);
+  }
+  const logger = createLogger({ component: 'operator', level: logLevel.value, format: logFormat.value }).child({ backend: 'kubernetes' });
+  const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
+  const warn = (msg: string, fields?: Record<string, unknown>) => logger.warn(msg, fields);
+  const traceSettings = resolveTraceSettings(values['otlp-endpoint'], process.env, 'orrery-operator');
+  if (!traceSettings.ok) {
+    process.stderr.write(`orrery-operator: ${traceSettings.message}\n${KUBERNETES_USAGE}\n`);
+    process.exit(2);
+  }
+  // Registered globally: the work queues' reconcile spans find it (queue/reconcile-span.ts).
+  const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
+  if (tracing) log('tracing on', { endpoint: endpointForLog(tracing.endpoint), service: tracing.serviceName });
+  // Credentials this process holds, masked wherever a later record would carry them (redaction.ts).
+  registerUrlSecret(values['database-url']);
+  registerUrlSecret(process.env.DATABASE_URL);
   const fail = (msg: string): never => {
     process.stderr.write(`orrery-operator: ${msg}\n`);
     process.exit(2);
@@ -220,7 +256,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       return fail(`--${flag}: ${(err as Error).message}`);
     }
   };
-  for (const ref of values['generate-secret'] ?? []) await fromSecret('generate-secret', ref, 'password');
+  for (const ref of values['generate-secret'] ?? []) registerSecret(await fromSecret('generate-secret', ref, 'password'));
   const generated = {
     storeToken: await fromSecret('store-token-secret', values['store-token-secret'], 'token'),
     adminToken: await fromSecret('admin-token-secret', values['admin-token-secret'], 'token'),
@@ -228,7 +264,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     registryMasterKey: await fromSecret('registry-master-key-secret', values['registry-master-key-secret'], 'registry-master-key'),
     databasePassword: await fromSecret('database-password-secret', values['database-password-secret'], 'password'),
   };
+  for (const value of Object.values(generated)) registerSecret(value);
   const masterKey = values['master-key-file'] ? readMasterKeyFile(values['master-key-file']) : generated.masterKey ? parseMasterKey(generated.masterKey, `--master-key-secret ${values['master-key-secret']}`) : undefined;
+  registerSecret(masterKey?.toString('hex'));
   // Registry write credentials: the key workers' registration credentials derive from (and the
   // previous one during a rotation), and the write tokens, for the registries this operator runs.
   const registryAuth = (() => {
@@ -237,6 +275,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       if (generated.registryMasterKey) keys.unshift(parseMasterKey(generated.registryMasterKey, `--registry-master-key-secret ${values['registry-master-key-secret']}`));
       if (values['previous-registry-master-key-file'] && !values['registry-master-key-file'] && !generated.registryMasterKey) fail('--previous-registry-master-key-file needs --registry-master-key-file (the new key)');
       const tokensFile = values['registry-write-tokens-file'];
+      for (const key of keys) registerSecret(key.toString('hex'));
       return { masterKeys: keys, writeTokensToml: tokensFile ? readFileSync(tokensFile, 'utf8') : undefined, requireWriteTokens: values['require-registry-write-tokens'] };
     } catch (err) {
       return fail(`registry write credentials: ${(err as Error).message}`);
@@ -249,7 +288,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     const file = values[flag];
     if (!file) return generated.storeToken;
     try {
-      return readFileSync(file, 'utf8').trim();
+      const token = readFileSync(file, 'utf8').trim();
+      registerSecret(token);
+      return token;
     } catch (err) {
       return fail(`cannot read --${flag}: ${(err as Error).message}`);
     }
@@ -257,17 +298,19 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
   const readAdminToken = () => {
     try {
       if (generated.adminToken !== undefined && generated.adminToken.length < 16) return fail(`--admin-token-secret: the token holds ${generated.adminToken.length} characters; use at least 16`);
-      return values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : generated.adminToken;
+      const token = values['admin-token-file'] ? readAdminTokenFile(values['admin-token-file']) : generated.adminToken;
+      registerSecret(token);
+      return token;
     } catch (err) {
       return fail((err as Error).message);
     }
   };
-  if (!registryUrls.length) log('no --registry-url: function workers register nowhere, so routers that discover workers through the registry will not find them');
-  if (registryUrls.length && !registryAuth.masterKeys.length) log('no --registry-master-key-file: workers get no registration credential, and a registry refuses every write under orrery.functions. without one, so routers will not find them');
+  if (!registryUrls.length) warn('no --registry-url: function workers register nowhere, so routers that discover workers through the registry will not find them');
+  if (registryUrls.length && !registryAuth.masterKeys.length) warn('no --registry-master-key-file: workers get no registration credential, and a registry refuses every write under orrery.functions. without one, so routers will not find them');
   const deleteKeyspace = values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined;
   const store = createKubernetesResourceStore({ client, namespace: values.namespace });
   const databaseUrl = withPassword(values['database-url'] ?? process.env.DATABASE_URL, generated.databasePassword, fail);
-  if (!databaseUrl) log('no --database-url or DATABASE_URL: the admin API keeps its audit log, users and sessions in memory (lost on restart, not shared between replicas)');
+  if (!databaseUrl) warn('no --database-url or DATABASE_URL: the admin API keeps its audit log, users and sessions in memory (lost on restart, not shared between replicas)');
   const db = connect({ url: databaseUrl ?? '' });
   await migrate(db);
   const routerAdminUrls = (values['router-admin-urls'] ?? '').split(',').filter(Boolean);
@@ -307,6 +350,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     registryUrls,
     registrationCredential: registrationCredentials(registryAuth.masterKeys[0]),
     pool: { idleTimeoutMs: poolIdleTimeoutMs },
+    progressDeadlineSeconds: progressDeadlineMs === undefined ? undefined : progressDeadlineMs / 1000,
     // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
     deleteKeyspace: deleteKeyspace
       ? async (namespace, keyspace) => {
@@ -325,7 +369,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
       if (values['default-registry-cluster']) {
         void ensureDefaultRegistryCluster(client, secretsNamespace, { name: values['default-registry-cluster'], spec: defaultRegistryClusterSpec }, { signal: stopDefaultCluster.signal, log });
       }
-      const failed = (what: string) => (err: unknown) => log(`${what} did not start`, { error: (err as Error).message });
+      const failed = (what: string) => (err: unknown) => warn(`${what} did not start`, { error: (err as Error).message });
       registries.catch(failed('RegistryCluster reconciler'));
       syncs.catch(failed('StateSync reconciler'));
       return {
@@ -441,6 +485,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     server.close();
     await store.close();
     await db.close();
+    await tracing?.shutdown();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

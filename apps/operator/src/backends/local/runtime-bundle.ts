@@ -36,7 +36,8 @@ export async function runtimeCommand(log: (msg: string) => void = () => {}): Pro
       platform: 'node',
       format: 'esm',
       target: `node${process.versions.node.split('.')[0]}`,
-      external: ['tsx', 'tsx/*'],
+      // OpenTelemetry stays in node_modules: a worker with tracing off never loads the SDK (docs/tracing.md).
+      external: ['tsx', 'tsx/*', '@opentelemetry/*'],
       banner: { js: BANNER },
       write: false,
       logLevel: 'silent',

@@ -32,6 +32,16 @@ describe('workerEnvironment', () => {
     expect(env.HOME).toBe('/w');
   });
 
+  it('tracing variables pass when the operator has them; collector headers (credentials) and the service name do not', () => {
+    const traced = { ...operatorEnv, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1', OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer x', OTEL_SERVICE_NAME: 'orrery-operator' };
+    const env = workerEnvironment(traced, {}, { home: '/w' });
+    expect(env).toMatchObject({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    expect(env.OTEL_EXPORTER_OTLP_HEADERS).toBeUndefined();
+    expect(env.OTEL_SERVICE_NAME).toBeUndefined();
+    // None set, none invented: tracing stays off in the worker.
+    expect(Object.keys(workerEnvironment(operatorEnv, {}, { home: '/w' })).filter((n) => n.startsWith('OTEL_'))).toEqual([]);
+  });
+
   it('--worker-env-passthrough adds names the operator chose', () => {
     expect(workerEnvironment(operatorEnv, {}, { home: '/w', passthrough: ['HTTP_PROXY'] }).HTTP_PROXY).toBe('http://user:pw@proxy:3128');
     expect(parsePassthrough(' HTTP_PROXY, NO_PROXY ,')).toEqual(['HTTP_PROXY', 'NO_PROXY']);

@@ -5,6 +5,8 @@
  * operator's own additions for this worker (code, state/registry credentials, the specialize
  * verifier, the template's env) and HOME = its work dir. Pure.
  */
+import { TRACE_ENV_PASSTHROUGH } from '@orrery/tracing';
+
 export const WORKER_ENV_ALLOW: readonly string[] = [
   // How to run programs and print text: what a function's libraries and child processes expect.
   'PATH', 'LANG', 'LANGUAGE', 'TZ',
@@ -23,8 +25,15 @@ export interface WorkerEnvOptions {
   passthrough?: readonly string[];
 }
 
+/**
+ * Tracing, when whoever started the operator set it (docs/tracing.md): where to export and how to
+ * sample — never OTEL_EXPORTER_OTLP_HEADERS (it holds collector credentials: --worker-env-passthrough
+ * names it on purpose) nor OTEL_SERVICE_NAME (workers name themselves).
+ */
+const TRACING = TRACE_ENV_PASSTHROUGH;
+
 export function isPassedThrough(name: string, passthrough: readonly string[] = []): boolean {
-  return WORKER_ENV_ALLOW.includes(name) || passthrough.includes(name) || ALLOW_PREFIXES.some((p) => name.startsWith(p));
+  return WORKER_ENV_ALLOW.includes(name) || TRACING.includes(name) || passthrough.includes(name) || ALLOW_PREFIXES.some((p) => name.startsWith(p));
 }
 
 export function workerEnvironment(parent: NodeJS.ProcessEnv, own: Record<string, string>, o: WorkerEnvOptions): Record<string, string> {

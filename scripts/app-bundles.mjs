@@ -1,0 +1,65 @@
+/**
+ * What each server app's image runs: its `src/main.ts` and the workspace packages it uses,
+ * compiled by esbuild into one ES module, `apps/<app>/dist/orrery-<app>.mjs`
+ * (scripts/build-apps.mjs builds it; the Dockerfile's ENTRYPOINT and the process kubelet run it).
+ *
+ * - `carried`: packages esbuild leaves out because they read files from beside themselves, which
+ *   the image then carries in node_modules (with their production dependencies).
+ * - `notCarried`: packages left out that the image does not carry: only a code path the image
+ *   never takes imports them (lazily), and it says so if it does.
+ * - `absent`: packages replaced by a module whose named `exports` throw when constructed or
+ *   called: the image has no use for them, but shared code imports them eagerly (`@orrery/db`
+ *   imports PGlite for the embedded store). An import of another name fails the build.
+ * - `assets`: repository folders the bundled code reads at run time (the migrations).
+ * - `banner`: extra lines at the top of the bundle.
+ */
+
+const PGLITE = '@electric-sql/pglite';
+
+/** @typedef {{ carried: string[], notCarried: Record<string, string>, absent: Record<string, { why: string, exports: string[] }>, assets: string[], banner?: string }} AppBundle */
+
+const PGLITE_EXPORTS = ['PGlite', 'types'];
+
+/** @type {Record<'operator' | 'router' | 'statesvc' | 'registry' | 'runtime', AppBundle>} */
+export const APP_BUNDLES = {
+  operator: {
+    // PGlite: without --database-url the admin API keeps users, sessions and audit in the
+    // embedded store. etcd3 loads its .proto files from its folder (RegistryCluster membership).
+    carried: [PGLITE, 'etcd3'],
+    notCarried: { esbuild: 'the local backend compiles orrery-runtime with it; the image runs --backend=kubernetes' },
+    absent: {},
+    assets: ['packages/db/drizzle'],
+  },
+  router: {
+    carried: [],
+    notCarried: {},
+    absent: { [PGLITE]: { why: 'the router reads the resource store over HTTP (--store-url); the embedded store runs in the operator', exports: PGLITE_EXPORTS } },
+    assets: [],
+  },
+  statesvc: {
+    carried: [],
+    notCarried: {},
+    absent: { [PGLITE]: { why: 'the state drivers are memory and postgres; the embedded store runs in the operator', exports: PGLITE_EXPORTS } },
+    assets: ['packages/db/drizzle'],
+  },
+  registry: {
+    carried: ['etcd3'],
+    notCarried: {},
+    absent: {},
+    assets: [],
+  },
+  runtime: {
+    // Function code from a file or URL may be TypeScript: tsx's loader is registered for such
+    // code only (apps/runtime/src/load/typescript-loader.ts); the runtime itself is compiled.
+    carried: ['tsx'],
+    notCarried: {},
+    absent: {},
+    assets: [],
+    banner: "globalThis[Symbol.for('orrery.runtime.bundled')] = true;",
+  },
+};
+
+export const APP_NAMES = /** @type {Array<keyof typeof APP_BUNDLES>} */ (Object.keys(APP_BUNDLES));
+
+/** The bundle's path from the repository root, as the Dockerfile's ENTRYPOINT names it. */
+export const bundlePath = (/** @type {string} */ app) => `apps/${app}/dist/orrery-${app}.mjs`;

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+/**
+ * `npm run build:apps`: compiles each server app into apps/<app>/dist/orrery-<app>.mjs (+ .map),
+ * as scripts/app-bundles.mjs describes: what the images and the process kubelet run.
+ *
+ *   node scripts/build-apps.mjs [app …]                   build (all five without names)
+ *   node scripts/build-apps.mjs --image-root DIR app …    build, then lay out the image's /app in
+ *                                                        DIR: the bundle, its assets and the
+ *                                                        packages it carries (the Dockerfiles)
+ */
+import { build } from 'esbuild';
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { APP_BUNDLES, APP_NAMES, bundlePath } from './app-bundles.mjs';
+import { productionClosure } from './production-closure.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const posix = (p) => p.split(sep).join('/');
+
+// CommonJS dependencies call require() (for Node's built-ins); an ES module has none of its own.
+const PRELUDE = [
+  "import { createRequire as __orreryRequire } from 'node:module';",
+  "import { fileURLToPath as __orreryFileURLToPath } from 'node:url';",
+  'const require = __orreryRequire(import.meta.url);',
+];
+
+/**
+ * The project's own modules find files next to their source (the migrations, other apps' bins)
+ * through import.meta; in the bundle that would be the dist folder. Each use is rewritten to the
+ * source file's place relative to the bundle, so the bundle finds what the source finds.
+ */
+function sourceLocationPlugin(outDir) {
+  return {
+    name: 'orrery-source-location',
+    setup(b) {
+      b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta')) return undefined;
+        const file = posix(relative(outDir, args.path));
+        const dir = posix(relative(outDir, dirname(args.path))) || '.';
+        const contents = text.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_m, what) => {
+          if (what === 'url') return `new URL(${JSON.stringify(file)}, import.meta.url).href`;
+          return `__orreryFileURLToPath(new URL(${JSON.stringify(what === 'dirname' ? dir : file)}, import.meta.url))`;
+        });
+        return { contents, loader: /\.[cm]?ts$/.test(extname(args.path)) ? 'ts' : 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/** Packages the image has no use for become a module whose exports throw when used. */
+function absentPackagesPlugin(app, absent) {
+  const names = Object.keys(absent);
+  return {
+    name: 'orrery-absent-packages',
+    setup(b) {
+      if (!names.length) return;
+      const filter = new RegExp(`^(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'orrery-absent' }));
+      b.onLoad({ filter: /.*/, namespace: 'orrery-absent' }, (args) => {
+        const { why, exports } = absent[args.path];
+        const message = `${args.path} is not in the orrery-${app} image: ${why}`;
+        const lines = [`const fail = () => { throw new Error(${JSON.stringify(message)}); };`];
+        for (const name of exports) lines.push(`export class ${name} { constructor() { fail(); } }`);
+        return { contents: lines.join('\n'), loader: 'js' };
+      });
+    },
+  };
+}
+
+/** Writes the file beside itself and renames it: a process starting meanwhile never reads half. */
+function writeAtomically(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+export async function buildApp(app) {
+  const spec = APP_BUNDLES[app];
+  const outfile = join(ROOT, bundlePath(app));
+  const outDir = dirname(outfile);
+  const result = await build({
+    entryPoints: [join(ROOT, 'apps', app, 'src', 'main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    // Stack traces (--enable-source-maps) need only the mappings; the sources' text in the map
+    // cost ~20 MiB of RSS in statesvc alone, since Node parses the whole map at load.
+    sourcesContent: false,
+    external: [...spec.carried, ...Object.keys(spec.notCarried)],
+    plugins: [absentPackagesPlugin(app, spec.absent), sourceLocationPlugin(outDir)],
+    banner: { js: [...PRELUDE, ...(spec.banner ? [spec.banner] : [])].join('\n') },
+    legalComments: 'none',
+    logLevel: 'warning',
+    write: false,
+  });
+  for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
+  return outfile;
+}
+
+/** The image's /app: the bundle and its map, the assets, the carried packages and their dependencies. */
+export function layOutImage(app, imageRoot) {
+  const spec = APP_BUNDLES[app];
+  const copy = (rel, filter) => cpSync(join(ROOT, rel), join(imageRoot, rel), { recursive: true, dereference: true, filter });
+  copy(posix(dirname(bundlePath(app))));
+  for (const asset of spec.assets) copy(asset);
+  for (const pkg of productionClosure(ROOT, spec.carried)) {
+    // Nested node_modules are in the closure themselves, as far as they are needed.
+    const nested = join(ROOT, pkg, 'node_modules');
+    copy(pkg, (src) => src !== nested);
+  }
+}
+
+async function main() {
+  const { values, positionals } = parseArgs({ options: { 'image-root': { type: 'string' } }, allowPositionals: true });
+  const unknown = positionals.filter((a) => !APP_NAMES.includes(a));
+  if (unknown.length) {
+    console.error(`build-apps: no app ${unknown.join(', ')}; the apps are ${APP_NAMES.join(', ')}`);
+    process.exit(2);
+  }
+  const imageRoot = values['image-root'];
+  if (imageRoot && positionals.length === 0) {
+    console.error('build-apps: --image-root needs the app(s) the image runs');
+    process.exit(2);
+  }
+  if (imageRoot) {
+    // The folder is emptied first: never one that holds the checkout (or is it).
+    const target = resolve(imageRoot);
+    if (`${ROOT}${sep}`.startsWith(`${target}${sep}`) || target === dirname(target)) {
+      console.error(`build-apps: --image-root ${imageRoot} holds the repository; give an empty folder of its own`);
+      process.exit(2);
+    }
+    rmSync(target, { recursive: true, force: true });
+  }
+  for (const app of positionals.length ? positionals : APP_NAMES) {
+    const started = performance.now();
+    const file = await buildApp(app);
+    if (imageRoot) layOutImage(app, imageRoot);
+    console.log(`built ${posix(relative(ROOT, file))} in ${Math.round(performance.now() - started)} ms${imageRoot ? ` (image files in ${imageRoot})` : ''}`);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
