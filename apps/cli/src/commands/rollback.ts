@@ -42,7 +42,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const before = await api.client.functions.get.query(ref);
-    const after = await api.client.functions.rollback.mutate({ ...ref, revision, resourceVersion: before.metadata.resourceVersion });
+    const after = await api.client.functions.rollback.mutate({ ...ref, revision, generation: before.metadata.generation });
     console.log(`function.orrery.dev/${ref.name} rolled back to ${revision}: ${formatTraffic(before.spec.traffic)} → ${formatTraffic(after.spec.traffic)}`);
     return 0;
   } catch (err) {

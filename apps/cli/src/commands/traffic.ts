@@ -17,7 +17,8 @@ a tag makes its revision reachable with the header Orrery-Tag whatever its perce
 
 Replaces spec.traffic through the admin API (functions.traffic.set: role operator, audited,
 validated like the webhook) and prints the split before → after. The write carries the
-resourceVersion it read, so a concurrent change is refused (retry) rather than overwritten.
+generation it read, so a concurrent change of the spec is refused (retry) rather than overwritten;
+the operator's status updates in between do not count.
 ${API_CONNECTION_HELP}`;
 
 /** The flags, exported for `orrery completion`. */
@@ -52,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const before = await api.client.functions.get.query(ref);
-    const after = await api.client.functions.traffic.set.mutate({ ...ref, traffic: traffic.targets, resourceVersion: before.metadata.resourceVersion });
+    const after = await api.client.functions.traffic.set.mutate({ ...ref, traffic: traffic.targets, generation: before.metadata.generation });
     console.log(`function.orrery.dev/${ref.name} traffic: ${formatTraffic(before.spec.traffic)} → ${formatTraffic(after.spec.traffic)}`);
     return 0;
   } catch (err) {

@@ -8,3 +8,9 @@ export const NameSchema = z.string().min(1).max(63).regex(DNS1123_LABEL, 'must b
 export const ObjectRefSchema = z.object({ namespace: NamespaceSchema, name: NameSchema });
 /** Optimistic concurrency: pass the resourceVersion you read to refuse a lost update (CONFLICT). */
 export const ResourceVersionSchema = z.string().regex(/^\d+$/, 'a resourceVersion as returned by get/list').optional();
+/**
+ * Optimistic concurrency on the spec alone: pass the metadata.generation you read. The write is
+ * refused (CONFLICT) only if the spec changed since; the operator's status updates in between,
+ * which bump resourceVersion, do not count.
+ */
+export const GenerationSchema = z.number().int().min(1).optional();

@@ -102,6 +102,27 @@ describe('functions.traffic.set (operator)', () => {
   it('is forbidden for a viewer', async () => {
     expect((await rejection(h.as('viewer').functions.traffic.set({ name: 'counter', traffic: [] }))).code).toBe('FORBIDDEN');
   });
+  it('with the generation read: a status update meanwhile is no conflict, a spec change is (the resourceVersion refuses both)', async () => {
+    const split = (a: number) => [
+      { revisionName: 'counter-00001', percent: a },
+      { revisionName: 'counter-00002', percent: 100 - a },
+    ];
+    const read = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    // The operator writes status (resourceVersion moves, generation does not).
+    await h.store.updateStatus('Function', 'default', 'counter', { ...read.status, observedGeneration: read.metadata.generation });
+    const byRv = await rejection(h.as('operator').functions.traffic.set({ name: 'counter', traffic: split(30), resourceVersion: read.metadata.resourceVersion }));
+    expect(byRv.code).toBe('CONFLICT');
+    const saved = await h.as('operator').functions.traffic.set({ name: 'counter', traffic: split(30), generation: read.metadata.generation });
+    expect(saved.spec.traffic.map((t) => t.percent)).toEqual([30, 70]);
+    // That write changed the spec: the same (now stale) generation is refused and nothing changes.
+    const stale = await rejection(h.as('operator').functions.traffic.set({ name: 'counter', traffic: split(80), generation: read.metadata.generation }));
+    expect(stale.code).toBe('CONFLICT');
+    expect(stale.message).toMatch(/changed since you read it \(generation \d+, now \d+\); reload and retry/);
+    expect(((await h.store.get('Function', 'default', 'counter')) as OrreryFunction).spec.traffic.map((t) => t.percent)).toEqual([30, 70]);
+    // rollback takes the generation too.
+    const rolled = await h.as('operator').functions.rollback({ name: 'counter', revision: 'counter-00002', generation: saved.metadata.generation });
+    expect(rolled.spec.traffic).toEqual([{ revisionName: 'counter-00002', percent: 100 }]);
+  });
 });
 
 describe('functions.rollback (operator)', () => {

@@ -1,3 +1,3 @@
-import { NameSchema, ObjectRefSchema, ResourceVersionSchema } from '../object-ref.schema.ts';
+import { GenerationSchema, NameSchema, ObjectRefSchema, ResourceVersionSchema } from '../object-ref.schema.ts';
 
-export const RollbackInput = ObjectRefSchema.extend({ revision: NameSchema, resourceVersion: ResourceVersionSchema });
+export const RollbackInput = ObjectRefSchema.extend({ revision: NameSchema, resourceVersion: ResourceVersionSchema, generation: GenerationSchema });

@@ -107,7 +107,7 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
           confirmLabel="Roll back"
           danger
           busy={rollback.isPending}
-          onConfirm={() => rollback.mutate({ namespace: fn.metadata.namespace, name: fn.metadata.name, revision: target, resourceVersion: fn.metadata.resourceVersion })}
+          onConfirm={() => rollback.mutate({ namespace: fn.metadata.namespace, name: fn.metadata.name, revision: target, generation: fn.metadata.generation })}
           onCancel={() => setTarget(null)}
         >
           <p>All traffic will go to {target}; tags on other revisions are dropped.</p>

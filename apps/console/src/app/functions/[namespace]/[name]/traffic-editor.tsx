@@ -13,14 +13,15 @@ const labelOf = (key: string) => (key === LATEST_KEY ? 'latest ready revision' :
 /**
  * The traffic split editor: a number input and a slider per revision (plus "latest"), an optional
  * tag each; Apply needs a sum of exactly 100 and shows the old → new diff before anything is sent.
- * Edits start from the function as read then (its resourceVersion), so a concurrent change is
- * refused by the API (CONFLICT) instead of being overwritten.
+ * Edits start from the function as read then (its generation), so a concurrent change of the
+ * spec is refused by the API (CONFLICT) instead of being overwritten; the operator's status
+ * updates meanwhile (the live view refreshes them) do not count.
  */
 export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions: string[] }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const current = useMemo(() => rowsFromSpec(fn.spec.traffic, revisions), [fn.spec.traffic, revisions]);
-  const [draft, setDraft] = useState<{ rows: TrafficRow[]; resourceVersion?: string } | null>(null);
+  const [draft, setDraft] = useState<{ rows: TrafficRow[]; generation?: number } | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [sent, setSent] = useState<TrafficTarget[]>([]);
   const setTraffic = useMutation(
@@ -51,7 +52,7 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
   const edit = (key: string, patch: Partial<TrafficRow>) => {
     setTraffic.reset();
     setDraft((d) => {
-      const base = d ?? { rows: current, resourceVersion: fn.metadata.resourceVersion };
+      const base = d ?? { rows: current, generation: fn.metadata.generation };
       const has = base.rows.some((r) => r.key === key);
       const next = has ? base.rows.map((r) => (r.key === key ? { ...r, ...patch } : r)) : [...base.rows, { key, percent: 0, tag: '', ...patch }];
       return { ...base, rows: next };
@@ -64,7 +65,7 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
   const apply = () => {
     const traffic = trafficFromRows(rows);
     setSent(traffic);
-    setTraffic.mutate({ namespace: fn.metadata.namespace, name: fn.metadata.name, traffic, resourceVersion: draft?.resourceVersion });
+    setTraffic.mutate({ namespace: fn.metadata.namespace, name: fn.metadata.name, traffic, generation: draft?.generation });
   };
 
   return (
