@@ -270,3 +270,13 @@ orrery.logLevelEnv (dict "root" $ "level" .Values.router.logLevel)
 - name: ORRERY_LOG_LEVEL
   value: {{ default .root.Values.logLevel .level | quote }}
 {{- end -}}
+
+{{/*
+OTEL_EXPORTER_OTLP_ENDPOINT when tracing.otlpEndpoint is set (docs/tracing.md); nothing otherwise.
+*/}}
+{{- define "orrery.tracingEnv" -}}
+{{- with .Values.tracing.otlpEndpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+{{- end -}}

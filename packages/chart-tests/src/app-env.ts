@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { repoRoot } from './chart-files.ts';
 
 /**
- * packages/log's settings functions take the environment as an argument, so their reads are not
- * `process.env.X`: an app that hands them process.env reads these.
+ * packages/log's and packages/tracing's settings functions take the environment as an argument, so
+ * their reads are not `process.env.X`: an app that hands them process.env reads these.
  */
 const READS_THROUGH_LOG_SETTINGS: Array<[RegExp, string]> = [
   [/resolveLogLevel\([^()]*process\.env\s*\)/, 'ORRERY_LOG_LEVEL'],
   [/resolveLogFormat\(\s*process\.env\b/, 'ORRERY_LOG_FORMAT'],
+  // @orrery/tracing's settings (docs/tracing.md): the endpoint the chart's tracing.otlpEndpoint sets.
+  [/resolveTraceSettings\([^()]*process\.env\b/, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
 ];
 
 export function envReads(sourceText: string): Set<string> {

@@ -193,6 +193,19 @@ describe('rendered chart', () => {
     expect(() => helmTemplate({ ...REQUIRED, statesvc: { logLevel: 'loud' } })).toThrow(/\/statesvc\/logLevel/);
   });
 
+  it('tracing.otlpEndpoint reaches the operator, routers and statesvc as OTEL_EXPORTER_OTLP_ENDPOINT; unset, nothing', { timeout: 60_000 }, () => {
+    const endpoints = (objs: K8sObject[]) =>
+      Object.fromEntries(
+        ofKind(objs, 'Deployment')
+          .filter((d) => d.spec.template.spec.containers[0].image.startsWith('orrery/'))
+          .flatMap((d) => (d.spec.template.spec.containers as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>).map((c) => [c.name, c.env?.find((e) => e.name === 'OTEL_EXPORTER_OTLP_ENDPOINT')?.value])),
+      );
+    expect(endpoints(minimal)).toEqual({ operator: undefined, statesvc: undefined, router: undefined, console: undefined });
+    const url = 'http://otel-collector.observability:4318';
+    expect(endpoints(objects({ ...REQUIRED, tracing: { otlpEndpoint: url } }))).toEqual({ operator: url, statesvc: url, router: url, console: undefined });
+    expect(() => helmTemplate({ ...REQUIRED, tracing: { otlpEndpoint: 'collector:4318' } })).toThrow(/\/tracing\/otlpEndpoint/);
+  });
+
   it('operator.progressDeadline reaches the operator as --progress-deadline (the progressDeadlineSeconds of deploy revisions)', { timeout: 60_000 }, () => {
     const deadline = (objs: K8sObject[]) => (named(objs, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--progress-deadline'));
     expect(deadline(minimal)).toEqual(['--progress-deadline=600s']);

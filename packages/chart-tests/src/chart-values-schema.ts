@@ -67,6 +67,13 @@ export const ChartValuesSchema = z
       })
       .strict(),
     logLevel: logLevel.describe('ORRERY_LOG_LEVEL of every Orrery component unless <component>.logLevel overrides it.'),
+    tracing: z
+      .object({
+        otlpEndpoint: z
+          .union([z.literal(''), z.string().regex(/^https?:\/\/\S+$/, 'an http:// or https:// URL')])
+          .describe('OTLP/HTTP collector base URL (OTEL_EXPORTER_OTLP_ENDPOINT) for the operator, routers, statesvc and, through the operator, the workers; empty = tracing off.'),
+      })
+      .strict(),
     podSecurityContext: k8s,
     containerSecurityContext: k8s,
     postgres: z

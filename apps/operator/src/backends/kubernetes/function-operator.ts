@@ -75,6 +75,8 @@ export interface KubernetesOperatorOptions {
   metrics?: OperatorMetrics;
   /** Deploy revisions: seconds without rollout progress before the revision fails (Deployment progressDeadlineSeconds; Kubernetes' 600 when absent). */
   progressDeadlineSeconds?: number;
+  /** OTEL_* for deploy workers (render/revision-children.ts workerTraceEnv). */
+  workerTraceEnv?: Record<string, string>;
   log?: (msg: string) => void;
   now?: () => Date;
 }
@@ -374,7 +376,7 @@ export class KubernetesFunctionOperator {
     }
     const children = renderRevisionChildren({
       fn, revision: rev, environment, state, runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
-      registration: this.o.registrationCredential?.(rev), progressDeadlineSeconds: this.o.progressDeadlineSeconds,
+      registration: this.o.registrationCredential?.(rev), progressDeadlineSeconds: this.o.progressDeadlineSeconds, workerTraceEnv: this.o.workerTraceEnv,
     });
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);

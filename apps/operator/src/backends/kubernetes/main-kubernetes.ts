@@ -15,7 +15,7 @@ import { readAdminTokenFile } from '@orrery/api';
 import { parseMasterKey, readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
 import { createLogger, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
+import { endpointForLog, resolveTraceSettings, startTracing, TRACE_ENV_PASSTHROUGH } from '@orrery/tracing';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
 import { startRollups } from '../../admin-api/start-rollups.ts';
@@ -351,6 +351,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     registrationCredential: registrationCredentials(registryAuth.masterKeys[0]),
     pool: { idleTimeoutMs: poolIdleTimeoutMs },
     progressDeadlineSeconds: progressDeadlineMs === undefined ? undefined : progressDeadlineMs / 1000,
+    workerTraceEnv: Object.fromEntries(TRACE_ENV_PASSTHROUGH.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : []))),
     // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
     deleteKeyspace: deleteKeyspace
       ? async (namespace, keyspace) => {

@@ -96,6 +96,23 @@ describe('revision children', () => {
     expect(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env, progressDeadlineSeconds: 120 }).spec).toMatchObject({ progressDeadlineSeconds: 120 });
   });
 
+  it('hands the operator’s tracing settings to the worker; a name the template sets wins', () => {
+    const envOf = (d: Manifest) => ((d.spec as { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } }).template.spec.containers[0]!.env);
+    expect(envOf(renderRevisionDeployment({ fn: fn(), revision: rev(), environment: env })).some((e) => e.name.startsWith('OTEL_'))).toBe(false);
+    const traced = envOf(
+      renderRevisionDeployment({
+        fn: fn(),
+        revision: rev({ source: { inline: 'export default () => "hi"' }, env: [{ name: 'OTEL_TRACES_SAMPLER', value: 'always_off' }] }),
+        environment: env,
+        workerTraceEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_SAMPLER: 'always_on' },
+      }),
+    );
+    expect(traced.filter((e) => e.name.startsWith('OTEL_'))).toEqual([
+      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://collector:4318' },
+      { name: 'OTEL_TRACES_SAMPLER', value: 'always_off' },
+    ]);
+  });
+
   it('uses the default image without an Environment and honours the template', () => {
     const r = rev({ source: { url: 'https://example.com/f.mjs' }, containerConcurrency: 3, timeoutSeconds: 30, env: [{ name: 'A', value: '1' }, { name: 'ORRERY_REVISION', value: 'spoof' }] });
     const d = renderRevisionDeployment({ fn: fn(), revision: r });

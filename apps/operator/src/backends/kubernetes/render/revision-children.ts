@@ -45,6 +45,12 @@ export interface RevisionChildrenInput {
    * Deployment reports ProgressDeadlineExceeded and the revision is failed (Knative does the same).
    */
   progressDeadlineSeconds?: number;
+  /**
+   * Tracing settings the operator was given (OTEL_* of @orrery/tracing's TRACE_ENV_PASSTHROUGH: where
+   * to export, how to sample — never headers with credentials), passed on to the workers so a
+   * request's trace continues through them. A name the Function's template env sets wins.
+   */
+  workerTraceEnv?: Record<string, string>;
 }
 
 /**
@@ -161,7 +167,7 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration, progressDeadlineSeconds }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration, progressDeadlineSeconds, workerTraceEnv }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
@@ -173,6 +179,8 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
   ];
   if (t.source.url) env.push({ name: 'ORRERY_SOURCE_URL', value: t.source.url });
   if (state) env.push({ name: 'ORRERY_STATE_URL', value: state.url });
+  const userNames = new Set(t.env.map((e) => e.name));
+  for (const [name, value] of Object.entries(workerTraceEnv ?? {}).sort()) if (!userNames.has(name)) env.push({ name, value });
   // Users cannot override the platform's variables, nor the pod identity the flags refer to. A
   // secret stays a real secretKeyRef: the kubelet reads it when the container starts, and the
   // value never appears in the Deployment (nor does the operator ever read it).
