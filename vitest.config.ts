@@ -16,6 +16,10 @@ const workspaces = ['packages', 'apps']
 const group = process.env.ORRERY_TEST_GROUP;
 if (group !== undefined && group !== 'one-at-a-time' && group !== 'parallel') throw new Error(`ORRERY_TEST_GROUP must be one-at-a-time or parallel, got "${group}"`);
 const want = (oneAtATime: boolean) => group === undefined || (group === 'one-at-a-time') === oneAtATime;
+// Two slow platform tests (a minute each, mostly waiting on `orrery up`) run in the one-at-a-time
+// process, before its cluster files, so that both processes end at about the same time.
+const ALONGSIDE = ['apps/cli/src/platform/up-smoke.int.test.ts', 'apps/cli/src/deploy/deploy.int.test.ts'];
+const outside = (root: string) => ALONGSIDE.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1));
 
 export default defineConfig({
   test: {
@@ -24,10 +28,10 @@ export default defineConfig({
         test: {
           name: (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string }).name,
           root,
-          exclude: [...configDefaults.exclude, KUBE_TESTS],
+          exclude: [...configDefaults.exclude, KUBE_TESTS, ...outside(root)],
         },
       })),
-      ...(want(true) ? [{
+      ...(want(true) ? [{ test: { name: 'alongside', include: ALONGSIDE } }, {
         test: {
           name: 'kubernetes',
           include: [`{apps,packages}/${KUBE_TESTS}`],

@@ -17,6 +17,7 @@ beforeAll(async () => {
   page = await adminPage(browser, p.consoleUrl, p.adminToken);
 });
 afterAll(async () => {
+  clearInterval(keepAwake);
   await browser?.close();
 });
 
@@ -34,11 +35,18 @@ async function search(field: 'instances-selector' | 'instances-service-prefix', 
   await page.getByTestId(field).press('Enter');
 }
 
-// Deploy-executor examples that always keep workers (the counter's pool may scale to zero).
+// Deploy-executor examples with workers: the cart keeps two (minScale 2); the canary scales to zero
+// when idle (the specs before this one may take long enough), so the test wakes it first and
+// keeps it busy while it looks.
 const ALWAYS_UP = ['canary', 'cart'];
+const router = p.routerUrls[0]!;
+const wakeCanary = () => fetch(`${router}/default/canary/`, { signal: AbortSignal.timeout(60_000) }).then((r) => r.body?.cancel(), () => undefined);
+let keepAwake: NodeJS.Timeout | undefined;
 
 describe('registry instances browser', () => {
   it('filters by selector and service prefix, shows a refused selector, and clearing restores the list', async () => {
+    await wakeCanary();
+    keepAwake = setInterval(() => void wakeCanary(), 5_000);
     await page.goto(`${p.consoleUrl}/registry/default/registry`);
     await page.getByTestId('instances-search').waitFor({ timeout: 30_000 });
     // Everything in the default registry namespace: the examples' workers.

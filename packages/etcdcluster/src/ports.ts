@@ -1,17 +1,38 @@
 import { createServer } from 'node:net';
 
-/** A port that was free on 127.0.0.1 a moment ago (the kernel picked it for a throwaway listener). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports are picked below the kernel's ephemeral range (Linux: 32768–60999 by default). A port the
+ * kernel hands out for a listener on port 0 comes from that range, which is also where every
+ * outgoing connection of every process gets its local port: between our check and the member's
+ * bind, a connection elsewhere on the machine (the Kubernetes tests run beside these) can take it
+ * ("bind: address already in use"). Below the range only other listeners compete, and they check.
+ */
+const LOW = 20_000;
+const HIGH = 32_767;
+const ATTEMPTS = 64;
+
+function tryListen(port: number, host: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, host, () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('could not pick a free port'))));
+      const got = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(got || undefined));
     });
   });
+}
+
+/** A port that was free on `host` a moment ago: a random one below the ephemeral range, else one the kernel picks. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const port = await tryListen(LOW + Math.floor(Math.random() * (HIGH - LOW + 1)), host);
+    if (port) return port;
+  }
+  const port = await tryListen(0, host);
+  if (!port) throw new Error('could not pick a free port');
+  return port;
 }
 
 /** `n` distinct free ports; asked for all at once so two members never receive the same one. */
