@@ -10,8 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { ensureStoreToken } from './http/store-token-file.ts';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
-import { createLogger, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
+import { registerSecret, registerUrlSecret } from '@orrery/log';
 import { connect } from '@orrery/db';
 import { createLocalStore } from '@orrery/store';
 import { readAdminTokenFile } from '@orrery/api';
@@ -42,6 +41,7 @@ import { StateSyncReconciler } from './state-sync/state-sync-reconciler.ts';
 import { OperatorMetrics } from './metrics/operator-metrics.ts';
 import { EventRecorder } from './events/event-recorder.ts';
 import { LocalEventLog } from './events/local-event-log.ts';
+import { observabilityFromFlags } from './observability-from-flags.ts';
 import { createEventsHandler } from './events/events-http.ts';
 
 // `--backend kubernetes` hands the process to the Kubernetes backend (its own flags, no local
@@ -129,26 +129,8 @@ if (values.help) {
   process.exit(0);
 }
 
-const logLevel = resolveLogLevel(values['log-level'], process.env);
-const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
-if (!logLevel.ok) {
-  process.stderr.write(`orrery-operator: ${logLevel.message}\n${USAGE}\n`);
-  process.exit(2);
-}
-if (!logFormat.ok) {
-  process.stderr.write(`orrery-operator: ${logFormat.message}\n`);
-  process.exit(2);
-}
-const logger = createLogger({ component: 'operator', level: logLevel.value, format: logFormat.value });
+const { logger, tracing } = await observabilityFromFlags(values, USAGE);
 const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
-const traceSettings = resolveTraceSettings(values['otlp-endpoint'], process.env, 'orrery-operator');
-if (!traceSettings.ok) {
-  process.stderr.write(`orrery-operator: ${traceSettings.message}\n${USAGE}\n`);
-  process.exit(2);
-}
-// Registered globally: the work queues' reconcile spans find it (queue/reconcile-span.ts).
-const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
-if (tracing) log('tracing on', { endpoint: endpointForLog(tracing.endpoint), service: tracing.serviceName });
 const warn = (msg: string, fields?: Record<string, unknown>) => logger.warn(msg, fields);
 // Credentials this process holds, masked wherever a later record would carry them (redaction.ts).
 registerUrlSecret(values['database-url']);

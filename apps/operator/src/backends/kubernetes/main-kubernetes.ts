@@ -14,8 +14,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { readAdminTokenFile } from '@orrery/api';
 import { parseMasterKey, readMasterKeyFile } from '@orrery/auth';
 import { connect, migrate } from '@orrery/db';
-import { createLogger, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { endpointForLog, resolveTraceSettings, startTracing, TRACE_ENV_PASSTHROUGH } from '@orrery/tracing';
+import { registerSecret, registerUrlSecret } from '@orrery/log';
+import { TRACE_ENV_PASSTHROUGH } from '@orrery/tracing';
+import { observabilityFromFlags } from '../../observability-from-flags.ts';
 import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
 import { startRollups } from '../../admin-api/start-rollups.ts';
@@ -212,27 +213,9 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     process.stderr.write(`orrery-operator: ${(err as Error).message}\n${KUBERNETES_USAGE}\n`);
     process.exit(2);
   }
-  const logLevel = resolveLogLevel(values['log-level'], process.env);
-  const logFormat = resolveLogFormat(process.env, process.stderr.isTTY === true);
-  if (!logLevel.ok) {
-    process.stderr.write(`orrery-operator: ${logLevel.message}\n${KUBERNETES_USAGE}\n`);
-    process.exit(2);
-  }
-  if (!logFormat.ok) {
-    process.stderr.write(`orrery-operator: ${logFormat.message}\n`);
-    process.exit(2);
-  }
-  const logger = createLogger({ component: 'operator', level: logLevel.value, format: logFormat.value }).child({ backend: 'kubernetes' });
+  const { logger, tracing } = await observabilityFromFlags(values, KUBERNETES_USAGE, { backend: 'kubernetes' });
   const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields);
   const warn = (msg: string, fields?: Record<string, unknown>) => logger.warn(msg, fields);
-  const traceSettings = resolveTraceSettings(values['otlp-endpoint'], process.env, 'orrery-operator');
-  if (!traceSettings.ok) {
-    process.stderr.write(`orrery-operator: ${traceSettings.message}\n${KUBERNETES_USAGE}\n`);
-    process.exit(2);
-  }
-  // Registered globally: the work queues' reconcile spans find it (queue/reconcile-span.ts).
-  const tracing = traceSettings.value.enabled ? await startTracing(traceSettings.value) : undefined;
-  if (tracing) log('tracing on', { endpoint: endpointForLog(tracing.endpoint), service: tracing.serviceName });
   // Credentials this process holds, masked wherever a later record would carry them (redaction.ts).
   registerUrlSecret(values['database-url']);
   registerUrlSecret(process.env.DATABASE_URL);
