@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './chart-files.ts';
+import { teardownRelease } from './release-teardown.ts';
 
 export const GV = 'orrery.dev/v1alpha1';
 
@@ -84,12 +85,15 @@ export class ReleaseUnderTest {
     if (out.code !== 0) throw new Error(`helm ${verb} failed (${out.code}):\n${out.stderr}\n${await this.podStates()}`);
   }
 
-  /** helm uninstall, then the namespace deleted and gone (the namespace controller removes the rest, PVCs too). */
+  /**
+   * The release removed the way users are told (release-teardown.ts: Orrery objects first, helm
+   * uninstall, leftover webhooks and finalizers, the namespace). What had to be forced is printed;
+   * the namespace must be gone (the namespace controller removes the rest, PVCs too), since the
+   * callers go on to reuse it or to check the volumes are deleted.
+   */
   async uninstall(): Promise<void> {
-    const out = await helm(['uninstall', this.release, '-n', this.namespace, '--wait', '--timeout', '3m']);
-    if (out.code !== 0 && !/not found/.test(out.stderr)) console.error(`helm uninstall: ${out.stderr}`);
-    await this.core.deleteNamespace({ name: this.namespace }).catch(() => undefined);
-    await eventually(`namespace ${this.namespace} gone`, async () => !(await this.read('v1', 'Namespace', this.namespace, '')), 240_000, 1000);
+    for (const line of await teardownRelease(this.kc, this.release, this.namespace)) console.error(`teardown: ${line}`);
+    if (await this.read('v1', 'Namespace', this.namespace, '')) throw new Error(`namespace ${this.namespace} is still there after the release was torn down`);
   }
 
   /** `http://<router ClusterIP>:<port>`: the test runs on the node, without cluster DNS. */
