@@ -2,14 +2,17 @@
 // ES module, so `npm pack` gives a tarball that installs without the repo. etcd3 stays out: it
 // loads its .proto files from beside itself, so it is a runtime dependency from the npm registry.
 import { build } from 'esbuild';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-await build({
+const outfile = join(root, 'dist', 'orrery.mjs');
+const result = await build({
   entryPoints: [join(root, 'src', 'main.ts')],
-  outfile: join(root, 'dist', 'orrery.mjs'),
+  outfile,
+  write: false,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -20,4 +23,9 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// Written aside and renamed into place: two packs at once (a test and a user) never read half a file.
+mkdirSync(dirname(outfile), { recursive: true });
+const aside = `${outfile}.${process.pid}.tmp`;
+writeFileSync(aside, result.outputFiles[0].contents, { mode: 0o755 });
+renameSync(aside, outfile);
 console.log('bundled dist/orrery.mjs');

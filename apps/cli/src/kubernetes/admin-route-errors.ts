@@ -11,6 +11,8 @@ export interface RouteFacts {
   namespace: string;
   service?: string;
   secret?: string;
+  /** Whose Service the route leads to: the operator's admin API (default) or the router (`orrery invoke`). */
+  component?: 'operator' | 'router';
 }
 
 export type RouteStep = 'list-services' | 'read-secret' | 'proxy';
@@ -29,16 +31,18 @@ function forbidden(step: RouteStep, message: string, f: RouteFacts): string {
   const base = `the Kubernetes API server refused (${message}): the kubeconfig's user needs ${what} in namespace ${f.namespace}`;
   switch (step) {
     case 'list-services':
-      return `${base}, to find the operator's Service; ${RBAC_HINT}`;
+      return `${base}, to find the ${f.component ?? 'operator'}'s Service; ${RBAC_HINT}`;
     case 'read-secret':
       return `${base}, to read the admin token from Secret ${f.namespace}/${f.secret ?? '?'}; pass the admin token with --token-file FILE instead, or grant get on that Secret (${RBAC_HINT})`;
     case 'proxy':
+      if (f.component === 'router') return `${base}, to call functions through the API server (GET needs get, other methods create on services/proxy)`;
       return `${base}, to reach the admin API through the API server (queries are get, changes create on services/proxy); ${RBAC_HINT}`;
   }
 }
 
 function notReady(message: string, f: RouteFacts): string {
-  return `the operator behind Service ${f.namespace}/${f.service ?? '?'} is not ready (${message}): check kubectl -n ${f.namespace} get pods -l app.kubernetes.io/component=operator, then retry`;
+  const component = f.component ?? 'operator';
+  return `the ${component} behind Service ${f.namespace}/${f.service ?? '?'} is not ready (${message}): check kubectl -n ${f.namespace} get pods -l app.kubernetes.io/component=${component}, then retry`;
 }
 
 /** What to do about an API server answer of `status` (undefined: no answer) at one step. */
@@ -73,4 +77,16 @@ export function proxyRefusal(status: number, body: string, f: RouteFacts): strin
   const status_ = parsed && typeof parsed === 'object' ? (parsed as { kind?: string; message?: string }) : undefined;
   const message = (status_?.kind === 'Status' ? status_.message : undefined) ?? (body.trim().slice(0, 300) || `HTTP ${status}`);
   return routeRefusal('proxy', status, message, f);
+}
+
+/** The message of an API server refusal body (a Status object, as text or parsed). */
+export function apiServerMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') {
+    try {
+      return (JSON.parse(body) as { message?: string }).message ?? body;
+    } catch {
+      return body;
+    }
+  }
+  return body && typeof body === 'object' ? (body as { message?: string }).message : undefined;
 }

@@ -12,7 +12,7 @@ import type { AppRouter } from '@orrery/api';
 import { adminCredentialHeaders } from '../connection/admin-credential-header.ts';
 import type { AdminApi } from '../connection/api-client.ts';
 import { describeApiError } from '../connection/api-errors.ts';
-import { proxyRefusal, routeRefusal, type RouteFacts, type RouteStep } from './admin-route-errors.ts';
+import { apiServerMessage, proxyRefusal, routeRefusal, type RouteFacts, type RouteStep } from './admin-route-errors.ts';
 import { kubeFetch, type KubeFetchInit } from './kube-fetch.ts';
 import { loadKubeConfig } from './kube-store.ts';
 import type { KubeTarget } from './kube-target.ts';
@@ -20,17 +20,6 @@ import { ADMIN_TOKEN_KEY, OPERATOR_SELECTOR, adminTokenSecretName, pickOperatorS
 
 /** A refusal of the API server on the way; carried as the cause of tRPC's error so it is reported as is. */
 class AdminRouteError extends Error {}
-
-function apiServerMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') {
-    try {
-      return (JSON.parse(body) as { message?: string }).message ?? body;
-    } catch {
-      return body;
-    }
-  }
-  return body && typeof body === 'object' ? (body as { message?: string }).message : undefined;
-}
 
 function refusalOf(step: RouteStep, err: unknown, facts: RouteFacts): string {
   if (err instanceof ApiException) return routeRefusal(step, err.code, apiServerMessage(err.body) ?? `HTTP ${err.code}`, facts);

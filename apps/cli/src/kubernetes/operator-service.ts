@@ -38,13 +38,18 @@ export function pickOperatorService(namespace: string, services: readonly Listed
 }
 
 /**
- * The tRPC base URL of the admin API through the API server's services proxy:
- * `<server>/api/v1/namespaces/<ns>/services/http:<svc>:<port>/proxy/trpc`. The server may carry
- * a path of its own (a proxying front such as Rancher's), which is kept.
+ * A Service's base URL through the API server's services proxy:
+ * `<server>/api/v1/namespaces/<ns>/services/http:<svc>:<port>/proxy`. The server may carry a
+ * path of its own (a proxying front such as Rancher's), which is kept.
  */
-export function servicesProxyTrpcUrl(server: string, svc: OperatorService): string {
+export function servicesProxyUrl(server: string, svc: OperatorService): string {
   const e = encodeURIComponent;
-  return `${server.replace(/\/+$/, '')}/api/v1/namespaces/${e(svc.namespace)}/services/http:${e(svc.name)}:${e(svc.port)}/proxy/trpc`;
+  return `${server.replace(/\/+$/, '')}/api/v1/namespaces/${e(svc.namespace)}/services/http:${e(svc.name)}:${e(svc.port)}/proxy`;
+}
+
+/** The tRPC base URL of the admin API through the services proxy. */
+export function servicesProxyTrpcUrl(server: string, svc: OperatorService): string {
+  return `${servicesProxyUrl(server, svc)}/trpc`;
 }
 
 /**
