@@ -9,16 +9,28 @@
  * invalid Function denied); a Function's status.url answering through the router; the registry
  * working without registry.url; credentials reaching the processes as files only (not in their
  * environment or command line) and the trial Redis refusing clients without its password.
+ *
+ * The install, and the rest of the README's Kubernetes section, are the README's own lines
+ * (readme-quickstart.ts), run with bash as a new user would: HOME holds the cluster's kubeconfig
+ * as ~/.kube/config, `npm i -g` goes to a temp prefix on PATH, helm is the cache's. The only
+ * additions: the install gets `-f ci/defaults-values.yaml` (the console off) and a longer
+ * `--timeout`, and the `--set tracing.otlpEndpoint=…` its comment offers, pointed at an
+ * in-process OTLP receiver on the node's address; the printed URL is curled with the Service's
+ * name resolved to its ClusterIP (the node has no cluster DNS).
  */
 import { ApiException, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy } from '@kubernetes/client-node';
-import { adminKubeConfig, auditEvents, containerLog, containerPid, eventually, helm } from '@orrery/kube-testenv';
+import { adminKubeConfig, auditEvents, containerLog, containerPid, eventually, helm, NETWORK, testEnv } from '@orrery/kube-testenv';
+import { OTLP_KIND, type OtlpReceiver, startOtlpReceiver } from '@orrery/tracing/testing';
+import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './chart-files.ts';
+import { quickstartLine, readmeQuickstart } from './readme-quickstart.ts';
 import { teardownRelease } from './release-teardown.ts';
 
 const NS = 'orrery-system';
@@ -26,6 +38,7 @@ const RELEASE = 'orrery';
 const GV = 'orrery.dev/v1alpha1';
 const OPERATOR_SA = `system:serviceaccount:${NS}:${RELEASE}-operator`;
 const chart = join(repoRoot, 'charts', 'orrery');
+const CLI_VERSION = (JSON.parse(readFileSync(join(repoRoot, 'apps', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
 const GENERATED = ['orrery-store-token', 'orrery-admin-token', 'orrery-state-master-key', 'orrery-registry-master-key', 'orrery-postgres-password', 'orrery-redis-password', 'orrery-webhook-tls', 'orrery-registry-tokens'];
 
 type Obj = KubernetesObject & { spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; type?: string; [k: string]: unknown };
@@ -58,13 +71,45 @@ async function podStates(): Promise<string> {
   return lines.join('\n');
 }
 
+const quickstart = readmeQuickstart(readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+let receiver: OtlpReceiver;
+/** The new user's machine: HOME with ~/.kube/config, a global npm prefix on PATH. */
+let home = '';
+
+/** One README line run with bash in the repo, as the new user would; the output kept for the assertions. */
+function sh(line: string, timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = testEnv();
+  const prefix = join(home, 'npm-global');
+  const userEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    PATH: `${join(prefix, 'bin')}:${env.binDir}:${process.env.PATH ?? ''}`,
+    npm_config_prefix: prefix,
+    // The machine's npm cache (the new HOME's would be empty: a slower install, nothing more).
+    npm_config_cache: join(homedir(), '.npm'),
+    HELM_CACHE_HOME: join(env.dir, 'helm', 'cache'),
+    HELM_CONFIG_HOME: join(env.dir, 'helm', 'config'),
+    HELM_DATA_HOME: join(env.dir, 'helm', 'data'),
+  };
+  delete userEnv.KUBECONFIG;
+  return new Promise((resolve) => {
+    execFile('bash', ['-c', line], { cwd: repoRoot, env: userEnv, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 async function install(verb: 'install' | 'upgrade'): Promise<void> {
-  const args = [verb, RELEASE, chart, '-n', NS, '-f', join(chart, 'ci', 'defaults-values.yaml'), '--wait', '--timeout', '12m'];
-  if (verb === 'install') args.push('--create-namespace');
-  // A changed setting, so the upgrade rolls the operator's pods: new replicas find the Secrets.
-  else args.push('--set', 'operator.poolIdleTimeout=90s');
-  const out = await helm(args, { timeoutMs: 780_000 });
-  if (out.code !== 0) throw new Error(`helm ${verb} failed (${out.code}):\n${out.stderr}\n${await podStates()}`);
+  // Both with the trace endpoint the README's install comment offers, so the upgrade changes only
+  // the setting below.
+  const extra = `-f ${join(chart, 'ci', 'defaults-values.yaml')} --timeout 12m --set tracing.otlpEndpoint=${receiver.url}`;
+  const line =
+    verb === 'install'
+      ? `${quickstartLine(quickstart, 'helm install').command} ${extra}`
+      : // A changed setting, so the upgrade rolls the operator's pods: new replicas find the Secrets.
+        `helm upgrade ${RELEASE} ${chart} -n ${NS} --wait ${extra} --set operator.poolIdleTimeout=90s`;
+  const out = await sh(line, 780_000);
+  if (out.code !== 0) throw new Error(`${line} failed (${out.code}):\n${out.stderr}\n${await podStates()}`);
 }
 
 /**
@@ -120,6 +165,10 @@ async function caBundles(): Promise<Array<string | undefined>> {
 }
 
 beforeAll(async () => {
+  receiver = await startOtlpReceiver(NETWORK.hostAddress);
+  home = mkdtempSync(join(tmpdir(), 'orrery-new-user-'));
+  mkdirSync(join(home, '.kube'));
+  copyFileSync(testEnv().adminKubeconfig, join(home, '.kube', 'config'));
   kc = adminKubeConfig();
   objects = KubernetesObjectApi.makeApiClient(kc);
   core = kc.makeApiClient(CoreV1Api);
@@ -129,8 +178,16 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  // The README's function lives in `default`, outside the release: removed the way users would.
+  if (home) {
+    const removed = await sh('orrery delete function hello -n default --kubeconfig ~/.kube/config', 120_000);
+    if (removed.code !== 0) console.error(`orrery delete function hello: ${removed.stderr}`);
+  }
   // Nothing of the release may outlive this file: the next files share the cluster.
   if (kc) for (const line of await teardownRelease(kc, RELEASE, NS)) console.error(`teardown: ${line}`);
+  await receiver?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
+  rmSync(join(repoRoot, `orrery-cli-${CLI_VERSION}.tgz`), { force: true });
 }, 600_000);
 
 describe.sequential('helm install charts/orrery with no values', () => {
@@ -274,6 +331,81 @@ describe.sequential('helm install charts/orrery with no values', () => {
       }, 60_000, 1000);
       expect(stats.syncables.length, r.metadata!.name).toBe(2);
     }
+  });
+
+  it('README: the CLI installs on its own from its tarball (npm pack, npm i -g)', { timeout: 300_000 }, async () => {
+    const line = quickstartLine(quickstart, 'npm pack').command;
+    const out = await sh(line, 280_000);
+    expect(out.code, `${line}\n${out.stderr}`).toBe(0);
+    const version = await sh('command -v orrery && orrery --version', 30_000);
+    expect(version.stdout).toContain(join(home, 'npm-global', 'bin', 'orrery'));
+    expect(version.stdout).toContain(CLI_VERSION);
+  });
+
+  let printedUrl = '';
+  it('README: orrery deploy puts the handler file in a Function, waits with progress until Ready and prints the URL and a curl', { timeout: 420_000 }, async () => {
+    const line = quickstartLine(quickstart, 'orrery deploy').command;
+    const out = await sh(line, 400_000);
+    expect(out.code, `${line}\n${out.stdout}\n${out.stderr}\n${await podStates()}`).toBe(0);
+    // Progress lines, then the URL (the router Service's in-cluster name) and a curl to paste.
+    expect(out.stdout).toMatch(/hello-00001/);
+    printedUrl = /^URL: (\S+)$/m.exec(out.stdout)?.[1] ?? '';
+    expect(printedUrl).toBe(`http://${RELEASE}-router.${NS}.svc/default/hello`);
+    const hint = /^curl .*$/m.exec(out.stdout)?.[0] ?? '';
+    expect(hint).toBe(`curl '${printedUrl}/'`);
+    // The code went into a ConfigMap the Function references.
+    const fn = await read(GV, 'Function', 'hello', 'default');
+    expect(JSON.stringify(fn?.spec)).toMatch(/configMap/i);
+    // The printed URL answers inside the cluster: curl with the Service's name resolved to its
+    // ClusterIP, as cluster DNS would.
+    const svc = await core.readNamespacedService({ name: `${RELEASE}-router`, namespace: NS });
+    const curl = await eventually('the printed URL answers', async () => {
+      const r = await sh(hint.replace(/^curl /, `curl -sS --fail --max-time 20 --resolve ${RELEASE}-router.${NS}.svc:80:${svc.spec!.clusterIP} `), 30_000);
+      return r.code === 0 ? r.stdout : undefined;
+    }, 120_000, 1000);
+    expect(JSON.parse(curl)).toEqual({ hello: 'world' });
+  });
+
+  it('README: orrery invoke answers through the API server’s services proxy, without a port-forward', { timeout: 120_000 }, async () => {
+    const line = quickstartLine(quickstart, 'orrery invoke').command;
+    const out = await sh(line, 60_000);
+    expect(out.code, `${line}\n${out.stderr}`).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ hello: 'world' });
+    // The request went through the API server as the kubeconfig's user (system:masters here).
+    const proxied = auditEvents((e) => since(e) && e.objectRef?.resource === 'services' && e.objectRef.subresource === 'proxy' && e.objectRef.name === `http:${RELEASE}-router:http`);
+    expect(proxied.length).toBeGreaterThan(0);
+  });
+
+  it('README: orrery describe shows the revision, its traffic and conditions, and the Events', { timeout: 120_000 }, async () => {
+    const line = quickstartLine(quickstart, 'orrery describe').command;
+    const out = await sh(line, 60_000);
+    expect(out.code, `${line}\n${out.stderr}`).toBe(0);
+    expect(out.stdout).toMatch(/hello-00001/);
+    expect(out.stdout).toMatch(/Ready\s+True/);
+    const events = out.stdout.slice(out.stdout.indexOf('Events:'));
+    expect(events).toMatch(/RevisionCreated/);
+    expect(events).toMatch(/RevisionReady/);
+  });
+
+  it('the request is one connected trace in the collector: router (server → client) → worker', { timeout: 120_000 }, async () => {
+    const routerServer = await eventually('a router span of default/hello exported', async () => {
+      const found = receiver.spans.filter((s) => s.service === 'orrery-router' && s.kind === OTLP_KIND.server && s.attributes['orrery.namespace'] === 'default' && s.attributes['orrery.function'] === 'hello');
+      return found.length > 0 ? found : undefined;
+    }, 90_000, 1000);
+    // Some trace of a request to hello has all three spans (the exporters batch: wait for the worker's).
+    const connected = await eventually('router → worker spans of one trace', async () => {
+      for (const server of routerServer) {
+        const ofTrace = receiver.spans.filter((s) => s.traceId === server.traceId);
+        const client = ofTrace.find((s) => s.service === 'orrery-router' && s.kind === OTLP_KIND.client && s.parentSpanId === server.spanId);
+        const worker = client && ofTrace.find((s) => s.service === 'orrery-runtime' && s.kind === OTLP_KIND.server && s.parentSpanId === client.spanId);
+        if (worker) return { server, client, worker };
+      }
+      return undefined;
+    }, 60_000, 1000);
+    expect(connected.server.attributes).toMatchObject({ 'orrery.revision': 'hello-00001', 'http.response.status_code': 200 });
+    expect(connected.worker.attributes).toMatchObject({ 'orrery.function': 'hello', 'orrery.revision': 'hello-00001', 'http.response.status_code': 200 });
+    // The operator traces its reconciles too.
+    expect(receiver.spans.some((s) => s.service === 'orrery-operator' && s.name === 'reconcile Function')).toBe(true);
   });
 
   it('helm upgrade keeps every generated Secret and the caBundle; the webhook still denies and the function still answers', { timeout: 900_000 }, async () => {

@@ -76,7 +76,8 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** `host`: where to listen (a pod-reachable node address for tests on the Kubernetes test cluster). */
+export async function startOtlpReceiver(host = '127.0.0.1'): Promise<OtlpReceiver> {
   const state = { spans: [] as ReceivedSpan[], bodies: [] as string[], requests: 0 };
   const server: Server = createServer((req, res) => {
     state.requests++;
@@ -97,10 +98,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     get spans() {
       return state.spans;
     },
