@@ -75,7 +75,7 @@ export interface KubernetesOperatorOptions {
   metrics?: OperatorMetrics;
   /** Deploy revisions: seconds without rollout progress before the revision fails (Deployment progressDeadlineSeconds; Kubernetes' 600 when absent). */
   progressDeadlineSeconds?: number;
-  /** OTEL_* for deploy workers (render/revision-children.ts workerTraceEnv). */
+  /** OTEL_* for deploy and pool workers (render/revision-children.ts, render/pool.ts workerTraceEnv). */
   workerTraceEnv?: Record<string, string>;
   log?: (msg: string) => void;
   now?: () => Date;
@@ -442,7 +442,7 @@ export class KubernetesFunctionOperator {
     if (!env) return;
     // The token Secret before the pool: pool pods mount it and do not start without it.
     await this.pool.ensureSpecializeSecret(env);
-    for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl })) await this.o.client.apply(child);
+    for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl, workerTraceEnv: this.o.workerTraceEnv })) await this.o.client.apply(child);
     const pool = this.deployments.get(namespace, childName('orrery-pool', name));
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
     // The same status as the local backend (Ready once accepted), so GitOps health checks read it.

@@ -20,6 +20,8 @@ export interface PoolRenderOptions {
   registryUrls?: string[];
   /** Function-agnostic statesvc URL (the token arrives at specialize; this is only the default). */
   stateUrl?: string;
+  /** The operator's OTEL_* settings (as for deploy workers, revision-children.ts): pool workers trace too. */
+  workerTraceEnv?: Record<string, string>;
 }
 
 /** The Secret holding an Environment's pool key (`orrery-pool-<env>-specialize`). */
@@ -54,6 +56,7 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
   const labels = poolLabels(env);
   const containerEnv: object[] = [...POD_IDENTITY_ENV];
   if (opts.stateUrl) containerEnv.push({ name: 'ORRERY_STATE_URL', value: opts.stateUrl });
+  for (const [name, value] of Object.entries(opts.workerTraceEnv ?? {}).sort()) containerEnv.push({ name, value });
   const image = runtimeImageFor(env, runtimeImage);
   const hardened = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } };
   const args = [

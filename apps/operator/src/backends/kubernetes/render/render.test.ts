@@ -234,6 +234,16 @@ describe('pool children', () => {
     expect(podSpec(kids[1]!).containers[0]!.image).toBe('example/runtime:1');
   });
 
+  it("pool workers get the operator's tracing settings, as deploy workers do", () => {
+    const traced = podSpec(renderPoolDeployment(env, undefined, { workerTraceEnv: { OTEL_TRACES_SAMPLER: 'always_on', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' } })).containers[0]!;
+    expect((traced.env as Array<{ name: string; value?: string }>).filter((e) => e.name.startsWith('OTEL_'))).toEqual([
+      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://collector:4318' },
+      { name: 'OTEL_TRACES_SAMPLER', value: 'always_on' },
+    ]);
+    const plain = podSpec(renderPoolDeployment(env)).containers[0]!;
+    expect((plain.env as Array<{ name: string }>).some((e) => e.name.startsWith('OTEL_'))).toBe(false);
+  });
+
   it('generic workers start in pool mode, register when specialized, and hold only their own nonce verifier', () => {
     const d = renderPoolDeployment(env, undefined, { registryUrls: ['http://reg:8080'], stateUrl: 'http://statesvc:8080' });
     const pod = podSpec(d) as ReturnType<typeof podSpec> & { initContainers: Array<{ name: string; args: string[]; env: unknown[]; image: string; volumeMounts: unknown[] }> };
