@@ -31,6 +31,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, KUBE_TESTS, ...outside(root)],
         },
       })),
+      // The benchmarks' pure parts (percentiles, hit-ratio accounting); the benchmarks themselves run with `npm run bench`.
+      ...(want(false) ? [{ test: { name: 'bench', root: 'bench', include: ['**/*.test.ts'] } }] : []),
       ...(want(true) ? [{ test: { name: 'alongside', include: ALONGSIDE } }, {
         test: {
           name: 'kubernetes',
