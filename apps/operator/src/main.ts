@@ -226,6 +226,8 @@ const pool: PoolExecutor = new PoolExecutor({
   poolSizeOf: async (ns, env) => (await executorView.environment(ns, env))?.spec.poolSize ?? poolSizeDefault,
   idleTimeoutMs: poolIdleMs,
   onChange: () => backend.publish(),
+  // The revision's reconcile calls pool.scale with its decided scale (minScale after a cold start, a lost worker replaced).
+  reconcileNow: (key) => operator.workerChanged(key),
   registrationCredential,
   isolation,
   envPassthrough,

@@ -54,3 +54,50 @@ describe('KPA on the pool executor (real processes)', () => {
     expect(specialized().length).toBeLessThanOrEqual(3);
   });
 });
+
+describe('a specialized pool worker that dies is replaced at once (real processes)', () => {
+  let p: Platform;
+  const PID = `export default async () => new Response(String(process.pid));`;
+  const ready = () => p.endpoints().filter((e) => e.function === 'pinned' && e.ready);
+
+  beforeAll(async () => {
+    // Resync once a minute: only the executor's own notice can bring the replacement sooner.
+    p = await startPlatform({ operatorArgs: ['--pool-size', '2', '--pool-idle-timeout', '120s', '--resync-seconds', '60'] });
+    await p.store.apply({
+      apiVersion: 'orrery.dev/v1alpha1',
+      kind: 'Function',
+      metadata: { name: 'pinned', namespace: 'default' },
+      spec: { template: { source: { inline: PID }, executor: 'pool', timeoutSeconds: 30, autoscaling: { minScale: 2, maxScale: 2 } } },
+    });
+    await revisionReady(p, 'pinned-00001');
+    await p.publishRoutes();
+  }, 90_000);
+
+  afterAll(async () => {
+    await p?.stop();
+  }, 30_000);
+
+  it('kill -9 of one of two pinned workers: a new one serves within seconds, not at the next resync', { timeout: 90_000 }, async () => {
+    expect((await fetch(`${p.routerUrl}/default/pinned/`)).status).toBe(200); // cold: the first specialization
+    await until(ready, (l) => l.length === 2, 30_000, 'minScale 2: two specialized workers');
+    const pids = new Set<number>();
+    await until(async () => {
+      pids.add(Number(await (await fetch(`${p.routerUrl}/default/pinned/`)).text()));
+      return pids.size;
+    }, (n) => n === 2, 20_000, 'both workers answering');
+    const [victim, survivor] = [...pids];
+    const killedAt = Date.now();
+    process.kill(victim!, 'SIGKILL');
+    // Two workers answer again, the dead one not among them (the replacement may be published
+    // before a poll could see one worker only).
+    const after = new Set<number>();
+    await until(async () => {
+      const res = await fetch(`${p.routerUrl}/default/pinned/`);
+      if (res.status === 200) after.add(Number(await res.text()));
+      return [...after].filter((pid) => pid !== victim).length;
+    }, (n) => n === 2, 30_000, 'two live workers answering again');
+    expect(Date.now() - killedAt).toBeLessThan(30_000); // well before the 60 s resync
+    expect(ready()).toHaveLength(2);
+    expect(after.has(survivor!)).toBe(true);
+  });
+});

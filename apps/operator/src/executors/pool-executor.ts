@@ -22,6 +22,13 @@ export interface PoolExecutorOptions {
   idleTimeoutMs: number;
   /** Specialized workers changed: republish endpoints. */
   onChange: () => void;
+  /**
+   * Revision `key` (`ns/name`) may be short of the scale last decided for it: its first worker
+   * came up through a cold request (scale() starts more only once one serves), or a worker exited
+   * on its own. The caller reconciles it now — the autoscaler's decision did not change, so
+   * nothing else would before the next resync.
+   */
+  reconcileNow?: (key: string) => void;
   /** The revision's registration credential, sent in the specialize body (none: workers cannot register). */
   registrationCredential?: RegistrationCredentials;
   /** Where `valueFrom.secretKeyRef` values come from (default: `<dataDir>/secrets/`). */
@@ -255,6 +262,7 @@ export class PoolExecutor {
     list.push(s);
     this.specialized.set(key, list);
     this.o.onChange();
+    if (list.length === 1) this.o.reconcileNow?.(key);
     return { address: worker.address!, timing: { workerMs: Math.round(performance.now() - sent), loadMs: answer.loadMs } };
   }
 
@@ -288,6 +296,7 @@ export class PoolExecutor {
         if (!list.length) this.specialized.delete(key);
         void w.stop();
         this.o.onChange();
+        if (!this.stopped) this.o.reconcileNow?.(key);
       }
     }
   }
