@@ -22,6 +22,7 @@ import { parseIngressTarget } from './server/ingress-target.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import type { RouterMetrics } from './stats/metrics.ts';
 import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-stats.ts';
+import type { StickyHotKeys } from './hot-keys/sticky-hot-keys.ts';
 import type { Tracer } from '@orrery/tracing';
 import { RequestTrace } from './tracing/request-trace.ts';
 
@@ -50,6 +51,8 @@ export interface DataPlaneOptions {
   log: (message: string) => void;
   /** Set when tracing is on (`--otlp-endpoint`): each proxied request gets spans. Off, the client's traceparent passes through unchanged. */
   tracer?: Tracer;
+  /** Hot sticky keys per function (`/v1/hot-keys`); absent = not tracked. */
+  hotKeys?: StickyHotKeys;
 }
 
 const encoder = new TextEncoder();
@@ -119,9 +122,10 @@ export class DataPlane {
     // Sticky key: hashed once; its FNV picks the revision and names the key in the owner table, its `‖0x00` state feeds HRW.
     let keyHash: Uint32Array | undefined;
     let keyState: Uint32Array | undefined;
+    let key: string | undefined;
     if (fn.sticky) {
       const src = fn.sticky.source;
-      const key = src === 'header' ? head.sticky : src === 'cookie' ? cookieValue(req.rawHeaders, fn.sticky.name) : queryValue(target.upstreamPath, fn.sticky.name);
+      key = src === 'header' ? head.sticky : src === 'cookie' ? cookieValue(req.rawHeaders, fn.sticky.name) : queryValue(target.upstreamPath, fn.sticky.name);
       if (key === undefined || key === '') {
         fnStats.stickyKeyMissing++;
       } else {
@@ -155,6 +159,9 @@ export class DataPlane {
         : new RequestTrace(tracer, { method: req.method, namespace: fn.namespace, function: fn.name, revision: rev.revision, traceparent: head.traceparent, tracestate: head.tracestate, keyHash, t0 });
     const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0, trace);
     ex.start();
+    // Counted once per request, after its first admission attempt: did it get the key's owner?
+    // (Waiting for a first worker is a cold start, not a busy owner.)
+    if (keyHash && this.opts.hotKeys) this.opts.hotKeys.observe(fn.namespace, fn.name, key!, keyHash[0]!, keyHash[1]!, !ex.gotOwner && this.opts.index.ready(rev.key).length > 0);
   };
 
   queue(rev: RevisionRoute): WaitingQueue<Exchange> {
@@ -222,6 +229,11 @@ class Exchange implements UpstreamHandler, ResponseListener {
     private readonly t0: number,
     private readonly trace: RequestTrace | undefined,
   ) {}
+
+  /** Admitted to the sticky key's HRW owner (false while queued or when it spilled to another endpoint). */
+  get gotOwner(): boolean {
+    return this.admission?.hit === true;
+  }
 
   start(): void {
     const s = this.revStats;

@@ -30,6 +30,9 @@ import { EndpointQuarantineTable } from './tables/endpoint-quarantine-table.ts';
 import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
 import { createRouterMetrics } from './stats/metrics.ts';
 import { RouterStats } from './stats/router-stats.ts';
+import { StickyHotKeys } from './hot-keys/sticky-hot-keys.ts';
+import { hotKeysRoute } from './hot-keys/hot-keys-route.ts';
+import { keyHashOf, stickyOwnerLoad } from './hot-keys/hot-key-owner.ts';
 
 export type IngressMode = 'raw' | 'node';
 
@@ -111,6 +114,7 @@ function hostForUrl(host: string): string {
 export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   const index = new EndpointIndex();
   const stats = new RouterStats();
+  const hotKeys = new StickyHotKeys();
   // Without Redis the same tables serve this replica alone.
   const quarantine = o.sharedTables?.quarantine ?? new EndpointQuarantineTable();
   const owners = o.sharedTables?.owners ?? new StickyOwnerTable({ maxEntries: o.stickyOwnerEntries });
@@ -150,7 +154,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   };
   const activator = new ActivatorModes();
   const dp = new DataPlane(
-    { index, quarantine, owners, stats, metrics, pools, activator, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log, tracer: o.tracer },
+    { index, quarantine, owners, stats, metrics, pools, activator, queueDepth: o.queueDepth, domainSuffix: o.domain ? `.${o.domain.toLowerCase()}` : undefined, quarantineMs: o.quarantineMs, maxBodyBytes: o.maxBodyBytes, dialRetries: o.dialRetries, trustedProxies: o.trustedProxies, poke: onWait, log: o.log, tracer: o.tracer, hotKeys },
     RouteTable.empty(),
   );
   planeRef.current = dp;
@@ -287,7 +291,12 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
         statesync: o.sharedTables?.status(),
       });
     }
-    json(res, 404, { error: 'admin paths: /healthz, /readyz, /metrics, /v1/stats', code: 'not_found' });
+    if (path === '/v1/hot-keys') {
+      const owner = (ns: string, name: string, hi: number, lo: number) => stickyOwnerLoad(dp.routes.get(ns, name), hi, lo, (k) => index.ready(k), (rev) => activator.admitLimit(rev));
+      const a = hotKeysRoute(hotKeys, { query: (req.url ?? '').split('?')[1] ?? '', authorization: req.headers.authorization }, { routerId: o.routerId, token: o.operatorToken, owner, hash: keyHashOf });
+      return json(res, a.status, a.body);
+    }
+    json(res, 404, { error: 'admin paths: /healthz, /readyz, /metrics, /v1/stats, /v1/hot-keys', code: 'not_found' });
   };
 
   // Once a second: close the concurrency windows, push them, retry waiters (quarantines expire silently).

@@ -42,7 +42,7 @@ for (const driver of ['memory', 'postgres'] as const) {
       dir = mkdtempSync(join(tmpdir(), 'orrery-statesvc-'));
       writeFileSync(join(dir, 'master.key'), MASTER.toString('hex'));
       writeFileSync(join(dir, 'keyspaces.yaml'), KEYSPACES);
-      const args = ['--driver', driver, '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--namespace-byte-budget', '4500'];
+      const args = ['--driver', driver, '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--namespace-byte-budget', '4500', '--changes-max-streams', '2'];
       if (driver === 'postgres') {
         const tdb = await createTestDatabase();
         dropDb = () => tdb.drop();
@@ -161,6 +161,110 @@ for (const driver of ['memory', 'postgres'] as const) {
       expect((await call('GET', '/v1/state/counter%2Fcas')).json).toEqual({ value: 5 });
       await call('DELETE', '/v1/state/counter%2Fcas');
       await call('DELETE', '/v1/state/counter');
+    });
+
+    it('Idempotency-Key on PUT, CAS and DELETE: a repeat is replayed byte for byte, another request 422, a bad key 400', async () => {
+      const o = { ks: 'other' };
+      const key = (k: string, extra: Record<string, string> = {}) => ({ ...o, headers: { 'idempotency-key': k, ...extra } });
+      const put = await call('PUT', '/v1/state/idem-1', { ...key('put-1'), body: '{"a":1}' });
+      expect(put.status).toBe(200);
+      expect(put.headers.get('idempotent-replayed')).toBeNull();
+      // The draft's quoted form names the same key.
+      const again = await call('PUT', '/v1/state/idem-1', { ...key('"put-1"'), body: '{"a":1}' });
+      expect({ text: again.text, version: again.headers.get('x-orrery-state-version'), replayed: again.headers.get('idempotent-replayed') }).toEqual({
+        text: put.text,
+        version: put.headers.get('x-orrery-state-version'),
+        replayed: 'true',
+      });
+      expectError(await call('PUT', '/v1/state/idem-1', { ...key('put-1'), body: '{"a":2}' }), 422, 'idempotency_mismatch');
+      expectError(await call('PUT', '/v1/state/idem-1', { ...key('put-1', { 'x-orrery-state-ttl': '60' }), body: '{"a":1}' }), 422, 'idempotency_mismatch');
+      expectError(await call('PUT', '/v1/state/idem-other', { ...key('put-1'), body: '{"a":1}' }), 422, 'idempotency_mismatch');
+      // If-Match and X-Orrery-State-Version say the same thing: the same request.
+      const v = String(put.json.version);
+      const cond = await call('PUT', '/v1/state/idem-1', { ...key('put-2', { 'if-match': v }), body: '2' });
+      expect(cond.status).toBe(200);
+      expect((await call('PUT', '/v1/state/idem-1', { ...key('put-2', { 'x-orrery-state-version': v }), body: '2' })).headers.get('idempotent-replayed')).toBe('true');
+
+      const cas = await call('POST', '/v1/state/idem-2/cas', { ...key('cas-1'), body: '{"expectVersion":0,"value":1}' });
+      expect(cas.status).toBe(200);
+      const casAgain = await call('POST', '/v1/state/idem-2/cas', { ...key('cas-1'), body: '{"expectVersion":0,"value":1}' });
+      expect([casAgain.text, casAgain.headers.get('idempotent-replayed')]).toEqual([cas.text, 'true']);
+      // A refused precondition is an outcome too: replayed as the same 412.
+      const refused = await call('POST', '/v1/state/idem-2/cas', { ...key('cas-2'), body: '{"expectVersion":0,"value":2}' });
+      expectError(refused, 412, 'version_conflict');
+      const refusedAgain = await call('POST', '/v1/state/idem-2/cas', { ...key('cas-2'), body: '{"expectVersion":0,"value":2}' });
+      expect([refusedAgain.status, refusedAgain.text, refusedAgain.headers.get('idempotent-replayed')]).toEqual([412, refused.text, 'true']);
+
+      const del = await call('DELETE', '/v1/state/idem-2', key('del-1'));
+      expect(del.json).toEqual({ deleted: true });
+      const delAgain = await call('DELETE', '/v1/state/idem-2', key('del-1'));
+      expect([delAgain.status, delAgain.text, delAgain.headers.get('idempotent-replayed')]).toEqual([200, del.text, 'true']);
+      expectError(await call('DELETE', '/v1/state/idem-2', key('del-2')), 404, 'not_found');
+      expect((await call('DELETE', '/v1/state/idem-2', key('del-2'))).headers.get('idempotent-replayed')).toBe('true');
+
+      for (const bad of ['', '""', '"', 'a b', 'a"b', 'a\\b', 'x'.repeat(256), 'a\tb']) {
+        const r = await call('PUT', '/v1/state/idem-3', { ...key(bad), body: '1' });
+        expectError(r, 400, 'idempotency_key_invalid');
+      }
+      expect((await call('GET', '/v1/state/idem-3', o)).status).toBe(404); // nothing written
+      expect((await call('PUT', '/v1/state/idem-3', { ...key('x'.repeat(255)), body: '1' })).status).toBe(200);
+      // An outsider's request is refused before anything is stored: the owner's first use of the key writes.
+      expectError(await call('PUT', '/v1/state/idem-4', { ...key('claimed-by-outsider'), token: 'f'.repeat(64), body: '{"evil":1}' }), 403, 'forbidden');
+      const owner = await call('PUT', '/v1/state/idem-4', { ...key('claimed-by-outsider'), body: '{"good":1}' });
+      expect([owner.status, owner.headers.get('idempotent-replayed')]).toEqual([200, null]);
+      // A read ignores the header; another keyspace has keys of its own.
+      expect((await call('GET', '/v1/state/idem-1', key('anything'))).status).toBe(200);
+      expect((await call('PUT', '/v1/state/idem-1', { ns: 'team-b', ks: 'cart', headers: { 'idempotency-key': 'put-1' }, body: '{"b":1}' })).headers.get('idempotent-replayed')).toBeNull();
+    });
+
+    it('GET /v1/changes: a stream of StateChangeEvent from its start position; 410 changes_expired; 429 too_many_streams', async () => {
+      const h = { authorization: `Bearer ${deriveStateToken(MASTER, 'team-b', 'cart')}`, 'x-orrery-state-namespace': 'team-b', 'x-orrery-state-keyspace': 'cart' };
+      const ctrl = new AbortController();
+      const res = await fetch(`${svc.url}/v1/changes?prefix=feed%2F`, { headers: h, signal: ctrl.signal });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('no-cache, no-transform');
+      const frames: string[] = [];
+      const reading = (async () => {
+        const reader = res.body!.getReader();
+        let buf = '';
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            buf += new TextDecoder().decode(value);
+            let i: number;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              frames.push(buf.slice(0, i));
+              buf = buf.slice(i + 2);
+            }
+          }
+        } catch {
+          /* aborted below */
+        }
+      })();
+      const put = await call('PUT', '/v1/state/feed%2F1', { ns: 'team-b', body: '{"n":1}' });
+      await call('DELETE', '/v1/state/feed%2F1', { ns: 'team-b' });
+      for (let i = 0; i < 100 && frames.filter((f) => f.includes('data: ')).length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      // A second stream is allowed, a third (--changes-max-streams 2) is not.
+      const second = new AbortController();
+      expect((await fetch(`${svc.url}/v1/changes`, { headers: h, signal: second.signal })).status).toBe(200);
+      expectError(await call('GET', '/v1/changes', { ns: 'team-b' }), 429, 'too_many_streams');
+      second.abort();
+      ctrl.abort();
+      await reading;
+      expect(frames[0]).toMatch(/^id: \d+$/);
+      const start = Number(frames[0]!.slice(4));
+      const events = frames.filter((f) => f.includes('data: ')).map((f) => ({ id: f.split('\n')[0], data: JSON.parse(f.split('\n')[1]!.slice(6)) }));
+      for (const e of events) checkContract('GET', '/v1/changes', 200, e.data);
+      expect(events).toEqual([
+        { id: `id: ${start + 1}`, data: { seq: start + 1, key: 'feed/1', op: 'set', version: put.json.version, value: { n: 1 } } },
+        { id: `id: ${start + 2}`, data: { seq: start + 2, key: 'feed/1', op: 'delete', version: put.json.version } },
+      ]);
+      expectError(await call('GET', '/v1/changes?since=999999999', { ns: 'team-b' }), 410, 'changes_expired');
+      expectError(await call('GET', '/v1/changes?since=x', { ns: 'team-b' }), 400, 'bad_request');
+      expectError(await call('GET', '/v1/changes', { ns: 'team-b', token: deriveStateToken(MASTER, 'default', 'cart') }), 403, 'forbidden');
+      expectError(await call('GET', '/v1/changes', { ns: 'team-b', token: null }), 401, 'unauthorized');
     });
 
     it('list pages with prefix, cursor and limit', async () => {
@@ -339,6 +443,19 @@ for (const driver of ['memory', 'postgres'] as const) {
         status = (await call('GET', '/v1/state/short')).status;
       }
       expect(status).toBe(404);
+    });
+
+    it('admin hot keys: signed read of the keys the state calls above hit, per keyspace', async () => {
+      for (let i = 0; i < 5; i++) await call('GET', '/v1/state/hot-one');
+      const now = Math.floor(Date.now() / 1000);
+      const r = await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/hot-keys?scope-namespace=default&scope-keyspace=cart&limit=50', now + 60));
+      expect(r.status).toBe(200);
+      expect(r.json.keyspaces.map((k: any) => `${k.namespace}/${k.keyspace}`)).toEqual(['default/cart']);
+      expect(r.json.keyspaces[0].keys.map((k: any) => k.key)).toContain('hot-one');
+      const three = await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/hot-keys?scope-namespace=default&scope-keyspace=cart&limit=3', now + 60));
+      expect(three.json.keyspaces[0].keys).toHaveLength(3);
+      expect((await plain('/v1/admin/hot-keys')).status).toBe(401);
+      expect((await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/hot-keys?limit=0', now + 60))).status).toBe(400);
     });
 
     it('healthz, readyz and metrics bypass auth', async () => {

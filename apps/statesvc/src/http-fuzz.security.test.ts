@@ -248,6 +248,14 @@ for (const driver of drivers) {
         let status: number | undefined;
         req.on('response', (res) => {
           status = res.statusCode!;
+          if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+            // A change feed stream (GET /v1/changes) never ends by itself: judge its status and first frame, then leave.
+            res.once('data', (c: Buffer) => {
+              resolve({ status: res.statusCode!, text: c.toString() });
+              req.destroy();
+            });
+            return;
+          }
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));

@@ -12,6 +12,15 @@ describe('keyspaces file', () => {
     expect(parseKeyspaces('').size).toBe(0);
   });
 
+  it('idempotencyRetention: declared → ms; absent → undefined (statesvc\'s --idempotency-retention applies)', () => {
+    const t = parseKeyspaces('- {namespace: d, keyspace: a, idempotencyRetention: 1h}\n- {namespace: d, keyspace: b}\n');
+    expect(t.get('d/a')!.idempotencyRetentionMs).toBe(3_600_000);
+    expect(t.get('d/b')!.idempotencyRetentionMs).toBeUndefined();
+    expect(() => parseKeyspaces('- {namespace: d, keyspace: a, idempotencyRetention: 0s}')).toThrow(/idempotencyRetention/);
+    expect(() => parseKeyspaces('- {namespace: d, keyspace: a, idempotencyRetention: 169h}')).toThrow(/idempotencyRetention/);
+    expect(() => parseKeyspaces('- {namespace: d, keyspace: a, idempotencyRetention: 1500ms}')).toThrow(/idempotencyRetention/);
+  });
+
   it('refuses what spec.state refuses, with the item named', () => {
     expect(() => parseKeyspaces('{a: 1}')).toThrow(/YAML list/);
     expect(() => parseKeyspaces('- {namespace: Default, keyspace: a}')).toThrow(/item 0: namespace/);

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import {
   DNS1123_LABEL,
   effectiveDefaultTtlMs,
+  effectiveIdempotencyRetentionMs,
   effectiveMaxKeys,
   effectiveMaxValueBytes,
   KEYSPACE_PATTERN,
@@ -24,7 +25,7 @@ export const keyspaceId = (namespace: string, keyspace: string) => `${namespace}
 
 /**
  * Parses the `--keyspaces-file` YAML: a list of `{namespace, keyspace, maxKeys, maxValueBytes,
- * defaultTTL}`. The quota fields follow spec.state's rules (0 = platform default).
+ * defaultTTL, idempotencyRetention}`. The quota fields follow spec.state's rules (0 = platform default).
  */
 export function parseKeyspaces(text: string, source = 'keyspaces file'): KeyspaceTable {
   const doc: unknown = parse(text) ?? [];
@@ -52,6 +53,7 @@ export function parseKeyspaces(text: string, source = 'keyspaces file'): Keyspac
       maxValueBytes: effectiveMaxValueBytes(state),
       defaultTtlMs: effectiveDefaultTtlMs(state),
       defaultTTL: state.defaultTTL ?? null,
+      idempotencyRetentionMs: effectiveIdempotencyRetentionMs(state),
     });
   });
   return table;

@@ -6,19 +6,23 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readMasterKeyFile } from '@orrery/auth';
 import { createLogger, messageLog, registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel } from '@orrery/log';
-import { STATE_DRIVERS, isStateDriverName, parseDurationMs, resolveDrainMs } from '@orrery/spec';
+import { DEFAULT_IDEMPOTENCY_RETENTION_MS, STATE_DRIVERS, isStateDriverName, parseDurationMs, resolveDrainMs } from '@orrery/spec';
 import { openDriver, type StateDriver } from '@orrery/statestore';
 import { createHttpStore } from '@orrery/store';
 import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/tracing';
 import { errorDetail } from './error-log.ts';
 import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics } from './metrics.ts';
-import { startStateServer } from './server.ts';
+import { DEFAULT_CHANGES_HEARTBEAT_MS, DEFAULT_CHANGES_MAX_STREAMS, startStateServer } from './server.ts';
 import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from './store-keyspaces.ts';
+import { afterCommitHook, resolveTestFailPoint } from './test-fail-point.ts';
 
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${STATE_DRIVERS.join('|')}] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
-  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)]
+  [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s]
+  [--idempotency-retention 24h (how long an Idempotency-Key's outcome is kept when the keyspace's spec.state.idempotencyRetention says nothing)] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)]
+  [--changes-retention 10m] [--changes-retention-events 10000] (change feed window per keyspace: changes older than the
+   first or beyond the newest N are pruned by the sweeper; 0 = no such bound) [--changes-max-streams 100 (per keyspace)] [--changes-heartbeat 15s]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
   [--otlp-endpoint http://collector:4318 (OpenTelemetry traces over OTLP/HTTP; or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
    OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER[_ARG], OTEL_SDK_DISABLED; default off: docs/tracing.md)]
@@ -53,6 +57,13 @@ try {
       'namespace-byte-budget': { type: 'string' },
       'max-body-bytes': { type: 'string' },
       'sweep-interval': { type: 'string', default: '30s' },
+      'changes-retention': { type: 'string', default: '10m' },
+      'changes-retention-events': { type: 'string', default: '10000' },
+      'changes-max-streams': { type: 'string' },
+      'changes-heartbeat': { type: 'string' },
+      'idempotency-retention': { type: 'string' },
+      // Tests only (test-fail-point.ts): refused unless ORRERY_TEST_FAIL_POINTS=1; not in the usage text.
+      'test-fail-point': { type: 'string' },
       drain: { type: 'string' },
       'pool-size': { type: 'string' },
       'insecure-pass-through': { type: 'boolean', default: false },
@@ -86,6 +97,17 @@ if (!isStateDriverName(driverName)) fail(`--driver must be one of ${STATE_DRIVER
 const port = nonNegativeInt('port', args.port, 8080);
 const sweepMs = parseDurationMs(args['sweep-interval']);
 if (!Number.isFinite(sweepMs) || sweepMs < 100) fail('--sweep-interval must be a duration of at least 100ms, e.g. 30s');
+const idempotencyRetentionMs = args['idempotency-retention'] === undefined ? DEFAULT_IDEMPOTENCY_RETENTION_MS : parseDurationMs(args['idempotency-retention']);
+if (!Number.isFinite(idempotencyRetentionMs) || idempotencyRetentionMs < 1000) fail('--idempotency-retention must be a duration of at least 1s, e.g. 24h');
+const failPoint = resolveTestFailPoint(args['test-fail-point'], process.env);
+if (!failPoint.ok) fail(failPoint.message);
+const changesRetentionMs = parseDurationMs(args['changes-retention']);
+if (!Number.isFinite(changesRetentionMs)) fail('--changes-retention must be a duration, e.g. 10m (0 = no age bound)');
+const changeRetention = { maxAgeMs: changesRetentionMs, maxEvents: nonNegativeInt('changes-retention-events', args['changes-retention-events'], 10_000) };
+const changesMaxStreams = nonNegativeInt('changes-max-streams', args['changes-max-streams'], DEFAULT_CHANGES_MAX_STREAMS);
+if (changesMaxStreams < 1) fail('--changes-max-streams must be at least 1');
+const changesHeartbeatMs = args['changes-heartbeat'] === undefined ? DEFAULT_CHANGES_HEARTBEAT_MS : parseDurationMs(args['changes-heartbeat']);
+if (!Number.isFinite(changesHeartbeatMs) || changesHeartbeatMs < 100) fail('--changes-heartbeat must be a duration of at least 100ms, e.g. 15s');
 const drain = resolveDrainMs(args.drain, process.env);
 if (!drain.ok) fail(drain.message);
 const drainMs = drain.ms;
@@ -105,6 +127,7 @@ const passThrough = args['insecure-pass-through'];
 if (passThrough && masterKeys.length > 0) fail('--insecure-pass-through cannot be combined with a master key');
 if (!passThrough && masterKeys.length === 0) fail('give --master-key-file (production) or --insecure-pass-through (local development only)');
 if (passThrough) log('WARNING: --insecure-pass-through: any bearer token is accepted for any declared keyspace. Never use this outside local development.', 'warn');
+if (failPoint.point) log(`WARNING: --test-fail-point ${failPoint.point}: this statesvc kills itself on purpose (SIGKILL after the first write commits). Tests only.`, 'warn');
 
 let keyspaces: KeyspaceTable = new Map();
 // Declarations are the union of the keyspaces file and the store's stateful Functions.
@@ -189,7 +212,12 @@ const server = await startStateServer({
   port,
   log,
   tracer: tracing?.tracer,
+  idempotencyRetentionMs,
+  afterCommit: afterCommitHook(failPoint.point),
+  changesMaxStreams,
+  changesHeartbeatMs,
 });
+if (changeRetention.maxAgeMs === 0 && changeRetention.maxEvents === 0) log('--changes-retention 0 and --changes-retention-events 0: the change feed keeps every change forever', 'warn');
 
 if (keyspacesFile) watchFile(keyspacesFile, { interval: 1000 }, () => reloadKeyspaces(false));
 process.on('SIGHUP', () => reloadKeyspaces(false));
@@ -198,9 +226,12 @@ let sweeping = false;
 const sweeper = setInterval(() => {
   if (sweeping) return;
   sweeping = true;
+  // Expired keys first (their `expire` changes), then the change feed's retention.
   driver
     .sweepExpired()
     .catch((err: unknown) => log(`sweep failed: ${errorDetail(err)}`, 'error'))
+    .then(() => driver.pruneChanges(changeRetention))
+    .catch((err: unknown) => log(`change feed pruning failed: ${errorDetail(err)}`, 'error'))
     .finally(() => {
       sweeping = false;
     });

@@ -1,6 +1,7 @@
-import { Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
-export type Op = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'admin';
+/** `changes` is the opening of a change stream (GET /v1/changes: its duration is the time to the first byte). */
+export type Op = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes' | 'admin';
 
 const DURATION_BUCKETS = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const DURATION_NAME = 'orrery_statesvc_request_duration_seconds';
@@ -30,7 +31,9 @@ export class StateMetrics {
   readonly registry = new Registry();
   private readonly opCounts = new Map<string, { op: Op; result: string; n: number }>();
   private readonly quotaCounts = new Map<string, number>();
+  private readonly replayCounts = new Map<Op, number>();
   private readonly durations = new Map<Op, DurationBuckets>();
+  private openChangeStreams = 0;
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     const opCounts = this.opCounts;
@@ -53,6 +56,26 @@ export class StateMetrics {
       collect() {
         this.reset();
         for (const [kind, n] of quotaCounts) this.inc({ kind }, n);
+      },
+    });
+    const replayCounts = this.replayCounts;
+    new Counter({
+      name: 'orrery_statestore_idempotent_replays_total',
+      help: 'Writes answered with the stored outcome of an earlier request with the same Idempotency-Key (nothing written).',
+      labelNames: ['op'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [op, n] of replayCounts) this.inc({ op }, n);
+      },
+    });
+    const streams = () => this.openChangeStreams;
+    new Gauge({
+      name: 'orrery_statesvc_change_streams',
+      help: 'Change feed streams (GET /v1/changes) open on this statesvc.',
+      registers: [this.registry],
+      collect() {
+        this.set(streams());
       },
     });
     const durations = this.durations;
@@ -91,6 +114,15 @@ export class StateMetrics {
     let h = this.durations.get(op);
     if (!h) this.durations.set(op, (h = new DurationBuckets()));
     h.observe(seconds);
+  }
+
+  idempotentReplayed(op: Op): void {
+    this.replayCounts.set(op, (this.replayCounts.get(op) ?? 0) + 1);
+  }
+
+  /** A change stream opened (+1) or ended (-1). */
+  changeStreams(delta: number): void {
+    this.openChangeStreams += delta;
   }
 
   quotaRejected(kind: string): void {

@@ -54,6 +54,19 @@ describe('state SDKs against a live statesvc', () => {
     await expect(s.set('#x', 1)).rejects.toMatchObject({ code: 'bad_request', status: 400 });
   });
 
+  it('TypeScript: a write named by the caller applies once; the name reused for another write is 422', async () => {
+    const s = createStateClient({ url: svc.url, tokenPath });
+    await s.delete('cart/2');
+    const first = await s.set('cart/2', { n: 1 }, { idempotencyKey: 'msg-1' });
+    expect(await s.set('cart/2', { n: 1 }, { idempotencyKey: 'msg-1' })).toEqual(first);
+    expect((await s.get('cart/2'))?.version).toBe(first.version);
+    await expect(s.set('cart/2', { n: 2 }, { idempotencyKey: 'msg-1' })).rejects.toMatchObject({ code: 'idempotency_mismatch', status: 422 });
+    expect(await s.delete('cart/2', { idempotencyKey: 'msg-2' })).toBe(true);
+    // The retry of the delete answers as the first did, not "already gone".
+    expect(await s.delete('cart/2', { idempotencyKey: 'msg-2' })).toBe(true);
+    await s.set('cart/2', null, { ttlSeconds: 60 });
+  });
+
   it('TypeScript: reads ORRERY_STATE_URL and ORRERY_STATE_TOKEN_PATH', async () => {
     const saved = { url: process.env.ORRERY_STATE_URL, path: process.env.ORRERY_STATE_TOKEN_PATH };
     process.env.ORRERY_STATE_URL = svc.url;
@@ -83,6 +96,36 @@ describe('state SDKs against a live statesvc', () => {
       p.on('exit', (code) => resolve({ code, out }));
     });
     expect(result.out).toMatch(/Ran 2 tests/);
+    expect(result.code, result.out).toBe(0);
+  });
+
+  it('Python: idempotent writes and retries (pytest sdk/python/test_idempotent_writes.py, its own HTTP server)', { timeout: 60_000 }, async () => {
+    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_idempotent_writes.py'], { cwd: PY_SDK_DIR, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) => resolve({ code, out }));
+    });
+    expect(result.out).toMatch(/6 passed/);
+    expect(result.code, result.out).toBe(0);
+  });
+
+  it('Python: the change feed generator (pytest sdk/python/test_changes.py: scripted server, then live)', { timeout: 90_000 }, async () => {
+    const pyToken = join(dir, 'py-feed-token');
+    writeFileSync(pyToken, JSON.stringify({ namespace: 'default', keyspace: 'py', token: deriveStateToken(MASTER, 'default', 'py') }));
+    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'test_changes.py'], {
+        cwd: PY_SDK_DIR,
+        env: { ...process.env, ORRERY_STATE_URL: svc.url, ORRERY_STATE_TOKEN_PATH: pyToken, PYTHONDONTWRITEBYTECODE: '1' },
+      });
+      let out = '';
+      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      p.on('exit', (code) => resolve({ code, out }));
+    });
+    // The live tests must have run, not been skipped.
+    expect(result.out).toMatch(/8 passed/);
     expect(result.code, result.out).toBe(0);
   });
 

@@ -12,11 +12,17 @@ import {
   type StateListResponse,
   type StateNamespaceUsage,
 } from '@orrery/spec';
-import { ScopedStore, StateStoreError, type Scope, type StateDriver } from '@orrery/statestore';
+import { ScopedStore, StateStoreError, versionConflict, type Scope, type StateDriver, type WriteOutcome } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
+import { ChangeFeedHub } from './change-feed-hub.ts';
+import { serveChangeStream } from './change-stream.ts';
+import { parseChangesRequest } from './changes-request.ts';
 import { ErrorLog } from './error-log.ts';
 import { HttpError, sendError } from './http-error.ts';
+import { idempotencyKeyOf, idempotencyRequestHash } from './idempotent-request.ts';
 import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
+import { createKeyspaceHotKeys, hotKeysAnswer } from './keyspace-hot-keys.ts';
+import type { HotKeyTrackers } from '@orrery/spec';
 import { StateMetrics, type Op } from './metrics.ts';
 import type { Tracer } from '@orrery/tracing';
 import { RequestSpan } from './request-span.ts';
@@ -45,7 +51,25 @@ export interface StateServerOptions {
   log?: MessageLog;
   /** Tracing on (`--otlp-endpoint`): a span per state and admin request (request-span.ts); absent = off. */
   tracer?: Tracer;
+  /** Default retention of idempotent writes' outcomes when a keyspace sets none (`--idempotency-retention`; 24h). */
+  idempotencyRetentionMs?: number;
+  /**
+   * Tests only (`--test-fail-point exit-after-commit`, test-fail-point.ts): called after a write
+   * committed and before its answer is sent.
+   */
+  afterCommit?: () => void;
+  /** Hot keys per keyspace (GET /v1/admin/hot-keys); default: a fresh bounded set. */
+  hotKeys?: HotKeyTrackers;
+  /** Change feed (GET /v1/changes): open streams allowed per keyspace on this process (`--changes-max-streams`, default 100). */
+  changesMaxStreams?: number;
+  /** Change feed: a comment line this often on every stream (`--changes-heartbeat`, default 15 s). */
+  changesHeartbeatMs?: number;
+  /** Change feed: each followed keyspace is read this often even without a wake-up (default 1 s). */
+  changesPollMs?: number;
 }
+
+export const DEFAULT_CHANGES_MAX_STREAMS = 100;
+export const DEFAULT_CHANGES_HEARTBEAT_MS = 15_000;
 
 const CAS_ENVELOPE_BYTES = 1024;
 
@@ -88,9 +112,13 @@ export function createStateHandler(opts: StateServerOptions) {
   const report = (code: string, err: unknown) => errorLog.report(code, err);
   const auth = new Authenticator(opts.masterKeys, opts.passThrough);
   const hardCap = opts.maxBodyBytes ?? 1024 * 1024;
+  const hotKeys = opts.hotKeys ?? createKeyspaceHotKeys();
   const store = new ScopedStore(opts.driver, (s) => opts.keyspaces().get(keyspaceId(s.namespace, s.keyspace)), {
     namespaceByteBudget: opts.namespaceByteBudget,
+    idempotencyRetentionMs: opts.idempotencyRetentionMs,
   });
+  const afterCommit = opts.afterCommit;
+  const feeds = new ChangeFeedHub(opts.driver, { pollMs: opts.changesPollMs });
 
   const synced = opts.keyspacesSynced ?? (() => true);
   const declaration = (s: Scope) => {
@@ -125,6 +153,9 @@ export function createStateHandler(opts: StateServerOptions) {
     const scope = auth.scope(req.headers);
     span?.scope(scope);
     const decl = declaration(scope);
+    hotKeys.observe(scope.namespace, scope.keyspace, key, performance.now());
+    // A read is idempotent by nature: the header is ignored there.
+    const idemKey = op === 'get' ? undefined : idempotencyKeyOf(req.headers['idempotency-key']);
     if (op === 'get') {
       const entry = await store.get(scope, key);
       if (!entry) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
@@ -134,15 +165,23 @@ export function createStateHandler(opts: StateServerOptions) {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
       const { text } = await readJson(req, Math.min(decl.maxValueBytes, hardCap));
-      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
+      const ttlMs = ttl === undefined ? undefined : ttl * 1000;
+      if (idemKey !== undefined) {
+        const requestHash = idempotencyRequestHash({ op: 'put', key, value: text, ifVersion, ttlSeconds: ttl });
+        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs }, { key: idemKey, requestHash }));
+      }
+      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs });
+      afterCommit?.();
       sendJson(res, 200, `{"version":${version}}`, version);
     } else if (op === 'delete') {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
-      if (!(await store.delete(scope, key, { ifVersion }))) {
-        // RFC-0023: a precondition on a missing key fails (412), as it does for a write.
-        if (ifVersion !== undefined) throw new HttpError('version_conflict', `key ${JSON.stringify(key)} does not exist, so it is not at version ${ifVersion}; re-read it`);
-        throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist`);
+      if (idemKey !== undefined) {
+        const requestHash = idempotencyRequestHash({ op: 'delete', key, ifVersion });
+        return sendOutcome(res, op, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion }, { key: idemKey, requestHash }));
       }
+      const deleted = await store.delete(scope, key, { ifVersion });
+      afterCommit?.();
+      if (!deleted) throw missingOnDelete(key, ifVersion);
       sendJson(res, 200, '{"deleted":true}');
     } else {
       const { value } = await readJson(req, Math.min(decl.maxValueBytes + CAS_ENVELOPE_BYTES, hardCap));
@@ -154,9 +193,63 @@ export function createStateHandler(opts: StateServerOptions) {
       if (typeof ev !== 'number' || !Number.isSafeInteger(ev) || ev < 0) throw new HttpError('bad_request', 'expectVersion must be a non-negative integer (0 = create-only)');
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] }, ev);
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
-      const { version } = await store.set(scope, key, JSON.stringify(body.value), { ifVersion, ttlMs: ttl === undefined ? undefined : ttl * 1000 });
+      const text = JSON.stringify(body.value);
+      const ttlMs = ttl === undefined ? undefined : ttl * 1000;
+      if (idemKey !== undefined) {
+        const requestHash = idempotencyRequestHash({ op: 'cas', key, value: text, ifVersion, ttlSeconds: ttl });
+        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs }, { key: idemKey, requestHash }));
+      }
+      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs });
+      afterCommit?.();
       sendJson(res, 200, `{"version":${version}}`, version);
     }
+  }
+
+  /** RFC-0023: a precondition on a missing key fails (412), as it does for a write; without one the key is just not there. */
+  function missingOnDelete(key: string, ifVersion: number | undefined): HttpError {
+    if (ifVersion !== undefined) return new HttpError('version_conflict', `key ${JSON.stringify(key)} does not exist, so it is not at version ${ifVersion}; re-read it`);
+    return new HttpError('not_found', `key ${JSON.stringify(key)} does not exist`);
+  }
+
+  /**
+   * The answer to a write sent with `Idempotency-Key`, from its stored status and result. The
+   * first answer and every replay are built here from the same outcome and the same request
+   * (its digest matched), so they are byte for byte the same, plus `Idempotent-Replayed: true`
+   * on a replay. The error bodies are the ones a write without the header gets.
+   */
+  function sendOutcome(res: ServerResponse, op: Op, key: string, ifVersion: number | undefined, o: WriteOutcome): void {
+    if (o.replayed) {
+      res.setHeader('idempotent-replayed', 'true');
+      metrics.idempotentReplayed(op);
+    } else {
+      afterCommit?.();
+    }
+    if (o.status === 200 && o.result === 'ok' && o.version !== null) return sendJson(res, 200, `{"version":${o.version}}`, o.version);
+    if (o.status === 200 && o.result === 'deleted') return sendJson(res, 200, '{"deleted":true}');
+    if (o.status === 412 && o.result === 'version_conflict') throw versionConflict(key, ifVersion ?? 0);
+    if ((o.status === 412 || o.status === 404) && o.result === 'missing') throw missingOnDelete(key, o.status === 412 ? ifVersion : undefined);
+    throw new StateStoreError('internal', 'a stored write outcome does not match its request', undefined, { cause: new Error(`outcome ${JSON.stringify(o)} for ${op}`) });
+  }
+
+  /** GET /v1/changes: the keyspace's change feed as Server-Sent Events (change-stream.ts). */
+  async function changesRoute(req: IncomingMessage, res: ServerResponse, query: string, span: RequestSpan | undefined): Promise<void> {
+    if (req.method !== 'GET') throw new HttpError('bad_request', 'use GET /v1/changes?prefix=&since= to follow the keyspace\'s changes');
+    const scope = auth.scope(req.headers);
+    span?.scope(scope);
+    declaration(scope);
+    const request = parseChangesRequest(query, req.headers['last-event-id']);
+    await serveChangeStream(req, res, scope, request, {
+      hub: feeds,
+      driver: opts.driver,
+      maxStreams: opts.changesMaxStreams ?? DEFAULT_CHANGES_MAX_STREAMS,
+      heartbeatMs: opts.changesHeartbeatMs ?? DEFAULT_CHANGES_HEARTBEAT_MS,
+      stillDeclared: () => opts.keyspaces().has(keyspaceId(scope.namespace, scope.keyspace)),
+      onError: (err) => {
+        if (!(err instanceof StateStoreError && err.code === 'changes_expired')) report('capability_unavailable', err);
+      },
+      onOpen: () => metrics.changeStreams(+1),
+      onClose: () => metrics.changeStreams(-1),
+    });
   }
 
   async function listRoute(req: IncomingMessage, res: ServerResponse, query: string, span: RequestSpan | undefined): Promise<Op> {
@@ -220,6 +313,10 @@ export function createStateHandler(opts: StateServerOptions) {
       sendJson(res, 200, JSON.stringify({ deleted } satisfies StateKeyspaceDeleted));
       return 'admin';
     }
+    if (path === '/v1/admin/hot-keys') {
+      sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, params, performance.now())));
+      return 'admin';
+    }
     if (path === '/v1/admin/namespaces') {
       const only = params.get('scope-namespace');
       const names = new Set<string>([...table.values()].map((d) => d.namespace));
@@ -246,7 +343,7 @@ export function createStateHandler(opts: StateServerOptions) {
       sendJson(res, 200, JSON.stringify({ namespaces }));
       return 'admin';
     }
-    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces or DELETE /v1/admin/keyspace`);
+    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys or DELETE /v1/admin/keyspace`);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -271,6 +368,10 @@ export function createStateHandler(opts: StateServerOptions) {
         op = 'list';
         span = traced(op);
         await listRoute(req, res, query, span);
+      } else if (path === '/v1/changes') {
+        op = 'changes';
+        span = traced(op);
+        await changesRoute(req, res, query, span);
       } else if (path.startsWith('/v1/admin/')) {
         op = 'admin';
         span = traced(op);
@@ -312,7 +413,7 @@ export function createStateHandler(opts: StateServerOptions) {
     return Array.isArray(v) ? v.join(',') : v;
   }
 
-  return { handle, metrics };
+  return { handle, metrics, closeChangeStreams: () => feeds.closeAll() };
 }
 
 export interface RunningStateServer {
@@ -330,7 +431,7 @@ export interface RunningStateServer {
 
 /** Listens on host:port (0 = any free port). Closing stops the listener; the driver is the caller's. */
 export async function startStateServer(opts: StateServerOptions & { host?: string; port?: number }): Promise<RunningStateServer> {
-  const { handle, metrics } = createStateHandler(opts);
+  const { handle, metrics, closeChangeStreams } = createStateHandler(opts);
   let draining = false;
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
     if (draining) res.setHeader('connection', 'close');
@@ -355,6 +456,8 @@ export async function startStateServer(opts: StateServerOptions & { host?: strin
     url: `http://${shownHost}:${port}`,
     metrics,
     close: async ({ drainMs = 0 } = {}) => {
+      // Change streams never end by themselves: end them now, so their clients resume on a replica that stays.
+      closeChangeStreams();
       if (drainMs > 0) {
         draining = true;
         await new Promise((r) => setTimeout(r, drainMs));

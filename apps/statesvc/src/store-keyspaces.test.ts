@@ -12,6 +12,7 @@ describe('keyspace declarations from Functions', () => {
     expect([...t.keys()].sort()).toEqual(['default/counter', 'shop/carts']);
     expect(t.get('default/counter')).toEqual({ namespace: 'default', keyspace: 'counter', maxKeys: 10_000, maxValueBytes: 256 * 1024, defaultTtlMs: 0, defaultTTL: null });
     expect(t.get('shop/carts')).toEqual({ namespace: 'shop', keyspace: 'carts', maxKeys: 5, maxValueBytes: 64, defaultTtlMs: 30_000, defaultTTL: '30s' });
+    expect(keyspacesFromFunctions([fn('orders', { idempotencyRetention: '10m' })]).get('default/orders')!.idempotencyRetentionMs).toBe(600_000);
   });
 
   it('a keyspace shared by two functions takes the quotas of the first by name, whatever the order', () => {

@@ -5,6 +5,7 @@
  */
 import {
   effectiveDefaultTtlMs,
+  effectiveIdempotencyRetentionMs,
   effectiveKeyspace,
   effectiveMaxKeys,
   effectiveMaxValueBytes,
@@ -35,6 +36,7 @@ export function keyspacesFromFunctions(functions: Iterable<Resource>): KeyspaceT
       maxValueBytes: effectiveMaxValueBytes(state),
       defaultTtlMs: effectiveDefaultTtlMs(state),
       defaultTTL: state.defaultTTL ?? null,
+      idempotencyRetentionMs: effectiveIdempotencyRetentionMs(state),
     });
   }
   return table;

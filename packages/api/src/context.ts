@@ -23,6 +23,8 @@ export interface ApiServices {
   statesvc?: { url: string; masterKey?: Buffer };
   /** Admin base URLs (`http://host:adminPort`) of every router replica; a function so it can follow discovery. */
   routerAdminUrls?: () => string[] | Promise<string[]>;
+  /** Bearer for the routers' `/v1/hot-keys` (the store token, which routers started with `--store-token-file` require there). */
+  routerToken?: string;
   /** Session lifetime (default 12 h). */
   sessionTtlMs?: number;
   /** Timeout for calls to statesvc / routers / registry (default 3 s). */

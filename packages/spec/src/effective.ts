@@ -28,6 +28,16 @@ export function effectiveDefaultTtlMs(state: Pick<StateConfig, 'defaultTTL'> | u
 }
 
 /**
+ * How long the outcome of an idempotent write is kept, in ms; undefined when the keyspace does
+ * not say (statesvc then applies its `--idempotency-retention`, default 24h).
+ */
+export function effectiveIdempotencyRetentionMs(state: Pick<StateConfig, 'idempotencyRetention'> | undefined): number | undefined {
+  if (!state?.idempotencyRetention) return undefined;
+  const ms = parseDurationMs(state.idempotencyRetention);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/**
  * Deprecated alias of `spec.state.onDelete` (the Kubernetes backend's first form of the
  * deletion policy). Read when the field is absent; the field wins when both are set.
  */

@@ -3,7 +3,9 @@
  * drivers' test files; the clock is injected so TTL runs without sleeping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeFeedContract } from './change-feed-contract.ts';
 import { StateStoreError } from './errors.ts';
+import { idempotentWriteContract } from './idempotent-write-contract.ts';
 import { ScopedStore } from './scoped-store.ts';
 import { STATE_OWNER, type Scope, type StateDriver } from './types.ts';
 
@@ -28,6 +30,9 @@ export function describeConformance(name: string, open: () => Promise<Harness>):
     let h: Harness;
     beforeAll(async () => { h = await open(); }, 60_000);
     afterAll(async () => { await h?.cleanup(); });
+
+    idempotentWriteContract(() => h);
+    changeFeedContract(() => h);
 
     it('get of a missing key is null; set then get returns value and version', async () => {
       const s = freshScope();

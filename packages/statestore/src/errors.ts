@@ -38,3 +38,9 @@ export const quotaKeys = (maxKeys: number) =>
 
 export const quotaNamespaceBytes = (budget: number) =>
   new StateStoreError('quota_keys', `namespace byte budget of ${budget} bytes is exhausted; delete keys or raise the budget`, 'namespace_bytes');
+
+export const idempotencyMismatch = (idempotencyKey: string) =>
+  new StateStoreError(
+    'idempotency_mismatch',
+    `Idempotency-Key ${JSON.stringify(idempotencyKey)} was already used in this keyspace for a different request (method, key, body, precondition or TTL); send a new key for a new write, the same request to retry`,
+  );

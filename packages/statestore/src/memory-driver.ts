@@ -1,7 +1,40 @@
-import { quotaKeys, quotaNamespaceBytes, versionConflict } from './errors.ts';
+import { idempotencyRecordBytes } from '@orrery/spec';
+import { idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
-import { encodeDelete, encodeDeleteKeyspace, encodeSet, MemoryJournal, replayJournal, type JournalOptions, type JournalRecord } from './memory-journal.ts';
-import type { Entry, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget } from './types.ts';
+import { MemoryFeed } from './memory-feed.ts';
+import { MemoryIdempotency, outcomeFields, type StoredOutcome } from './memory-idempotency.ts';
+import {
+  encodeDelete,
+  encodeDeleteKeyspace,
+  encodeFeedLow,
+  encodeIdempotency,
+  encodeSet,
+  MemoryJournal,
+  replayJournal,
+  withIdempotency,
+  type IdempotencyFields,
+  type JournalOptions,
+  type JournalRecord,
+} from './memory-journal.ts';
+import type {
+  ChangeRecord,
+  ChangeRetention,
+  ChangesOptions,
+  ChangesPage,
+  ChangeWindow,
+  Entry,
+  IdempotencyClaim,
+  IdempotencyUsage,
+  ListOptions,
+  ListResult,
+  NamespaceUsage,
+  Scope,
+  SetOptions,
+  StateDriver,
+  Usage,
+  WriteBudget,
+  WriteOutcome,
+} from './types.ts';
 
 interface Row extends Entry {
   bytes: number;
@@ -12,6 +45,10 @@ interface Keyspace {
   /** Sorted key list, rebuilt lazily when a key is added or removed (not on update). */
   sorted: string[] | null;
 }
+
+type NsKs = Pick<Scope, 'namespace' | 'keyspace'>;
+/** Feeds and watchers are keyed by `namespace/keyspace` ('/' is in neither name). */
+const feedId = (namespace: string, keyspace: string) => `${namespace}/${keyspace}`;
 
 export interface MemoryDriverOptions {
   now?: () => number;
@@ -37,6 +74,12 @@ export interface JournalOpenReport {
   nextVersion: number;
 }
 
+/** The stored outcome of an earlier request with the claim's key: replayed, or a mismatch. */
+function replay(prior: StoredOutcome, claim: IdempotencyClaim): WriteOutcome {
+  if (prior.h !== claim.requestHash) throw idempotencyMismatch(claim.key);
+  return { status: prior.st, result: prior.res, version: prior.ver, replayed: true };
+}
+
 /**
  * The embedded driver. Every operation runs synchronously inside one call, so the budget
  * check and the write are trivially one step (the single-threaded loop is the store mutex).
@@ -53,7 +96,14 @@ export class MemoryDriver implements StateDriver {
   private readonly onClose: (() => void) | undefined;
   private readonly journalLog: (msg: string) => void;
   private compactionQueued = false;
+  private compacting = false;
   private closed = false;
+  /** Change feeds by feedId; they outlive their keyspace's rows (numbers are never reused). */
+  private readonly feeds = new Map<string, MemoryFeed>();
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly wakeQueued = new Set<string>();
+  /** Outcomes of writes sent with `Idempotency-Key` (docs/state.md "Idempotent writes"). */
+  private readonly idem = new MemoryIdempotency();
   /** Set when a journal was opened. */
   readonly journalReport: JournalOpenReport | undefined;
 
@@ -64,17 +114,28 @@ export class MemoryDriver implements StateDriver {
     if (opts.journal) {
       const { path, ...journalOpts } = opts.journal;
       let maxVersion = 0;
+      const replayedAt = this.now();
       const replayed = replayJournal(path, (rec) => {
         if (rec.t === 'set' && rec.ver > maxVersion) maxVersion = rec.ver;
-        this.applyRecord(rec);
+        if (rec.t === 'idem') return this.idem.put(rec.ns, rec.ks, rec.idem);
+        this.applyRecord(rec, replayedAt);
+        // The outcome of an idempotent write rides on the line that made it (one record).
+        if ((rec.t === 'set' || rec.t === 'del') && rec.idem) this.idem.put(rec.ns, rec.ks, rec.idem);
       });
+      this.idem.purge(this.now());
+      for (const feed of this.feeds.values()) feed.sealRestored();
       // Versions continue above everything ever handed out, deleted and compacted keys included.
       this.nextVersion = Math.max(replayed.next, maxVersion + 1);
       const now = this.now();
       let rows = 0;
       for (const [namespace, ns] of this.namespaces_) {
         for (const [keyspace, ks] of ns) {
-          for (const [key, row] of ks.rows) if (!this.live(row, now)) this.removeRow(namespace, ks, key, row);
+          // Rows that expired while statesvc was down leave with their `expire` changes (kept by the snapshot below).
+          for (const [key, row] of this.expiredRows(ks, now)) {
+            this.removeRow(namespace, ks, key, row);
+            const feed = this.feed(namespace, keyspace);
+            feed.append({ seq: feed.head + 1, key, op: 'expire', version: row.version, at: now });
+          }
           if (ks.rows.size === 0) ns.delete(keyspace);
           rows += ks.rows.size;
         }
@@ -89,7 +150,7 @@ export class MemoryDriver implements StateDriver {
   }
 
   /** Replay: applies one journal record with no checks (they passed when it was written). */
-  private applyRecord(rec: JournalRecord): void {
+  private applyRecord(rec: JournalRecord, at: number): void {
     const scope = { namespace: rec.ns, keyspace: rec.ks };
     if (rec.t === 'set') {
       const ks = this.keyspace(scope, true)!;
@@ -98,27 +159,73 @@ export class MemoryDriver implements StateDriver {
       const bytes = Buffer.byteLength(rec.v, 'utf8');
       ks.rows.set(rec.k, { value: rec.v, bytes, version: rec.ver, expiresAt: rec.exp });
       this.nsBytes.set(rec.ns, (this.nsBytes.get(rec.ns) ?? 0) - (prev?.bytes ?? 0) + bytes);
+      if (rec.seq !== undefined) this.feed(rec.ns, rec.ks).appendReplayed({ seq: rec.seq, key: rec.k, op: 'set', version: rec.ver, value: rec.v, at });
     } else if (rec.t === 'del') {
       const ks = this.keyspace(scope, false);
       const row = ks?.rows.get(rec.k);
       if (ks && row) this.removeRow(rec.ns, ks, rec.k, row);
-    } else {
+      if (rec.seq !== undefined) this.feed(rec.ns, rec.ks).appendReplayed({ seq: rec.seq, key: rec.k, op: rec.op!, version: rec.ver!, at });
+    } else if (rec.t === 'dks') {
       this.dropKeyspace(scope);
+    } else if (rec.t === 'feed') {
+      this.feeds.set(feedId(rec.ns, rec.ks), new MemoryFeed(rec.head, rec.low));
+    } else if (rec.t === 'low') {
+      this.feeds.get(feedId(rec.ns, rec.ks))?.pruneTo(rec.low);
+    } else if (rec.t === 'chg') {
+      const c: ChangeRecord = { seq: rec.seq, key: rec.k, op: rec.op, version: rec.ver, at: rec.at };
+      if (rec.v !== undefined) c.value = rec.v;
+      this.feed(rec.ns, rec.ks).restore(c);
     }
   }
 
-  /** The live rows as `set` records. */
+  /** The live rows as `set` records, then every feed with its retained changes. */
   private *snapshotLines(now: number): Generator<string> {
     for (const [namespace, ns] of this.namespaces_) {
       for (const [keyspace, ks] of ns) {
         for (const [key, row] of ks.rows) if (this.live(row, now)) yield encodeSet(namespace, keyspace, key, row.value, row.version, row.expiresAt);
       }
     }
+    for (const [id, feed] of this.feeds) {
+      const slash = id.indexOf('/');
+      yield* feed.snapshotLines(id.slice(0, slash), id.slice(slash + 1));
+    }
+    yield* this.idem.snapshotLines(now);
+  }
+
+  /** The keyspace's feed, created empty on first use. */
+  private feed(namespace: string, keyspace: string): MemoryFeed {
+    const id = feedId(namespace, keyspace);
+    let f = this.feeds.get(id);
+    if (!f) {
+      f = new MemoryFeed();
+      this.feeds.set(id, f);
+    }
+    return f;
+  }
+
+  /** Appends changes already journaled (numbered from the feed's head) and wakes the keyspace's watchers. */
+  private publish(namespace: string, keyspace: string, feed: MemoryFeed, changes: ChangeRecord[]): void {
+    for (const c of changes) feed.append(c);
+    const id = feedId(namespace, keyspace);
+    if (changes.length === 0 || !this.watchers.has(id) || this.wakeQueued.has(id)) return;
+    // After the write has answered, once per tick however many changes it made.
+    this.wakeQueued.add(id);
+    setImmediate(() => {
+      this.wakeQueued.delete(id);
+      for (const wake of this.watchers.get(id) ?? []) wake();
+    });
+  }
+
+  /** A keyspace's expired rows, in key order (the order their `expire` changes take). */
+  private expiredRows(ks: Keyspace, now: number): Array<[string, Row]> {
+    const out: Array<[string, Row]> = [];
+    for (const entry of ks.rows) if (!this.live(entry[1], now)) out.push(entry);
+    return out.sort((a, b) => compareKeys(a[0], b[0]));
   }
 
   /** Appends to the journal (only called when there is one); queues a compaction when it has grown. */
   private record(lines: string): void {
-    if (this.journal!.append(lines) && !this.compactionQueued) {
+    if (this.journal!.append(lines) && !this.compactionQueued && !this.compacting) {
       this.compactionQueued = true;
       setImmediate(() => {
         this.compactionQueued = false;
@@ -133,10 +240,21 @@ export class MemoryDriver implements StateDriver {
     }
   }
 
-  /** Rewrites the journal as a snapshot of the live rows now (also done on open). No-op without a journal. */
+  /**
+   * Rewrites the journal as a snapshot of the live rows and the feeds now (also done on open).
+   * Expired rows are swept first (journaled, with their `expire` changes): the snapshot leaves
+   * them out, and a restart must not lose the changes their removal makes. No-op without a journal.
+   */
   compactJournal(): void {
     if (!this.journal) return;
-    this.journal.compact(this.nextVersion, this.snapshotLines(this.now()));
+    this.compacting = true;
+    try {
+      const now = this.now();
+      for (const [namespace, ns] of this.namespaces_) for (const [keyspace, ks] of ns) this.purgeKeyspace(namespace, keyspace, ks, now);
+      this.journal.compact(this.nextVersion, this.snapshotLines(now));
+    } finally {
+      this.compacting = false;
+    }
   }
 
   private keyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>, create: boolean): Keyspace | undefined {
@@ -164,31 +282,24 @@ export class MemoryDriver implements StateDriver {
     this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - row.bytes);
   }
 
+  /**
+   * Removes a keyspace's expired rows, each with an `expire` change (in key order). With a
+   * journal the removals are recorded (one write) before they are made.
+   */
   private purgeKeyspace(namespace: string, keyspace: string, ks: Keyspace, now: number): number {
-    if (this.journal) return this.purgeJournaled(namespace, keyspace, ks, now);
-    let n = 0;
-    for (const [key, row] of ks.rows) {
-      if (!this.live(row, now)) {
-        this.removeRow(namespace, ks, key, row);
-        n++;
-      }
-    }
-    return n;
-  }
-
-  /** purgeKeyspace with a journal: the removals are recorded (one write) before they are made. */
-  private purgeJournaled(namespace: string, keyspace: string, ks: Keyspace, now: number): number {
-    let lines = '';
-    const expired: Array<[string, Row]> = [];
-    for (const [key, row] of ks.rows) {
-      if (!this.live(row, now)) {
-        expired.push([key, row]);
-        lines += encodeDelete(namespace, keyspace, key);
-      }
-    }
+    const expired = this.expiredRows(ks, now);
     if (expired.length === 0) return 0;
-    this.record(lines);
+    const feed = this.feed(namespace, keyspace);
+    const changes: ChangeRecord[] = [];
+    let lines = '';
+    for (const [key, row] of expired) {
+      const c: ChangeRecord = { seq: feed.head + changes.length + 1, key, op: 'expire', version: row.version, at: now };
+      changes.push(c);
+      if (this.journal) lines += encodeDelete(namespace, keyspace, key, { seq: c.seq, op: 'expire', ver: row.version });
+    }
+    if (this.journal) this.record(lines);
     for (const [key, row] of expired) this.removeRow(namespace, ks, key, row);
+    this.publish(namespace, keyspace, feed, changes);
     return expired.length;
   }
 
@@ -203,6 +314,14 @@ export class MemoryDriver implements StateDriver {
   }
 
   async setCounted(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget): Promise<{ version: number }> {
+    return this.setSync(scope, key, value, opts, budget, undefined);
+  }
+
+  /**
+   * setCounted in one synchronous step. With `claim` (an idempotent write) its outcome is part
+   * of the write: on the same journal line, counted in the byte budget, stored after it.
+   */
+  private setSync(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim | undefined): { version: number } {
     const now = this.now();
     const ks = this.keyspace(scope, true)!;
     const old = ks.rows.get(key);
@@ -218,34 +337,110 @@ export class MemoryDriver implements StateDriver {
     const bytes = Buffer.byteLength(value, 'utf8');
     const nsBudget = budget.namespaceByteBudget ?? 0;
     if (nsBudget > 0) {
-      const after = (this.nsBytes.get(scope.namespace) ?? 0) - (old?.bytes ?? 0) + bytes;
+      // Retained idempotency outcomes count too (bytes, never keys), this write's own included.
+      const outcomes = () => this.idem.bytes(scope.namespace) + (claim ? idempotencyRecordBytes(claim.key) : 0);
+      const after = (this.nsBytes.get(scope.namespace) ?? 0) - (old?.bytes ?? 0) + bytes + outcomes();
       if (after > nsBudget) {
         for (const [name, other] of this.namespaces_.get(scope.namespace) ?? []) this.purgeKeyspace(scope.namespace, name, other, now);
+        this.idem.purgeNamespace(scope.namespace, now);
         const current = ks.rows.get(key);
-        if ((this.nsBytes.get(scope.namespace) ?? 0) - (current?.bytes ?? 0) + bytes > nsBudget) throw quotaNamespaceBytes(nsBudget);
+        if ((this.nsBytes.get(scope.namespace) ?? 0) - (current?.bytes ?? 0) + bytes + outcomes() > nsBudget) throw quotaNamespaceBytes(nsBudget);
       }
     }
     const prev = ks.rows.get(key);
     if (!prev) ks.sorted = null;
     const version = this.nextVersion;
     const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null;
+    // Replacing an expired row removes it: its `expire` change comes first (as on Postgres).
+    const feed = this.feed(scope.namespace, scope.keyspace);
+    const changes: ChangeRecord[] = [];
+    const expiredPrev = prev !== undefined && prev.expiresAt !== null && prev.expiresAt <= now ? prev : undefined;
+    if (expiredPrev) changes.push({ seq: feed.head + 1, key, op: 'expire', version: expiredPrev.version, at: now });
+    const set: ChangeRecord = { seq: feed.head + changes.length + 1, key, op: 'set', version, value, at: now };
+    changes.push(set);
+    const outcome = claim && outcomeFields(claim, now, 200, 'ok', version);
     // Journal first: if the append fails, nothing below runs and the write is refused.
-    if (this.journal) this.record(encodeSet(scope.namespace, scope.keyspace, key, value, version, expiresAt));
+    if (this.journal) {
+      const expire = changes.length > 1 ? encodeDelete(scope.namespace, scope.keyspace, key, { seq: changes[0]!.seq, op: 'expire', ver: expiredPrev!.version }) : '';
+      const lines = expire + encodeSet(scope.namespace, scope.keyspace, key, value, version, expiresAt, set.seq);
+      this.record(outcome ? withIdempotency(lines, outcome) : lines);
+    }
     this.nextVersion++;
     ks.rows.set(key, { value, bytes, version, expiresAt });
     this.nsBytes.set(scope.namespace, (this.nsBytes.get(scope.namespace) ?? 0) - (prev?.bytes ?? 0) + bytes);
+    if (outcome) this.idem.put(scope.namespace, scope.keyspace, outcome);
+    this.publish(scope.namespace, scope.keyspace, feed, changes);
     return { version };
   }
 
   async delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
+    return this.deleteSync(scope, key, opts, undefined);
+  }
+
+  /**
+   * delete in one synchronous step. With `claim`, the `deleted` outcome rides on the `del` line;
+   * a `missing` one changes nothing and is stored by deleteIdempotent on a line of its own.
+   */
+  private deleteSync(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim | undefined): boolean {
     const ks = this.keyspace(scope, false);
     const row = ks?.rows.get(key);
     if (!ks || !row) return false;
-    const isLive = this.live(row, this.now());
+    const now = this.now();
+    const isLive = this.live(row, now);
     if (isLive && opts.ifVersion !== undefined && row.version !== opts.ifVersion) throw versionConflict(key, opts.ifVersion);
-    if (this.journal) this.record(encodeDelete(scope.namespace, scope.keyspace, key));
+    const feed = this.feed(scope.namespace, scope.keyspace);
+    const change: ChangeRecord = { seq: feed.head + 1, key, op: isLive ? 'delete' : 'expire', version: row.version, at: now };
+    const outcome = claim && isLive ? outcomeFields(claim, now, 200, 'deleted', null) : undefined;
+    if (this.journal) {
+      const line = encodeDelete(scope.namespace, scope.keyspace, key, { seq: change.seq, op: change.op as 'delete' | 'expire', ver: row.version });
+      this.record(outcome ? withIdempotency(line, outcome) : line);
+    }
     this.removeRow(scope.namespace, ks, key, row);
+    if (outcome) this.idem.put(scope.namespace, scope.keyspace, outcome);
+    this.publish(scope.namespace, scope.keyspace, feed, [change]);
     return isLive;
+  }
+
+  async setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome> {
+    const now = this.now();
+    const prior = this.idem.live(scope.namespace, scope.keyspace, claim.key, now);
+    if (prior) return replay(prior, claim);
+    try {
+      const { version } = this.setSync(scope, key, value, opts, budget, claim);
+      return { status: 200, result: 'ok', version, replayed: false };
+    } catch (err) {
+      // A refused precondition is an outcome; a quota refusal is thrown and not stored.
+      if (!(err instanceof StateStoreError && err.code === 'version_conflict')) throw err;
+      this.storeOutcome(scope, outcomeFields(claim, now, 412, 'version_conflict', null));
+      return { status: 412, result: 'version_conflict', version: null, replayed: false };
+    }
+  }
+
+  async deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome> {
+    const now = this.now();
+    const prior = this.idem.live(scope.namespace, scope.keyspace, claim.key, now);
+    if (prior) return replay(prior, claim);
+    try {
+      if (this.deleteSync(scope, key, opts, claim)) return { status: 200, result: 'deleted', version: null, replayed: false };
+    } catch (err) {
+      if (!(err instanceof StateStoreError && err.code === 'version_conflict')) throw err;
+      this.storeOutcome(scope, outcomeFields(claim, now, 412, 'version_conflict', null));
+      return { status: 412, result: 'version_conflict', version: null, replayed: false };
+    }
+    // A missing key: 404, or 412 when a precondition was given (as statesvc answers it).
+    const status = opts.ifVersion === undefined ? 404 : 412;
+    this.storeOutcome(scope, outcomeFields(claim, now, status, 'missing', null));
+    return { status, result: 'missing', version: null, replayed: false };
+  }
+
+  /** Stores an outcome that changed nothing (a line of its own: there is no write to ride on). */
+  private storeOutcome(scope: NsKs, f: IdempotencyFields): void {
+    if (this.journal) this.record(encodeIdempotency(scope.namespace, scope.keyspace, f));
+    this.idem.put(scope.namespace, scope.keyspace, f);
+  }
+
+  async idempotencyUsage(scope: NsKs): Promise<IdempotencyUsage> {
+    return this.idem.usage(scope.namespace, scope.keyspace, this.now());
   }
 
   async list(scope: Scope, opts: ListOptions = {}): Promise<ListResult> {
@@ -304,10 +499,25 @@ export class MemoryDriver implements StateDriver {
     return [...this.namespaces_.keys()].sort();
   }
 
+  /**
+   * Every row leaves with a change, in key order: `delete` if live, else `expire`; journaled as
+   * those `del` records, then `dks`. The feed stays (its numbers continue if the keyspace returns).
+   */
   async deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
-    if (!this.namespaces_.get(scope.namespace)?.has(scope.keyspace)) return 0;
-    if (this.journal) this.record(encodeDeleteKeyspace(scope.namespace, scope.keyspace));
-    return this.dropKeyspace(scope);
+    const ks = this.namespaces_.get(scope.namespace)?.get(scope.keyspace);
+    if (!ks) return 0;
+    const now = this.now();
+    const feed = this.feed(scope.namespace, scope.keyspace);
+    const rows = [...ks.rows].sort((a, b) => compareKeys(a[0], b[0]));
+    const changes: ChangeRecord[] = rows.map(([key, row], i) => ({ seq: feed.head + i + 1, key, op: this.live(row, now) ? 'delete' : 'expire', version: row.version, at: now }));
+    if (this.journal) {
+      let lines = '';
+      for (const c of changes) lines += encodeDelete(scope.namespace, scope.keyspace, c.key, { seq: c.seq, op: c.op as 'delete' | 'expire', ver: c.version });
+      this.record(lines + encodeDeleteKeyspace(scope.namespace, scope.keyspace));
+    }
+    const live = this.dropKeyspace(scope);
+    this.publish(scope.namespace, scope.keyspace, feed, changes);
+    return live;
   }
 
   /** Removes a keyspace with its rows; returns how many were live. */
@@ -336,6 +546,54 @@ export class MemoryDriver implements StateDriver {
     const now = this.now();
     let n = 0;
     for (const [namespace, ns] of this.namespaces_) for (const [keyspace, ks] of ns) n += this.purgeKeyspace(namespace, keyspace, ks, now);
+    // Outcomes past their retention are not journaled as removed: a replay drops them by `exp`.
+    n += this.idem.purge(now);
+    return n;
+  }
+
+  async changes(scope: NsKs, opts: ChangesOptions): Promise<ChangesPage> {
+    const feed = this.feeds.get(feedId(scope.namespace, scope.keyspace));
+    if (!feed) return { low: 0, head: 0, expired: opts.since < 0, changes: [], next: Math.max(0, opts.since) };
+    return feed.page(opts);
+  }
+
+  async changeWindow(scope: NsKs): Promise<ChangeWindow> {
+    const feed = this.feeds.get(feedId(scope.namespace, scope.keyspace));
+    return { low: feed?.low ?? 0, head: feed?.head ?? 0 };
+  }
+
+  watchChanges(scope: NsKs, wake: () => void): () => void {
+    const id = feedId(scope.namespace, scope.keyspace);
+    let set = this.watchers.get(id);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(id, set);
+    }
+    // A function may be registered twice: each registration is its own.
+    const entry = () => wake();
+    set.add(entry);
+    return () => {
+      const s = this.watchers.get(id);
+      s?.delete(entry);
+      if (s?.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  /** Journaled as one `low` line per pruned feed (one write), so a restart keeps the window. */
+  async pruneChanges(retention: ChangeRetention): Promise<number> {
+    const now = this.now();
+    const targets: Array<[MemoryFeed, number]> = [];
+    let lines = '';
+    for (const [id, feed] of this.feeds) {
+      const low = feed.pruneTarget(retention, now);
+      if (low <= feed.low) continue;
+      targets.push([feed, low]);
+      const slash = id.indexOf('/');
+      if (this.journal) lines += encodeFeedLow(id.slice(0, slash), id.slice(slash + 1), low);
+    }
+    if (lines) this.record(lines);
+    let n = 0;
+    for (const [feed, low] of targets) n += feed.pruneTo(low);
     return n;
   }
 

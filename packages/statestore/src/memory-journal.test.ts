@@ -146,7 +146,7 @@ describe('memory driver journal', () => {
     expect(() => reopen()).toThrow(/line 2 .*unknown record type "bogus"/);
   });
 
-  it('compacts on open: a header and one line per live key, mode 0600, no temp file left', async () => {
+  it('compacts on open: a header, one line per live key and the feed window, mode 0600, no temp file left', async () => {
     const a = reopen();
     for (let i = 0; i < 50; i++) await a.set(S, 'hot', String(i));
     await a.set(S, 'cold', '1');
@@ -155,11 +155,19 @@ describe('memory driver journal', () => {
     await a.set(S, 'ttl', '1', { ttlMs: 10 });
     const grown = statSync(path).size;
     clock.now += 10;
+    await a.pruneChanges({ maxAgeMs: 0, maxEvents: 1 }); // the change feed keeps one change (the ttl set)
     const b = reopen();
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-    expect(lines).toHaveLength(3);
+    // header, cold, hot; the feed's counters; its retained change and the ttl key's expire (made by this open)
+    expect(lines).toHaveLength(6);
     expect(JSON.parse(lines[0]!)).toMatchObject({ t: 'hdr', magic: 'orrery-memory-state/1' });
-    expect(lines.slice(1).map((l) => JSON.parse(l).k).sort()).toEqual(['cold', 'hot']);
+    const records = lines.slice(1).map((l) => JSON.parse(l));
+    expect(records.filter((r) => r.t === 'set').map((r) => r.k).sort()).toEqual(['cold', 'hot']);
+    expect(records.filter((r) => r.t !== 'set').map((r) => [r.t, r.seq, r.op, r.k])).toEqual([
+      ['feed', undefined, undefined, undefined],
+      ['chg', 54, 'set', 'ttl'],
+      ['chg', 55, 'expire', 'ttl'],
+    ]);
     expect(statSync(path).size).toBeLessThan(grown);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir)).toEqual([MEMORY_JOURNAL_FILE]);
@@ -169,6 +177,7 @@ describe('memory driver journal', () => {
   it('compacts while running once the journal has grown past its threshold', async () => {
     const a = reopen({ compactMinBytes: 4096 });
     for (let i = 0; i < 200; i++) await a.set(S, 'hot', `"${'x'.repeat(40)}${i}"`);
+    await a.pruneChanges({ maxAgeMs: 0, maxEvents: 1 }); // as statesvc's sweeper does: the snapshot keeps only the feed's window
     await new Promise((r) => setImmediate(r));
     expect(statSync(path).size).toBeLessThan(4096 + 200);
     await a.set(S, 'after', '1');
@@ -184,6 +193,8 @@ describe('memory driver journal', () => {
     for (let i = 0; i < 5; i++) top = (await a.set(S, `tmp${i}`, '1')).version;
     for (let i = 0; i < 5; i++) await a.delete(S, `tmp${i}`);
     await a.deleteKeyspace(T);
+    clock.now += 10;
+    await a.pruneChanges({ maxAgeMs: 1, maxEvents: 0 }); // the change feed's window is past too
     const b = reopen(); // compacts: the deleted keys' records are gone
     expect(readFileSync(path, 'utf8')).not.toContain('tmp');
     const v = (await b.set(S, 'new', '1')).version;
@@ -209,7 +220,12 @@ describe('memory driver journal', () => {
     const c = reopen();
     expect((await c.list(S)).keys).toEqual(['forever', 'long']);
     expect(await c.metaCount(S)).toBe(2);
-    expect(readFileSync(path, 'utf8')).not.toContain('short');
+    // Its row is gone from the file; only the change feed remembers it (the set and the expire this open recorded).
+    const records = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(records.filter((r) => r.k === 'short').map((r) => [r.t, r.op])).toEqual([
+      ['chg', 'set'],
+      ['chg', 'expire'],
+    ]);
     clock.now += 60_000;
     const d = reopen();
     expect((await d.list(S)).keys).toEqual(['forever']);

@@ -8,6 +8,29 @@
  *   {"t":"del","ns":"default","ks":"cart","k":"a"}
  *   {"t":"dks","ns":"default","ks":"cart"}                     deleteKeyspace
  *
+ * Change feed (docs/state.md "Change feed"): a mutation's records carry the number of the change
+ * they make, so the feed's numbering survives a restart — `"seq"` on `set`, and on `del` also
+ * `"op"` (`delete` or `expire`) and `"ver"` (the version removed). A set replacing an expired
+ * row is journaled as `del` (op expire) + `set`; a keyspace deletion as one `del` per row, then
+ * `dks`. Compaction writes each keyspace's feed as one `feed` line (`head`, `low`) followed by
+ * its retained changes as `chg` lines (`seq`, `k`, `op`, `ver`, `at`, and `v` for a set):
+ *
+ *   {"t":"feed","ns":"default","ks":"cart","head":12,"low":2}
+ *   {"t":"chg","ns":"default","ks":"cart","seq":3,"k":"a","op":"set","ver":7,"at":1700000000000,"v":"1"}
+ *
+ * Retention (statesvc's sweeper) appends `{"t":"low","ns":…,"ks":…,"low":6}`: the changes up to 6
+ * are pruned. Records without `seq` (journals written before the feed existed) make no change events.
+ * Changes replayed from `set`/`del` lines are dated at the replay (they carry no time).
+ *
+ * Idempotent writes (docs/state.md "Idempotent writes"): the outcome of a write sent with
+ * `Idempotency-Key` rides on the very `set` or `del` line that makes the write, as `"idem"`
+ * (`k` the key, `h` the request digest, `exp` when it is forgotten, `st` the HTTP status, `res`
+ * the result, `ver` the version written or null), so a replay never finds one without the
+ * other. An outcome that changed nothing (a refused precondition, a delete of a missing key)
+ * and every retained outcome in a snapshot is a line of its own:
+ *
+ *   {"t":"idem","ns":"default","ks":"cart","idem":{"k":"a1","h":"…","exp":1700086400000,"st":412,"res":"version_conflict","ver":null}}
+ *
  * Every mutation is appended with a synchronous write(2) on an fd opened O_APPEND before the
  * driver's call resolves, so a process crash (kill -9) after an acknowledged write loses nothing:
  * the data is in the kernel's page cache. The file is fdatasync'ed every `fsyncIntervalMs`
@@ -42,26 +65,93 @@ export interface SetRecord {
   ver: number;
   /** Epoch ms, or null when the key never expires. */
   exp: number | null;
+  /** The change's number in the keyspace's feed (absent in snapshots and older journals). */
+  seq?: number;
+  /** The outcome of the idempotent write this line makes. */
+  idem?: IdempotencyFields;
 }
 export interface DeleteRecord {
   t: 'del';
   ns: string;
   ks: string;
   k: string;
+  /** With `op` and `ver`: the change's number (absent in older journals). */
+  seq?: number;
+  op?: 'delete' | 'expire';
+  /** The version removed. */
+  ver?: number;
+  /** The outcome of the idempotent delete this line makes. */
+  idem?: IdempotencyFields;
+}
+/** A keyspace's feed counters (compaction). */
+export interface FeedRecord {
+  t: 'feed';
+  ns: string;
+  ks: string;
+  head: number;
+  low: number;
+}
+/** The feed's changes up to `low` were pruned (retention). */
+export interface FeedLowRecord {
+  t: 'low';
+  ns: string;
+  ks: string;
+  low: number;
+}
+/** One retained change (compaction). */
+export interface ChangeLineRecord {
+  t: 'chg';
+  ns: string;
+  ks: string;
+  seq: number;
+  k: string;
+  op: 'set' | 'delete' | 'expire';
+  ver: number;
+  at: number;
+  v?: string;
+}
+/** A stored idempotency outcome (see the header comment). */
+export interface IdempotencyFields {
+  k: string;
+  h: string;
+  exp: number;
+  st: number;
+  res: 'ok' | 'version_conflict' | 'deleted' | 'missing';
+  ver: number | null;
+}
+/** An outcome that changed nothing, or a retained one in a snapshot. */
+export interface IdempotencyRecord {
+  t: 'idem';
+  ns: string;
+  ks: string;
+  idem: IdempotencyFields;
 }
 export interface DeleteKeyspaceRecord {
   t: 'dks';
   ns: string;
   ks: string;
 }
-export type JournalRecord = SetRecord | DeleteRecord | DeleteKeyspaceRecord;
+export type JournalRecord = SetRecord | DeleteRecord | DeleteKeyspaceRecord | FeedRecord | FeedLowRecord | ChangeLineRecord | IdempotencyRecord;
 
 const q = JSON.stringify;
 
 /** One `set` line, newline included. Built by concatenation: this runs on every write. */
-export const encodeSet = (ns: string, ks: string, k: string, v: string, ver: number, exp: number | null): string =>
-  `{"t":"set","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)},"ver":${ver},"exp":${exp === null ? 'null' : exp},"v":${q(v)}}\n`;
-export const encodeDelete = (ns: string, ks: string, k: string): string => `{"t":"del","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)}}\n`;
+export const encodeSet = (ns: string, ks: string, k: string, v: string, ver: number, exp: number | null, seq?: number): string =>
+  `{"t":"set","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)},"ver":${ver},"exp":${exp === null ? 'null' : exp}${seq === undefined ? '' : `,"seq":${seq}`},"v":${q(v)}}\n`;
+/** A `del` line; with `change`, the feed change it makes (`seq`, `op`, the version removed). */
+export const encodeDelete = (ns: string, ks: string, k: string, change?: { seq: number; op: 'delete' | 'expire'; ver: number }): string =>
+  change === undefined
+    ? `{"t":"del","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)}}\n`
+    : `{"t":"del","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)},"seq":${change.seq},"op":"${change.op}","ver":${change.ver}}\n`;
+export const encodeFeedLow = (ns: string, ks: string, low: number): string => `{"t":"low","ns":${q(ns)},"ks":${q(ks)},"low":${low}}\n`;
+export const encodeFeed = (ns: string, ks: string, head: number, low: number): string => `{"t":"feed","ns":${q(ns)},"ks":${q(ks)},"head":${head},"low":${low}}\n`;
+export const encodeChange = (ns: string, ks: string, c: { seq: number; key: string; op: string; version: number; at: number; value?: string }): string =>
+  `{"t":"chg","ns":${q(ns)},"ks":${q(ks)},"seq":${c.seq},"k":${q(c.key)},"op":"${c.op}","ver":${c.version},"at":${c.at}${c.value === undefined ? '' : `,"v":${q(c.value)}`}}\n`;
+const encodeIdemFields = (f: IdempotencyFields): string =>
+  `{"k":${q(f.k)},"h":${q(f.h)},"exp":${f.exp},"st":${f.st},"res":"${f.res}","ver":${f.ver === null ? 'null' : f.ver}}`;
+/** `lines` (ending in a `set` or `del` line) with the outcome added to that last line: one record. */
+export const withIdempotency = (lines: string, f: IdempotencyFields): string => `${lines.slice(0, -2)},"idem":${encodeIdemFields(f)}}\n`;
+export const encodeIdempotency = (ns: string, ks: string, f: IdempotencyFields): string => `{"t":"idem","ns":${q(ns)},"ks":${q(ks)},"idem":${encodeIdemFields(f)}}\n`;
 export const encodeDeleteKeyspace = (ns: string, ks: string): string => `{"t":"dks","ns":${q(ns)},"ks":${q(ks)}}\n`;
 const encodeHeader = (next: number): string => `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":${next}}\n`;
 
@@ -94,6 +184,19 @@ export interface ReplayResult {
 
 const isStr = (x: unknown): x is string => typeof x === 'string';
 const isVersion = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+const CHANGE_OPS = new Set(['set', 'delete', 'expire']);
+const IDEM_RESULTS = new Set(['ok', 'version_conflict', 'deleted', 'missing']);
+
+function idempotencyProblem(f: unknown): string | undefined {
+  if (typeof f !== 'object' || f === null) return 'idem must be an object';
+  const o = f as Record<string, unknown>;
+  if (!isStr(o.k) || !isStr(o.h) || typeof o.exp !== 'number' || !Number.isFinite(o.exp) || !isCount(o.st) || !IDEM_RESULTS.has(o.res as string)) {
+    return 'idem needs k, h, exp, st and res (ok, version_conflict, deleted or missing)';
+  }
+  if (o.ver !== null && !isVersion(o.ver)) return 'idem.ver must be null or a positive integer';
+  return undefined;
+}
 
 function parseRecord(line: string): JournalRecord | string {
   let r: unknown;
@@ -109,12 +212,32 @@ function parseRecord(line: string): JournalRecord | string {
     case 'set':
       if (!isStr(o.k) || !isStr(o.v) || !isVersion(o.ver)) return 'a set record needs k, v and a positive integer ver';
       if (o.exp !== null && !(typeof o.exp === 'number' && Number.isFinite(o.exp))) return 'exp must be null or a number';
+      if (o.seq !== undefined && !isVersion(o.seq)) return 'seq must be a positive integer';
+      if (o.idem !== undefined) return idempotencyProblem(o.idem) ?? (o as unknown as SetRecord);
       return o as unknown as SetRecord;
     case 'del':
       if (!isStr(o.k)) return 'a del record needs k';
+      if (o.seq !== undefined && (!isVersion(o.seq) || (o.op !== 'delete' && o.op !== 'expire') || !isVersion(o.ver))) {
+        return 'a del record with seq needs a positive integer seq and ver and op delete or expire';
+      }
+      if (o.idem !== undefined) return idempotencyProblem(o.idem) ?? (o as unknown as DeleteRecord);
       return o as unknown as DeleteRecord;
+    case 'idem':
+      return idempotencyProblem(o.idem) ?? (o as unknown as IdempotencyRecord);
     case 'dks':
       return o as unknown as DeleteKeyspaceRecord;
+    case 'feed':
+      if (!isCount(o.head) || !isCount(o.low) || o.low > o.head) return 'a feed record needs integers 0 <= low <= head';
+      return o as unknown as FeedRecord;
+    case 'low':
+      if (!isCount(o.low)) return 'a low record needs a non-negative integer low';
+      return o as unknown as FeedLowRecord;
+    case 'chg':
+      if (!isVersion(o.seq) || !isStr(o.k) || !CHANGE_OPS.has(o.op as string) || !isVersion(o.ver) || !(typeof o.at === 'number' && Number.isFinite(o.at))) {
+        return 'a chg record needs seq, k, op (set, delete or expire), ver and at';
+      }
+      if ((o.op === 'set') !== isStr(o.v)) return 'a chg record carries v exactly when op is set';
+      return o as unknown as ChangeLineRecord;
     default:
       return `unknown record type ${q(o.t)}`;
   }

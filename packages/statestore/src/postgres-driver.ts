@@ -1,11 +1,36 @@
+import { randomBytes } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import type { Connection } from '@orrery/db';
-import { quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
+import { idempotencyRecordBytes } from '@orrery/spec';
+import { idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { decodeCursor, encodeCursor, listLimit, MAX_CHAR } from './key-order.ts';
 import { LifoStatementPool } from './lifo-statement-pool.ts';
-import type { Entry, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget } from './types.ts';
+import {
+  DEFAULT_CHANGES_LIMIT,
+  type ChangeOp,
+  type ChangeRecord,
+  type ChangeRetention,
+  type ChangesOptions,
+  type ChangesPage,
+  type ChangeWindow,
+} from './types.ts';
+import type {
+  Entry,
+  IdempotencyClaim,
+  IdempotencyUsage,
+  ListOptions,
+  ListResult,
+  NamespaceUsage,
+  Scope,
+  SetOptions,
+  StateDriver,
+  Usage,
+  WriteBudget,
+  WriteOutcome,
+  WriteResult,
+} from './types.ts';
 
 type Exec = { execute(q: SQL): Promise<unknown> };
 type NsKs = Pick<Scope, 'namespace' | 'keyspace'>;
@@ -19,6 +44,58 @@ const GET_ENTRY =
 const SET_ENTRY = 'select result, new_version from orrery_state_set($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
 const DELETE_ENTRY = 'select result from orrery_state_delete($1, $2, $3, $4, $5)';
 const DELETE_KEYSPACE = 'select deleted from orrery_state_delete_keyspace($1, $2, $3)';
+// The change feed (migration 0005). One statement, so one snapshot: the head row and the
+// changes are read together and the numbers seen are always 1..head with no hole.
+const CHANGES_PAGE = `select h.seq as head, h.low, c.seq, c.key, c.op, c.version, c.value, c.at
+  from state_change_heads h
+  left join lateral (
+    select c.seq, c.key, c.op, c.version, c.value, c.at from state_changes c
+    where c.namespace = h.namespace and c.keyspace = h.keyspace and c.seq > $3 and c.seq <= h.seq and $3 >= h.low and starts_with(c.key, $5)
+    order by c.seq limit $4) c on true
+  where h.namespace = $1 and h.keyspace = $2`;
+const CHANGE_WINDOW = 'select seq, low from state_change_heads where namespace = $1 and keyspace = $2';
+const SWEEP_KEYSPACE = 'select orrery_state_sweep($1, $2, $3) as n';
+const CHANGE_HEADS = 'select namespace, keyspace from state_change_heads where seq > low';
+const PRUNE_CHANGES = 'select orrery_state_prune_changes($1, $2, $3, $4) as n';
+const WAKE = 'select orrery_state_changes_wake($1)';
+/** NOTIFY channel of the change feed; the payload is `<origin> <namespace>/<keyspace>`. */
+export const CHANGES_CHANNEL = 'orrery_state_changes';
+
+type ChangeRow = {
+  head: string | number;
+  low: string | number;
+  seq: string | number | null;
+  key: string | null;
+  op: ChangeOp | null;
+  version: string | number | null;
+  value: string | null;
+  at: string | number | null;
+};
+
+/** A feed read as a ChangesPage (see CHANGES_PAGE; no head row = no change yet). */
+function changesPage(rows: ChangeRow[], opts: ChangesOptions, limit: number): ChangesPage {
+  const head = rows.length ? Number(rows[0]!.head) : 0;
+  const low = rows.length ? Number(rows[0]!.low) : 0;
+  if (opts.since < low) return { low, head, expired: true, changes: [], next: opts.since };
+  const changes: ChangeRecord[] = [];
+  for (const r of rows) {
+    if (r.seq === null) continue;
+    const c: ChangeRecord = { seq: Number(r.seq), key: r.key!, op: r.op!, version: Number(r.version), at: Number(r.at) };
+    if (r.value !== null) c.value = r.value;
+    changes.push(c);
+  }
+  const next = changes.length === limit ? changes[limit - 1]!.seq : Math.max(opts.since, head);
+  return { low, head, expired: false, changes, next };
+}
+// Migration 0006: the first four arguments are the idempotency claim (all null: none), then
+// orrery_state_set's / orrery_state_delete's own.
+const SET_IDEMPOTENT = 'select result, new_version, status, replayed from orrery_state_set_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)';
+const DELETE_IDEMPOTENT = 'select result, status, replayed from orrery_state_delete_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+const SWEEP_IDEMPOTENCY = 'with gone as (delete from state_idempotency where expires_at <= $1 returning 1) select count(*) as n from gone';
+const IDEMPOTENCY_USAGE =
+  "select count(*) as records, coalesce(sum(bytes), 0) as bytes from state_idempotency where namespace = $1 and keyspace = $2 and expires_at > $3 and result <> 'pending'";
+
+type IdempotentRow = { result: string; new_version?: string | number | null; status: number | null; replayed: boolean };
 
 type EntryRow = { value: string; version: string | number; expires_at: string | number | null };
 /** The slice of PGlite's client this driver uses (embedded mode has no postgres.js). */
@@ -60,9 +137,23 @@ function unavailable(err: unknown): never {
   throw new StateStoreError('capability_unavailable', 'state database unavailable', undefined, { cause: err });
 }
 
+const STORED_RESULTS: ReadonlySet<string> = new Set<WriteResult>(['ok', 'version_conflict', 'deleted', 'missing']);
+
+/** A row of orrery_state_{set,delete}_idempotent as the driver's outcome (a mismatch thrown). */
+function idempotentOutcome(row: IdempotentRow | undefined, claim: IdempotencyClaim, fn: string): WriteOutcome {
+  if (row?.result === 'idempotency_mismatch') throw idempotencyMismatch(claim.key);
+  if (!row || !STORED_RESULTS.has(row.result) || row.status === null) {
+    throw new StateStoreError('internal', `${fn} gave an unknown outcome`, undefined, { cause: new Error(`${fn} answered ${JSON.stringify(row)}`) });
+  }
+  const version = row.result === 'ok' && row.new_version !== undefined && row.new_version !== null ? Number(row.new_version) : null;
+  return { status: Number(row.status), result: row.result as WriteResult, version, replayed: row.replayed === true };
+}
+
 /**
  * Postgres driver (also runs on embedded PGlite). Lock order is always: namespace row (only
- * with a byte budget) → `<keyspace>#meta` row → entry row, so writers never deadlock.
+ * with a byte budget) → `<keyspace>#meta` row → entry row → the keyspace's change-feed head row
+ * (migration 0005: taken last, held to the commit, so changes commit in `seq` order), so writers
+ * never deadlock.
  * An in-place update of a live key changes no count and takes only the entry's row lock (in a
  * subtransaction rolled back when it writes nothing, so no entry lock is carried into the
  * `#meta` wait: migration 0004); everything that adds or removes a row holds the `#meta` row
@@ -75,6 +166,16 @@ export class PostgresDriver implements StateDriver {
   private readonly now: () => number;
   /** Postgres only: single statements outside transactions run here (LIFO); transactions use `conn`'s pool. */
   private readonly statements: LifoStatementPool | undefined;
+  /** Change-feed wake-ups: local watchers by `namespace/keyspace`, and the LISTEN connection (opened with the first watcher). */
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly wakeQueued = new Set<string>();
+  private listener: ReturnType<typeof postgres> | undefined;
+  /** NOTIFYs in flight / wanted again per keyspace: at most one in flight each, however many writes. */
+  private readonly notifying = new Set<string>();
+  private readonly notifyAgain = new Set<string>();
+  /** Marks this driver's own NOTIFYs, which its LISTEN connection hears too. */
+  private readonly origin = randomBytes(6).toString('hex');
+  private closed = false;
 
   constructor(
     private readonly conn: Connection,
@@ -161,13 +262,17 @@ export class PostgresDriver implements StateDriver {
       nsBudget > 0 ? nsBudget : 0,
       now,
     ];
-    let rows: Array<{ result: string; new_version: string | number | null }>;
+    let rows: Array<{ result: string; new_version?: string | number | null }>;
     try {
-      rows = await this.run(SET_ENTRY, params);
+      // Under a byte budget the retained idempotency outcomes count too: orrery_state_set_idempotent
+      // (with no claim) sums them under the namespace lock (migration 0006).
+      rows = await this.run(nsBudget > 0 ? SET_IDEMPOTENT : SET_ENTRY, nsBudget > 0 ? [null, null, null, null, ...params] : params);
     } catch (err) {
       return unavailable(err);
     }
     const result = rows[0]?.result;
+    // A refused create may still have purged expired keys (their `expire` changes).
+    if (result !== 'version_conflict') this.changed(scope);
     if (result === 'ok') return { version: Number(rows[0]!.new_version) };
     if (result === 'version_conflict') throw versionConflict(key, opts.ifVersion ?? 0);
     if (result === 'quota_keys') throw quotaKeys(budget.maxKeys);
@@ -175,14 +280,69 @@ export class PostgresDriver implements StateDriver {
     throw new StateStoreError('internal', 'orrery_state_set gave an unknown outcome', undefined, { cause: new Error(`orrery_state_set answered ${String(result)}`) });
   }
 
-  /** Locks (creating if needed) the `<keyspace>#meta` row inside `tx` and returns its count. */
-  private async lockMeta(tx: Exec, s: NsKs): Promise<number> {
-    const rows = await this.q<{ keys: number }>(tx, sql`select orrery_state_lock_meta(${s.namespace}, ${s.keyspace}) as keys`);
-    return rows[0]!.keys;
+  /** One statement: orrery_state_set_idempotent claims the key, writes and stores the outcome (migration 0006). */
+  async setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome> {
+    const now = this.now();
+    const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null;
+    const nsBudget = budget.namespaceByteBudget ?? 0;
+    let rows: IdempotentRow[];
+    try {
+      rows = await this.run(SET_IDEMPOTENT, [
+        claim.key,
+        claim.requestHash,
+        claim.retentionMs,
+        idempotencyRecordBytes(claim.key),
+        scope.namespace,
+        scope.keyspace,
+        key,
+        value,
+        Buffer.byteLength(value, 'utf8'),
+        expiresAt,
+        opts.ifVersion ?? null,
+        Number.isFinite(budget.maxKeys) ? budget.maxKeys : null,
+        nsBudget > 0 ? nsBudget : 0,
+        now,
+      ]);
+    } catch (err) {
+      return unavailable(err);
+    }
+    const row = rows[0];
+    if (!row?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
+    if (row?.result === 'quota_keys') throw quotaKeys(budget.maxKeys);
+    if (row?.result === 'quota_namespace_bytes') throw quotaNamespaceBytes(nsBudget);
+    return idempotentOutcome(row, claim, 'orrery_state_set_idempotent');
   }
 
-  private async writeMeta(tx: Exec, s: NsKs, keys: number): Promise<void> {
-    await tx.execute(sql`update state_meta set keys = ${keys} where namespace = ${s.namespace} and keyspace = ${s.keyspace}`);
+  /** One statement: orrery_state_delete_idempotent claims the key, deletes and stores the outcome (migration 0006). */
+  async deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome> {
+    const now = this.now();
+    let rows: IdempotentRow[];
+    try {
+      rows = await this.run(DELETE_IDEMPOTENT, [
+        claim.key,
+        claim.requestHash,
+        claim.retentionMs,
+        idempotencyRecordBytes(claim.key),
+        scope.namespace,
+        scope.keyspace,
+        key,
+        opts.ifVersion ?? null,
+        now,
+      ]);
+    } catch (err) {
+      return unavailable(err);
+    }
+    if (!rows[0]?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
+    return idempotentOutcome(rows[0], claim, 'orrery_state_delete_idempotent');
+  }
+
+  async idempotencyUsage(scope: NsKs): Promise<IdempotencyUsage> {
+    try {
+      const rows = await this.run<{ records: string | number; bytes: string | number }>(IDEMPOTENCY_USAGE, [scope.namespace, scope.keyspace, this.now()]);
+      return { records: Number(rows[0]?.records ?? 0), bytes: Number(rows[0]?.bytes ?? 0) };
+    } catch (err) {
+      return unavailable(err);
+    }
   }
 
   /** One statement: `orrery_state_delete` locks `#meta`, checks `ifVersion`, deletes and counts. */
@@ -195,6 +355,8 @@ export class PostgresDriver implements StateDriver {
     }
     const result = rows[0]?.result;
     if (result === 'version_conflict') throw versionConflict(key, opts.ifVersion ?? 0);
+    // 'missing' may have removed an expired row (an `expire` change).
+    this.changed(scope);
     return result === 'deleted';
   }
 
@@ -202,6 +364,7 @@ export class PostgresDriver implements StateDriver {
   async deleteKeyspace(scope: NsKs): Promise<number> {
     try {
       const rows = await this.run<{ deleted: number }>(DELETE_KEYSPACE, [scope.namespace, scope.keyspace, this.now()]);
+      this.changed(scope);
       return Number(rows[0]?.deleted ?? 0);
     } catch (err) {
       return unavailable(err);
@@ -263,20 +426,21 @@ export class PostgresDriver implements StateDriver {
         sql`select distinct namespace, keyspace from state_entries where expires_at is not null and expires_at <= ${now}`,
       );
       let total = 0;
+      // One statement per keyspace (orrery_state_sweep, migration 0005): lock #meta, delete, count, record the `expire` changes.
       for (const s of candidates) {
-        total += await this.conn.db.transaction(async (tx) => {
-          const count = await this.lockMeta(tx, s);
-          const purged = await this.q<{ key: string }>(
-            tx,
-            sql`delete from state_entries where namespace = ${s.namespace} and keyspace = ${s.keyspace}
-                and expires_at is not null and expires_at <= ${now} returning key`,
-          );
-          if (purged.length) await this.writeMeta(tx, s, count - purged.length);
-          return purged.length;
-        });
+        const n = Number((await this.run<{ n: number }>(SWEEP_KEYSPACE, [s.namespace, s.keyspace, now]))[0]?.n ?? 0);
+        if (n > 0) this.changed(s);
+        total += n;
       }
+      total += await this.sweepIdempotency(now);
       return total;
     });
+  }
+
+  /** Idempotency outcomes past their retention; one statement that holds no other lock (migration 0006). */
+  private async sweepIdempotency(now: number): Promise<number> {
+    const rows = await this.run<{ n: string | number }>(SWEEP_IDEMPOTENCY, [now]);
+    return Number(rows[0]?.n ?? 0);
   }
 
   async metaCount(scope: NsKs): Promise<number> {
@@ -291,7 +455,120 @@ export class PostgresDriver implements StateDriver {
     await this.withDb(() => this.conn.db.execute(sql`select 1`));
   }
 
+  async changes(scope: NsKs, opts: ChangesOptions): Promise<ChangesPage> {
+    const limit = opts.limit ?? DEFAULT_CHANGES_LIMIT;
+    try {
+      const rows = await this.run<ChangeRow>(CHANGES_PAGE, [scope.namespace, scope.keyspace, opts.since, limit, opts.prefix ?? '']);
+      return changesPage(rows, opts, limit);
+    } catch (err) {
+      return unavailable(err);
+    }
+  }
+
+  async changeWindow(scope: NsKs): Promise<ChangeWindow> {
+    try {
+      const rows = await this.run<{ seq: string | number; low: string | number }>(CHANGE_WINDOW, [scope.namespace, scope.keyspace]);
+      return { low: Number(rows[0]?.low ?? 0), head: Number(rows[0]?.seq ?? 0) };
+    } catch (err) {
+      return unavailable(err);
+    }
+  }
+
+  watchChanges(scope: NsKs, wake: () => void): () => void {
+    const id = `${scope.namespace}/${scope.keyspace}`;
+    let set = this.watchers.get(id);
+    if (!set) {
+      set = new Set();
+      this.watchers.set(id, set);
+    }
+    const entry = () => wake();
+    set.add(entry);
+    this.listen();
+    return () => {
+      const s = this.watchers.get(id);
+      s?.delete(entry);
+      if (s?.size === 0) this.watchers.delete(id);
+    };
+  }
+
+  /**
+   * Hears the other replicas' writes (Postgres only: PGlite is one process). One connection of
+   * its own, opened with the first watcher and kept until close; postgres.js re-listens after a
+   * reconnect. Notifications lost meanwhile only delay readers until their next poll.
+   */
+  private listen(): void {
+    const url = this.conn.url;
+    if (!this.conn.pg || !url || this.listener || this.closed) return;
+    const client = postgres(url, { max: 1, onnotice: () => {} });
+    this.listener = client;
+    client
+      .listen(CHANGES_CHANNEL, (payload) => {
+        const space = payload.indexOf(' ');
+        if (space > 0 && payload.slice(0, space) !== this.origin) this.wakeLocal(payload.slice(space + 1));
+      })
+      .catch(() => {
+        // Not listening (database unreachable): try again with the next watcher; readers poll meanwhile.
+        if (this.listener === client) this.listener = undefined;
+        void client.end({ timeout: 1 }).catch(() => undefined);
+      });
+  }
+
+  /** After a write that may have recorded changes: wake local watchers, and tell the other replicas. */
+  private changed(scope: NsKs): void {
+    const id = `${scope.namespace}/${scope.keyspace}`;
+    this.wakeLocal(id);
+    if (this.conn.pg) this.notifyOthers(id);
+  }
+
+  private wakeLocal(id: string): void {
+    if (!this.watchers.has(id) || this.wakeQueued.has(id)) return;
+    this.wakeQueued.add(id);
+    setImmediate(() => {
+      this.wakeQueued.delete(id);
+      for (const wake of this.watchers.get(id) ?? []) wake();
+    });
+  }
+
+  /**
+   * NOTIFY in a statement of its own after the write (orrery_state_changes_wake: no WAL flush
+   * wait), never inside it: Postgres holds a global lock from a notifying transaction's
+   * pre-commit to its end, which would serialise the writes of every keyspace. Coalesced to one
+   * in flight per keyspace; a failure is ignored (readers poll).
+   */
+  private notifyOthers(id: string): void {
+    if (this.closed) return;
+    if (this.notifying.has(id)) {
+      this.notifyAgain.add(id);
+      return;
+    }
+    this.notifying.add(id);
+    this.run(WAKE, [`${this.origin} ${id}`])
+      .catch(() => undefined)
+      .finally(() => {
+        this.notifying.delete(id);
+        if (this.notifyAgain.delete(id)) this.notifyOthers(id);
+      });
+  }
+
+  async pruneChanges(retention: ChangeRetention): Promise<number> {
+    if (retention.maxAgeMs <= 0 && retention.maxEvents <= 0) return 0;
+    const cutoff = retention.maxAgeMs > 0 ? this.now() - retention.maxAgeMs : null;
+    try {
+      let total = 0;
+      // One statement per keyspace, so a writer waits for one keyspace's prune at most.
+      for (const h of await this.run<{ namespace: string; keyspace: string }>(CHANGE_HEADS, [])) {
+        total += Number((await this.run<{ n: number }>(PRUNE_CHANGES, [h.namespace, h.keyspace, retention.maxEvents, cutoff]))[0]?.n ?? 0);
+      }
+      return total;
+    } catch (err) {
+      return unavailable(err);
+    }
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.statements?.end(), this.conn.close()]);
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    await Promise.all([this.statements?.end(), this.conn.close(), listener?.end({ timeout: 5 })]);
   }
 }

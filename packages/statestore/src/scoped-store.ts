@@ -1,5 +1,6 @@
+import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from '@orrery/spec';
 import { StateStoreError } from './errors.ts';
-import type { Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver } from './types.ts';
+import type { Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver, WriteOutcome } from './types.ts';
 
 /** Effective limits of one keyspace, resolved from its declaration (Function spec.state). */
 export interface KeyspaceQuota {
@@ -7,6 +8,14 @@ export interface KeyspaceQuota {
   maxValueBytes: number;
   /** Applied to writes that carry no TTL; 0 = no expiry. */
   defaultTtlMs: number;
+  /** How long idempotent writes' outcomes are kept (`spec.state.idempotencyRetention`); absent = the store's default. */
+  idempotencyRetentionMs?: number;
+}
+
+/** A write's `Idempotency-Key` (validated) and the digest of its request. */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
 }
 
 export type QuotaResolver = (scope: Scope) => KeyspaceQuota | undefined;
@@ -20,7 +29,7 @@ export class ScopedStore {
   constructor(
     private readonly driver: StateDriver,
     private readonly resolve: QuotaResolver,
-    private readonly opts: { namespaceByteBudget?: number } = {},
+    private readonly opts: { namespaceByteBudget?: number; /** Default 24h (`--idempotency-retention`). */ idempotencyRetentionMs?: number } = {},
   ) {}
 
   private undeclared(scope: Scope): Promise<never> {
@@ -44,6 +53,36 @@ export class ScopedStore {
     }
     const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
     return this.driver.setCounted(scope, key, value, { ifVersion: opts.ifVersion, ttlMs }, { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget });
+  }
+
+  /** set with an `Idempotency-Key`: the outcome is stored with the write, or replayed (StateDriver.setIdempotent). */
+  setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, idem: IdempotentRequest): Promise<WriteOutcome> {
+    const q = this.resolve(scope);
+    if (!q) return this.undeclared(scope);
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > q.maxValueBytes) {
+      return Promise.reject(new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes'));
+    }
+    const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
+    return this.driver.setIdempotent(
+      scope,
+      key,
+      value,
+      { ifVersion: opts.ifVersion, ttlMs },
+      { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget },
+      { ...idem, retentionMs: this.retentionMs(q) },
+    );
+  }
+
+  /** delete with an `Idempotency-Key` (StateDriver.deleteIdempotent). */
+  deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, idem: IdempotentRequest): Promise<WriteOutcome> {
+    const q = this.resolve(scope);
+    if (!q) return this.undeclared(scope);
+    return this.driver.deleteIdempotent(scope, key, opts, { ...idem, retentionMs: this.retentionMs(q) });
+  }
+
+  private retentionMs(q: KeyspaceQuota): number {
+    return q.idempotencyRetentionMs ?? this.opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
   }
 
   delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {

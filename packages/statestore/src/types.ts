@@ -74,6 +74,100 @@ export interface CountedKV extends KVStore {
   setCounted(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget): Promise<{ version: number }>;
 }
 
+/** What happened to a key (the change feed, docs/state.md "Change feed"). */
+export type ChangeOp = 'set' | 'delete' | 'expire';
+
+/**
+ * One change of a keyspace. `seq` numbers a keyspace's changes 1, 2, 3, … in commit order with
+ * no gap; `version` is the version written (`set`) or removed (`delete`, `expire`); `value` is
+ * the JSON text written, only for `set`; `at` the driver's clock when it was recorded (epoch ms).
+ */
+export interface ChangeRecord {
+  seq: number;
+  key: string;
+  op: ChangeOp;
+  version: number;
+  value?: string;
+  at: number;
+}
+
+export interface ChangesOptions {
+  /** Changes with `seq > since`. */
+  since: number;
+  /** Only keys starting with this. */
+  prefix?: string;
+  /** At most this many changes (default 500). */
+  limit?: number;
+}
+
+/**
+ * The retained window of a keyspace's feed: every change with `low < seq <= head` is kept;
+ * `low` is the newest pruned (0 = none), `head` the newest recorded (0 = none yet).
+ */
+export interface ChangeWindow {
+  low: number;
+  head: number;
+}
+
+/** One read of a feed, taken at one instant (one snapshot on Postgres). */
+export interface ChangesPage extends ChangeWindow {
+  /** `since < low`: changes after `since` were pruned; nothing is returned. */
+  expired: boolean;
+  changes: ChangeRecord[];
+  /**
+   * Where the next read resumes: the highest `seq` this read covered, the changes the prefix
+   * filtered out included (`head` when the page is not full).
+   */
+  next: number;
+}
+
+/** How long changes are kept (pruned by `pruneChanges`, which statesvc's sweeper calls). */
+export interface ChangeRetention {
+  /** Changes recorded longer ago than this are pruned; 0 = no age bound. */
+  maxAgeMs: number;
+  /** Only the newest this many changes of a keyspace are kept; 0 = no count bound. */
+  maxEvents: number;
+}
+
+export const DEFAULT_CHANGES_LIMIT = 500;
+
+/**
+ * A write sent with `Idempotency-Key` (docs/state.md "Idempotent writes"). The outcome is
+ * stored with the write, in the same transaction (Postgres) or the same journal line (memory).
+ */
+export interface IdempotencyClaim {
+  /** The client's key, already validated (`parseIdempotencyKey`); scoped to the write's keyspace. */
+  key: string;
+  /** Digest of everything the request asked for: the same key with another digest is refused. */
+  requestHash: string;
+  /** How long the outcome is kept, in ms (> 0). */
+  retentionMs: number;
+}
+
+/**
+ * How a write ended, as stored and replayed: `ok` (set: `version` written), `version_conflict`,
+ * `deleted`, `missing` (delete of an absent key). Quota refusals are never stored: freeing
+ * space and retrying must be able to succeed.
+ */
+export type WriteResult = 'ok' | 'version_conflict' | 'deleted' | 'missing';
+
+export interface WriteOutcome {
+  /** The HTTP status of the answer: 200, 404 (delete of a missing key) or 412. */
+  status: number;
+  result: WriteResult;
+  /** The version written when `result` is `ok`, else null. */
+  version: number | null;
+  /** True when this is the stored outcome of an earlier request: nothing was written now. */
+  replayed: boolean;
+}
+
+/** Stored idempotency outcomes of a keyspace that have not expired. */
+export interface IdempotencyUsage {
+  records: number;
+  /** What they count against the namespace byte budget (`idempotencyRecordBytes` each). */
+  bytes: number;
+}
+
 /** A full driver: counted KV plus the accounting and lifecycle the service needs. */
 export interface StateDriver extends CountedKV {
   readonly name: 'memory' | 'postgres';
@@ -86,8 +180,33 @@ export interface StateDriver extends CountedKV {
    * deletion policy `delete`); returns how many live keys it held. Idempotent: 0 the second time.
    */
   deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number>;
-  /** Deletes expired rows now; returns how many. */
+  /** Deletes expired rows now, idempotency outcomes past their retention included; returns how many. */
   sweepExpired(): Promise<number>;
+  /**
+   * setCounted with an `Idempotency-Key`: the first request with `claim.key` in the keyspace
+   * writes and stores its outcome in the same step; a later one with the same `requestHash`
+   * gets that outcome (`replayed`) and writes nothing; another hash is `idempotency_mismatch`.
+   * Concurrent requests with one key apply once. A version conflict is an outcome (stored,
+   * returned); a quota refusal is thrown and not stored. The stored outcome counts
+   * `idempotencyRecordBytes(claim.key)` against `budget.namespaceByteBudget` (never as a key).
+   */
+  setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome>;
+  /** delete with an `Idempotency-Key`, as setIdempotent. A delete is never refused for the budget. */
+  deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome>;
+  /** The keyspace's stored idempotency outcomes within their retention. */
+  idempotencyUsage(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<IdempotencyUsage>;
+  /** The keyspace's changes after `since`, in `seq` order (see ChangesPage). */
+  changes(scope: Pick<Scope, 'namespace' | 'keyspace'>, opts: ChangesOptions): Promise<ChangesPage>;
+  /** The retained window (its low-water mark and newest change). */
+  changeWindow(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<ChangeWindow>;
+  /**
+   * Calls `wake` (soon, not necessarily once per change) after changes of the keyspace commit,
+   * also those another statesvc replica wrote (Postgres: LISTEN/NOTIFY). Only a wake-up: the
+   * feed itself is read with `changes`. Returns the unsubscribe function.
+   */
+  watchChanges(scope: Pick<Scope, 'namespace' | 'keyspace'>, wake: () => void): () => void;
+  /** Prunes changes outside the retention, every keyspace; returns how many. */
+  pruneChanges(retention: ChangeRetention): Promise<number>;
   /** The `<keyspace>#meta` row count (rows stored, live or not yet swept). For tests and audits. */
   metaCount(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number>;
   ping(): Promise<void>;

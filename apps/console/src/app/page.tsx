@@ -93,7 +93,7 @@ function Alerts({ alerts }: { alerts: Summary['alerts'] }) {
       </h2>
       {alerts.length === 0 ? (
         <p className="muted" data-testid="alerts-none">
-          No alerts: quotas under 90 %, no teleport spikes, no lagging learners, no statesync backoff.
+          No alerts: quotas under 90 %, no teleport spikes, no lagging learners, no statesync backoff, no key above 20 % of its keyspace and no saturated sticky owner.
         </p>
       ) : (
         <ul className={styles.alerts}>

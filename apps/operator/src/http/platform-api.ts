@@ -32,6 +32,8 @@ const API_PREFIX = '/trpc/';
  */
 export async function createPlatformApi(o: PlatformApiOptions): Promise<PlatformApi> {
   const { storeToken, usersFile, trustedProxies, log, ...services } = o;
+  // Routers started with the store token want it on /v1/hot-keys (sticky keys are user data).
+  if (services.routerToken === undefined && storeToken !== undefined) services.routerToken = storeToken;
   const trusted = parseTrustedProxies(trustedProxies ?? process.env.ORRERY_TRUSTED_PROXIES);
   if (trusted.entries.length) log?.('admin API trusts forwarded headers from', { trustedProxies: trusted.entries });
   const users = usersFile ? new UsersFileSource(usersFile, o.db, log) : undefined;

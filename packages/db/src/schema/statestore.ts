@@ -45,3 +45,65 @@ export const stateMeta = pgTable(
 );
 
 export const stateVersionSeq = pgSequence('state_version_seq', { startWith: 1, increment: 1, cache: 1 });
+
+/**
+ * The keyspace change feed's counter (docs/state.md "Change feed"): `seq` is the last change
+ * number handed out in the keyspace, `low` the newest one pruned (a reader resuming after a
+ * `since` below `low` missed events). Incremented in the write's own transaction and kept
+ * locked until it commits, so changes commit in `seq` order with no gap (migration 0005).
+ * Never deleted with the keyspace, so numbers are never reused.
+ */
+export const stateChangeHeads = pgTable(
+  'state_change_heads',
+  {
+    namespace: text('namespace').notNull(),
+    keyspace: text('keyspace').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    low: bigint('low', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.keyspace] })],
+);
+
+/**
+ * One row per change of a key: `op` is `set` (value = the new value), `delete` or `expire`
+ * (value null); `version` is the key's version written or removed; `at` the writer's clock in
+ * epoch ms (time-based retention). Pruned by the sweeper (orrery_state_prune_changes).
+ */
+export const stateChanges = pgTable(
+  'state_changes',
+  {
+    namespace: text('namespace').notNull(),
+    keyspace: text('keyspace').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    key: byteOrderedText('key').notNull(),
+    op: text('op').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+    value: text('value'),
+    at: bigint('at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.keyspace, t.seq] })],
+);
+
+/**
+ * Outcomes of writes sent with `Idempotency-Key` (docs/state.md "Idempotent writes"), one row
+ * per (namespace, keyspace, key): the request's digest, the HTTP status and result answered and
+ * the version written. Written in the write's own transaction by orrery_state_set_idempotent /
+ * orrery_state_delete_idempotent (migration 0006); `pending` only inside that transaction.
+ * Kept until `expires_at` (epoch ms), then deleted by the sweeper. `bytes` is what the row
+ * counts against the namespace byte budget (idempotencyRecordBytes in @orrery/spec).
+ */
+export const stateIdempotency = pgTable(
+  'state_idempotency',
+  {
+    namespace: text('namespace').notNull(),
+    keyspace: text('keyspace').notNull(),
+    idemKey: byteOrderedText('idem_key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    status: integer('status').notNull(),
+    result: text('result').notNull(),
+    version: bigint('version', { mode: 'number' }),
+    bytes: integer('bytes').notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.keyspace, t.idemKey] }), index('state_idempotency_expiry_idx').on(t.expiresAt)],
+);

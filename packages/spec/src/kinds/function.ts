@@ -170,6 +170,11 @@ export const StateConfigSchema = z.object({
   keyspace: z.string().max(63, says('keyspace_too_long')).regex(KEYSPACE_PATTERN, says('keyspace_pattern')).optional(),
   /** Applied to writes without an explicit TTL; absent or "0s" = no expiry. */
   defaultTTL: boundedDuration({ reason: 'ttl_negative', minMs: 0 }).optional(),
+  /**
+   * How long the outcome of a write carrying `Idempotency-Key` is kept (a retry within it gets
+   * the stored answer); absent = statesvc's `--idempotency-retention` (default 24h).
+   */
+  idempotencyRetention: boundedDuration({ reason: 'idempotency_retention', minMs: 1000, maxMs: 7 * 24 * HOUR_MS, wholeSeconds: true }).optional(),
   /** 0 = platform default (256 KiB). */
   maxValueBytes: z.number().int().min(0, says('quota_negative')).default(0),
   /** 0 = platform default (10000). */

@@ -32,6 +32,7 @@ export const REASONS = {
   keyspace_too_long: 'keyspace must be at most 63 characters',
   quota_negative: 'quotas must be >= 0 (0 means the platform default: 256 KiB per value, 10000 keys)',
   ttl_negative: 'defaultTTL must be >= 0 ("0s" or absent means keys do not expire unless a write asks)',
+  idempotency_retention: 'idempotencyRetention must be a whole number of seconds from 1s to 168h (7 days), e.g. "24h"; leave it out for statesvc\'s default (24h)',
   sticky_source: 'sticky.source must be "header", "queryparam" or "cookie"',
   sticky_name: 'sticky.name must name the header, query parameter or cookie that carries the routing key, e.g. "X-Session-Id"',
   sticky_cookie_name:

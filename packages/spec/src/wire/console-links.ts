@@ -30,6 +30,14 @@ export function statePath(namespace: string, keyspace?: string): string {
   return `/state/${seg(namespace)}${keyspace ? `?keyspace=${seg(keyspace)}` : ''}`;
 }
 
+/** Fragment id of a keyspace's hot-keys panel on its namespace's state page. */
+export const HOT_KEYS_SECTION_ID = 'hot-keys';
+
+/** A keyspace's hot-keys panel. */
+export function hotKeysPath(namespace: string, keyspace: string): string {
+  return `${statePath(namespace, keyspace)}#${HOT_KEYS_SECTION_ID}`;
+}
+
 export function stateSyncPath(namespace: string, name: string): string {
   return `/statesync/${seg(namespace)}/${seg(name)}`;
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { HttpApi, HttpParam } from './http-route.ts';
+import { HotKeySchema, KeyspaceHotKeysSchema, StateHotKeysResponseSchema } from './hot-keys.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 
 /**
  * statesvc's HTTP API (RFC-0023 §3): the bodies it answers and accepts, its error codes and its
@@ -15,6 +17,10 @@ export const STATE_ERROR_STATUS = {
   version_conflict: 412,
   quota_value_bytes: 413,
   quota_keys: 429,
+  idempotency_key_invalid: 400,
+  idempotency_mismatch: 422,
+  changes_expired: 410,
+  too_many_streams: 429,
   capability_unavailable: 503,
   internal: 500,
 } as const;
@@ -71,6 +77,11 @@ const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
   version_conflict: '`If-Match` / `X-Orrery-State-Version` / `expectVersion` mismatch; create-only (`0`) on an existing key; a DELETE with a precondition on a missing key',
   quota_value_bytes: "body above the keyspace's `maxValueBytes` or the `--max-body-bytes` cap",
   quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which",
+  idempotency_key_invalid: '`Idempotency-Key` empty, longer than 255 characters, sent twice, or with a character outside visible ASCII (`!`–`~` except `"` and `\\`); one optional pair of surrounding double quotes is allowed',
+  idempotency_mismatch: 'the `Idempotency-Key` was already used in this keyspace, within its retention, for a different request (method, key, body, precondition or TTL); use a new key for a new write',
+  changes_expired:
+    "`GET /v1/changes`: `since` (or `Last-Event-ID`) is older than the keyspace's retained window (`--changes-retention`, `--changes-retention-events`) or ahead of its newest change (a memory statesvc restarted without `--data-dir`); also sent as an `error` event when a slow stream falls behind the window. Re-read the keys and follow from now (no `since`)",
+  too_many_streams: '`GET /v1/changes`: this keyspace already has `--changes-max-streams` open streams on this statesvc; close one, or share one stream among readers',
   capability_unavailable: 'the state driver (database) cannot be reached (the message is always the same, the details are in the statesvc log); or a fresh replica has not loaded the keyspace declarations from the resource store yet (its own message says so; `/readyz` is 503 until then)',
   internal: 'a bug; the message is always the same, the details are in the statesvc log',
 };
@@ -151,6 +162,20 @@ export const StateKeyspaceDeletedSchema = z.object({
 });
 export type StateKeyspaceDeleted = z.infer<typeof StateKeyspaceDeletedSchema>;
 
+/** What a change feed event says happened to a key (docs/state.md "Change feed"). */
+export const STATE_CHANGE_OPS = ['set', 'delete', 'expire'] as const;
+export type StateChangeOp = (typeof STATE_CHANGE_OPS)[number];
+
+/** The `data` of one `GET /v1/changes` event; its SSE `id` is `seq`. */
+export const StateChangeEventSchema = z.object({
+  seq: z.number().int().positive().describe("The change's number in its keyspace: 1, 2, 3, … in commit order, with no gap. Resume after it with `since` or `Last-Event-ID`."),
+  key: z.string(),
+  op: z.enum(STATE_CHANGE_OPS).describe('`set` (PUT or CAS), `delete` (a live key deleted) or `expire` (an expired key removed: by the sweeper, or earlier by a write that met it).'),
+  version: z.number().int().positive().describe('For `set` the version written; for `delete` and `expire` the version removed.'),
+  value: z.json().describe('Only for `set`: the value written, exactly as stored.').optional(),
+});
+export type StateChangeEvent = z.infer<typeof StateChangeEventSchema>;
+
 export const StateHealthSchema = z.object({ status: z.literal('ok') });
 export const StateReadySchema = z.object({ status: z.literal('ready') });
 
@@ -163,6 +188,11 @@ const IF_MATCH: HttpParam = { name: 'If-Match', description: 'A version (`5` or 
 const VERSION_IN: HttpParam = { name: 'X-Orrery-State-Version', description: 'Same as `If-Match` (RFC-0023 lists it among the request headers); with `If-Match` or a CAS `expectVersion` it must name the same version, or 400.' };
 const TTL_IN: HttpParam = { name: 'X-Orrery-State-TTL', description: 'Seconds to live; `0` = never expires (overrides the keyspace `defaultTTL`).' };
 const VERSION_OUT: HttpParam = { name: 'X-Orrery-State-Version', description: 'The version of the value answered or written.' };
+const IDEMPOTENCY_KEY_IN: HttpParam = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  description: `A client id for this write (1–${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, e.g. a UUID; surrounding double quotes optional). The outcome is stored with the write, in the same transaction, for the keyspace's \`idempotencyRetention\` (default 24 h): a retry with the same key and the same request gets the stored answer without writing again; the same key with a different request is 422 \`idempotency_mismatch\`. Scoped to the token's keyspace.`,
+};
+const REPLAYED_OUT: HttpParam = { name: IDEMPOTENT_REPLAYED_HEADER, description: '`true` when the answer is the stored outcome of an earlier request with the same `Idempotency-Key` (nothing was written this time).' };
 const KEY: HttpParam = { name: 'key', required: true, description: 'Percent-encoded (`encodeURIComponent`); 1–512 UTF-8 bytes, no control characters, no leading `#`.' };
 const SIGNED: HttpParam[] = [
   { name: 'expires', required: true, description: 'Unix seconds; part of the signed URL (`signAdminUrl` from `@orrery/auth`).' },
@@ -171,6 +201,7 @@ const SIGNED: HttpParam[] = [
 const STATE_AUTH = 'state token (scope headers)';
 const ADMIN_AUTH = 'signed admin URL';
 const ALWAYS: StateErrorCode[] = ['capability_unavailable', 'internal'];
+const IDEMPOTENCY_ERRORS: StateErrorCode[] = ['idempotency_key_invalid', 'idempotency_mismatch'];
 
 export const STATESVC_HTTP_API: HttpApi = {
   id: 'statesvc',
@@ -198,11 +229,11 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Write one key (a compare-and-swap with `If-Match`).',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN],
       bodyDescription: 'Any JSON value, stored as sent (surrounding whitespace trimmed); its size is its UTF-8 byte count.',
-      responseHeaders: [VERSION_OUT],
+      responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
     },
     {
       method: 'DELETE',
@@ -210,9 +241,10 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Delete one key.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, IDEMPOTENCY_KEY_IN],
+      responseHeaders: [REPLAYED_OUT],
       responses: { 200: { description: 'Deleted.', schema: StateDeletedResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
     },
     {
       method: 'POST',
@@ -220,11 +252,11 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Compare-and-swap for clients that cannot send `If-Match`.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN],
+      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN],
       body: StateCasRequestSchema,
-      responseHeaders: [VERSION_OUT],
+      responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
     },
     {
       method: 'GET',
@@ -239,6 +271,33 @@ export const STATESVC_HTTP_API: HttpApi = {
       ],
       responses: { 200: { description: 'One page.', schema: StateListResponseSchema } },
       errors: ['bad_request', 'unauthorized', 'forbidden', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/v1/changes',
+      purpose: "Follow the keyspace's changes as Server-Sent Events, in commit order, resumable.",
+      auth: STATE_AUTH,
+      headers: [
+        ...SCOPE_HEADERS,
+        { name: 'Last-Event-ID', description: 'The last `seq` seen (what `EventSource` sends when it reconnects); wins over `since`.' },
+      ],
+      query: [
+        { name: 'prefix', description: 'Only changes of keys starting with this; the list `prefix` rules apply.' },
+        {
+          name: 'since',
+          description:
+            'Resume after this `seq` (`0` = from the first retained change). Absent = from now. Older than the retained window or ahead of the newest change: 410 `changes_expired`.',
+        },
+      ],
+      responses: {
+        200: {
+          description:
+            'An event stream: first `id: <start>` alone (the position the stream starts after), then one event per change (`id: <seq>`, `data: StateChangeEvent`), comment lines (`: keep-alive`) as heartbeats, and `event: error` with a `StateErrorBody` (`changes_expired`, `forbidden`) before the server closes a stream it cannot continue.',
+          schema: StateChangeEventSchema,
+          contentType: 'text/event-stream',
+        },
+      },
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'changes_expired', 'too_many_streams', ...ALWAYS],
     },
     {
       method: 'GET',
@@ -260,6 +319,20 @@ export const STATESVC_HTTP_API: HttpApi = {
       auth: ADMIN_AUTH,
       query: [{ name: 'scope-namespace', description: 'Only this namespace.' }, ...SIGNED],
       responses: { 200: { description: 'Usage per namespace.', schema: StateNamespacesResponseSchema } },
+      errors: ['bad_request', 'unauthorized', ...ALWAYS],
+    },
+    {
+      method: 'GET',
+      path: '/v1/admin/hot-keys',
+      purpose: "The hottest keys of each keyspace (or one) on this replica: decayed request rate, share of the keyspace's keyed requests and the error bound (docs/state.md \"Hot keys\").",
+      auth: ADMIN_AUTH,
+      query: [
+        { name: 'scope-namespace', description: 'Only this namespace.' },
+        { name: 'scope-keyspace', description: 'Only this keyspace (needs `scope-namespace`).' },
+        { name: 'limit', description: 'Keys per keyspace, 1–50 (default 10).' },
+        ...SIGNED,
+      ],
+      responses: { 200: { description: 'Hot keys per keyspace.', schema: StateHotKeysResponseSchema } },
       errors: ['bad_request', 'unauthorized', ...ALWAYS],
     },
     {
@@ -309,9 +382,13 @@ export const STATESVC_HTTP_API: HttpApi = {
     StateListResponse: StateListResponseSchema,
     StateKeyspaceUsage: StateKeyspaceUsageSchema,
     StateNamespacesResponse: StateNamespacesResponseSchema,
+    StateHotKeysResponse: StateHotKeysResponseSchema,
+    KeyspaceHotKeys: KeyspaceHotKeysSchema,
+    HotKey: HotKeySchema,
     StateNamespaceUsage: StateNamespaceUsageSchema,
     StateNamespaceKeyspace: StateNamespaceKeyspaceSchema,
     StateKeyspaceDeleted: StateKeyspaceDeletedSchema,
+    StateChangeEvent: StateChangeEventSchema,
     StateHealth: StateHealthSchema,
     StateReady: StateReadySchema,
   },

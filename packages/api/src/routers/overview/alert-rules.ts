@@ -2,11 +2,22 @@
  * The overview's alert rules with their thresholds. Pure: inputs are what the overview procedure
  * already read (statesvc usage, sticky rollups, registry members, statesync replicas).
  */
-import { functionStickyPath, observationBlocker, registryClusterPath, statePath, stateSyncPath } from '@orrery/spec';
+import {
+  functionStickyPath,
+  HOT_KEY_ALERT_DEFAULT_SHARE,
+  HOT_KEY_ALERT_MIN_RATE,
+  HOT_KEY_OWNER_BUSY_ALERT_MIN_RATE,
+  HOT_KEY_OWNER_BUSY_ALERT_SHARE,
+  hotKeysPath,
+  observationBlocker,
+  registryClusterPath,
+  statePath,
+  stateSyncPath,
+} from '@orrery/spec';
 import { isBackingOff } from '../statesync/backing-off.ts';
 
 export type AlertSeverity = 'critical' | 'warning';
-export type AlertKind = 'keyspace-quota' | 'namespace-quota' | 'teleport-spike' | 'learner-lag' | 'statesync-backoff';
+export type AlertKind = 'keyspace-quota' | 'namespace-quota' | 'teleport-spike' | 'learner-lag' | 'statesync-backoff' | 'hot-key' | 'hot-key-owner';
 
 export interface Alert {
   severity: AlertSeverity;
@@ -156,6 +167,57 @@ export function stateSyncBackoffAlerts(syncs: readonly StateSyncReplicasInput[])
         kind: 'statesync-backoff',
         message: `statesync ${s.namespace}/${s.name}: replica ${r.replica}${r.syncable ? `/${r.syncable}` : ''} backing off ${r.backoffSeconds} s${r.lastError ? ` after: ${r.lastError}` : ''}`,
         link: stateSyncPath(s.namespace, s.name),
+      });
+    }
+  }
+  return out;
+}
+
+export interface KeyspaceHotKeysInput {
+  namespace: string;
+  keyspace: string;
+  /** The keyspace's keyed requests per second (decayed). */
+  rate: number;
+  /** Its hottest key: `label` is the key, or its keyed hash for a viewer. */
+  top?: { label: string; rate: number; share: number };
+}
+
+export interface StickyHotKeysInput {
+  namespace: string;
+  function: string;
+  /** The keyspace whose page shows this function's sticky keys (null: the function page). */
+  keyspace: string | null;
+  keys: ReadonlyArray<{ label: string; rate: number; ownerBusyShare: number; owner: { address: string } | null }>;
+}
+
+const pctText = (share: number) => `${Math.round(share * 1000) / 10} %`;
+const rateText = (rate: number) => `${Math.round(rate * 10) / 10}/s`;
+
+/**
+ * One key taking more than `share` (default 20 %) of a keyspace's requests, once the keyspace
+ * carries at least HOT_KEY_ALERT_MIN_RATE requests a second; and a sticky key whose requests found
+ * its owner worker at its limit at least half the time (HOT_KEY_OWNER_BUSY_ALERT_SHARE) at a rate of
+ * at least one a second: one worker serves that key alone, and the key outgrew it.
+ */
+export function hotKeyAlerts(keyspaces: readonly KeyspaceHotKeysInput[], sticky: readonly StickyHotKeysInput[], share = HOT_KEY_ALERT_DEFAULT_SHARE): Alert[] {
+  const out: Alert[] = [];
+  for (const k of keyspaces) {
+    if (!k.top || k.rate < HOT_KEY_ALERT_MIN_RATE || !(k.top.share > share)) continue;
+    out.push({
+      severity: 'warning',
+      kind: 'hot-key',
+      message: `keyspace ${k.namespace}/${k.keyspace}: key ${k.top.label} takes ${pctText(k.top.share)} of its requests (${rateText(k.top.rate)} of ${rateText(k.rate)}; alert above ${pctText(share)})`,
+      link: hotKeysPath(k.namespace, k.keyspace),
+    });
+  }
+  for (const f of sticky) {
+    for (const key of f.keys) {
+      if (key.rate < HOT_KEY_OWNER_BUSY_ALERT_MIN_RATE || key.ownerBusyShare < HOT_KEY_OWNER_BUSY_ALERT_SHARE) continue;
+      out.push({
+        severity: 'warning',
+        kind: 'hot-key-owner',
+        message: `function ${f.namespace}/${f.function}: sticky key ${key.label} keeps its owner${key.owner ? ` ${key.owner.address}` : ''} saturated (${pctText(key.ownerBusyShare)} of its ${rateText(key.rate)} found it at its concurrency limit)`,
+        link: f.keyspace ? hotKeysPath(f.namespace, f.keyspace) : functionStickyPath(f.namespace, f.function),
       });
     }
   }

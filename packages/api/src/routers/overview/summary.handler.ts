@@ -7,7 +7,9 @@ import { storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
 import { isBackingOff, syncPeriodSeconds } from '../statesync/backing-off.ts';
 import { sumReplicas } from '../sticky/sum-replicas.ts';
-import { learnerLagAlerts, quotaAlerts, sortAlerts, stateSyncBackoffAlerts, teleportSpikeAlerts, TELEPORT_WINDOW_MINUTES } from './alert-rules.ts';
+import { hotKeyAlerts, learnerLagAlerts, quotaAlerts, sortAlerts, stateSyncBackoffAlerts, teleportSpikeAlerts, TELEPORT_WINDOW_MINUTES } from './alert-rules.ts';
+import { hotKeyAlertInputs } from './hot-key-alert-inputs.ts';
+import { readStateHotKeys, readStickyHotKeys } from '../../hot-keys/read-hot-keys.ts';
 import { functionHealth, registryClusterHealth, replicasHealth, stateSyncHealth, worstHealth, type HealthVerdict } from './health-from-conditions.ts';
 import { probeStatesvc } from './probe-statesvc.ts';
 import { OverviewSummaryInput } from './summary.schema.ts';
@@ -24,7 +26,7 @@ export const summary = protectedProcedure(
     const ns = input.namespace;
     // Every upstream is read at once; statesvc and routers report failures instead of throwing,
     // so one silent component shows as Unknown/Degraded rather than blanking the page.
-    const [fns, revs, clusters, syncs, statesvcProbe, routers, usage, rollups, audit] = await Promise.all([
+    const [fns, revs, clusters, syncs, statesvcProbe, routers, usage, rollups, audit, stateHot, stickyHot] = await Promise.all([
       storeCall(() => ctx.store.list('Function', { namespace: ns })).then((r) => r.items as OrreryFunction[]),
       storeCall(() => ctx.store.list('Revision', { namespace: ns })).then((r) => r.items as Revision[]),
       storeCall(() => ctx.store.list('RegistryCluster', { namespace: ns })).then((r) => r.items as RegistryCluster[]),
@@ -43,6 +45,9 @@ export const summary = protectedProcedure(
             .orderBy(desc(auditLog.id))
             .limit(input.auditLimit)
         : Promise.resolve([]),
+      // The hottest key per keyspace, and a few per sticky function for the owner check.
+      readStateHotKeys(ctx, { namespace: ns, limit: 1 }),
+      readStickyHotKeys(ctx, { namespace: ns, limit: 3 }),
     ]);
 
     const sticky = new Map(sumReplicas(routers, { namespace: ns }).map((t) => [`${t.namespace}/${t.function}`, t]));
@@ -105,11 +110,14 @@ export const summary = protectedProcedure(
       { id: 'statesync', label: 'StateSync', link: '/statesync', ...worstHealth(stateSyncs, 'no StateSync resources') },
     ];
 
+    // Keys in alert texts follow the caller's role, as in state.hotKeys (a viewer sees keyed hashes).
+    const hot = hotKeyAlertInputs(stateHot.ok ? stateHot.answer : undefined, stickyHot.functions, fns, ctx.principal.role === 'viewer', ctx.statesvc?.masterKey);
     const alerts = sortAlerts([
       ...(usage.ok ? quotaAlerts(usage.namespaces) : []),
       ...teleportSpikeAlerts(rollups, now),
       ...learnerLagAlerts(clusters.map((c) => ({ namespace: c.metadata.namespace, name: c.metadata.name, members: c.status?.members ?? [] }))),
       ...stateSyncBackoffAlerts(syncs.map((s) => ({ namespace: s.metadata.namespace, name: s.metadata.name, periodSeconds: syncPeriodSeconds(s.spec.syncPeriod), replicas: s.status?.replicas ?? [] }))),
+      ...hotKeyAlerts(hot.keyspaces, hot.sticky, input.hotKeyShare),
     ]);
 
     return {

@@ -6,7 +6,9 @@ import { useQuery } from '@tanstack/react-query';
 import { statePath } from '@orrery/spec';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useTRPC } from '../../../lib/trpc.ts';
+import { useScrollToHash } from '../../../lib/use-scroll-to-hash.ts';
 import { formatBytes } from '../format-bytes.ts';
+import { HotKeysPanel } from '../hot-keys-panel.tsx';
 import { KeyspaceHistory } from '../keyspace-history.tsx';
 import { KeyspaceUsage } from '../keyspace-usage.tsx';
 import { NamespaceQuotas } from '../namespace-quotas.tsx';
@@ -36,6 +38,8 @@ function NamespaceState() {
   const router = useRouter();
   const search = useSearchParams();
   const { keyspace, missing } = chosenKeyspace(search.get('keyspace'), ns?.keyspaces.map((k) => k.keyspace) ?? []);
+  // Overview alerts link to #hot-keys, rendered once the usage has arrived.
+  useScrollToHash(Boolean(ns && keyspace));
   return (
     <>
       <p>
@@ -90,6 +94,7 @@ function NamespaceState() {
         </section>
       ) : null}
       <KeyspaceUsage namespaces={[namespace]} />
+      {ns && keyspace ? <HotKeysPanel namespace={namespace} keyspace={keyspace} /> : null}
       {ns && keyspace ? (
         <section aria-labelledby="ns-history-title" className="card">
           <h2 id="ns-history-title">History (last hour)</h2>

@@ -1,0 +1,42 @@
+/**
+ * The owner of a sticky key right now and its load: the revision the key's hash picks, the HRW
+ * winner among that revision's ready endpoints (what Admit prefers), its in-flight requests on this
+ * router and the admission limit. Read for the few hot keys at `/v1/hot-keys`, never per request.
+ */
+import type { StickyOwnerLoad } from '@orrery/spec';
+import type { Endpoint } from '../admit/endpoint.ts';
+import { fnv64Init, fnv64Update, fnv64UpdateByte } from '../admit/fnv1a64.ts';
+import { hrwOwnerIndex } from '../admit/hrw.ts';
+import type { FunctionRoute, RevisionRoute } from '../routing/route-table.ts';
+import { pickSticky } from '../routing/traffic-pick.ts';
+
+export function stickyOwnerLoad(
+  fn: FunctionRoute | undefined,
+  keyHashHi: number,
+  keyHashLo: number,
+  ready: (revKey: string) => readonly Endpoint[],
+  limitOf: (rev: RevisionRoute) => number,
+): StickyOwnerLoad | null {
+  if (!fn?.sticky) return null;
+  const rev = pickSticky(fn, keyHashHi, keyHashLo);
+  if (!rev) return null;
+  const endpoints = ready(rev.key);
+  if (endpoints.length === 0) return null;
+  // FNV is a running hash: the state after the key is its hash, so key ‖ 0x00 continues from it.
+  const keyState = fnv64UpdateByte(Uint32Array.of(keyHashHi, keyHashLo), 0);
+  const i = hrwOwnerIndex(
+    keyState,
+    endpoints.map((e) => e.address),
+    endpoints.map((e) => e.addressBytes),
+  );
+  const owner = endpoints[i]!;
+  return { address: owner.address, revision: rev.revision, inflight: owner.inflight, concurrency: limitOf(rev) };
+}
+
+const encoder = new TextEncoder();
+
+/** FNV-1a-64 of a key (a hot key read back for its owner; the request path hashes once itself). */
+export function keyHashOf(key: string): { hi: number; lo: number } {
+  const h = fnv64Update(fnv64Init(), encoder.encode(key));
+  return { hi: h[0]!, lo: h[1]! };
+}
