@@ -1,3 +1,5 @@
+import { ApiException } from '@kubernetes/client-node';
+
 /**
  * The Kubernetes API server's refusals on the way to the admin API — finding the operator's
  * Service, reading the admin token Secret, proxying a call — worded to say which RBAC verb on
@@ -89,4 +91,10 @@ export function apiServerMessage(body: unknown): string | undefined {
     }
   }
   return body && typeof body === 'object' ? (body as { message?: string }).message : undefined;
+}
+
+/** What to do about an error of a call to the API server at one step (an ApiException, or no answer at all). */
+export function refusalOf(step: RouteStep, err: unknown, facts: RouteFacts): string {
+  if (err instanceof ApiException) return routeRefusal(step, err.code, apiServerMessage(err.body) ?? `HTTP ${err.code}`, facts);
+  return routeRefusal(step, undefined, (err as Error).message, facts);
 }

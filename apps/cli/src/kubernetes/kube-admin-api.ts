@@ -6,13 +6,13 @@
  * kubeconfig's credentials and to the admin API with X-Orrery-Authorization. No port-forward,
  * no Ingress: what the kubeconfig's user may do is what RBAC on services/proxy allows.
  */
-import { ApiException, CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '@orrery/api';
 import { adminCredentialHeaders } from '../connection/admin-credential-header.ts';
 import type { AdminApi } from '../connection/api-client.ts';
 import { describeApiError } from '../connection/api-errors.ts';
-import { apiServerMessage, proxyRefusal, routeRefusal, type RouteFacts, type RouteStep } from './admin-route-errors.ts';
+import { proxyRefusal, refusalOf, routeRefusal, type RouteFacts } from './admin-route-errors.ts';
 import { kubeFetch, type KubeFetchInit } from './kube-fetch.ts';
 import { loadKubeConfig } from './kube-store.ts';
 import type { KubeTarget } from './kube-target.ts';
@@ -20,11 +20,6 @@ import { ADMIN_TOKEN_KEY, OPERATOR_SELECTOR, adminTokenSecretName, pickOperatorS
 
 /** A refusal of the API server on the way; carried as the cause of tRPC's error so it is reported as is. */
 class AdminRouteError extends Error {}
-
-function refusalOf(step: RouteStep, err: unknown, facts: RouteFacts): string {
-  if (err instanceof ApiException) return routeRefusal(step, err.code, apiServerMessage(err.body) ?? `HTTP ${err.code}`, facts);
-  return routeRefusal(step, undefined, (err as Error).message, facts);
-}
 
 export async function openKubeAdminApi(target: KubeTarget, o: { namespace: string; token?: string }): Promise<AdminApi | { error: string }> {
   let kc: ReturnType<typeof loadKubeConfig>;

@@ -3,8 +3,8 @@
  * services proxy with the kubeconfig's credentials (what the kubeconfig's user may do is what
  * RBAC on services/proxy allows): `orrery invoke` on Kubernetes, without a port-forward.
  */
-import { ApiException, CoreV1Api } from '@kubernetes/client-node';
-import { apiServerMessage, routeRefusal, type RouteFacts } from './admin-route-errors.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { refusalOf, routeRefusal, type RouteFacts } from './admin-route-errors.ts';
 import { kubeFetch, type KubeFetchInit } from './kube-fetch.ts';
 import { loadKubeConfig } from './kube-store.ts';
 import type { KubeTarget } from './kube-target.ts';
@@ -33,8 +33,7 @@ export async function openKubeRouter(target: KubeTarget, namespace: string): Pro
   try {
     listed = await kc.makeApiClient(CoreV1Api).listNamespacedService({ namespace, labelSelector: ROUTER_SELECTOR });
   } catch (err) {
-    const message = err instanceof ApiException ? (apiServerMessage(err.body) ?? `HTTP ${err.code}`) : (err as Error).message;
-    return { error: routeRefusal('list-services', err instanceof ApiException ? err.code : undefined, message, facts) };
+    return { error: refusalOf('list-services', err, facts) };
   }
   const svc = pickRouterService(
     namespace,
@@ -51,7 +50,7 @@ export async function openKubeRouter(target: KubeTarget, namespace: string): Pro
       try {
         res = await via(url, init);
       } catch (err) {
-        return { res: new Response(null, { status: 599 }), body: Buffer.alloc(0), refusal: routeRefusal('proxy', undefined, (err as Error).message, facts) };
+        return { res: new Response(null, { status: 599 }), body: Buffer.alloc(0), refusal: refusalOf('proxy', err, facts) };
       }
       const body = Buffer.from(await res.arrayBuffer());
       const status = apiServerStatus(res.status, res.headers.get('content-type'), body.toString('utf8'));
