@@ -1,6 +1,8 @@
 // Reads vitest's JSON report(s) and prints the closing "N passed, N failed" line.
 import { existsSync, readFileSync } from 'node:fs';
 
+const files = [];
+const failures = [];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -17,8 +19,22 @@ for (const file of process.argv.slice(2)) {
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   // A suite that failed to load (syntax error, failed beforeAll) has no failed test but must count.
   for (const suite of report.testResults ?? []) {
-    if (suite.status === 'failed' && (suite.assertionResults ?? []).every((a) => a.status !== 'failed')) failed += 1;
+    if (suite.status === 'failed' && (suite.assertionResults ?? []).every((a) => a.status !== 'failed')) {
+      failed += 1;
+      failures.push(`${suite.name} (did not load or a hook failed: ${(suite.message ?? '').split('\n')[0].slice(0, 200)})`);
+    }
+    for (const a of suite.assertionResults ?? []) if (a.status === 'failed') failures.push(`${suite.name} > ${a.fullName}`);
+    if (suite.startTime && suite.endTime) files.push({ name: suite.name, ms: suite.endTime - suite.startTime });
   }
+}
+// The slowest files and every failure once more, right above the last line: a CI log cut to its
+// tail still says what failed and where the time went.
+const root = `${process.cwd()}/`;
+console.log('[test] slowest files:');
+for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 12)) console.log(`  ${(f.ms / 1000).toFixed(0).padStart(5)} s  ${f.name.replace(root, '')}`);
+if (failures.length) {
+  console.log('[test] failed:');
+  for (const f of failures) console.log(`  ${f.replace(root, '')}`);
 }
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed > 0 ? 1 : 0);

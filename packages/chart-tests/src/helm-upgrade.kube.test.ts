@@ -81,6 +81,28 @@ async function workerLogs(): Promise<string> {
     .join('\n');
 }
 
+/** Leaf paths of a JSON value (`a.b[0].c=value`), to say what differs between two pod templates. */
+function leaves(v: unknown, at = ''): string[] {
+  if (v === null || typeof v !== 'object') return [`${at}=${JSON.stringify(v)}`];
+  return Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => leaves(x, Array.isArray(v) ? `${at}[${k}]` : at ? `${at}.${k}` : k));
+}
+
+/** How each revision's ReplicaSets' pod templates differ from its first one (for a failure message: who changed a template). */
+async function replicaSetChanges(): Promise<string> {
+  const sets = (await r.apps.listNamespacedReplicaSet({ namespace: NS, labelSelector: 'orrery.dev/revision' })).items.sort((a, b) => (a.metadata!.creationTimestamp! < b.metadata!.creationTimestamp! ? -1 : 1));
+  const first = new Map<string, Set<string>>();
+  const out: string[] = [];
+  for (const rs of sets) {
+    const rev = rs.metadata!.labels!['orrery.dev/revision']!;
+    const { 'pod-template-hash': _hash, ...labels } = rs.spec!.template!.metadata?.labels ?? {};
+    const mine = new Set(leaves({ ...rs.spec!.template, metadata: { ...rs.spec!.template!.metadata, labels } }));
+    const base = first.get(rev);
+    if (!base) first.set(rev, mine);
+    else out.push(`${rs.metadata!.name} (${rs.metadata!.creationTimestamp?.toISOString()}): -${[...base].filter((x) => !mine.has(x)).join(' -')} +${[...mine].filter((x) => !base.has(x)).join(' +')}`);
+  }
+  return out.length ? `ReplicaSets with another template:\n${out.join('\n')}` : 'no revision ReplicaSet with another template';
+}
+
 /** The CRDs of a chart folder, by name: what `kubectl apply -f crds/` sends. */
 function chartCrds(dir: string): Map<string, { spec: { versions: Array<{ name: string; schema: unknown }> } }> {
   const out = new Map<string, { spec: { versions: Array<{ name: string; schema: unknown }> } }>();
@@ -159,7 +181,7 @@ describe.skipIf(!previous.ok)(`helm upgrade from the previous chart version (${p
     }
     if (staleRetries) console.log(`helm-upgrade: ${staleRetries} GET(s) retried once after a kept-alive connection closed before an answer`);
     const failed = traffic.filter((o) => !o.ok);
-    expect(failed.length, `${failed.length} of ${traffic.length} requests failed:\n${describeFailures(traffic)}\n${failed.length ? await workerLogs() : ''}`).toBe(0);
+    expect(failed.length, `${failed.length} of ${traffic.length} requests failed:\n${describeFailures(traffic)}\n${failed.length ? `${await replicaSetChanges()}\n${await workerLogs()}` : ''}`).toBe(0);
     expect(traffic.length).toBeGreaterThan(RATE * (AFTER_UPGRADE_MS / 1000));
     // Every increment counted once: the answers are 1…n and the stored value is n.
     const counts = traffic.filter((o) => o.name === 'POST tally').map((o) => o.value as number);
@@ -191,7 +213,7 @@ describe.skipIf(!previous.ok)(`helm upgrade from the previous chart version (${p
   });
 
   it('revision pods of the Functions that did not change kept their UIDs and restart counts', async () => {
-    for (const [rev, before] of podsBefore) expect(await revisionPods(rev), rev).toEqual(before);
+    for (const [rev, before] of podsBefore) expect(await revisionPods(rev), `${rev}; ${await replicaSetChanges()}`).toEqual(before);
     // And the operator made no new revision of either.
     for (const fn of ['hello', 'tally']) expect((await r.read('orrery.dev/v1alpha1', 'Revision', `${fn}-00002`))?.metadata?.name, fn).toBeUndefined();
   });

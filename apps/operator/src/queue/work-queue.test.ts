@@ -26,6 +26,23 @@ describe('WorkQueue', () => {
     expect(runs).toEqual(['blocker', 'a', 'b']);
   });
 
+  it('a held queue collects keys and runs them only after release()', async () => {
+    const runs: string[] = [];
+    const q = new WorkQueue(async (k) => void runs.push(k), { held: true });
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    await tick(20);
+    expect(runs).toEqual([]);
+    expect(q.length).toBe(2);
+    q.release();
+    await q.idle();
+    expect(runs).toEqual(['a', 'b']);
+    q.add('c');
+    await q.idle();
+    expect(runs).toEqual(['a', 'b', 'c']);
+  });
+
   it('never runs one key twice at once, and re-runs it once when added during processing', async () => {
     let inFlight = 0;
     let maxInFlight = 0;

@@ -21,6 +21,12 @@ export interface WorkQueueOptions {
   kind?: string;
   /** Where those spans go; default the process' tracer (a no-op one while tracing is off). */
   tracer?: Tracer;
+  /**
+   * Collect keys but run nothing until release(): a controller's queues wait until every
+   * informer it reads has listed once (client-go's WaitForCacheSync before the workers start),
+   * or a reconcile would judge from a half-filled cache and write what it saw.
+   */
+  held?: boolean;
 }
 
 export class WorkQueue {
@@ -32,6 +38,7 @@ export class WorkQueue {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private active = 0;
   private stopped = false;
+  private held: boolean;
   private idleWaiters: Array<() => void> = [];
   private readonly concurrency: number;
   private readonly baseDelayMs: number;
@@ -44,6 +51,13 @@ export class WorkQueue {
     this.concurrency = opts.concurrency ?? 2;
     this.baseDelayMs = opts.baseDelayMs ?? 100;
     this.maxDelayMs = opts.maxDelayMs ?? 30_000;
+    this.held = opts.held ?? false;
+  }
+
+  /** Starts running the keys collected while held (and every key added from now on). */
+  release(): void {
+    this.held = false;
+    this.pump();
   }
 
   add(key: string): void {
@@ -95,6 +109,7 @@ export class WorkQueue {
   }
 
   private pump(): void {
+    if (this.held) return;
     while (!this.stopped && this.active < this.concurrency && this.waiting.length > 0) {
       const key = this.waiting.shift()!;
       this.queued.delete(key);

@@ -40,7 +40,7 @@ import type { KubeClient, KubeObject } from './kube-client.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
-import { reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
+import { RECONCILED, reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
 import { deploymentFailure } from './deployment-failure.ts';
 import { renderPoolChildren } from './render/pool.ts';
 import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
@@ -127,6 +127,8 @@ export class KubernetesFunctionOperator {
    */
   private readonly writtenFunctions = new Map<string, NonNullable<OrreryFunction['status']>>();
   private readonly writtenRevisions = new Map<string, NonNullable<Revision['status']>>();
+  /** `Kind/namespace/name` → the reason of the Reconciled=False this process wrote. */
+  private readonly recordedFailures = new Map<string, string>();
 
   constructor(private readonly o: KubernetesOperatorOptions) {
     this.log = o.log ?? (() => {});
@@ -144,9 +146,9 @@ export class KubernetesFunctionOperator {
       void this.recordFailure(kind, key, err);
     };
     const queue = (kind: string) => ({ kind, ...o.metrics?.queueOptions(kind) });
-    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function'), ...queue('Function') });
-    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, ...queue('Revision') });
-    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), ...queue('Environment') });
+    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function'), held: true, ...queue('Function') });
+    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, held: true, ...queue('Revision') });
+    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), held: true, ...queue('Environment') });
     o.metrics?.watchQueue('Function', this.functionQueue);
     o.metrics?.watchQueue('Revision', this.revisionQueue);
     o.metrics?.watchQueue('Environment', this.environmentQueue);
@@ -232,6 +234,9 @@ export class KubernetesFunctionOperator {
     for (const i of all) i.start();
     this.autoscaler.start();
     await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start()]);
+    // Only now: a Revision reconciled before the Environments listed would render its pods
+    // without the Environment's resources and roll every revision on each leader change.
+    for (const q of [this.environmentQueue, this.functionQueue, this.revisionQueue]) q.release();
   }
 
   async stop(): Promise<void> {
@@ -257,9 +262,16 @@ export class KubernetesFunctionOperator {
     if (!statusChanged(status, prev)) return;
     try {
       await this.o.client.applyStatus(kind, namespace, name, status);
+      this.recordedFailures.set(`${kind}/${key}`, reconcileFailure(err).reason);
     } catch (e) {
       this.log(`recording the failure on ${kind} ${key} failed too: ${apiErrorText(e)}`);
     }
+  }
+
+  /** The failure this process recorded on an object, until the object read shows it resolved. */
+  private recordedFailure(kindKey: string, conditions: readonly Condition[] | undefined): string | undefined {
+    if (conditions?.some((c) => c.type === RECONCILED && c.status === 'True')) this.recordedFailures.delete(kindKey);
+    return this.recordedFailures.get(kindKey);
   }
 
   private revisionsOf(namespace: string, fn: string): Revision[] {
@@ -331,7 +343,7 @@ export class KubernetesFunctionOperator {
       if (created) revisions = [...revisions, created];
     }
     const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
-    status.conditions = withSuccess(status.conditions, this.now());
+    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Function/${key}`, status.conditions));
     if (statusChanged(status, fn.status)) {
       await this.o.client.applyStatus('Function', namespace, name, status);
       const before = this.writtenFunctions.get(key) ?? fn.status;
@@ -423,7 +435,7 @@ export class KubernetesFunctionOperator {
     }
     const status = revisionStatus(rev, workers, this.now());
     if (poolCondition) status.conditions = withReadyProgress(setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now()), this.now());
-    status.conditions = withSuccess(status.conditions, this.now());
+    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Revision/${key}`, status.conditions));
     if (decision) {
       status.autoscalerMode = decision.mode;
       status.lastDecision = decision.reason;
@@ -447,7 +459,7 @@ export class KubernetesFunctionOperator {
     const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
     // The same status as the local backend (Ready once accepted), so GitOps health checks read it.
     const status = environmentStatus(env, ready, this.now());
-    status.conditions = withSuccess(status.conditions, this.now());
+    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Environment/${key}`, status.conditions));
     if (statusChanged(status, env.status)) {
       await this.o.client.applyStatus('Environment', namespace, name, status);
     }

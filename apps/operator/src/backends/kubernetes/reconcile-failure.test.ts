@@ -40,4 +40,15 @@ describe('withFailure / withSuccess', () => {
     expect(withSuccess([{ type: 'Ready', status: 'True', reason: 'x' }], later)).toEqual([{ type: 'Ready', status: 'True', reason: 'x' }]);
     expect(withSuccess(undefined, later)).toBeUndefined();
   });
+
+  it('resolves a failure this process recorded even when the conditions read do not show it yet', () => {
+    const stale = [{ type: 'Ready', status: 'True', reason: 'WorkersReady' }] as const;
+    const ok = withSuccess(stale, later, 'Forbidden')!;
+    expect(ok.find((c) => c.type === 'Reconciled')).toMatchObject({ status: 'True', message: 'recovered from Forbidden' });
+    // A condition already True is kept as it is.
+    expect(withSuccess(ok, new Date('2026-12-01T01:00:00Z'), 'Forbidden')).toEqual(ok);
+    // The failure on the object wins over the remembered one.
+    const failed = withFailure(stale, apiErr(409, 'c'), now);
+    expect(withSuccess(failed, later, 'Forbidden')!.find((c) => c.type === 'Reconciled')!.message).toBe('recovered from Conflict');
+  });
 });

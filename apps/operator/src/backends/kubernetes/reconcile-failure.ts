@@ -26,9 +26,13 @@ export function withFailure(conditions: readonly Condition[] | undefined, err: u
   return setCondition(conditions, { type: RECONCILED, status: 'False', ...reconcileFailure(err) }, now);
 }
 
-/** After a successful reconcile: a recorded failure is marked resolved; nothing is added otherwise. */
-export function withSuccess(conditions: readonly Condition[] | undefined, now: Date): Condition[] | undefined {
-  const failed = conditions?.find((c) => c.type === RECONCILED && c.status !== 'True');
+/**
+ * After a successful reconcile: a recorded failure is marked resolved; nothing is added otherwise.
+ * `recorded` is the reason this process wrote last: the informer's copy may not show that write
+ * yet, and a status applied without the condition would drop it instead of resolving it.
+ */
+export function withSuccess(conditions: readonly Condition[] | undefined, now: Date, recorded?: string): Condition[] | undefined {
+  const failed = conditions?.find((c) => c.type === RECONCILED && c.status !== 'True')?.reason ?? (conditions?.some((c) => c.type === RECONCILED && c.status === 'True') ? undefined : recorded);
   if (!failed) return conditions ? [...conditions] : conditions;
-  return setCondition(conditions, { type: RECONCILED, status: 'True', reason: 'Reconciled', message: `recovered from ${failed.reason}` }, now);
+  return setCondition(conditions, { type: RECONCILED, status: 'True', reason: 'Reconciled', message: `recovered from ${failed}` }, now);
 }
