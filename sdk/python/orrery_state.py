@@ -9,11 +9,17 @@ per call (a random UUID). A write whose answer is lost (the connection fails, or
 sent again with the same key up to `retries` times (default 3), so statesvc applies it once and
 answers the retry with the stored outcome.
 
+Fencing (docs/state.md "Fencing"): a key's first write in this process claims a fence
+(POST /v1/fences/{key}) and every write of the key sends it as X-Orrery-Fence; after another
+worker claimed the key a write raises FencedError (the worker lost the key; nothing was written).
+key_moved() makes each key's next write claim afresh (call it when the request carries
+X-Orrery-Key-Moved: 1). update(key, fn, retries=5) is the read, fn(value), compare-and-swap loop.
+
 changes(prefix, since) is a generator over the keyspace's change feed (GET /v1/changes, Server-Sent
 Events): it reconnects by itself and resumes after the last change it yielded; a position the feed
 no longer keeps raises ChangesExpiredError.
 """
-import http.client, json, os, random, time, urllib.error, urllib.parse, urllib.request, uuid
+import collections, http.client, json, os, random, threading, time, urllib.error, urllib.parse, urllib.request, uuid
 
 
 _NO_BODY = object()
@@ -25,6 +31,30 @@ class StateError(Exception):
     def __init__(self, code, status, message):
         super().__init__(message)
         self.code, self.status = code, status
+
+
+class FencedError(StateError):
+    """409 fenced: another worker claimed the key since (or the fence was never issued for it);
+    nothing was written. `fence` is the key's current fence (0 = none)."""
+
+    def __init__(self, key, fence, message):
+        super().__init__("fenced", 409, message)
+        self.key, self.fence = key, fence
+
+
+class UpdateConflictError(StateError):
+    """update() ran out of attempts: every compare-and-swap met a newer version."""
+
+    def __init__(self, key, attempts):
+        super().__init__("version_conflict", 412, "update of key %s gave up after %d attempts: another writer changed it each time; retry later or raise retries" % (json.dumps(key), attempts))
+        self.key, self.attempts = key, attempts
+
+
+_MAX_FENCES = 10000
+_UPDATE_RETRIES = 5
+# update()'s pause after a lost race: up to this many seconds at first, doubling, at most _UPDATE_MAX_BACKOFF.
+_UPDATE_BACKOFF = 0.01
+_UPDATE_MAX_BACKOFF = 0.5
 
 
 class ChangesExpiredError(StateError):
@@ -48,13 +78,23 @@ _STREAM_STATUS = {"changes_expired": 410, "forbidden": 403, "capability_unavaila
 
 
 class StateClient:
-    def __init__(self, url=None, token_path=None, retries=3, retry_delay=0.1, idempotent_writes=True):
+    def __init__(self, url=None, token_path=None, retries=3, retry_delay=0.1, idempotent_writes=True, fencing=False):
         """retries: how many times a write whose answer was lost is sent again (0 = never);
         retry_delay: seconds before the first retry, doubled each time (at most 2 s), +-20 % jitter;
-        idempotent_writes=False: no key of the client's making, and writes without one never retried."""
+        idempotent_writes=False: no key of the client's making, and writes without one never retried;
+        fencing=True: a key's first write in this process claims a fence and every write sends it
+        (docs/state.md "Fencing"); off by default until the router tells a worker that a key moved
+        back to it (a worker that owned the key before would keep its old fence and be refused)."""
         self.url = (url or os.environ.get("ORRERY_STATE_URL", "")).rstrip("/")
         self.token_path = token_path or os.environ["ORRERY_STATE_TOKEN_PATH"]
         self.retries, self.retry_delay, self.idempotent_writes = retries, retry_delay, idempotent_writes
+        self.fencing = fencing
+        # key -> fence held by this process (bounded: the oldest is forgotten and claimed again on its next write).
+        self._fences = collections.OrderedDict()
+        self._fence_lock = threading.Lock()
+        # update(): one at a time per key in this process (key -> [lock, holders]).
+        self._update_locks = {}
+        self._update_locks_lock = threading.Lock()
         self._load_token()
 
     def _load_token(self):
@@ -80,12 +120,39 @@ class StateClient:
                 err = {"error": raw.decode("utf-8", "replace") or str(e)}
             if e.code == 404 and method in ("GET", "DELETE") and path.startswith("/v1/state/"):
                 return 404, e.headers, None
+            if e.code == 409 and err.get("code") == "fenced":
+                raise FencedError(urllib.parse.unquote(path.split("/")[3]), int(err.get("fence") or 0), err.get("error", str(e))) from None
             raise StateError(err.get("code", "internal"), e.code, err.get("error", str(e))) from None
 
-    def _write(self, method, path, body=_NO_BODY, headers=None, idempotency_key=None):
-        """One logical write: its key is made once, here, and every attempt sends it."""
+    def claim(self, key):
+        """Claims the key for this worker now and returns the fence; its writes send it from then on."""
+        fence = self._call("POST", "/v1/fences/" + urllib.parse.quote(key, safe=""))[2]["fence"]
+        if self.fencing:
+            with self._fence_lock:
+                self._fences.pop(key, None)
+                self._fences[key] = fence
+                if len(self._fences) > _MAX_FENCES:
+                    self._fences.popitem(last=False)
+        return fence
+
+    def key_moved(self):
+        """The router moved a key here (X-Orrery-Key-Moved: 1): every key's next write claims a new fence."""
+        with self._fence_lock:
+            self._fences.clear()
+
+    def _fence_header(self, key):
+        if not self.fencing:
+            return {}
+        with self._fence_lock:
+            fence = self._fences.get(key)
+        return {"X-Orrery-Fence": str(fence if fence is not None else self.claim(key))}
+
+    def _write(self, method, path, body=_NO_BODY, headers=None, idempotency_key=None, state_key=None):
+        """One logical write: its key (and its fence) are taken once, here, and every attempt sends them."""
         key = idempotency_key if idempotency_key is not None else (str(uuid.uuid4()) if self.idempotent_writes else None)
         headers = dict(headers or {})
+        if state_key is not None:
+            headers.update(self._fence_header(state_key))
         if key is not None:
             headers["Idempotency-Key"] = key
         retries = self.retries if key is not None else 0
@@ -112,14 +179,50 @@ class StateClient:
 
     def set(self, key, value, ttl_seconds=None, if_version=None, idempotency_key=None):
         h = {k: str(v) for k, v in (("X-Orrery-State-TTL", ttl_seconds), ("If-Match", if_version)) if v is not None}
-        return self._write("PUT", self._key(key), value, h, idempotency_key)[2]
+        return self._write("PUT", self._key(key), value, h, idempotency_key, key)[2]
 
-    def cas(self, key, expect_version, value, idempotency_key=None):
-        return self._write("POST", self._key(key) + "/cas", {"expectVersion": expect_version, "value": value}, None, idempotency_key)[2]
+    def cas(self, key, expect_version, value, idempotency_key=None, ttl_seconds=None):
+        h = None if ttl_seconds is None else {"X-Orrery-State-TTL": str(ttl_seconds)}
+        return self._write("POST", self._key(key) + "/cas", {"expectVersion": expect_version, "value": value}, h, idempotency_key, key)[2]
 
     def delete(self, key, if_version=None, idempotency_key=None):
         h = {} if if_version is None else {"If-Match": str(if_version)}
-        return self._write("DELETE", self._key(key), headers=h, idempotency_key=idempotency_key)[0] == 200
+        return self._write("DELETE", self._key(key), headers=h, idempotency_key=idempotency_key, state_key=key)[0] == 200
+
+    def update(self, key, fn, retries=_UPDATE_RETRIES, ttl_seconds=None):
+        """Read, fn(value) (None for a missing key), compare-and-swap with the version read; again on
+        a version conflict, up to `retries` more times, then UpdateConflictError. fn may run more than
+        once: keep it free of side effects. Returns {"value", "version"}. Fenced like every write.
+        The updates of one key in this process run one at a time (threads wait for each other), so
+        only another process's write makes it retry, after a random pause that grows each time."""
+        with self._update_locks_lock:
+            entry = self._update_locks.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                return self._update_once_at_a_time(key, fn, retries, ttl_seconds)
+        finally:
+            with self._update_locks_lock:
+                entry[1] -= 1
+                if entry[1] == 0:
+                    del self._update_locks[key]
+
+    def _update_once_at_a_time(self, key, fn, retries, ttl_seconds):
+        attempts = 1 + max(0, retries)
+        for attempt in range(1, attempts + 1):
+            current = self.get(key)
+            value = fn(None if current is None else current["value"])
+            try:
+                version = self.cas(key, 0 if current is None else current["version"], value, ttl_seconds=ttl_seconds)["version"]
+                return {"value": value, "version": version}
+            except FencedError:
+                raise
+            except StateError as e:
+                if e.code != "version_conflict":
+                    raise
+            if attempt < attempts:
+                time.sleep(random.random() * min(_UPDATE_MAX_BACKOFF, _UPDATE_BACKOFF * 2 ** (attempt - 1)))
+        raise UpdateConflictError(key, attempts)
 
     def list(self, prefix="", cursor="", limit=None):
         q = {k: v for k, v in (("prefix", prefix), ("cursor", cursor), ("limit", limit)) if v}

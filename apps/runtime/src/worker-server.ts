@@ -5,6 +5,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
+import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
 import { InvocationTrace } from './tracing/invocation-trace.ts';
@@ -212,8 +213,11 @@ export class WorkerServer {
       traceparent: headerValue(req.headers.traceparent),
       tracestate: headerValue(req.headers.tracestate),
     });
-    const ctx: FunctionContext =
+    const base: FunctionContext =
       traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
+    // The router marks the first request of a sticky key that moved to this worker: ctx.state
+    // claims a new fence before each key's next write (docs/state.md "Fencing").
+    const ctx: FunctionContext = req.headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
     const ac = new AbortController();
     let headSent = false;
     let timedOut = false;

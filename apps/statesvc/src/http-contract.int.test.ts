@@ -458,6 +458,40 @@ for (const driver of ['memory', 'postgres'] as const) {
       expect((await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/hot-keys?limit=0', now + 60))).status).toBe(400);
     });
 
+    it('fences: POST /v1/fences/{key}, X-Orrery-Fence on PUT, CAS and DELETE, 409 fenced, 400 fence_invalid', async () => {
+      const first = await call('POST', '/v1/fences/fenced%2F1', { ks: 'other' });
+      expect(first.status).toBe(200);
+      expect(first.json).toEqual({ key: 'fenced/1', fence: expect.any(Number) });
+      const old = first.json.fence as number;
+      const put = await call('PUT', '/v1/state/fenced%2F1', { ks: 'other', body: '"a"', headers: { 'x-orrery-fence': String(old) } });
+      expect(put.status).toBe(200);
+      const newer = (await call('POST', '/v1/fences/fenced%2F1', { ks: 'other' })).json.fence as number;
+      expect(newer).toBeGreaterThan(old);
+      for (const [method, path, body, headers] of [
+        ['PUT', '/v1/state/fenced%2F1', '"late"', {}],
+        ['POST', '/v1/state/fenced%2F1/cas', JSON.stringify({ expectVersion: put.json.version, value: 'late' }), {}],
+        ['DELETE', '/v1/state/fenced%2F1', undefined, {}],
+        ['PUT', '/v1/state/fenced%2F1', '"late"', { 'idempotency-key': 'fence-late-1' }],
+      ] as const) {
+        const r = await call(method, path, { ks: 'other', body, headers: { ...headers, 'x-orrery-fence': String(old) } });
+        expectError(r, 409, 'fenced');
+        expect(r.json.fence).toBe(newer);
+        expect(r.json.error).toContain('POST /v1/fences/');
+      }
+      expect((await call('GET', '/v1/state/fenced%2F1', { ks: 'other' })).json).toEqual({ value: 'a' });
+      const cas = await call('POST', '/v1/state/fenced%2F1/cas', { ks: 'other', body: JSON.stringify({ expectVersion: put.json.version, value: 'b' }), headers: { 'x-orrery-fence': String(newer) } });
+      expect(cas.status).toBe(200);
+      expect((await call('DELETE', '/v1/state/fenced%2F1', { ks: 'other', headers: { 'x-orrery-fence': String(newer) } })).json).toEqual({ deleted: true });
+      for (const bad of ['0', '-1', 'abc', '1.5', '9007199254740992', String(newer) + '0'.repeat(20)]) {
+        expectError(await call('PUT', '/v1/state/fenced%2F1', { ks: 'other', body: '1', headers: { 'x-orrery-fence': bad } }), 400, 'fence_invalid');
+      }
+      expect((await call('GET', '/v1/state/fenced%2F1', { ks: 'other' })).status).toBe(404);
+      expectError(await call('GET', '/v1/fences/fenced%2F1', { ks: 'other' }), 400, 'bad_request');
+      expectError(await call('POST', '/v1/fences/%23meta', { ks: 'other' }), 400, 'bad_request');
+      expectError(await call('POST', '/v1/fences/k', { token: null }), 401, 'unauthorized');
+      expectError(await call('POST', '/v1/fences/k', { ks: 'other', token: deriveStateToken(MASTER, 'default', 'cart') }), 403, 'forbidden');
+    });
+
     it('healthz, readyz and metrics bypass auth', async () => {
       expect((await plain('/healthz')).status).toBe(200);
       expect((await plain('/readyz')).status).toBe(200);

@@ -40,7 +40,9 @@ export function sendError(res: ServerResponse, err: unknown, report: ErrorReport
   }
   const status = ERROR_STATUS[code];
   if (!res.headersSent) {
-    const body = JSON.stringify({ error: message, code } satisfies StateErrorBody);
+    // A `fenced` refusal names the key's current fence, for the client to tell "moved" from "never claimed".
+    const fence = err instanceof StateStoreError && code === 'fenced' ? err.fence : undefined;
+    const body = JSON.stringify((fence === undefined ? { error: message, code } : { error: message, code, fence }) satisfies StateErrorBody);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   } else {

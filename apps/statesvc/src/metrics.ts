@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
-/** `changes` is the opening of a change stream (GET /v1/changes: its duration is the time to the first byte). */
-export type Op = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes' | 'admin';
+/** `fence` is a claim (POST /v1/fences/{key}). `changes` is the opening of a change stream (GET /v1/changes: its duration is the time to the first byte). */
+export type Op = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes' | 'fence' | 'admin';
 
 const DURATION_BUCKETS = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const DURATION_NAME = 'orrery_statesvc_request_duration_seconds';

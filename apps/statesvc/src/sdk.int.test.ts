@@ -1,16 +1,14 @@
 /** Both SDKs (TypeScript and Python) against a live orrery-statesvc. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
 import { createStateClient, StateError } from '@orrery/sdk';
+import { runPythonSdkTests } from './run-python-sdk-tests.ts';
 import { spawnStatesvc, type StatesvcProcess } from './spawn-statesvc.ts';
 
 const MASTER = Buffer.alloc(32, 0x44);
-const PY_SDK_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'sdk', 'python');
 
 describe('state SDKs against a live statesvc', () => {
   let dir: string;
@@ -85,28 +83,13 @@ describe('state SDKs against a live statesvc', () => {
   it('Python: sdk/python/test_orrery_state.py passes under python3', { timeout: 60_000 }, async () => {
     const pyToken = join(dir, 'py-token');
     writeFileSync(pyToken, JSON.stringify({ namespace: 'default', keyspace: 'py', token: deriveStateToken(MASTER, 'default', 'py') }));
-    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn('python3', ['-m', 'unittest', '-v', 'test_orrery_state'], {
-        cwd: PY_SDK_DIR,
-        env: { ...process.env, ORRERY_STATE_URL: svc.url, ORRERY_STATE_TOKEN_PATH: pyToken, PYTHONDONTWRITEBYTECODE: '1' },
-      });
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('exit', (code) => resolve({ code, out }));
-    });
+    const result = await runPythonSdkTests(['unittest', '-v', 'test_orrery_state'], { ORRERY_STATE_URL: svc.url, ORRERY_STATE_TOKEN_PATH: pyToken });
     expect(result.out).toMatch(/Ran 2 tests/);
     expect(result.code, result.out).toBe(0);
   });
 
   it('Python: idempotent writes and retries (pytest sdk/python/test_idempotent_writes.py, its own HTTP server)', { timeout: 60_000 }, async () => {
-    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_idempotent_writes.py'], { cwd: PY_SDK_DIR, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('exit', (code) => resolve({ code, out }));
-    });
+    const result = await runPythonSdkTests(['pytest', '-q', '-p', 'no:cacheprovider', 'test_idempotent_writes.py']);
     expect(result.out).toMatch(/6 passed/);
     expect(result.code, result.out).toBe(0);
   });
@@ -114,29 +97,14 @@ describe('state SDKs against a live statesvc', () => {
   it('Python: the change feed generator (pytest sdk/python/test_changes.py: scripted server, then live)', { timeout: 90_000 }, async () => {
     const pyToken = join(dir, 'py-feed-token');
     writeFileSync(pyToken, JSON.stringify({ namespace: 'default', keyspace: 'py', token: deriveStateToken(MASTER, 'default', 'py') }));
-    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'test_changes.py'], {
-        cwd: PY_SDK_DIR,
-        env: { ...process.env, ORRERY_STATE_URL: svc.url, ORRERY_STATE_TOKEN_PATH: pyToken, PYTHONDONTWRITEBYTECODE: '1' },
-      });
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('exit', (code) => resolve({ code, out }));
-    });
+    const result = await runPythonSdkTests(['pytest', '-q', '-p', 'no:cacheprovider', '-rs', 'test_changes.py'], { ORRERY_STATE_URL: svc.url, ORRERY_STATE_TOKEN_PATH: pyToken });
     // The live tests must have run, not been skipped.
     expect(result.out).toMatch(/8 passed/);
     expect(result.code, result.out).toBe(0);
   });
 
   it('Python: the token file is re-read once after a 401 (sdk/python/test_token_reread.py, its own HTTP server)', { timeout: 60_000 }, async () => {
-    const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn('python3', ['-m', 'unittest', '-v', 'test_token_reread'], { cwd: PY_SDK_DIR, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('exit', (code) => resolve({ code, out }));
-    });
+    const result = await runPythonSdkTests(['unittest', '-v', 'test_token_reread']);
     expect(result.out).toMatch(/Ran 5 tests/);
     expect(result.code, result.out).toBe(0);
   });

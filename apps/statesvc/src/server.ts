@@ -7,6 +7,7 @@ import {
   KEYSPACE_PATTERN,
   OPENAPI_PATH,
   statesvcOpenApiJson,
+  type StateFenceResponse,
   type StateKeyspaceDeleted,
   type StateKeyspaceUsage,
   type StateListResponse,
@@ -18,6 +19,7 @@ import { ChangeFeedHub } from './change-feed-hub.ts';
 import { serveChangeStream } from './change-stream.ts';
 import { parseChangesRequest } from './changes-request.ts';
 import { ErrorLog } from './error-log.ts';
+import { FENCE_HEADER_NAME, fenceOf } from './fence-header.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { idempotencyKeyOf, idempotencyRequestHash } from './idempotent-request.ts';
 import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
@@ -156,6 +158,9 @@ export function createStateHandler(opts: StateServerOptions) {
     hotKeys.observe(scope.namespace, scope.keyspace, key, performance.now());
     // A read is idempotent by nature: the header is ignored there.
     const idemKey = op === 'get' ? undefined : idempotencyKeyOf(req.headers['idempotency-key']);
+    // Not part of the idempotency digest: it is the writer's authority, not what it asks for, so a
+    // retry after a re-claim still replays the write that landed (docs/state.md "Fencing").
+    const fence = op === 'get' ? undefined : fenceOf(req.headers[FENCE_HEADER_NAME]);
     if (op === 'get') {
       const entry = await store.get(scope, key);
       if (!entry) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
@@ -168,18 +173,18 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'put', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
       }
-      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs });
+      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
       sendJson(res, 200, `{"version":${version}}`, version);
     } else if (op === 'delete') {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'delete', key, ifVersion });
-        return sendOutcome(res, op, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion, fence }, { key: idemKey, requestHash }));
       }
-      const deleted = await store.delete(scope, key, { ifVersion });
+      const deleted = await store.delete(scope, key, { ifVersion, fence });
       afterCommit?.();
       if (!deleted) throw missingOnDelete(key, ifVersion);
       sendJson(res, 200, '{"deleted":true}');
@@ -197,9 +202,9 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'cas', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
       }
-      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs });
+      const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
       sendJson(res, 200, `{"version":${version}}`, version);
     }
@@ -229,6 +234,17 @@ export function createStateHandler(opts: StateServerOptions) {
     if (o.status === 412 && o.result === 'version_conflict') throw versionConflict(key, ifVersion ?? 0);
     if ((o.status === 412 || o.status === 404) && o.result === 'missing') throw missingOnDelete(key, o.status === 412 ? ifVersion : undefined);
     throw new StateStoreError('internal', 'a stored write outcome does not match its request', undefined, { cause: new Error(`outcome ${JSON.stringify(o)} for ${op}`) });
+  }
+
+  /** POST /v1/fences/{key}: a new fence for the key, in the token's keyspace (docs/state.md "Fencing"). */
+  async function fenceRoute(req: IncomingMessage, res: ServerResponse, rest: string, span: RequestSpan | undefined): Promise<void> {
+    if (req.method !== 'POST') throw new HttpError('bad_request', `${req.method} is not allowed here: use POST /v1/fences/{key} to claim a key`);
+    const key = parseKey(rest);
+    const scope = auth.scope(req.headers);
+    span?.scope(scope);
+    declaration(scope);
+    const fence = await store.claimFence(scope, key);
+    sendJson(res, 200, JSON.stringify({ key, fence } satisfies StateFenceResponse));
   }
 
   /** GET /v1/changes: the keyspace's change feed as Server-Sent Events (change-stream.ts). */
@@ -364,6 +380,10 @@ export function createStateHandler(opts: StateServerOptions) {
         op = m === 'POST' && rest.endsWith('/cas') ? 'cas' : m === 'PUT' ? 'set' : m === 'DELETE' ? 'delete' : 'get';
         span = traced(op);
         await stateKeyRoute(req, res, rest, span);
+      } else if (path.startsWith('/v1/fences/')) {
+        op = 'fence';
+        span = traced(op);
+        await fenceRoute(req, res, path.slice(11), span);
       } else if (path === '/v1/state') {
         op = 'list';
         span = traced(op);

@@ -51,6 +51,7 @@ describe('state client: idempotent writes and retries', () => {
     replies = [];
   });
 
+  // Fencing off: these tests script every exchange of a write; fencing has its own tests (state-fencing.test.ts).
   const client = (o: Parameters<typeof createStateClient>[0] = {}) => createStateClient({ url, tokenPath, retryDelayMs: 1, ...o });
   const keys = () => seen.map((s) => s.headers['idempotency-key']);
 

@@ -7,10 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
+import { FenceTable } from './fence-table.ts';
+import { KeySerializer } from './key-serializer.ts';
+import { FencedError, UpdateConflictError } from './fenced-error.ts';
 import { followChanges, type ChangesOptions, type StateChange } from './state-changes.ts';
 import { StateError } from './state-error.ts';
 
-export { StateError };
+export { FencedError, StateError, UpdateConflictError };
 
 /**
  * Every write may name itself: statesvc stores the outcome under this key (in its keyspace, for
@@ -28,6 +31,24 @@ export interface StateClient {
   set(key: string, value: unknown, opts?: { ttlSeconds?: number; ifVersion?: number } & WriteOptions): Promise<{ version: number }>;
   cas(key: string, expectVersion: number, value: unknown, opts?: WriteOptions): Promise<{ version: number }>;
   delete(key: string, opts?: { ifVersion?: number } & WriteOptions): Promise<boolean>;
+  /**
+   * Read, `fn(value)`, compare-and-swap with the version read — again when another writer got
+   * in between (412), up to `retries` more times (default 5), then UpdateConflictError. `fn` gets
+   * undefined for a missing key (the write then creates it) and may run more than once: keep it
+   * free of side effects. Fenced like every write (a 409 is a FencedError, not retried).
+   */
+  update<T = unknown>(key: string, fn: (current: T | undefined) => T | Promise<T>, opts?: UpdateOptions): Promise<{ value: T; version: number }>;
+  /**
+   * Claims the key for this worker now (`POST /v1/fences/{key}`) and returns the fence; writes of
+   * the key send it from then on. Writes claim by themselves on a key's first write in the
+   * process; call this to take a key over before reading it.
+   */
+  claim(key: string): Promise<number>;
+  /**
+   * The same client for a request the router marked "key moved here" (`X-Orrery-Key-Moved: 1`,
+   * the runtime does this for `ctx.state`): each key's first write through it claims a new fence.
+   */
+  withKeyMoved(): StateClient;
   list(opts?: { prefix?: string; cursor?: string; limit?: number }): Promise<{ keys: string[]; cursor: string }>;
   /**
    * The keyspace's changes as they commit, in order: `for await (const c of state.changes({prefix, since}))`.
@@ -42,7 +63,21 @@ export interface StateClient {
   withTrace(trace: StateCallTrace): StateClient;
 }
 
-export type StateOp = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes';
+export type StateOp = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes' | 'fence';
+
+export interface UpdateOptions {
+  /** Compare-and-swap attempts after the first, on version conflicts. Default 5. */
+  retries?: number;
+  /** As for set: seconds to live for the written value. */
+  ttlSeconds?: number;
+}
+
+const DEFAULT_UPDATE_RETRIES = 5;
+/** update()'s pause after a lost race: up to this many ms at first, doubling, at most UPDATE_MAX_BACKOFF_MS. */
+const UPDATE_BACKOFF_MS = 10;
+const UPDATE_MAX_BACKOFF_MS = 500;
+/** Request header the router sets on the first request of a key that moved to this worker. */
+export const KEY_MOVED_HEADER = 'x-orrery-key-moved';
 
 /** One state call's part in a distributed trace (W3C trace context headers; docs/tracing.md). */
 export interface StateCallTrace {
@@ -70,6 +105,14 @@ export interface StateClientOptions {
    * still sent), and such writes are never retried. Default true.
    */
   idempotentWrites?: boolean;
+  /**
+   * true: writes are fenced (docs/state.md "Fencing"): a key's first write in this process claims
+   * a fence and every write of the key sends it; a write after another worker claimed the key
+   * fails with FencedError. Default false (no claims, no `X-Orrery-Fence`): until the router
+   * tells a worker that a key moved back to it, a worker that owned a key before would keep its
+   * old fence and be refused, so fencing is for code that decides ownership itself (claim()).
+   */
+  fencing?: boolean;
 }
 
 /** Statuses meaning "no answer from statesvc itself": a proxy's, or statesvc's own 503 (database unreachable, not ready). */
@@ -111,20 +154,24 @@ export function createStateClient(opts: StateClientOptions = {}): StateClient {
     return res;
   }
 
-  async function fail(res: Response): Promise<never> {
+  async function fail(res: Response, key?: string): Promise<never> {
     const text = await res.text();
     let code = 'internal';
     let message = text || res.statusText;
+    let fence = 0;
     try {
-      const e = JSON.parse(text) as { error?: string; code?: string };
+      const e = JSON.parse(text) as { error?: string; code?: string; fence?: number };
       code = e.code ?? code;
       message = e.error ?? message;
+      fence = typeof e.fence === 'number' ? e.fence : 0;
     } catch { /* not JSON: keep the raw text */ }
+    if (code === 'fenced' && res.status === 409) throw new FencedError(key ?? '', fence, message);
     throw new StateError(code, res.status, message);
   }
 
   const retry: RetryPolicy = { retries: opts.retries ?? 3, delayMs: opts.retryDelayMs ?? 100, idempotentWrites: opts.idempotentWrites ?? true };
-  return bindClient(call, fail, opts.trace, retry);
+  const fences = opts.fencing === true ? new FenceTable() : undefined;
+  return bindClient(call, fail, { trace: opts.trace, retry, fences, moved: undefined, updates: new KeySerializer() });
 }
 
 type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Response>;
@@ -137,8 +184,20 @@ interface RetryPolicy {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The five calls over one transport; `trace` (optional) sees each HTTP exchange. */
-function bindClient(rawCall: Call, fail: (res: Response) => Promise<never>, trace: StateCallTrace | undefined, retry: RetryPolicy): StateClient {
+interface Binding {
+  trace: StateCallTrace | undefined;
+  retry: RetryPolicy;
+  /** The process's fences (one table for every binding); undefined = fencing off. */
+  fences: FenceTable | undefined;
+  /** A "key moved" binding: the keys already claimed afresh through it; undefined otherwise. */
+  moved: Set<string> | undefined;
+  /** One update() at a time per key in this process (every binding shares it). */
+  updates: KeySerializer;
+}
+
+/** The calls over one transport; `trace` (optional) sees each HTTP exchange. */
+function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promise<never>, b: Binding): StateClient {
+  const { trace, retry, fences, moved, updates } = b;
   const call = (op: StateOp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> => {
     if (!trace) return rawCall(method, path, body, headers);
     const t = trace.start(op);
@@ -165,9 +224,24 @@ function bindClient(rawCall: Call, fail: (res: Response) => Promise<never>, trac
    * a key is retried (statesvc answers a repeat with the stored outcome instead of writing
    * again); a StateError of the client's own (no URL, no token file) is not retried.
    */
-  const write = async (op: StateOp, method: string, path: string, body: unknown, headers: Record<string, string>, idempotencyKey: string | undefined): Promise<Response> => {
+  const claim = async (stateKey: string): Promise<number> => {
+    const res = await call('fence', 'POST', `/v1/fences/${encodeURIComponent(stateKey)}`);
+    if (!res.ok) return fail(res, stateKey);
+    return ((await res.json()) as { fence: number }).fence;
+  };
+  /** The fence header of a write of `stateKey` (claimed first when needed); none with fencing off. */
+  const fenceHeader = async (stateKey: string): Promise<Record<string, string>> => {
+    if (!fences) return {};
+    const fresh = moved !== undefined && !moved.has(stateKey);
+    moved?.add(stateKey);
+    return { 'x-orrery-fence': String(await fences.fenceFor(stateKey, claim, fresh)) };
+  };
+
+  const write = async (op: StateOp, method: string, path: string, body: unknown, headers: Record<string, string>, idempotencyKey: string | undefined, stateKey: string): Promise<Response> => {
     const key = idempotencyKey ?? (retry.idempotentWrites ? randomUUID() : undefined);
-    const sent = key === undefined ? headers : { ...headers, 'idempotency-key': key };
+    // One fence for every attempt of this write (its retries are the same request).
+    const fenced = { ...headers, ...(await fenceHeader(stateKey)) };
+    const sent = key === undefined ? fenced : { ...fenced, 'idempotency-key': key };
     const retries = key === undefined ? 0 : retry.retries;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= retries;
@@ -183,27 +257,31 @@ function bindClient(rawCall: Call, fail: (res: Response) => Promise<never>, trac
     }
   };
 
+  async function get<T>(key: string): Promise<{ value: T; version: number } | null> {
+    const res = await call('get', 'GET', keyPath(key));
+    if (res.status === 404) { await res.body?.cancel(); return null; }
+    if (!res.ok) return fail(res);
+    const { value } = (await res.json()) as { value: T };
+    return { value, version: Number(res.headers.get('x-orrery-state-version')) };
+  }
+  async function cas(key: string, expectVersion: number, value: unknown, o: WriteOptions = {}, ttlSeconds?: number): Promise<{ version: number }> {
+    const ttl: Record<string, string> = ttlSeconds === undefined ? {} : { 'x-orrery-state-ttl': String(ttlSeconds) };
+    const res = await write('cas', 'POST', `${keyPath(key)}/cas`, { expectVersion, value: value ?? null }, ttl, o.idempotencyKey, key);
+    return res.ok ? ((await res.json()) as { version: number }) : fail(res, key);
+  }
+
   return {
-    async get<T>(key: string) {
-      const res = await call('get', 'GET', keyPath(key));
-      if (res.status === 404) { await res.body?.cancel(); return null; }
-      if (!res.ok) return fail(res);
-      const { value } = (await res.json()) as { value: T };
-      return { value, version: Number(res.headers.get('x-orrery-state-version')) };
-    },
+    get,
     async set(key, value, o = {}) {
       const ttl: Record<string, string> = o.ttlSeconds === undefined ? {} : { 'x-orrery-state-ttl': String(o.ttlSeconds) };
-      const res = await write('set', 'PUT', keyPath(key), value ?? null, { ...ifMatch(o.ifVersion), ...ttl }, o.idempotencyKey);
-      return res.ok ? ((await res.json()) as { version: number }) : fail(res);
+      const res = await write('set', 'PUT', keyPath(key), value ?? null, { ...ifMatch(o.ifVersion), ...ttl }, o.idempotencyKey, key);
+      return res.ok ? ((await res.json()) as { version: number }) : fail(res, key);
     },
-    async cas(key, expectVersion, value, o = {}) {
-      const res = await write('cas', 'POST', `${keyPath(key)}/cas`, { expectVersion, value: value ?? null }, {}, o.idempotencyKey);
-      return res.ok ? ((await res.json()) as { version: number }) : fail(res);
-    },
+    cas,
     async delete(key, o = {}) {
-      const res = await write('delete', 'DELETE', keyPath(key), undefined, ifMatch(o.ifVersion), o.idempotencyKey);
+      const res = await write('delete', 'DELETE', keyPath(key), undefined, ifMatch(o.ifVersion), o.idempotencyKey, key);
       if (res.status === 404) { await res.body?.cancel(); return false; }
-      if (!res.ok) return fail(res);
+      if (!res.ok) return fail(res, key);
       await res.body?.cancel();
       return true;
     },
@@ -217,6 +295,32 @@ function bindClient(rawCall: Call, fail: (res: Response) => Promise<never>, trac
       return res.ok ? ((await res.json()) as { keys: string[]; cursor: string }) : fail(res);
     },
     changes: <T>(o: ChangesOptions = {}) => followChanges<T>((path) => call('changes', 'GET', path, undefined, { accept: 'text/event-stream' }), o),
-    withTrace: (next) => bindClient(rawCall, fail, next, retry),
+    update<T>(key: string, fn: (current: T | undefined) => T | Promise<T>, o: UpdateOptions = {}) {
+      const attempts = 1 + Math.max(0, o.retries ?? DEFAULT_UPDATE_RETRIES);
+      // One at a time per key in this process: only another process's write can make it retry.
+      return updates.run(key, async () => {
+        for (let attempt = 1; ; attempt++) {
+          const current = await get<T>(key);
+          const value = await fn(current?.value);
+          try {
+            const { version } = await cas(key, current?.version ?? 0, value, {}, o.ttlSeconds);
+            return { value, version };
+          } catch (err) {
+            // Only a lost race is retried; a fenced write, a quota or anything else ends the update.
+            if (!(err instanceof StateError && err.code === 'version_conflict' && !(err instanceof FencedError))) throw err;
+            if (attempt >= attempts) throw new UpdateConflictError(key, attempts);
+          }
+          // Another process won the race: a random pause (growing with each loss) spreads the losers out.
+          await sleep(Math.random() * Math.min(UPDATE_MAX_BACKOFF_MS, UPDATE_BACKOFF_MS * 2 ** (attempt - 1)));
+        }
+      });
+    },
+    claim: async (key: string) => {
+      if (!fences) return claim(key);
+      moved?.add(key);
+      return fences.fenceFor(key, claim, true);
+    },
+    withTrace: (next) => bindClient(rawCall, fail, { ...b, trace: next }),
+    withKeyMoved: () => bindClient(rawCall, fail, { ...b, moved: new Set() }),
   };
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeFeedContract } from './change-feed-contract.ts';
 import { StateStoreError } from './errors.ts';
+import { fencingContract } from './fencing-contract.ts';
 import { idempotentWriteContract } from './idempotent-write-contract.ts';
 import { ScopedStore } from './scoped-store.ts';
 import { STATE_OWNER, type Scope, type StateDriver } from './types.ts';
@@ -12,6 +13,8 @@ import { STATE_OWNER, type Scope, type StateDriver } from './types.ts';
 export interface Harness {
   driver: StateDriver;
   clock: { now: number };
+  /** A second driver on the same storage (Postgres: another statesvc replica), for the fencing contract. */
+  peer?: StateDriver;
   cleanup(): Promise<void>;
 }
 
@@ -33,6 +36,7 @@ export function describeConformance(name: string, open: () => Promise<Harness>):
 
     idempotentWriteContract(() => h);
     changeFeedContract(() => h);
+    fencingContract(() => h);
 
     it('get of a missing key is null; set then get returns value and version', async () => {
       const s = freshScope();

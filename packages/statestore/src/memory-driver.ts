@@ -1,5 +1,5 @@
 import { idempotencyRecordBytes } from '@orrery/spec';
-import { idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
+import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
 import { MemoryFeed } from './memory-feed.ts';
 import { MemoryIdempotency, outcomeFields, type StoredOutcome } from './memory-idempotency.ts';
@@ -7,6 +7,7 @@ import {
   encodeDelete,
   encodeDeleteKeyspace,
   encodeFeedLow,
+  encodeFence,
   encodeIdempotency,
   encodeSet,
   MemoryJournal,
@@ -22,6 +23,7 @@ import type {
   ChangesOptions,
   ChangesPage,
   ChangeWindow,
+  DeleteOptions,
   Entry,
   IdempotencyClaim,
   IdempotencyUsage,
@@ -102,6 +104,8 @@ export class MemoryDriver implements StateDriver {
   private readonly feeds = new Map<string, MemoryFeed>();
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly wakeQueued = new Set<string>();
+  /** Current fence per key, by feedId then key (docs/state.md "Fencing"); removed only with the keyspace. */
+  private readonly fences = new Map<string, Map<string, number>>();
   /** Outcomes of writes sent with `Idempotency-Key` (docs/state.md "Idempotent writes"). */
   private readonly idem = new MemoryIdempotency();
   /** Set when a journal was opened. */
@@ -117,6 +121,7 @@ export class MemoryDriver implements StateDriver {
       const replayedAt = this.now();
       const replayed = replayJournal(path, (rec) => {
         if (rec.t === 'set' && rec.ver > maxVersion) maxVersion = rec.ver;
+        if (rec.t === 'fen' && rec.f > maxVersion) maxVersion = rec.f;
         if (rec.t === 'idem') return this.idem.put(rec.ns, rec.ks, rec.idem);
         this.applyRecord(rec, replayedAt);
         // The outcome of an idempotent write rides on the line that made it (one record).
@@ -167,6 +172,9 @@ export class MemoryDriver implements StateDriver {
       if (rec.seq !== undefined) this.feed(rec.ns, rec.ks).appendReplayed({ seq: rec.seq, key: rec.k, op: rec.op!, version: rec.ver!, at });
     } else if (rec.t === 'dks') {
       this.dropKeyspace(scope);
+      this.fences.delete(feedId(rec.ns, rec.ks));
+    } else if (rec.t === 'fen') {
+      this.fenceMap(rec.ns, rec.ks).set(rec.k, rec.f);
     } else if (rec.t === 'feed') {
       this.feeds.set(feedId(rec.ns, rec.ks), new MemoryFeed(rec.head, rec.low));
     } else if (rec.t === 'low') {
@@ -190,6 +198,36 @@ export class MemoryDriver implements StateDriver {
       yield* feed.snapshotLines(id.slice(0, slash), id.slice(slash + 1));
     }
     yield* this.idem.snapshotLines(now);
+    for (const [id, keys] of this.fences) {
+      const slash = id.indexOf('/');
+      for (const [key, f] of keys) yield encodeFence(id.slice(0, slash), id.slice(slash + 1), key, f);
+    }
+  }
+
+  private fenceMap(namespace: string, keyspace: string): Map<string, number> {
+    const id = feedId(namespace, keyspace);
+    let m = this.fences.get(id);
+    if (!m) {
+      m = new Map();
+      this.fences.set(id, m);
+    }
+    return m;
+  }
+
+  /** Refuses a write whose fence is not the key's current one; no fence = not checked. */
+  private checkFence(scope: NsKs, key: string, fence: number | undefined): void {
+    if (fence === undefined) return;
+    const current = this.fences.get(feedId(scope.namespace, scope.keyspace))?.get(key) ?? 0;
+    if (fence !== current) throw fenced(key, fence, current);
+  }
+
+  /** A new fence from the version counter: journaled before it is handed out, so a restart never reissues it. */
+  async claimFence(scope: NsKs, key: string): Promise<number> {
+    const f = this.nextVersion;
+    if (this.journal) this.record(encodeFence(scope.namespace, scope.keyspace, key, f));
+    this.nextVersion++;
+    this.fenceMap(scope.namespace, scope.keyspace).set(key, f);
+    return f;
   }
 
   /** The keyspace's feed, created empty on first use. */
@@ -322,6 +360,7 @@ export class MemoryDriver implements StateDriver {
    * of the write: on the same journal line, counted in the byte budget, stored after it.
    */
   private setSync(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim | undefined): { version: number } {
+    this.checkFence(scope, key, opts.fence);
     const now = this.now();
     const ks = this.keyspace(scope, true)!;
     const old = ks.rows.get(key);
@@ -373,7 +412,7 @@ export class MemoryDriver implements StateDriver {
     return { version };
   }
 
-  async delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
+  async delete(scope: Scope, key: string, opts: DeleteOptions = {}): Promise<boolean> {
     return this.deleteSync(scope, key, opts, undefined);
   }
 
@@ -381,7 +420,8 @@ export class MemoryDriver implements StateDriver {
    * delete in one synchronous step. With `claim`, the `deleted` outcome rides on the `del` line;
    * a `missing` one changes nothing and is stored by deleteIdempotent on a line of its own.
    */
-  private deleteSync(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim | undefined): boolean {
+  private deleteSync(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim | undefined): boolean {
+    this.checkFence(scope, key, opts.fence);
     const ks = this.keyspace(scope, false);
     const row = ks?.rows.get(key);
     if (!ks || !row) return false;
@@ -416,7 +456,7 @@ export class MemoryDriver implements StateDriver {
     }
   }
 
-  async deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome> {
+  async deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome> {
     const now = this.now();
     const prior = this.idem.live(scope.namespace, scope.keyspace, claim.key, now);
     if (prior) return replay(prior, claim);
@@ -505,7 +545,15 @@ export class MemoryDriver implements StateDriver {
    */
   async deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
     const ks = this.namespaces_.get(scope.namespace)?.get(scope.keyspace);
-    if (!ks) return 0;
+    const fenceId = feedId(scope.namespace, scope.keyspace);
+    if (!ks) {
+      // No rows, but maybe fences: they go with the keyspace (`dks` drops them on replay too).
+      if (this.fences.has(fenceId)) {
+        if (this.journal) this.record(encodeDeleteKeyspace(scope.namespace, scope.keyspace));
+        this.fences.delete(fenceId);
+      }
+      return 0;
+    }
     const now = this.now();
     const feed = this.feed(scope.namespace, scope.keyspace);
     const rows = [...ks.rows].sort((a, b) => compareKeys(a[0], b[0]));
@@ -516,6 +564,7 @@ export class MemoryDriver implements StateDriver {
       this.record(lines + encodeDeleteKeyspace(scope.namespace, scope.keyspace));
     }
     const live = this.dropKeyspace(scope);
+    this.fences.delete(fenceId);
     this.publish(scope.namespace, scope.keyspace, feed, changes);
     return live;
   }

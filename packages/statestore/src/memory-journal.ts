@@ -31,6 +31,10 @@
  *
  *   {"t":"idem","ns":"default","ks":"cart","idem":{"k":"a1","h":"…","exp":1700086400000,"st":412,"res":"version_conflict","ver":null}}
  *
+ * Fencing (docs/state.md "Fencing"): a claimed fence is `{"t":"fen","ns":…,"ks":…,"k":"a","f":57}`
+ * (the key's current fence; a snapshot writes one per fenced key). Fences come from the version
+ * counter, so a replay raises the next version above every `f` too; `dks` drops the keyspace's fences.
+ *
  * Every mutation is appended with a synchronous write(2) on an fd opened O_APPEND before the
  * driver's call resolves, so a process crash (kill -9) after an acknowledged write loses nothing:
  * the data is in the kernel's page cache. The file is fdatasync'ed every `fsyncIntervalMs`
@@ -126,12 +130,20 @@ export interface IdempotencyRecord {
   ks: string;
   idem: IdempotencyFields;
 }
+/** A key's current fence (a claim, or a snapshot). */
+export interface FenceRecord {
+  t: 'fen';
+  ns: string;
+  ks: string;
+  k: string;
+  f: number;
+}
 export interface DeleteKeyspaceRecord {
   t: 'dks';
   ns: string;
   ks: string;
 }
-export type JournalRecord = SetRecord | DeleteRecord | DeleteKeyspaceRecord | FeedRecord | FeedLowRecord | ChangeLineRecord | IdempotencyRecord;
+export type JournalRecord = SetRecord | DeleteRecord | DeleteKeyspaceRecord | FeedRecord | FeedLowRecord | ChangeLineRecord | IdempotencyRecord | FenceRecord;
 
 const q = JSON.stringify;
 
@@ -152,6 +164,7 @@ const encodeIdemFields = (f: IdempotencyFields): string =>
 /** `lines` (ending in a `set` or `del` line) with the outcome added to that last line: one record. */
 export const withIdempotency = (lines: string, f: IdempotencyFields): string => `${lines.slice(0, -2)},"idem":${encodeIdemFields(f)}}\n`;
 export const encodeIdempotency = (ns: string, ks: string, f: IdempotencyFields): string => `{"t":"idem","ns":${q(ns)},"ks":${q(ks)},"idem":${encodeIdemFields(f)}}\n`;
+export const encodeFence = (ns: string, ks: string, k: string, f: number): string => `{"t":"fen","ns":${q(ns)},"ks":${q(ks)},"k":${q(k)},"f":${f}}\n`;
 export const encodeDeleteKeyspace = (ns: string, ks: string): string => `{"t":"dks","ns":${q(ns)},"ks":${q(ks)}}\n`;
 const encodeHeader = (next: number): string => `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":${next}}\n`;
 
@@ -226,6 +239,9 @@ function parseRecord(line: string): JournalRecord | string {
       return idempotencyProblem(o.idem) ?? (o as unknown as IdempotencyRecord);
     case 'dks':
       return o as unknown as DeleteKeyspaceRecord;
+    case 'fen':
+      if (!isStr(o.k) || !isVersion(o.f)) return 'a fen record needs k and a positive integer f';
+      return o as unknown as FenceRecord;
     case 'feed':
       if (!isCount(o.head) || !isCount(o.low) || o.low > o.head) return 'a feed record needs integers 0 <= low <= head';
       return o as unknown as FeedRecord;

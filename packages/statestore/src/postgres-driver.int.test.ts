@@ -17,11 +17,14 @@ describeConformance('postgres on Postgres', async () => {
   const conn = connect({ url: tdb.url });
   await migrate(conn);
   const driver = new PostgresDriver(conn, { now: () => clock.now });
+  // A second statesvc replica on the same database (the fencing contract's cross-replica checks).
+  const peer = new PostgresDriver(connect({ url: tdb.url }), { now: () => clock.now });
   return {
     driver,
     clock,
+    peer,
     cleanup: async () => {
-      await driver.close();
+      await Promise.all([driver.close(), peer.close()]);
       await tdb.drop();
     },
   };

@@ -4,7 +4,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import type { Connection } from '@orrery/db';
 import { idempotencyRecordBytes } from '@orrery/spec';
-import { idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
+import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { decodeCursor, encodeCursor, listLimit, MAX_CHAR } from './key-order.ts';
 import { LifoStatementPool } from './lifo-statement-pool.ts';
 import {
@@ -17,6 +17,7 @@ import {
   type ChangeWindow,
 } from './types.ts';
 import type {
+  DeleteOptions,
   Entry,
   IdempotencyClaim,
   IdempotencyUsage,
@@ -95,7 +96,19 @@ const SWEEP_IDEMPOTENCY = 'with gone as (delete from state_idempotency where exp
 const IDEMPOTENCY_USAGE =
   "select count(*) as records, coalesce(sum(bytes), 0) as bytes from state_idempotency where namespace = $1 and keyspace = $2 and expires_at > $3 and result <> 'pending'";
 
-type IdempotentRow = { result: string; new_version?: string | number | null; status: number | null; replayed: boolean };
+type IdempotentRow = { result: string; new_version?: string | number | null; status: number | null; replayed: boolean; current_fence?: string | number | null };
+// Migration 0007 (fencing): a claim is one upsert; a fenced write is 0006's functions with the
+// fence first (NULL = not checked), and is also how a fenced write without an idempotency key runs.
+const CLAIM_FENCE = 'select orrery_state_claim_fence($1, $2, $3) as fence';
+const SET_FENCED =
+  'select result, new_version, status, replayed, current_fence from orrery_state_set_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)';
+const DELETE_FENCED = 'select result, status, replayed, current_fence from orrery_state_delete_fenced($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
+const NO_IDEMPOTENCY = [null, null, null, null];
+
+/** A `fenced` answer of orrery_state_{set,delete}_fenced as the driver's error. */
+function fencedError(row: IdempotentRow, key: string, fence: number): StateStoreError {
+  return fenced(key, fence, Number(row.current_fence ?? 0));
+}
 
 type EntryRow = { value: string; version: string | number; expires_at: string | number | null };
 /** The slice of PGlite's client this driver uses (embedded mode has no postgres.js). */
@@ -150,7 +163,8 @@ function idempotentOutcome(row: IdempotentRow | undefined, claim: IdempotencyCla
 }
 
 /**
- * Postgres driver (also runs on embedded PGlite). Lock order is always: namespace row (only
+ * Postgres driver (also runs on embedded PGlite). Lock order is always: idempotency row, then the
+ * key's fence row (only for a write with a fence, FOR SHARE; migration 0007), then: namespace row (only
  * with a byte budget) → `<keyspace>#meta` row → entry row → the keyspace's change-feed head row
  * (migration 0005: taken last, held to the commit, so changes commit in `seq` order), so writers
  * never deadlock.
@@ -262,15 +276,18 @@ export class PostgresDriver implements StateDriver {
       nsBudget > 0 ? nsBudget : 0,
       now,
     ];
-    let rows: Array<{ result: string; new_version?: string | number | null }>;
+    let rows: IdempotentRow[];
     try {
-      // Under a byte budget the retained idempotency outcomes count too: orrery_state_set_idempotent
-      // (with no claim) sums them under the namespace lock (migration 0006).
-      rows = await this.run(nsBudget > 0 ? SET_IDEMPOTENT : SET_ENTRY, nsBudget > 0 ? [null, null, null, null, ...params] : params);
+      // A fence goes through orrery_state_set_fenced (migration 0007). Under a byte budget the
+      // retained idempotency outcomes count too: orrery_state_set_idempotent (with no claim) sums
+      // them under the namespace lock (migration 0006).
+      if (opts.fence !== undefined) rows = await this.run(SET_FENCED, [opts.fence, ...NO_IDEMPOTENCY, ...params]);
+      else rows = await this.run(nsBudget > 0 ? SET_IDEMPOTENT : SET_ENTRY, nsBudget > 0 ? [...NO_IDEMPOTENCY, ...params] : params);
     } catch (err) {
       return unavailable(err);
     }
     const result = rows[0]?.result;
+    if (result === 'fenced') throw fencedError(rows[0]!, key, opts.fence!);
     // A refused create may still have purged expired keys (their `expire` changes).
     if (result !== 'version_conflict') this.changed(scope);
     if (result === 'ok') return { version: Number(rows[0]!.new_version) };
@@ -287,7 +304,9 @@ export class PostgresDriver implements StateDriver {
     const nsBudget = budget.namespaceByteBudget ?? 0;
     let rows: IdempotentRow[];
     try {
-      rows = await this.run(SET_IDEMPOTENT, [
+      const fence = opts.fence === undefined ? [] : [opts.fence];
+      rows = await this.run(opts.fence === undefined ? SET_IDEMPOTENT : SET_FENCED, [
+        ...fence,
         claim.key,
         claim.requestHash,
         claim.retentionMs,
@@ -307,6 +326,7 @@ export class PostgresDriver implements StateDriver {
       return unavailable(err);
     }
     const row = rows[0];
+    if (row?.result === 'fenced') throw fencedError(row, key, opts.fence!);
     if (!row?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
     if (row?.result === 'quota_keys') throw quotaKeys(budget.maxKeys);
     if (row?.result === 'quota_namespace_bytes') throw quotaNamespaceBytes(nsBudget);
@@ -314,11 +334,13 @@ export class PostgresDriver implements StateDriver {
   }
 
   /** One statement: orrery_state_delete_idempotent claims the key, deletes and stores the outcome (migration 0006). */
-  async deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome> {
+  async deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome> {
     const now = this.now();
     let rows: IdempotentRow[];
     try {
-      rows = await this.run(DELETE_IDEMPOTENT, [
+      const fence = opts.fence === undefined ? [] : [opts.fence];
+      rows = await this.run(opts.fence === undefined ? DELETE_IDEMPOTENT : DELETE_FENCED, [
+        ...fence,
         claim.key,
         claim.requestHash,
         claim.retentionMs,
@@ -332,6 +354,7 @@ export class PostgresDriver implements StateDriver {
     } catch (err) {
       return unavailable(err);
     }
+    if (rows[0]?.result === 'fenced') throw fencedError(rows[0], key, opts.fence!);
     if (!rows[0]?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
     return idempotentOutcome(rows[0], claim, 'orrery_state_delete_idempotent');
   }
@@ -346,21 +369,33 @@ export class PostgresDriver implements StateDriver {
   }
 
   /** One statement: `orrery_state_delete` locks `#meta`, checks `ifVersion`, deletes and counts. */
-  async delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
-    let rows: Array<{ result: string }>;
+  async delete(scope: Scope, key: string, opts: DeleteOptions = {}): Promise<boolean> {
+    let rows: IdempotentRow[];
     try {
-      rows = await this.run(DELETE_ENTRY, [scope.namespace, scope.keyspace, key, opts.ifVersion ?? null, this.now()]);
+      const args = [scope.namespace, scope.keyspace, key, opts.ifVersion ?? null, this.now()];
+      rows = await this.run(opts.fence === undefined ? DELETE_ENTRY : DELETE_FENCED, opts.fence === undefined ? args : [opts.fence, ...NO_IDEMPOTENCY, ...args]);
     } catch (err) {
       return unavailable(err);
     }
     const result = rows[0]?.result;
+    if (result === 'fenced') throw fencedError(rows[0]!, key, opts.fence!);
     if (result === 'version_conflict') throw versionConflict(key, opts.ifVersion ?? 0);
     // 'missing' may have removed an expired row (an `expire` change).
     this.changed(scope);
     return result === 'deleted';
   }
 
-  /** One statement: `orrery_state_delete_keyspace` locks `#meta`, removes every row and the `#meta` row. */
+  /** One statement, an upsert (orrery_state_claim_fence, migration 0007): linearizable per key. */
+  async claimFence(scope: NsKs, key: string): Promise<number> {
+    try {
+      const rows = await this.run<{ fence: string | number }>(CLAIM_FENCE, [scope.namespace, scope.keyspace, key]);
+      return Number(rows[0]!.fence);
+    } catch (err) {
+      return unavailable(err);
+    }
+  }
+
+  /** One statement: `orrery_state_delete_keyspace` removes the keyspace's fences, locks `#meta`, removes every row and the `#meta` row. */
   async deleteKeyspace(scope: NsKs): Promise<number> {
     try {
       const rows = await this.run<{ deleted: number }>(DELETE_KEYSPACE, [scope.namespace, scope.keyspace, this.now()]);

@@ -1,6 +1,6 @@
 import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from '@orrery/spec';
 import { StateStoreError } from './errors.ts';
-import type { Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver, WriteOutcome } from './types.ts';
+import type { DeleteOptions, Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver, WriteOutcome } from './types.ts';
 
 /** Effective limits of one keyspace, resolved from its declaration (Function spec.state). */
 export interface KeyspaceQuota {
@@ -52,7 +52,7 @@ export class ScopedStore {
       return Promise.reject(new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes'));
     }
     const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
-    return this.driver.setCounted(scope, key, value, { ifVersion: opts.ifVersion, ttlMs }, { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget });
+    return this.driver.setCounted(scope, key, value, { ifVersion: opts.ifVersion, ttlMs, fence: opts.fence }, { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget });
   }
 
   /** set with an `Idempotency-Key`: the outcome is stored with the write, or replayed (StateDriver.setIdempotent). */
@@ -68,14 +68,14 @@ export class ScopedStore {
       scope,
       key,
       value,
-      { ifVersion: opts.ifVersion, ttlMs },
+      { ifVersion: opts.ifVersion, ttlMs, fence: opts.fence },
       { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget },
       { ...idem, retentionMs: this.retentionMs(q) },
     );
   }
 
   /** delete with an `Idempotency-Key` (StateDriver.deleteIdempotent). */
-  deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, idem: IdempotentRequest): Promise<WriteOutcome> {
+  deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, idem: IdempotentRequest): Promise<WriteOutcome> {
     const q = this.resolve(scope);
     if (!q) return this.undeclared(scope);
     return this.driver.deleteIdempotent(scope, key, opts, { ...idem, retentionMs: this.retentionMs(q) });
@@ -85,9 +85,15 @@ export class ScopedStore {
     return q.idempotencyRetentionMs ?? this.opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
   }
 
-  delete(scope: Scope, key: string, opts: { ifVersion?: number } = {}): Promise<boolean> {
+  delete(scope: Scope, key: string, opts: DeleteOptions = {}): Promise<boolean> {
     if (!this.resolve(scope)) return this.undeclared(scope);
     return this.driver.delete(scope, key, opts);
+  }
+
+  /** A new fence for the key (StateDriver.claimFence); only in a declared keyspace. */
+  claimFence(scope: Scope, key: string): Promise<number> {
+    if (!this.resolve(scope)) return this.undeclared(scope);
+    return this.driver.claimFence(scope, key);
   }
 
   list(scope: Scope, opts: ListOptions = {}): Promise<ListResult> {

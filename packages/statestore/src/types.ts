@@ -18,6 +18,18 @@ export interface SetOptions {
   ifVersion?: number;
   /** Time to live in ms; undefined or 0 = the key never expires. */
   ttlMs?: number;
+  /**
+   * The writer's fence for this key (`claimFence`): the write lands only if it is the key's
+   * current fence, checked in the same step as the write; otherwise `fenced`. Undefined = not
+   * checked (writes without a fence keep working as before).
+   */
+  fence?: number;
+}
+
+/** Options of a delete: a precondition and a fence, as for a set. */
+export interface DeleteOptions {
+  ifVersion?: number;
+  fence?: number;
 }
 
 export interface Entry {
@@ -62,7 +74,7 @@ export interface KVStore {
   get(scope: Scope, key: string): Promise<Entry | null>;
   /** Unconditional-budget write (same code path as setCounted with no limit). */
   set(scope: Scope, key: string, value: string, opts?: SetOptions): Promise<{ version: number }>;
-  delete(scope: Scope, key: string, opts?: { ifVersion?: number }): Promise<boolean>;
+  delete(scope: Scope, key: string, opts?: DeleteOptions): Promise<boolean>;
   list(scope: Scope, opts?: ListOptions): Promise<ListResult>;
 }
 
@@ -186,13 +198,22 @@ export interface StateDriver extends CountedKV {
    * setCounted with an `Idempotency-Key`: the first request with `claim.key` in the keyspace
    * writes and stores its outcome in the same step; a later one with the same `requestHash`
    * gets that outcome (`replayed`) and writes nothing; another hash is `idempotency_mismatch`.
-   * Concurrent requests with one key apply once. A version conflict is an outcome (stored,
+   * Concurrent requests with one key apply once. A replay is answered before any fence check
+   * (it writes nothing); a `fenced` refusal, like a quota refusal, is thrown and not stored. A version conflict is an outcome (stored,
    * returned); a quota refusal is thrown and not stored. The stored outcome counts
    * `idempotencyRecordBytes(claim.key)` against `budget.namespaceByteBudget` (never as a key).
    */
   setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome>;
   /** delete with an `Idempotency-Key`, as setIdempotent. A delete is never refused for the budget. */
-  deleteIdempotent(scope: Scope, key: string, opts: { ifVersion?: number }, claim: IdempotencyClaim): Promise<WriteOutcome>;
+  deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome>;
+  /**
+   * Claims a key for a writer (docs/state.md "Fencing"): returns a fence higher than any issued
+   * before for the key (from the global version sequence), minted linearizably; from then on
+   * writes carrying an older fence are refused (`fenced`). A fence is accepted only while it is
+   * the key's current one, so "the highest claimed or accepted" is always the last claimed.
+   * Fences outlive their key's deletion; `deleteKeyspace` removes them.
+   */
+  claimFence(scope: Pick<Scope, 'namespace' | 'keyspace'>, key: string): Promise<number>;
   /** The keyspace's stored idempotency outcomes within their retention. */
   idempotencyUsage(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<IdempotencyUsage>;
   /** The keyspace's changes after `since`, in `seq` order (see ChangesPage). */

@@ -107,3 +107,20 @@ export const stateIdempotency = pgTable(
   },
   (t) => [primaryKey({ columns: [t.namespace, t.keyspace, t.idemKey] }), index('state_idempotency_expiry_idx').on(t.expiresAt)],
 );
+
+/**
+ * Write fences (docs/state.md "Fencing"), one row per (namespace, keyspace, key) ever claimed:
+ * the key's current fence, from `state_version_seq`. Claimed by orrery_state_claim_fence; a
+ * write with a fence share-locks the row and lands only if its fence equals it (migration 0007).
+ * Removed with the keyspace, never with the key (a late write after a delete stays fenced).
+ */
+export const stateFences = pgTable(
+  'state_fences',
+  {
+    namespace: text('namespace').notNull(),
+    keyspace: text('keyspace').notNull(),
+    key: byteOrderedText('key').notNull(),
+    fence: bigint('fence', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.namespace, t.keyspace, t.key] })],
+);

@@ -21,6 +21,8 @@ export const STATE_ERROR_STATUS = {
   idempotency_mismatch: 422,
   changes_expired: 410,
   too_many_streams: 429,
+  fence_invalid: 400,
+  fenced: 409,
   capability_unavailable: 503,
   internal: 500,
 } as const;
@@ -82,6 +84,9 @@ const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
   changes_expired:
     "`GET /v1/changes`: `since` (or `Last-Event-ID`) is older than the keyspace's retained window (`--changes-retention`, `--changes-retention-events`) or ahead of its newest change (a memory statesvc restarted without `--data-dir`); also sent as an `error` event when a slow stream falls behind the window. Re-read the keys and follow from now (no `since`)",
   too_many_streams: '`GET /v1/changes`: this keyspace already has `--changes-max-streams` open streams on this statesvc; close one, or share one stream among readers',
+  fence_invalid: '`X-Orrery-Fence` is not a positive integer of at most 2^53−1 written in decimal digits (no sign, no leading zero), or was sent twice',
+  fenced:
+    "the write's `X-Orrery-Fence` is not the key's current fence: a newer one was claimed (`POST /v1/fences/{key}`: another worker took the key over), or it was never issued for this key. The body's `fence` is the key's highest (0 = none claimed). Nothing was written: stop writing the key, or claim a new fence and re-read it before writing",
   capability_unavailable: 'the state driver (database) cannot be reached (the message is always the same, the details are in the statesvc log); or a fresh replica has not loaded the keyspace declarations from the resource store yet (its own message says so; `/readyz` is 503 until then)',
   internal: 'a bug; the message is always the same, the details are in the statesvc log',
 };
@@ -91,6 +96,7 @@ export const StateErrorCodeSchema = z.enum(Object.keys(STATE_ERROR_STATUS) as [S
 export const StateErrorBodySchema = z.object({
   error: z.string().describe('What went wrong and what to do about it.'),
   code: StateErrorCodeSchema.describe('Machine-readable code; the HTTP status follows from it.'),
+  fence: z.number().int().nonnegative().optional().describe('Only with `fenced`: the highest fence claimed for the key (0 = none).'),
 });
 export type StateErrorBody = z.infer<typeof StateErrorBodySchema>;
 
@@ -112,6 +118,16 @@ export const StateCasRequestSchema = z.object({
   value: z.json().describe('The new JSON value.'),
 });
 export type StateCasRequest = z.infer<typeof StateCasRequestSchema>;
+
+export const StateFenceResponseSchema = z.object({
+  key: z.string().describe('The key, decoded.'),
+  fence: z
+    .number()
+    .int()
+    .positive()
+    .describe("The key's new fence: higher than any fence issued before for it (from the global version sequence, so never reused, also after the keyspace is deleted). Send it as `X-Orrery-Fence` on every write of the key."),
+});
+export type StateFenceResponse = z.infer<typeof StateFenceResponseSchema>;
 
 export const StateListResponseSchema = z.object({
   keys: z.array(z.string()).describe('Keys in UTF-8 byte order.'),
@@ -187,6 +203,13 @@ const SCOPE_HEADERS: HttpParam[] = [
 const IF_MATCH: HttpParam = { name: 'If-Match', description: 'A version (`5` or `"5"`): write (or delete) only if the key is at it; `0` = create only. 412 otherwise, also when the key is missing.' };
 const VERSION_IN: HttpParam = { name: 'X-Orrery-State-Version', description: 'Same as `If-Match` (RFC-0023 lists it among the request headers); with `If-Match` or a CAS `expectVersion` it must name the same version, or 400.' };
 const TTL_IN: HttpParam = { name: 'X-Orrery-State-TTL', description: 'Seconds to live; `0` = never expires (overrides the keyspace `defaultTTL`).' };
+/** The write fence header (docs/state.md "Fencing"). */
+export const FENCE_HEADER = 'X-Orrery-Fence';
+const FENCE_IN: HttpParam = {
+  name: FENCE_HEADER,
+  description:
+    "A fence from `POST /v1/fences/{key}`: the write lands only while it is the key's current fence, checked atomically with the write; otherwise 409 `fenced`. Without it the write is not checked.",
+};
 const VERSION_OUT: HttpParam = { name: 'X-Orrery-State-Version', description: 'The version of the value answered or written.' };
 const IDEMPOTENCY_KEY_IN: HttpParam = {
   name: IDEMPOTENCY_KEY_HEADER,
@@ -202,6 +225,7 @@ const STATE_AUTH = 'state token (scope headers)';
 const ADMIN_AUTH = 'signed admin URL';
 const ALWAYS: StateErrorCode[] = ['capability_unavailable', 'internal'];
 const IDEMPOTENCY_ERRORS: StateErrorCode[] = ['idempotency_key_invalid', 'idempotency_mismatch'];
+const FENCE_ERRORS: StateErrorCode[] = ['fence_invalid', 'fenced'];
 
 export const STATESVC_HTTP_API: HttpApi = {
   id: 'statesvc',
@@ -229,11 +253,11 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Write one key (a compare-and-swap with `If-Match`).',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
       bodyDescription: 'Any JSON value, stored as sent (surrounding whitespace trimmed); its size is its UTF-8 byte count.',
       responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...FENCE_ERRORS, ...ALWAYS],
     },
     {
       method: 'DELETE',
@@ -241,10 +265,10 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Delete one key.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, IDEMPOTENCY_KEY_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
       responseHeaders: [REPLAYED_OUT],
       responses: { 200: { description: 'Deleted.', schema: StateDeletedResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...IDEMPOTENCY_ERRORS, ...FENCE_ERRORS, ...ALWAYS],
     },
     {
       method: 'POST',
@@ -252,11 +276,21 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Compare-and-swap for clients that cannot send `If-Match`.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN],
+      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
       body: StateCasRequestSchema,
       responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'version_conflict', 'quota_value_bytes', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...FENCE_ERRORS, ...ALWAYS],
+    },
+    {
+      method: 'POST',
+      path: '/v1/fences/{key}',
+      purpose: 'Claim a key for this worker: a new fence, higher than any issued before for the key. Writes sent with an older fence are refused from now on (409 `fenced`).',
+      auth: STATE_AUTH,
+      pathParams: [KEY],
+      headers: SCOPE_HEADERS,
+      responses: { 200: { description: 'The new fence.', schema: StateFenceResponseSchema } },
+      errors: ['bad_request', 'unauthorized', 'forbidden', ...ALWAYS],
     },
     {
       method: 'GET',
@@ -380,6 +414,7 @@ export const STATESVC_HTTP_API: HttpApi = {
     StateDeletedResponse: StateDeletedResponseSchema,
     StateCasRequest: StateCasRequestSchema,
     StateListResponse: StateListResponseSchema,
+    StateFenceResponse: StateFenceResponseSchema,
     StateKeyspaceUsage: StateKeyspaceUsageSchema,
     StateNamespacesResponse: StateNamespacesResponseSchema,
     StateHotKeysResponse: StateHotKeysResponseSchema,
