@@ -16,6 +16,10 @@ const READS_THROUGH_LOG_SETTINGS: Array<[RegExp, string]> = [
   [/resolveLogFormat\(\s*process\.env\b/, 'ORRERY_LOG_FORMAT'],
   // @orrery/tracing's settings (docs/tracing.md): the endpoint the chart's tracing.otlpEndpoint sets.
   [/resolveTraceSettings\([^()]*process\.env\b/, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+  // The operator's resolveObservability (observability-from-flags.ts) hands the same env to all three.
+  [/resolveObservability\([^()]*process\.env\b/, 'ORRERY_LOG_LEVEL'],
+  [/resolveObservability\([^()]*process\.env\b/, 'ORRERY_LOG_FORMAT'],
+  [/resolveObservability\([^()]*process\.env\b/, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
 ];
 
 export function envReads(sourceText: string): Set<string> {

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { createStateClient, type StateClient } from '@orrery/sdk';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'orrery-examples-'));
@@ -19,7 +20,7 @@ interface ManifestDoc {
   toJS(): { spec: { template: { source: { inline: string } } } };
 }
 
-type Handler = (request: Request, ctx: { state: MemoryState }) => Promise<Response>;
+type Handler = (request: Request, ctx: { state: MemoryState | StateClient }) => Promise<Response>;
 
 async function loadHandler(manifest: string): Promise<Handler> {
   const [doc] = parseAllDocuments(readFileSync(join(root, manifest), 'utf8')) as unknown as ManifestDoc[];
@@ -67,21 +68,59 @@ class MemoryState {
   }
 }
 
+/**
+ * statesvc's GET, PUT, CAS and DELETE over a MemoryState, as a `fetch` for the real SDK: the
+ * counter calls ctx.state.update(), whose loop (one update per key at a time per client, retried
+ * on a conflict with another client) is the SDK's own, not a copy in this test.
+ */
+function stateApi(state: MemoryState): typeof fetch {
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input.toString());
+    const m = /^\/v1\/state\/([^/]+)(\/cas)?$/.exec(url.pathname);
+    if (!m) return answer(404, { code: 'not_found' });
+    const key = decodeURIComponent(m[1]!);
+    const method = init?.method ?? 'GET';
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
+    try {
+      if (method === 'GET') {
+        const e = await state.get(key);
+        return e ? answer(200, { value: e.value }, { 'x-orrery-state-version': String(e.version) }) : answer(404, { code: 'not_found' });
+      }
+      if (method === 'POST' && m[2]) {
+        const { expectVersion, value } = body as { expectVersion: number; value: unknown };
+        return answer(200, await state.cas(key, expectVersion, value));
+      }
+      if (method === 'DELETE') return (await state.delete(key)) ? answer(200, {}) : answer(404, { code: 'not_found' });
+    } catch (err) {
+      if (err instanceof Conflict) return answer(412, { code: 'version_conflict', error: err.message });
+      throw err;
+    }
+    return answer(405, { code: 'bad_request' });
+  };
+}
+
 describe('examples/counter', () => {
-  it('counts every concurrent increment exactly once (CAS retry)', async () => {
+  it('counts every concurrent increment exactly once: two workers, each with the real SDK’s update()', async () => {
     const handler = await loadHandler('examples/counter/function.yaml');
     const state = new MemoryState();
+    const tokenPath = join(tmp, 'counter-token');
+    writeFileSync(tokenPath, JSON.stringify({ namespace: 'default', keyspace: 'counter', token: 'x' }));
+    const workers = [0, 1].map(() => ({ state: createStateClient({ url: 'http://statesvc.test', tokenPath, fetch: stateApi(state) }) }));
     const responses = await Promise.all(
-      Array.from({ length: 25 }, () => handler(new Request('http://fn/?key=k', { method: 'POST' }), { state })),
+      Array.from({ length: 40 }, (_, i) => handler(new Request('http://fn/?key=k', { method: 'POST' }), workers[i % 2]!)),
     );
-    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
     const counts = (await Promise.all(responses.map((r) => r.json()))).map((b: { count: number }) => b.count).sort((a, b) => a - b);
-    expect(counts).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(counts).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    // The two workers raced each other (and won in turn); within one worker the SDK queued them.
     expect(state.conflicts).toBeGreaterThan(0);
-    const read = await (await handler(new Request('http://fn/?key=k'), { state })).json();
-    expect(read).toMatchObject({ key: 'k', count: 25 });
-    await handler(new Request('http://fn/?key=k', { method: 'DELETE' }), { state });
-    expect(await (await handler(new Request('http://fn/?key=k'), { state })).json()).toMatchObject({ count: 0 });
+    expect(state.conflicts).toBeLessThan(40);
+    const read = await (await handler(new Request('http://fn/?key=k'), workers[0]!)).json();
+    expect(read).toMatchObject({ key: 'k', count: 40 });
+    await handler(new Request('http://fn/?key=k', { method: 'DELETE' }), workers[1]!);
+    expect(await (await handler(new Request('http://fn/?key=k'), workers[0]!)).json()).toMatchObject({ count: 0 });
   });
 });
 
