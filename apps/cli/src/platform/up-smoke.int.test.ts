@@ -181,6 +181,27 @@ describe('orrery up (local platform smoke test)', () => {
     expect(second.body.count).toBe(2);
     counterAfterFirstRun = 2;
 
+    // counter ?watch: the keyspace's change feed, streamed by the function through the router as
+    // Server-Sent Events. Its loop connects from "now", so increment until an event comes.
+    const watchKey = `${key}-watch`;
+    const stopWatch = new AbortController();
+    const watch = await fetch(`${router}/default/counter/?key=${watchKey}&watch`, { signal: stopWatch.signal });
+    expect(watch.headers.get('content-type')).toContain('text/event-stream');
+    const reader = watch.body!.getReader();
+    let pending = reader.read();
+    let streamed = '';
+    for (let i = 0; i < 20 && !streamed.includes('\n\n'); i++) {
+      await call(`${router}/default/counter/?key=${watchKey}`, { method: 'POST' });
+      const next = await Promise.race([pending, new Promise<undefined>((r) => setTimeout(r, 1000))]);
+      if (next === undefined) continue;
+      if (next.done) break;
+      streamed += new TextDecoder().decode(next.value);
+      pending = reader.read();
+    }
+    stopWatch.abort();
+    pending.catch(() => undefined);
+    expect(JSON.parse(streamed.split('\n\n')[0]!.replace(/^data: /, ''))).toMatchObject({ key: watchKey, op: 'set' });
+
     // cart: one worker per session, and the cart accumulates
     await until(() => call(`${router}/default/cart/`, { headers: { 'x-session-id': 'warmup' } }), (r) => r.status === 200, 60_000, 'cart answers');
     for (const session of ['alice', 'bob', 'carol']) {

@@ -36,10 +36,19 @@ class Conflict extends Error {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+type Change = { seq: number; key: string; op: 'set' | 'delete'; version: number; value?: unknown };
+
 class MemoryState {
   private data = new Map<string, { value: unknown; version: number }>();
   private next = 1;
+  private seq = 0;
+  /** Followers of the change feed (the fake GET /v1/changes). */
+  readonly followers = new Set<(c: Change) => void>();
   conflicts = 0;
+  private emit(c: Omit<Change, 'seq'>) {
+    const change = { ...c, seq: ++this.seq };
+    for (const f of this.followers) f(change);
+  }
   async get(key: string) {
     await tick();
     const e = this.data.get(key);
@@ -54,6 +63,7 @@ class MemoryState {
     }
     const version = this.next++;
     this.data.set(key, { value: structuredClone(value), version });
+    this.emit({ key, op: 'set', version, value: structuredClone(value) });
     return { version };
   }
   async cas(key: string, expectVersion: number, value: unknown) {
@@ -61,6 +71,8 @@ class MemoryState {
   }
   async delete(key: string) {
     await tick();
+    const cur = this.data.get(key);
+    if (cur) this.emit({ key, op: 'delete', version: cur.version });
     return this.data.delete(key);
   }
   async list() {
@@ -78,6 +90,7 @@ function stateApi(state: MemoryState): typeof fetch {
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
+    if (url.pathname === '/v1/changes') return changeStream(state, url.searchParams.get('prefix') ?? '', init?.signal ?? undefined);
     const m = /^\/v1\/state\/([^/]+)(\/cas)?$/.exec(url.pathname);
     if (!m) return answer(404, { code: 'not_found' });
     const key = decodeURIComponent(m[1]!);
@@ -101,6 +114,26 @@ function stateApi(state: MemoryState): typeof fetch {
   };
 }
 
+/** GET /v1/changes from now, as statesvc frames it (`id:` + `data:` per change). */
+function changeStream(state: MemoryState, prefix: string, signal: AbortSignal | undefined): Response {
+  const encoder = new TextEncoder();
+  let follower: ((c: Change) => void) | undefined;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      follower = (c) => {
+        if (c.key.startsWith(prefix)) controller.enqueue(encoder.encode(`id: ${c.seq}\ndata: ${JSON.stringify(c)}\n\n`));
+      };
+      state.followers.add(follower);
+      signal?.addEventListener('abort', () => {
+        state.followers.delete(follower!);
+        controller.close();
+      });
+    },
+    cancel: () => void state.followers.delete(follower!),
+  });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+}
+
 describe('examples/counter', () => {
   it('counts every concurrent increment exactly once: two workers, each with the real SDK’s update()', async () => {
     const handler = await loadHandler('examples/counter/function.yaml');
@@ -121,6 +154,36 @@ describe('examples/counter', () => {
     expect(read).toMatchObject({ key: 'k', count: 40 });
     await handler(new Request('http://fn/?key=k', { method: 'DELETE' }), workers[1]!);
     expect(await (await handler(new Request('http://fn/?key=k'), workers[0]!)).json()).toMatchObject({ count: 0 });
+  });
+
+  it('GET ?watch streams each new count of its key from the change feed, and stops following when the client goes', async () => {
+    const handler = await loadHandler('examples/counter/function.yaml');
+    const state = new MemoryState();
+    const tokenPath = join(tmp, 'watch-token');
+    writeFileSync(tokenPath, JSON.stringify({ namespace: 'default', keyspace: 'counter', token: 'x' }));
+    const worker = { state: createStateClient({ url: 'http://statesvc.test', tokenPath, fetch: stateApi(state) }) };
+    const watch = await handler(new Request('http://fn/?key=w&watch'), worker);
+    expect(watch.headers.get('content-type')).toBe('text/event-stream');
+    const reader = watch.body!.getReader();
+    while (state.followers.size === 0) await tick(); // the handler's loop has connected
+    await handler(new Request('http://fn/?key=w', { method: 'POST' }), worker);
+    await handler(new Request('http://fn/?key=other', { method: 'POST' }), worker); // another key: not in this stream
+    await handler(new Request('http://fn/?key=w', { method: 'POST' }), worker);
+    await handler(new Request('http://fn/?key=w', { method: 'DELETE' }), worker);
+    const events: Array<{ key: string; count: number; op: string }> = [];
+    let text = '';
+    while (events.length < 3) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      const frames = text.split('\n\n');
+      text = frames.pop()!;
+      for (const f of frames) events.push(JSON.parse(f.replace(/^data: /, '')) as { key: string; count: number; op: string });
+    }
+    expect(events.map((e) => [e.key, e.count, e.op])).toEqual([['w', 1, 'set'], ['w', 2, 'set'], ['w', 0, 'delete']]);
+    await reader.cancel();
+    for (let i = 0; i < 50 && state.followers.size > 0; i++) await tick();
+    expect(state.followers.size).toBe(0);
   });
 });
 

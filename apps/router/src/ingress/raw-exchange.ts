@@ -2,7 +2,9 @@
  * One request on a raw-ingress connection, seen by the data plane as both its request and its
  * response (one object per request instead of node's IncomingMessage + ServerResponse pair).
  * The response head is held until the first body bytes or the end, so a small response goes
- * out in a single write.
+ * out in a single write — but not longer than the current turn of the event loop: a streamed
+ * response (Server-Sent Events, a long poll) whose first bytes come later still sends its head
+ * at once, or its client would wait for headers as long as for the first event.
  */
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress.ts';
 import { httpDate } from './http-date.ts';
@@ -20,6 +22,15 @@ export interface RawExchangeConnection {
   send(prefix: string, data: Buffer | undefined, suffix: string): boolean;
   responseEnded(ex: RawExchange, close: boolean): void;
   destroy(): void;
+}
+
+/** Exchanges whose head is written but not sent yet: sent together after this I/O turn (one setImmediate for all). */
+const heldHeads = new Set<RawExchange>();
+let flushScheduled = false;
+function sendHeldHeads(): void {
+  flushScheduled = false;
+  for (const ex of heldHeads) ex.sendHeldHead();
+  heldHeads.clear();
 }
 
 export class RawExchange implements IngressRequest, IngressResponse, ResponseFraming {
@@ -65,6 +76,17 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
     // Builds (and validates) first: on a throw nothing is sent and headersSent stays false.
     this.head = buildResponseHead(status, statusText, headers, { headRequest: this.method === 'HEAD', keepAlive: !conn.closeAfter, keepAliveTimeoutMs: conn.keepAliveTimeoutMs, date: httpDate() }, this);
     this.headersSent = true;
+    heldHeads.add(this);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(sendHeldHeads);
+    }
+  }
+
+  /** The head alone, when no body bytes came in the turn it was written in. */
+  sendHeldHead(): void {
+    if (this.head === undefined || this.ended || this.destroyed) return;
+    this.send(undefined, false);
   }
 
   write(chunk: Buffer): boolean {
@@ -100,7 +122,10 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
 
   private send(data: Buffer | undefined, end: boolean): boolean {
     let prefix = this.head ?? '';
-    this.head = undefined;
+    if (this.head !== undefined) {
+      this.head = undefined;
+      heldHeads.delete(this);
+    }
     let suffix = '';
     if (data !== undefined && data.length > 0 && this.hasBody) {
       if (this.chunked) {

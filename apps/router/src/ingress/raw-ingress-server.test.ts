@@ -4,6 +4,7 @@
  * and the handover of everything unusual to node:http.
  */
 import { createServer } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { header, ResponseReader, type ReadResponse, type ReadResult } from '../testing/response-reader.ts';
 import type { IngressRequest, IngressResponse } from './ingress.ts';
@@ -108,6 +109,16 @@ function handler(req: IngressRequest, res: IngressResponse): void {
       pump();
       return;
     }
+    case 'stream': {
+      // A streamed response whose first bytes come later (Server-Sent Events).
+      res.writeHead(200, undefined, ['content-type', 'text/event-stream']);
+      setTimeout(() => {
+        res.setListener(undefined);
+        active--;
+        res.end(Buffer.from('data: late\n\n'));
+      }, 300);
+      return;
+    }
     case 'lazy': {
       // Attaches to the body only after a while (a request waiting in the activator queue).
       setTimeout(() => readBody(req, (body) => finish(200, ['content-length', String(body.length)], body)), 300);
@@ -170,6 +181,23 @@ describe('raw ingress: connections', () => {
     expect(ingress.accepted).toBe(1);
     expect(seen.every((s) => s.via === 'raw')).toBe(true);
     expect(c.closed).toBe(false);
+  });
+
+  it('sends the head of a response whose body comes later at once (not with the first bytes), and then the body', async () => {
+    const { port } = await start();
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    await new Promise((r) => socket.once('connect', r));
+    const t0 = Date.now();
+    socket.write(GET('/stream'));
+    while (!got.includes('\r\n\r\n') && Date.now() - t0 < 2000) await sleep(10);
+    expect(Date.now() - t0).toBeLessThan(250);
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/event-stream\r\n/);
+    expect(got).not.toContain('data: late');
+    while (!got.endsWith('0\r\n\r\n') && Date.now() - t0 < 3000) await sleep(10);
+    expect(got.slice(got.indexOf('\r\n\r\n') + 4)).toBe('c\r\ndata: late\n\n\r\n0\r\n\r\n');
+    socket.destroy();
   });
 
   it('answers Connection: close with Connection: close and closes after the response', async () => {
