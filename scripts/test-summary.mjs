@@ -30,7 +30,7 @@ for (const file of process.argv.slice(2)) {
 // The slowest files and every failure once more, right above the last line: a CI log cut to its
 // tail still says what failed and where the time went.
 const root = `${process.cwd()}/`;
-console.log('[test] slowest files (time in tests; vitest's JSON leaves out beforeAll/afterAll, e.g. a chart test's helm install):');
+console.log('[test] slowest files (time in tests: vitest leaves beforeAll/afterAll out of its JSON, e.g. a chart test install):');
 for (const f of files.sort((a, b) => b.ms - a.ms).slice(0, 12)) console.log(`  ${(f.ms / 1000).toFixed(0).padStart(5)} s  ${f.name.replace(root, '')}`);
 if (failures.length) {
   console.log('[test] failed:');
