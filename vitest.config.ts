@@ -29,6 +29,9 @@ export default defineConfig({
           name: (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string }).name,
           root,
           exclude: [...configDefaults.exclude, KUBE_TESTS, ...outside(root)],
+          // Setup that starts a store or a service (a PGlite harness runs every migration) took over
+          // vitest's default 10 s on a loaded 2-core CI machine; a hook that hangs still fails.
+          hookTimeout: 60_000,
         },
       })),
       // The benchmarks' pure parts (percentiles, hit-ratio accounting); the benchmarks themselves run with `npm run bench`.
