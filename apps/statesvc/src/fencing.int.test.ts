@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- response JSON is inspected loosely */
 /**
  * Fencing over HTTP (docs/state.md "Fencing") against the real process, on both drivers: what an
  * outsider can and cannot do with `POST /v1/fences/{key}` and `X-Orrery-Fence`, idempotent
@@ -10,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
+import { scopedStateCall, type ScopedCall } from './scoped-state-call.ts';
 import { spawnStatesvc, type StatesvcProcess } from './spawn-statesvc.ts';
 
 const MASTER = Buffer.alloc(32, 0x4f);
@@ -19,13 +19,6 @@ const KEYSPACES = `
 - {namespace: team-b, keyspace: owner}
 `;
 
-interface Call {
-  ns?: string;
-  ks?: string;
-  token?: string | null;
-  body?: string;
-  headers?: Record<string, string>;
-}
 
 for (const driver of ['memory', 'postgres'] as const) {
   describe(`statesvc fencing (${driver} driver)`, () => {
@@ -58,29 +51,13 @@ for (const driver of ['memory', 'postgres'] as const) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    async function call(svc: StatesvcProcess, method: string, path: string, c: Call = {}) {
-      const ns = c.ns ?? 'default';
-      const ks = c.ks ?? 'owner';
-      const headers: Record<string, string> = { ...c.headers };
-      if (c.token !== null) headers.authorization = `Bearer ${c.token ?? deriveStateToken(MASTER, ns, ks)}`;
-      headers['x-orrery-state-namespace'] = ns;
-      headers['x-orrery-state-keyspace'] = ks;
-      const res = await fetch(svc.url + path, { method, headers, body: c.body });
-      const text = await res.text();
-      let json: any = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, json, text };
-    }
-    const claim = async (svc: StatesvcProcess, key: string, c: Call = {}) => {
+    const call = (svc: StatesvcProcess, method: string, path: string, c: ScopedCall = {}) => scopedStateCall(svc.url, MASTER, { ns: 'default', ks: 'owner' }, method, path, c);
+    const claim = async (svc: StatesvcProcess, key: string, c: ScopedCall = {}) => {
       const r = await call(svc, 'POST', `/v1/fences/${encodeURIComponent(key)}`, c);
       expect(r.status, r.text).toBe(200);
       return r.json.fence as number;
     };
-    const put = (svc: StatesvcProcess, key: string, value: unknown, fence: number | string, c: Call = {}) =>
+    const put = (svc: StatesvcProcess, key: string, value: unknown, fence: number | string, c: ScopedCall = {}) =>
       call(svc, 'PUT', `/v1/state/${encodeURIComponent(key)}`, { ...c, body: JSON.stringify(value), headers: { ...c.headers, 'x-orrery-fence': String(fence) } });
 
     it('an outsider cannot claim or write: no token, a token for another keyspace or namespace, tampered scope headers', async () => {

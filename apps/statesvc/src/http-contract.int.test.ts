@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken, signAdminUrl, signKeyspaceDeletionUrl } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
 import { checkRouteAnswer, STATESVC_HTTP_API } from '@orrery/spec';
+import { scopedStateCall, type ScopedCall } from './scoped-state-call.ts';
 import { spawnStatesvc, type StatesvcProcess } from './spawn-statesvc.ts';
 
 const MASTER = Buffer.alloc(32, 0x5a);
@@ -24,13 +25,6 @@ const KEYSPACES = `
 - {namespace: budget, keyspace: b, defaultTTL: 1h}
 `;
 
-interface Call {
-  ns?: string;
-  ks?: string;
-  token?: string | null;
-  body?: string;
-  headers?: Record<string, string>;
-}
 
 for (const driver of ['memory', 'postgres'] as const) {
   describe(`statesvc HTTP contract (${driver} driver)`, () => {
@@ -69,23 +63,10 @@ for (const driver of ['memory', 'postgres'] as const) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    async function call(method: string, path: string, c: Call = {}) {
-      const ns = c.ns ?? 'default';
-      const ks = c.ks ?? 'cart';
-      const headers: Record<string, string> = { ...c.headers };
-      if (c.token !== null && !('authorization' in headers)) headers.authorization = `Bearer ${c.token ?? deriveStateToken(MASTER, ns, ks)}`;
-      if (c.ns !== '' && !('x-orrery-state-namespace' in headers)) headers['x-orrery-state-namespace'] = ns;
-      if (c.ks !== '' && !('x-orrery-state-keyspace' in headers)) headers['x-orrery-state-keyspace'] = ks;
-      const res = await fetch(svc.url + path, { method, headers, body: c.body });
-      const text = await res.text();
-      let json: any = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        /* metrics are text */
-      }
-      checkContract(method, path, res.status, json);
-      return { status: res.status, headers: res.headers, json, text };
+    async function call(method: string, path: string, c: ScopedCall = {}) {
+      const r = await scopedStateCall(svc.url, MASTER, { ns: 'default', ks: 'cart' }, method, path, c);
+      checkContract(method, path, r.status, r.json);
+      return r;
     }
 
     const expectError = (r: { status: number; json: any }, status: number, code: string) => {
