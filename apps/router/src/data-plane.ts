@@ -207,6 +207,8 @@ class Exchange implements UpstreamHandler, ResponseListener {
   private attempts = 0;
   private finished = false;
   private queued = false;
+  /** X-Orrery-Key-Moved is on the forwarded headers (a retry to a third endpoint adds no second one). */
+  private keyMovedSent = false;
   private timer: NodeJS.Timeout | undefined;
   private abortUpstream: ((err?: Error) => void) | undefined;
   private resumeUpstream: (() => void) | undefined;
@@ -266,7 +268,14 @@ class Exchange implements UpstreamHandler, ResponseListener {
       if (a.hit) this.fnStats.stickyHits++;
       // A teleport: this key (not merely its bucket) was last admitted to another endpoint.
       const moved = plane.opts.owners.record(this.fn.key, this.keyHash[0]!, this.keyHash[1]!, a.endpoint!.address, Date.now()) !== undefined;
-      if (moved) this.fnStats.teleports++;
+      if (moved) {
+        this.fnStats.teleports++;
+        // The new owner's writes of this key must not race the old one's: it claims a fence.
+        if (!this.keyMovedSent) {
+          this.keyMovedSent = true;
+          this.head.forward.push('X-Orrery-Key-Moved', '1');
+        }
+      }
       this.trace?.teleport(moved);
     }
     this.dispatch(a.endpoint!);

@@ -2,8 +2,10 @@
  * Differential test of the two ingresses: the same bytes — ordinary requests, odd ones and
  * fuzzed ones, with and without bodies, pipelined — go to a real `orrery-router --ingress raw`
  * and a real `--ingress node` in front of the same echo upstream. Every response (status, head
- * but its Date, body) and what the upstream saw (method, path, raw headers with X-Forwarded-*,
- * body) must be the same. The raw ingress may only take what node would read the same way.
+ * but its Date and the number in `Keep-Alive: timeout=`, body) and what the upstream saw
+ * (method, path, raw headers with X-Forwarded-*, body) must be the same. The raw ingress may only
+ * take what node would read the same way. (The raw ingress announces a shorter keep-alive than
+ * it keeps, for a race-free drain; node can only announce the one it keeps.)
  */
 import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
@@ -237,7 +239,7 @@ async function exchange(url: string, k: Case): Promise<unknown[]> {
       } catch {
         // not JSON: compare as text
       }
-      out.push({ head: r.head.replace(/\r\nDate: [^\r]*/, ''), framing: r.framing, body });
+      out.push({ head: r.head.replace(/\r\nDate: [^\r]*/, '').replace(/\r\nKeep-Alive: timeout=\d+/, '\r\nKeep-Alive: timeout=<n>'), framing: r.framing, body });
     }
   } finally {
     reader.close();
@@ -274,6 +276,14 @@ describe('--ingress raw answers exactly as --ingress node', () => {
     );
     const nodeStats = (await (await request(`${node.admin}/v1/stats`)).body.json()) as { ingress: { mode: string } };
     expect(nodeStats.ingress.mode).toBe('node');
+    // Both keep an idle connection 65 s; raw announces 5 s (router-server.ts KEEP_ALIVE_HINT_MS).
+    const announced = async (url: string) => {
+      const res = await request(`${url}/default/echo/hint`);
+      await res.body.dump();
+      return res.headers['keep-alive'];
+    };
+    expect(await announced(raw.url)).toBe('timeout=5');
+    expect(await announced(node.url)).toBe('timeout=65');
     // Equal is not enough here: both must answer 502 and carry on.
     const bad = (await exchange(raw.url, handWritten.find((k) => k.name === 'a worker sending an invalid header')!)) as Array<{ head: string; body: { code?: string; path?: string } }>;
     expect(bad[0]!.head).toMatch(/^HTTP\/1.1 502 /);

@@ -261,7 +261,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
     nodeListener(req, res);
   });
   nodeServer.headersTimeout = HEADERS_TIMEOUT_MS;
-  const raw = (o.ingress ?? 'raw') === 'raw' ? new RawIngress({ handle: dp.handle, fallback: nodeServer, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
+  const raw = (o.ingress ?? 'raw') === 'raw' ? new RawIngress({ handle: dp.handle, fallback: nodeServer, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
   const admin = createServer((req, res) => {
     void handleAdmin(req, res).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -352,7 +352,10 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
       routeSource?.stop();
       await Promise.allSettled(sources.map((s) => s.stop()));
       if (raw) {
-        await raw.close(5_000);
+        // After a drain, an idle connection closes only once a client honouring the announced
+        // keep-alive has stopped using it: closing one a client is sending on loses a POST.
+        const grace = drainMs > 0 ? KEEP_ALIVE_HINT_MS : 0;
+        await raw.close(grace + 5_000, grace);
       } else {
         await new Promise<void>((r) => {
           nodeServer.close(() => r());
@@ -374,8 +377,18 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-/** node's keep-alive idle timeout for the data plane, and the raw ingress' (so both behave alike). */
+/**
+ * node's keep-alive idle timeout for the data plane, and the raw ingress' (so both behave alike):
+ * longer than the 60 s idle timeout of common proxies in front (nginx, cloud load balancers), so
+ * they close an idle connection first and never send on one the router is closing.
+ */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * What the raw ingress announces in `Keep-Alive: timeout=` (clients such as undici stop reusing
+ * a connection a little before it): short, so a drained router can close its idle connections
+ * soon without racing a client's next request.
+ */
+const KEEP_ALIVE_HINT_MS = 5_000;
 /** A request head must be complete within this (slowloris); node's default. */
 const HEADERS_TIMEOUT_MS = 60_000;
 

@@ -3,6 +3,8 @@
  * stable workers, 2 000 keys and 20 000 sticky requests almost nothing may count as a teleport;
  * removing one worker counts each key it owned once (on whichever replica moved it first, never
  * again on the other: the owner table is shared through a real Redis, random key prefix).
+ * The worker that receives a moved key is told so by `X-Orrery-Key-Moved: 1` on exactly those
+ * requests (its SDK claims a fence); the same header sent by a client never reaches a worker.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -53,14 +55,24 @@ async function cart(admin: string): Promise<{ teleports: number; stickyRequests:
   return { teleports: f?.teleports ?? 0, stickyRequests: f?.stickyRequests ?? 0 };
 }
 
-/** Sends each key of `sequence` (in order, CONNECTIONS at a time) and records which worker answered it. */
+/** Requests whose worker saw `X-Orrery-Key-Moved: 1`, over the whole file. */
+let keyMovedSeen = 0;
+
+/**
+ * Sends each key of `sequence` (in order, CONNECTIONS at a time) and records which worker
+ * answered it. Every request also carries a forged `X-Orrery-Key-Moved: 1`, which the router
+ * must drop: a worker sees the header only when the router sets it.
+ */
 async function send(r: Replica, sequence: readonly string[], owners: Map<string, Set<string>>): Promise<void> {
   let next = 0;
   const lane = async (): Promise<void> => {
     while (next < sequence.length) {
       const key = sequence[next++]!;
-      const res = await r.pool.request({ path: '/default/cart/', method: 'GET', headers: { 'x-session': key } });
-      await res.body.dump();
+      const res = await r.pool.request({ path: '/default/cart/', method: 'GET', headers: { 'x-session': key, 'x-orrery-key-moved': '1' } });
+      const seen = ((await res.body.json()) as { rawHeaders: string[] }).rawHeaders;
+      const moved = seen.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'x-orrery-key-moved');
+      expect(moved.length).toBeLessThanOrEqual(1);
+      keyMovedSeen += moved.length;
       expect(res.statusCode).toBe(200);
       const worker = res.headers['x-upstream'] as string;
       let set = owners.get(key);
@@ -110,8 +122,11 @@ describe('sticky teleports are counted per key', () => {
   it('one replica: 4 stable workers, 2 000 keys, 20 000 requests → ≤ 1 % teleports; a removed worker → one teleport per key it owned, none on a second pass', { timeout: 180_000 }, async () => {
     const r = await replica('solo');
     const owners = new Map<string, Set<string>>();
+    const movedBefore = keyMovedSeen;
     await send(r, randomKeys(REQUESTS, 42), owners);
     const stable = await cart(r.admin);
+    // The worker is told exactly when the router counts a teleport, never because a client said so.
+    expect(keyMovedSeen - movedBefore).toBe(stable.teleports);
     expect(stable.stickyRequests).toBe(REQUESTS);
     // Every key stayed on one worker (HRW), so every teleport counted here is noise.
     expect([...owners.values()].every((s) => s.size === 1)).toBe(true);
@@ -125,12 +140,14 @@ describe('sticky teleports are counted per key', () => {
     await send(r, keys, after);
     const moved = (await cart(r.admin)).teleports - stable.teleports;
     console.log(`${removed.name} removed: ${moved} teleports for the ${owned} keys it owned`);
+    expect(keyMovedSeen - movedBefore - stable.teleports).toBe(moved);
     expect(moved).toBeGreaterThanOrEqual(0.8 * owned);
     expect(moved).toBeLessThanOrEqual(1.2 * owned);
     expect([...after.values()].every((s) => !s.has(removed.name))).toBe(true);
 
     await send(r, keys, after);
     expect((await cart(r.admin)).teleports - stable.teleports).toBe(moved); // the second pass moves nothing
+    expect(keyMovedSeen - movedBefore - stable.teleports).toBe(moved);
   });
 
   it('two replicas sharing the owner table through Redis: a key moved on A counts once, not again on B', { timeout: 180_000 }, async () => {

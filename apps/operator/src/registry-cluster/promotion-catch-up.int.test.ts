@@ -95,7 +95,7 @@ describe('learner promotion waits until the learner has caught up (real etcd)', 
     const boot = await waitFor('one healthy voter', 45_000, async () => {
       const s = (await current()).status;
       return s?.members?.length === 1 && s.members[0]!.health === 'healthy' && s.leader ? s : undefined;
-    }, undefined, 200);
+    }, explainCluster, 200);
     const voterURL = boot.members![0]!.clientURL!;
 
     // Grow to 3 voters: the planner adds LEARNER first. Pause it the moment its process runs.
@@ -111,7 +111,7 @@ describe('learner promotion waits until the learner has caught up (real etcd)', 
     const whilePaused = await waitFor('a poll after the writes', 30_000, async () => {
       const c = await current();
       return (leaderIndexOf(c.status!) ?? 0) > 3_000 ? c : undefined;
-    }, undefined, 200);
+    }, explainCluster, 200);
     expect(roleOf(whilePaused.status, LEARNER)).toBe('learner');
     const pausedObs = whilePaused.status?.learnerObservations?.at(-1);
     expect(pausedObs).toMatchObject({ member: LEARNER, healthy: false });
@@ -123,10 +123,13 @@ describe('learner promotion waits until the learner has caught up (real etcd)', 
     reconciler.resumeMember(NS, NAME, LEARNER);
     let writing = true;
     const background = (async () => {
-      for (let round = 0; writing; round++) await write(voterURL, 40, 4, `bg${round}`).then(() => new Promise((r) => setTimeout(r, 100)));
+      // About 40 entries a second: the member statuses of one poll are read over fresh
+      // connections that can land a second apart on a loaded machine, so a faster stream could
+      // keep the sampled lag over the 100-entry rule without the learner being behind.
+      for (let round = 0; writing; round++) await write(voterURL, 10, 2, `bg${round}`).then(() => new Promise((r) => setTimeout(r, 250)));
     })();
     try {
-      await waitFor(`${LEARNER} a voter`, 90_000, async () => (roleOf((await current()).status, LEARNER) === 'voter' ? true : undefined), undefined, 200);
+      await waitFor(`${LEARNER} a voter`, 90_000, async () => (roleOf((await current()).status, LEARNER) === 'voter' ? true : undefined), explainCluster, 200);
     } finally {
       writing = false;
       await background;

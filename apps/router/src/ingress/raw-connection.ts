@@ -19,6 +19,8 @@ import { parseRequestHead, type HandoverReason, type ParsedHead } from './reques
 export interface RawConnectionHost {
   readonly handle: IngressHandler;
   readonly keepAliveTimeoutMs: number;
+  /** What `Keep-Alive: timeout=` announces: at most keepAliveTimeoutMs (see raw-ingress-server.ts). */
+  readonly keepAliveHintMs: number;
   readonly headersTimeoutMs: number;
   readonly maxHeadBytes: number;
   /** The server is shutting down: answer the current request with `Connection: close`. */
@@ -73,6 +75,10 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
   deadline: number;
   /** The current request carried `Connection: close`. */
   private clientClose = false;
+  /** Requests started on this connection. */
+  private served = 0;
+  /** performance.now() ms when the last response ended with nothing of the next request read. */
+  private idleSince = 0;
   readonly remoteAddress: string;
 
   constructor(
@@ -89,8 +95,8 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     socket.on('drain', this.onDrain);
   }
 
-  get keepAliveTimeoutMs(): number {
-    return this.host.keepAliveTimeoutMs;
+  get keepAliveHintMs(): number {
+    return this.host.keepAliveHintMs;
   }
 
   get closeAfter(): boolean {
@@ -100,6 +106,16 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
   /** No request under way (at most part of a head, as node counts idle): closed at once at shutdown. */
   get idle(): boolean {
     return this.phase === Phase.Head;
+  }
+
+  /**
+   * Idle for at least `graceMs` after a response, with no byte of a next request read: a client
+   * that honours the announced keep-alive timeout (≤ graceMs) no longer sends on it, so closing
+   * it cannot race a request. A connection that never carried a request is not: its client
+   * opened it to send one.
+   */
+  idleAtLeast(graceMs: number, now: number): boolean {
+    return this.phase === Phase.Head && this.buf === undefined && this.served > 0 && now - this.idleSince >= graceMs;
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -145,6 +161,7 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     this.buf = undefined;
     this.setDeadline(Deadline.None, 0);
     this.clientClose = head.close;
+    this.served++;
     const ex = new RawExchange(this, head);
     this.exchange = ex;
     if (head.contentLength > 0) {
@@ -232,6 +249,7 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
       // Not from inside the response's end() call chain: the data plane is still unwinding.
       process.nextTick(parseNext, this);
     } else {
+      this.idleSince = performance.now();
       this.setDeadline(Deadline.Idle, this.host.keepAliveTimeoutMs);
     }
     this.resumeReading();

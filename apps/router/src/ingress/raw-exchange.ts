@@ -15,7 +15,7 @@ import { buildResponseHead, type ResponseFraming } from './response-head.ts';
 /** What the exchange needs from its connection. */
 export interface RawExchangeConnection {
   readonly remoteAddress: string;
-  readonly keepAliveTimeoutMs: number;
+  readonly keepAliveHintMs: number;
   /** The connection will close after this response (the client asked, or the server is closing). */
   readonly closeAfter: boolean;
   /** Writes prefix + data + suffix as one write where possible; false when the socket buffer is full. */
@@ -74,7 +74,7 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
     if (this.headersSent) throw new Error('the response head was already written');
     const conn = this.conn;
     // Builds (and validates) first: on a throw nothing is sent and headersSent stays false.
-    this.head = buildResponseHead(status, statusText, headers, { headRequest: this.method === 'HEAD', keepAlive: !conn.closeAfter, keepAliveTimeoutMs: conn.keepAliveTimeoutMs, date: httpDate() }, this);
+    this.head = buildResponseHead(status, statusText, headers, { headRequest: this.method === 'HEAD', keepAlive: !conn.closeAfter, keepAliveTimeoutMs: conn.keepAliveHintMs, date: httpDate() }, this);
     this.headersSent = true;
     heldHeads.add(this);
     if (!flushScheduled) {

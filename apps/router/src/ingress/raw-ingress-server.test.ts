@@ -130,10 +130,10 @@ function handler(req: IngressRequest, res: IngressResponse): void {
 }
 
 const started: RawIngress[] = [];
-async function start(opts: { keepAliveTimeoutMs?: number; headersTimeoutMs?: number } = {}): Promise<{ ingress: RawIngress; port: number }> {
+async function start(opts: { keepAliveTimeoutMs?: number; keepAliveHintMs?: number; headersTimeoutMs?: number } = {}): Promise<{ ingress: RawIngress; port: number }> {
   const fallback = createServer({ keepAliveTimeout: opts.keepAliveTimeoutMs ?? 65_000, requestTimeout: 0 }, nodeHttpListener(handler));
   fallback.headersTimeout = opts.headersTimeoutMs ?? 60_000;
-  const ingress = new RawIngress({ handle: handler, fallback, keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 65_000, headersTimeoutMs: opts.headersTimeoutMs ?? 60_000 });
+  const ingress = new RawIngress({ handle: handler, fallback, keepAliveTimeoutMs: opts.keepAliveTimeoutMs ?? 65_000, ...(opts.keepAliveHintMs ? { keepAliveHintMs: opts.keepAliveHintMs } : {}), headersTimeoutMs: opts.headersTimeoutMs ?? 60_000 });
   started.push(ingress);
   const a = await ingress.listen(0, '127.0.0.1');
   return { ingress, port: a.port };
@@ -331,6 +331,60 @@ describe('raw ingress: shutdown', () => {
     expect(header(r, 'connection')).toBe('close');
     expect(await busy.waitClosed(1_000)).toBe(true);
     await closed;
+  });
+
+  it('announces the keep-alive hint, not the longer real timeout, and keeps the connection for the real one', async () => {
+    const { port } = await start({ keepAliveTimeoutMs: 1_500, keepAliveHintMs: 1_000 });
+    const c = await open(port);
+    c.write(GET('/length'));
+    expect(header(ok(await c.next()), 'keep-alive')).toBe('timeout=1');
+    await sleep(1_100);
+    expect(c.closed).toBe(false);
+    expect(await c.waitClosed(2_000)).toBe(true);
+  });
+
+  it('while draining, serves new connections with Connection: close', async () => {
+    const { ingress, port } = await start();
+    ingress.closing = true;
+    const c = await open(port);
+    c.write(GET('/length'));
+    const r = ok(await c.next());
+    expect(r.status).toBe(200);
+    expect(header(r, 'connection')).toBe('close');
+    expect(await c.waitClosed(1_000)).toBe(true);
+  });
+
+  it('a graceful close keeps an idle connection until it has been idle for the grace (a request meanwhile is answered), and waits for the first request of a new one', async () => {
+    const { ingress, port } = await start({ keepAliveHintMs: 2_000 });
+    const older = await open(port);
+    older.write(GET('/length'));
+    ok(await older.next());
+    await sleep(1_500);
+    const recent = await open(port);
+    recent.write(GET('/length'));
+    ok(await recent.next());
+    const fresh = await open(port);
+    await sleep(50);
+
+    const t0 = performance.now();
+    let done = false;
+    const closed = ingress.close(5_000, 2_000).then(() => (done = true));
+    // older reaches 2 s idle about 500 ms in; the sweep that closes it runs at least every second.
+    expect(await older.waitClosed(2_000)).toBe(true);
+    expect(recent.closed).toBe(false);
+    // A request on a connection still within its grace is served, and that closes it.
+    recent.write(GET('/length'));
+    const r = ok(await recent.next());
+    expect(r.status).toBe(200);
+    expect(header(r, 'connection')).toBe('close');
+    expect(await recent.waitClosed(1_000)).toBe(true);
+    // The connection that has carried nothing yet is still open: its client is about to send.
+    expect(fresh.closed).toBe(false);
+    expect(done).toBe(false);
+    fresh.write(GET('/length'));
+    expect(header(ok(await fresh.next()), 'connection')).toBe('close');
+    await closed;
+    expect(performance.now() - t0).toBeLessThan(4_000);
   });
 });
 

@@ -18,6 +18,13 @@ export interface RawIngressOptions {
   fallback: HttpServer;
   /** Idle time allowed between requests (node's keepAliveTimeout). */
   keepAliveTimeoutMs: number;
+  /**
+   * What `Keep-Alive: timeout=` announces (default keepAliveTimeoutMs). Shorter than the real
+   * timeout, it lets a graceful close (`close(…, graceMs ≥ hint)`) shut idle connections that
+   * hint-honouring clients (undici, Firefox) have stopped using, while proxies that ignore the
+   * hint still find the connection open for the whole keepAliveTimeoutMs.
+   */
+  keepAliveHintMs?: number;
   /** Time allowed for a complete request head (node's headersTimeout). */
   headersTimeoutMs: number;
   /** Heads this large or larger go to node (default: node's 16 KiB). */
@@ -28,9 +35,14 @@ export class RawIngress implements RawConnectionHost {
   readonly server: Server;
   readonly handle: IngressHandler;
   readonly keepAliveTimeoutMs: number;
+  readonly keepAliveHintMs: number;
   readonly headersTimeoutMs: number;
   readonly maxHeadBytes: number;
+  /** Draining: every answer says `Connection: close`; new connections are still served. */
   closing = false;
+  /** close() was called: not listening; idle connections close as `idleGraceMs` allows. */
+  private stopped = false;
+  private idleGraceMs = 0;
   private readonly connections = new Set<RawConnection>();
   private sweeper: NodeJS.Timeout | undefined;
   /** Connections handed to node, by the parser's reason. */
@@ -40,6 +52,7 @@ export class RawIngress implements RawConnectionHost {
   constructor(private readonly opts: RawIngressOptions) {
     this.handle = opts.handle;
     this.keepAliveTimeoutMs = opts.keepAliveTimeoutMs;
+    this.keepAliveHintMs = Math.min(opts.keepAliveHintMs ?? opts.keepAliveTimeoutMs, opts.keepAliveTimeoutMs);
     this.headersTimeoutMs = opts.headersTimeoutMs;
     this.maxHeadBytes = opts.maxHeadBytes ?? MAX_HEAD_BYTES;
     // The same socket options node's http server uses (it may end up owning the socket).
@@ -51,7 +64,9 @@ export class RawIngress implements RawConnectionHost {
 
   private readonly accept = (socket: Socket): void => {
     this.accepted++;
-    if (this.closing) {
+    // While draining, a connection still arrives until every proxy has dropped this endpoint;
+    // it is served (its answer says Connection: close). Only once closed is it refused.
+    if (this.stopped) {
       socket.destroy();
       return;
     }
@@ -81,6 +96,7 @@ export class RawIngress implements RawConnectionHost {
         this.sweeper = setInterval(() => {
           const now = performance.now();
           for (const c of this.connections) c.checkDeadline(now);
+          if (this.stopped) this.closeIdle(now);
         }, period);
         this.sweeper.unref();
         resolve(this.server.address() as AddressInfo);
@@ -89,17 +105,22 @@ export class RawIngress implements RawConnectionHost {
   }
 
   /**
-   * Stops accepting; idle connections close now, busy ones after their response (which says
-   * `Connection: close`). Resolves when every connection, handed over or not, has closed;
-   * after `forceAfterMs` the rest are destroyed.
+   * Stops accepting; busy connections close after their response (which says `Connection:
+   * close`). With `idleGraceMs` 0, idle connections close now, as node's server closes them.
+   * Otherwise an idle connection closes once it has been idle that long since its last response
+   * (a client sending on it at the moment it closes would lose that request), and one that has
+   * not carried a request yet waits for it. Resolves when every connection, handed over or not,
+   * has closed; after `forceAfterMs` the rest are destroyed.
    */
-  close(forceAfterMs = 5_000): Promise<void> {
+  close(forceAfterMs = 5_000, idleGraceMs = 0): Promise<void> {
     this.closing = true;
+    this.stopped = true;
+    this.idleGraceMs = idleGraceMs;
     const fallback = this.opts.fallback;
     return new Promise<void>((resolve) => {
       // net.Server counts every socket it accepted, those handed to node included.
       this.server.close(() => resolve());
-      for (const c of this.connections) if (c.idle) c.destroy();
+      this.closeIdle(performance.now());
       fallback.close();
       const force = setTimeout(() => {
         for (const c of this.connections) c.destroy();
@@ -111,5 +132,13 @@ export class RawIngress implements RawConnectionHost {
         if (this.sweeper) clearInterval(this.sweeper);
       });
     });
+  }
+
+  private closeIdle(now: number): void {
+    if (this.idleGraceMs === 0) {
+      for (const c of this.connections) if (c.idle) c.destroy();
+      return;
+    }
+    for (const c of this.connections) if (c.idleAtLeast(this.idleGraceMs, now)) c.destroy();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * One pass over the client's raw header list: what routing needs (host, tag, sticky key) and
  * the header list to forward (hop-by-hop, Host, Expect and the forwarding headers —
- * X-Forwarded-*, Forwarded, X-Real-IP — removed; the caller adds its own, forwarded-headers.ts).
+ * X-Forwarded-*, Forwarded, X-Real-IP — removed; the caller adds its own, forwarded-headers.ts;
+ * X-Orrery-Key-Moved removed too: only the router says a key moved, data-plane.ts).
  * Avoids `req.headers`, which node builds lazily as a whole object.
  */
 import type { IncomingForwarding } from './forwarded-headers.ts';
@@ -20,6 +21,12 @@ export interface RequestHead extends IncomingForwarding {
 }
 
 export const TAG_HEADER = 'orrery-tag';
+/**
+ * Set by the router on the request that moved a sticky key to another worker (a teleport): that
+ * worker's SDK claims a new fence before its next write of the key (docs/state.md "Fencing").
+ * A client may not send it: it would make a worker take a key over that did not move.
+ */
+export const KEY_MOVED_HEADER = 'x-orrery-key-moved';
 
 /** @param stickyHeader lower-case header name carrying the sticky key, if the function has one */
 export function scanRequestHead(raw: readonly string[], stickyHeader: string | undefined): RequestHead {
@@ -82,6 +89,8 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
         continue;
       case 'x-real-ip':
         head.realIp ??= value;
+        continue;
+      case KEY_MOVED_HEADER:
         continue;
       default:
         if (isHopByHop(lower)) continue;
