@@ -168,8 +168,10 @@ describe('sticky teleports are counted per key', () => {
     const removed = workers[1]!;
     const owned = [...owners].filter(([, s]) => s.has(removed.name)).length;
     await Promise.all([setWorkers('a', a, workers.filter((w) => w !== removed)), setWorkers('b', b, workers.filter((w) => w !== removed))]);
+    const headersBefore = keyMovedSeen;
     await send(a, keys, new Map());
     const movedOnA = (await cart(a.admin)).teleports - sa.teleports;
+    expect(keyMovedSeen - headersBefore).toBe(movedOnA);
     console.log(`two replicas, ${removed.name} removed: ${movedOnA} teleports on A for the ${owned} keys it owned`);
     expect(movedOnA).toBeGreaterThanOrEqual(0.8 * owned);
     expect(movedOnA).toBeLessThanOrEqual(1.2 * owned);
@@ -178,6 +180,8 @@ describe('sticky teleports are counted per key', () => {
     await syncCycles([a, b], 2);
     await send(b, keys, new Map());
     expect((await cart(b.admin)).teleports - sb.teleports).toBe(0);
+    // Nor does B tell a worker a key moved that A already moved there (its worker claimed then).
+    expect(keyMovedSeen - headersBefore).toBe(movedOnA);
     await send(a, keys, new Map());
     expect((await cart(a.admin)).teleports - sa.teleports).toBe(movedOnA);
   });
