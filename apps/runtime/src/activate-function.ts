@@ -17,8 +17,8 @@ export interface FunctionAssignment {
   entrypoint?: string;
   containerConcurrency: number;
   timeoutSeconds: number;
-  /** For stateful functions: where statesvc is and the scoped credentials. */
-  state?: { url: string; credentials: StateCredentials };
+  /** For stateful functions: where statesvc is, the scoped credentials, and spec.state.fencing. */
+  state?: { url: string; credentials: StateCredentials; fencing?: boolean };
   /** The registration credential for this revision's registry writes (registrar only; never exported to function code). */
   registryCredential?: string;
   /** Pool mode: the template's env, from the specialize call (deploy workers are started with it). */
@@ -52,8 +52,8 @@ export async function activateFunction(a: FunctionAssignment, opts: ActivateOpti
     env.ORRERY_STATE_TOKEN_PATH = tokenPath;
     // The file is the one way to the token; keep it out of the handler's environment.
     delete env.ORRERY_STATE_TOKEN;
-    state = createStateClient({ url: a.state.url, tokenPath });
-    log.info('state token file written', { path: tokenPath, keyspace: a.state.credentials.keyspace });
+    state = createStateClient({ url: a.state.url, tokenPath, fencing: a.state.fencing === true });
+    log.info('state token file written', { path: tokenPath, keyspace: a.state.credentials.keyspace, fencing: a.state.fencing === true });
   }
   const started = performance.now();
   const loaded = await loadFunction({ source: a.source, entrypoint: a.entrypoint }, { workDir: opts.workDir, maxBytes: opts.maxSourceBytes });

@@ -57,6 +57,18 @@ describe('parseRuntimeConfig', () => {
     expect(() => parseRuntimeConfig(deploy, { ORRERY_STATE_TOKEN: 't' })).toThrow(/which keyspace/);
   });
 
+  it('fencing: off by default, --state-fencing on|off (or ORRERY_STATE_FENCING) with a keyspace only', () => {
+    const withState = [...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'];
+    const env = { ORRERY_STATE_TOKEN: 't' };
+    expect(parseRuntimeConfig(withState, env).stateFencing).toBe(false);
+    expect(parseRuntimeConfig([...withState, '--state-fencing', 'on'], env).stateFencing).toBe(true);
+    expect(parseRuntimeConfig(withState, { ...env, ORRERY_STATE_FENCING: 'on' }).stateFencing).toBe(true);
+    expect(parseRuntimeConfig([...withState, '--state-fencing', 'off'], env).stateFencing).toBe(false);
+    expect(() => parseRuntimeConfig([...withState, '--state-fencing', 'yes'], env)).toThrow(/--state-fencing must be on or off, got "yes"/);
+    expect(() => parseRuntimeConfig([...deploy, '--state-fencing', 'on'], {})).toThrow(/needs --state-keyspace/);
+    expect(() => parseRuntimeConfig(['--mode', 'pool', '--state-fencing', 'on'], {})).toThrow(/at specialize/);
+  });
+
   it('takes the state token from a file instead (--state-token-file, ORRERY_STATE_TOKEN_FILE), one way only', () => {
     const withState = [...deploy, '--state-keyspace', 'ks', '--state-url', 'http://s'];
     expect(parseRuntimeConfig([...withState, '--state-token-file', '/var/orrery/state/t'], {})).toMatchObject({ stateTokenFile: '/var/orrery/state/t', stateToken: undefined });

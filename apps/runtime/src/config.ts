@@ -34,6 +34,8 @@ export interface RuntimeConfig {
    * `{namespace, keyspace, token}` as the operator renders it, or a bare token.
    */
   stateTokenFile?: string;
+  /** --state-fencing on: ctx.state claims keys and sends their fences (spec.state.fencing). */
+  stateFencing: boolean;
   /**
    * Pool mode: the file holding the verifier (SHA-256, hex) of this worker's single-use specialize
    * nonce (Kubernetes: written by the pool pod's init container). Removed once the nonce is used.
@@ -65,6 +67,7 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   [--namespace NS] [--entrypoint NAME] [--container-concurrency N] [--timeout-seconds S]
   [--drain-timeout-seconds S] [--registry-url URL[,URL…]] [--lease-ttl-seconds S] [--instance-id ID]
   [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
+  [--state-fencing on|off  (default off: ctx.state claims each key before its first write and sends its fence)]
   [--work-dir DIR] [--advertise-host H] [--max-request-bytes N] [--max-source-bytes N]
   [--registry-credential-file FILE  (or env ORRERY_REGISTRY_CREDENTIAL: the revision's registration credential)]
   pool mode: --specialize-verifier-file FILE  (or env ORRERY_SPECIALIZE_VERIFIER): SHA-256 of the single-use
@@ -79,7 +82,7 @@ const STRING_FLAGS = [
   'mode', 'host', 'port', 'admin-port', 'advertise-host', 'namespace', 'function', 'revision',
   'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
-  'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
+  'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'state-fencing', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
   'registry-credential-file', 'log-level', 'otlp-endpoint',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
@@ -113,6 +116,13 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     const n = get(f) === undefined ? dflt : int(f, 0);
     if (n !== undefined && n > 65535) throw new ConfigError(`--${f} must be a port number (0 picks a free one), got ${n}`);
     return n;
+  };
+
+  const onOff = (f: Flag): boolean => {
+    const raw = get(f);
+    if (raw === undefined || raw === 'off') return false;
+    if (raw === 'on') return true;
+    throw new ConfigError(`--${f} must be on or off, got "${raw}"`);
   };
 
   const mode = get('mode') ?? 'deploy';
@@ -153,6 +163,7 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     stateKeyspace: get('state-keyspace'),
     stateToken: env.ORRERY_STATE_TOKEN || undefined,
     stateTokenFile: get('state-token-file'),
+    stateFencing: onOff('state-fencing'),
     specializeVerifierFile: get('specialize-verifier-file'),
     specializeVerifier: env.ORRERY_SPECIALIZE_VERIFIER || undefined,
     registryCredential: env.ORRERY_REGISTRY_CREDENTIAL || undefined,
@@ -167,6 +178,9 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     if (missing.length) throw new ConfigError(`deploy mode needs ${missing.join(', ')}`);
   } else if (cfg.source || cfg.function || cfg.revision) {
     throw new ConfigError('pool mode starts generic: the function, revision and source arrive with POST /v1/specialize');
+  }
+  if (cfg.stateFencing && cfg.stateKeyspace === undefined) {
+    throw new ConfigError(mode === 'pool' ? 'pool mode learns fencing at specialize (stateFencing), not at start' : '--state-fencing on needs --state-keyspace: fencing is for the function\'s keyspace');
   }
   if (cfg.stateKeyspace !== undefined) {
     if (mode === 'pool') throw new ConfigError('pool mode receives state credentials at specialize, not at start');

@@ -158,7 +158,7 @@ if (cfg.mode === 'deploy') {
     containerConcurrency: cfg.containerConcurrency,
     timeoutSeconds: cfg.timeoutSeconds,
     state: cfg.stateKeyspace
-      ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: secrets.stateToken! } }
+      ? { url: cfg.stateUrl!, credentials: { namespace: cfg.namespace, keyspace: cfg.stateKeyspace, token: secrets.stateToken! }, fencing: cfg.stateFencing }
       : undefined,
     registryCredential: secrets.registryCredential,
   };

@@ -55,17 +55,17 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
-const worker = async (revision: string, token: string) => {
+const worker = async (revision: string, token: string, extra: string[] = []) => {
   const w = await startRuntime(
     ['--function', 'counter', '--revision', revision, '--namespace', 'shop', '--source-file', PROBE_FIXTURE,
-      '--work-dir', join(dir, revision), '--state-url', stateUrl, '--state-keyspace', 'counts'],
+      '--work-dir', join(dir, revision), '--state-url', stateUrl, '--state-keyspace', 'counts', ...extra],
     { ORRERY_STATE_TOKEN: token },
   );
   workers.push(w);
   return w;
 };
-const count = async (w: RuntimeProcess, key = 'visits') => {
-  const res = await fetch(`${w.url}/count?key=${key}`);
+const count = async (w: RuntimeProcess, key = 'visits', headers: Record<string, string> = {}) => {
+  const res = await fetch(`${w.url}/count?key=${key}`, { headers });
   return `${res.status} ${res.status === 200 ? (await res.json()).count : (await res.json()).code}`;
 };
 
@@ -101,5 +101,23 @@ describe.skipIf(!existsSync(STATESVC_BIN))('stateful workers against the real or
     const wrong = await worker('counter-00003', deriveStateToken(MASTER, 'shop', 'other'));
     expect(await count(wrong)).toBe('500 handler_error');
     expect(wrong.stderr()).toMatch(/StateError|unauthorized|forbidden/);
+  });
+
+  it('--state-fencing on: the last worker to claim a key writes it; the other is refused until the router says the key moved back', { timeout: 90_000 }, async () => {
+    const token = deriveStateToken(MASTER, 'shop', 'counts');
+    const a = await worker('counter-00010', token, ['--state-fencing', 'on']);
+    const b = await worker('counter-00011', token, ['--state-fencing', 'on']);
+    expect(await count(a, 'fenced')).toBe('200 1'); // a claims the key with its first write
+    expect(await count(b, 'fenced')).toBe('200 2'); // so does b, later: a is fenced out
+    expect(await count(a, 'fenced')).toBe('500 handler_error');
+    expect(a.stderr()).toMatch(/fenced/i);
+    expect(await count(b, 'fenced')).toBe('200 3'); // a's refused write changed nothing
+    // The router marks the request that moved the key back to a: a claims again, b is out.
+    expect(await count(a, 'fenced', { 'x-orrery-key-moved': '1' })).toBe('200 4');
+    expect(await count(b, 'fenced')).toBe('500 handler_error');
+    expect(await count(a, 'fenced')).toBe('200 5');
+    // Without the flag a worker does not fence: it writes whatever the claims say.
+    const plain = await worker('counter-00012', token);
+    expect(await count(plain, 'fenced')).toBe('200 6');
   });
 });

@@ -18,6 +18,15 @@ describe('parseSpecializeRequest', () => {
     expect(p).toMatchObject({ ok: true, assignment: { state: { url: 'http://statesvc', credentials: { namespace: 'shop', keyspace: 'c', token: 't' } } } });
   });
 
+  it('takes stateFencing (a boolean, with state credentials only)', () => {
+    const creds = { stateCredentials: { namespace: 'shop', keyspace: 'c', token: 't' } };
+    expect(parseSpecializeRequest({ ...body, ...creds, stateFencing: true }, 'http://statesvc')).toMatchObject({ ok: true, assignment: { state: { fencing: true } } });
+    const off = parseSpecializeRequest({ ...body, ...creds }, 'http://statesvc');
+    expect(off.ok && off.assignment.state?.fencing).toBeFalsy();
+    expect(parseSpecializeRequest({ ...body, ...creds, stateFencing: 'yes' }, 'http://statesvc')).toMatchObject({ ok: false, error: expect.stringMatching(/stateFencing must be true or false/) });
+    expect(parseSpecializeRequest({ ...body, stateFencing: true }, 'http://statesvc')).toMatchObject({ ok: false, error: expect.stringMatching(/stateFencing needs stateCredentials/) });
+  });
+
   it('takes the registry credential for exactly this revision, and refuses one for another', () => {
     const token = 'cd'.repeat(32);
     const ok = parseSpecializeRequest({ ...body, registryCredential: { namespace: 'shop', service: 'orrery.functions.shop.counter.counter-00001', token } });

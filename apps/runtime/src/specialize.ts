@@ -19,6 +19,8 @@ export interface SpecializeRequest {
   stateCredentials?: { namespace: string; keyspace: string; token: string };
   /** Defaults to the worker's ORRERY_STATE_URL (function-agnostic, set when the pool was created). */
   stateUrl?: string;
+  /** The function's spec.state.fencing: ctx.state claims keys and sends their fences. */
+  stateFencing?: boolean;
   /** The revision's registration credential: `{namespace, service, token}`, service `orrery.functions.<ns>.<fn>.<rev>`. */
   registryCredential?: { namespace: string; service: string; token: string };
   /** The template's env (secret references resolved by the executor), set before the code loads. */
@@ -54,6 +56,8 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
     }
     if (!str(stateUrl)) problems.push('stateCredentials need stateUrl (or ORRERY_STATE_URL on the worker)');
   }
+  if (b.stateFencing !== undefined && typeof b.stateFencing !== 'boolean') problems.push('stateFencing must be true or false');
+  if (b.stateFencing === true && creds === undefined) problems.push('stateFencing needs stateCredentials');
   const env = b.env ?? {};
   if (env === null || typeof env !== 'object' || Array.isArray(env)) problems.push('env must be an object of name → string value');
   else {
@@ -84,7 +88,7 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
       containerConcurrency: cc as number,
       timeoutSeconds: timeout as number,
       state: creds
-        ? { url: stateUrl!, credentials: { namespace: creds.namespace as string, keyspace: creds.keyspace as string, token: creds.token as string } }
+        ? { url: stateUrl!, credentials: { namespace: creds.namespace as string, keyspace: creds.keyspace as string, token: creds.token as string }, ...(b.stateFencing === true ? { fencing: true } : {}) }
         : undefined,
       ...(registryCredential ? { registryCredential } : {}),
       ...(Object.keys(env).length ? { env: env as Record<string, string> } : {}),

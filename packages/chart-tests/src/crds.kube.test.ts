@@ -142,6 +142,7 @@ const REFUSED: Array<[string, Obj, Reason]> = [
   ['a target naming no revision', fn('t-none', traffic({ percent: 100 })), 'traffic_revision_missing'],
   ["another function's revision", fn('t-foreign', traffic({ revisionName: 'other-00001', percent: 100 })), 'traffic_revision_foreign'],
   ['state with executor container', fn('s-container', { state: {} }, { executor: 'container' }), 'state_executor_container'],
+  ['fencing without a sticky key', fn('s-fence', { state: { fencing: true } }), 'fencing_needs_sticky'],
   ['a blank sticky name', fn('s-sticky', { state: { sticky: { source: 'header', name: '   ' } } }), 'sticky_name'],
   ['a cookie name with a space', fn('s-cookie', { state: { sticky: { source: 'cookie', name: 'my session' } } }), 'sticky_cookie_name'],
   ['a negative default TTL', fn('s-ttl', { state: { defaultTTL: '-5m' } }), 'ttl_negative'],

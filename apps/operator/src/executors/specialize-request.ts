@@ -26,6 +26,8 @@ export function specializeRequest(
     timeoutSeconds: t.timeoutSeconds,
     stateCredentials: credentials ? { namespace: credentials.namespace, keyspace: credentials.keyspace, token: credentials.token } : undefined,
     stateUrl: credentials?.url,
+    // spec.state.fencing: the specialized worker's ctx.state fences its writes.
+    ...(credentials?.fencing ? { stateFencing: true } : {}),
     // The revision's registration credential: the worker registers as this revision only.
     registryCredential,
     // spec.template.env, secrets resolved: set in the worker's environment before the code loads.

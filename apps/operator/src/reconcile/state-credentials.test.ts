@@ -15,6 +15,13 @@ describe('stateCredentials', () => {
     expect(stateCredentials(fn({}), { masterKey: master, stateUrl: 'http://state' }, [])).toEqual({ url: 'http://state', namespace: 'shop', keyspace: 'cart', token: deriveStateToken(master, 'shop', 'cart') });
     expect(stateCredentials(fn({ keyspace: 'carts' }), { masterKey: master, stateUrl: 'http://state' }, [])?.token).toBe(deriveStateToken(master, 'shop', 'carts'));
   });
+  it('carries spec.state.fencing only when it is on', () => {
+    const o = { masterKey: master, stateUrl: 'http://state' };
+    const sticky = { source: 'header', name: 'x-cart' };
+    expect(stateCredentials(fn({ sticky, fencing: true }), o, [])?.fencing).toBe(true);
+    expect(stateCredentials(fn({ sticky, fencing: false }), o, [])).not.toHaveProperty('fencing');
+    expect(stateCredentials(fn({ sticky }), o, [])).not.toHaveProperty('fencing');
+  });
   it('gives none to a stateless function or without a statesvc URL', () => {
     expect(stateCredentials(fn(), { masterKey: master, stateUrl: 'http://state' }, [])).toBeUndefined();
     expect(stateCredentials(fn(), { stateUrl: 'http://state' }, [])).toBeUndefined();

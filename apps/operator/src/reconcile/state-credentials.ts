@@ -16,5 +16,5 @@ export function stateCredentials(fn: OrreryFunction, o: { masterKey?: Buffer; st
   if (keyspaceHeldBy(fn, functions) !== undefined) return undefined;
   const keyspace = effectiveKeyspace(fn.metadata.name, fn.spec.state);
   const token = o.masterKey ? deriveStateToken(o.masterKey, fn.metadata.namespace, keyspace) : STATE_PLACEHOLDER_TOKEN;
-  return { url: o.stateUrl, namespace: fn.metadata.namespace, keyspace, token };
+  return { url: o.stateUrl, namespace: fn.metadata.namespace, keyspace, token, ...(fn.spec.state.fencing === true ? { fencing: true } : {}) };
 }

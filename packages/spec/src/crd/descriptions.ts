@@ -53,6 +53,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   'spec.state': 'Keyed state (Fission RFC-0023). Presence is the opt-in; shared by all revisions.',
   'spec.state.keyspace': 'Keyspace the function reads and writes (default: the function name). No ":" (token info-string separator) and no "#" (<keyspace>#meta accounting row).',
   'spec.state.defaultTTL': 'TTL for writes that carry none; absent or 0s = no expiry.',
+  'spec.state.fencing': 'Fencing tokens for ctx.state: each worker claims a key before its first write of it, the router marks the request that moved a key (X-Orrery-Key-Moved), and a write from a worker that lost the key is refused (409 fenced). Needs sticky. Default false.',
   'spec.state.idempotencyRetention': 'How long statesvc keeps the outcome of a write sent with Idempotency-Key, so a retry gets the stored answer (1s–168h, whole seconds); absent = statesvc default 24h.',
   'spec.state.maxValueBytes': 'Largest value in bytes; 0 = platform default 256 KiB.',
   'spec.state.maxKeys': 'Most live keys in the keyspace, enforced atomically with each write; 0 = platform default 10000.',

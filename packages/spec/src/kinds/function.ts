@@ -3,7 +3,7 @@ import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, GROUP_VERSION, ObjectMet
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
-import { MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_COOKIE_NAME, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
+import { FENCING_NEEDS_STICKY, MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_COOKIE_NAME, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
 import { STATE_DRIVERS } from './state-drivers.ts';
 import {
   ACTIVATION_SCALE_BOUND,
@@ -165,29 +165,40 @@ export const StickySchema = withCel(
 export type Sticky = z.infer<typeof StickySchema>;
 
 /** Presence of `spec.state` is the opt-in; shared by every revision of the function. */
-export const StateConfigSchema = z.object({
-  /** Default = the function's name; set it so renaming the function does not orphan data. */
-  keyspace: z.string().max(63, says('keyspace_too_long')).regex(KEYSPACE_PATTERN, says('keyspace_pattern')).optional(),
-  /** Applied to writes without an explicit TTL; absent or "0s" = no expiry. */
-  defaultTTL: boundedDuration({ reason: 'ttl_negative', minMs: 0 }).optional(),
-  /**
-   * How long the outcome of a write carrying `Idempotency-Key` is kept (a retry within it gets
-   * the stored answer); absent = statesvc's `--idempotency-retention` (default 24h).
-   */
-  idempotencyRetention: boundedDuration({ reason: 'idempotency_retention', minMs: 1000, maxMs: 7 * 24 * HOUR_MS, wholeSeconds: true }).optional(),
-  /** 0 = platform default (256 KiB). */
-  maxValueBytes: z.number().int().min(0, says('quota_negative')).default(0),
-  /** 0 = platform default (10000). */
-  maxKeys: z.number().int().min(0, says('quota_negative')).default(0),
-  /** A driver statesvc offers (validated; v1 statesvc serves every keyspace from its one configured driver). */
-  backend: z.enum(STATE_DRIVERS, { error: says('state_backend') }).optional(),
-  /**
-   * What happens to the keyspace's data when the Function is deleted. Absent = `retain`, unless
-   * the deprecated annotation `orrery.dev/keyspace-deletion-policy` says `delete` (effectiveOnDelete).
-   */
-  onDelete: z.enum(STATE_ON_DELETE, { error: says('state_on_delete') }).optional(),
-  sticky: StickySchema.optional(),
-});
+export const StateConfigSchema = withCel(
+  z
+    .object({
+      /** Default = the function's name; set it so renaming the function does not orphan data. */
+      keyspace: z.string().max(63, says('keyspace_too_long')).regex(KEYSPACE_PATTERN, says('keyspace_pattern')).optional(),
+      /** Applied to writes without an explicit TTL; absent or "0s" = no expiry. */
+      defaultTTL: boundedDuration({ reason: 'ttl_negative', minMs: 0 }).optional(),
+      /**
+       * How long the outcome of a write carrying `Idempotency-Key` is kept (a retry within it gets
+       * the stored answer); absent = statesvc's `--idempotency-retention` (default 24h).
+       */
+      idempotencyRetention: boundedDuration({ reason: 'idempotency_retention', minMs: 1000, maxMs: 7 * 24 * HOUR_MS, wholeSeconds: true }).optional(),
+      /** 0 = platform default (256 KiB). */
+      maxValueBytes: z.number().int().min(0, says('quota_negative')).default(0),
+      /** 0 = platform default (10000). */
+      maxKeys: z.number().int().min(0, says('quota_negative')).default(0),
+      /** A driver statesvc offers (validated; v1 statesvc serves every keyspace from its one configured driver). */
+      backend: z.enum(STATE_DRIVERS, { error: says('state_backend') }).optional(),
+      /**
+       * What happens to the keyspace's data when the Function is deleted. Absent = `retain`, unless
+       * the deprecated annotation `orrery.dev/keyspace-deletion-policy` says `delete` (effectiveOnDelete).
+       */
+      onDelete: z.enum(STATE_ON_DELETE, { error: says('state_on_delete') }).optional(),
+      sticky: StickySchema.optional(),
+      /**
+       * Fencing tokens for `ctx.state` (docs/state.md "Fencing"): every worker claims a key before
+       * its first write of it, the router marks the request that moved a key (`X-Orrery-Key-Moved`),
+       * and a write from a worker that lost the key is refused (409 fenced). Needs `sticky`.
+       */
+      fencing: z.boolean().optional(),
+    })
+    .refine(FENCING_NEEDS_STICKY.holds, { message: says('fencing_needs_sticky'), path: ['fencing'] }),
+  [FENCING_NEEDS_STICKY],
+);
 export type StateConfig = z.infer<typeof StateConfigSchema>;
 
 export const FunctionSpecSchema = withCel(

@@ -37,6 +37,8 @@ export const REASONS = {
   sticky_name: 'sticky.name must name the header, query parameter or cookie that carries the routing key, e.g. "X-Session-Id"',
   sticky_cookie_name:
     'with sticky.source "cookie", sticky.name must be a cookie name (an RFC 6265 token): letters, digits and !#$%&\'*+-.^_`|~, without spaces, "=", ";", ",", quotes or other separators, e.g. "session"',
+  fencing_needs_sticky:
+    'state.fencing needs state.sticky: fencing keeps one worker writing each key, and only a sticky key sends a key\'s requests to one worker; add state.sticky or remove fencing',
   state_executor_container:
     'keyed state is not available with executor "container": there is no fetcher to deliver the scoped state token; use executor "pool" or "deploy", or remove spec.state',
   state_environment_infinite:

@@ -110,6 +110,8 @@ const CASES: Case[] = [
   { name: 'sticky cookie ok', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: 'session' } }, errors: [] },
   { name: 'sticky cookie with a prefix ok', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: '__Host-sid' } }, errors: [] },
   { name: 'sticky cookie every tchar ok', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: "a!#$%&'*+-.^_`|~Z9" } }, errors: [] },
+  { name: 'fencing without a sticky key', kind: 'Function', set: { 'spec.state': { fencing: true } }, errors: [['spec.state.fencing', 'fencing_needs_sticky']] },
+  { name: 'fencing with a sticky key ok', kind: 'Function', set: { 'spec.state.fencing': true }, errors: [] },
   { name: 'sticky cookie name with a space', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: 'my session' } }, errors: [['spec.state.sticky.name', 'sticky_cookie_name']] },
   { name: 'sticky cookie name with =', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: 'sid=1' } }, errors: [['spec.state.sticky.name', 'sticky_cookie_name']] },
   { name: 'sticky cookie name with ;', kind: 'Function', set: { 'spec.state.sticky': { source: 'cookie', name: 'a;b' } }, errors: [['spec.state.sticky.name', 'sticky_cookie_name']] },

@@ -13,6 +13,8 @@ export interface StateCredentials {
   namespace: string;
   keyspace: string;
   token: string;
+  /** `spec.state.fencing`: the worker's ctx.state claims keys and sends their fences. */
+  fencing?: boolean;
 }
 
 export interface LocalBackendOptions {
@@ -251,6 +253,7 @@ export class LocalBackend {
     if (registration) env[REGISTRY_CREDENTIAL_ENV] = registration.token;
     if (credentials) {
       args.push('--state-url', credentials.url, '--state-keyspace', credentials.keyspace);
+      if (credentials.fencing) args.push('--state-fencing', 'on');
       env.ORRERY_STATE_TOKEN = credentials.token;
     }
     const spec = {

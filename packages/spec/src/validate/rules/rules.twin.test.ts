@@ -151,6 +151,14 @@ const CASES: Partial<Record<Reason, Array<[unknown, boolean]>>> = {
     [{ template: { executor: 'container' }, state: {} }, false],
     [{ template: { executor: 'container' }, state: { keyspace: 'k' } }, false],
   ],
+  fencing_needs_sticky: [
+    [{}, true],
+    [{ fencing: false }, true],
+    [{ fencing: true, sticky: { source: 'header', name: 'x-k' } }, true],
+    [{ fencing: false, sticky: { source: 'header', name: 'x-k' } }, true],
+    [{ fencing: true }, false],
+    [{ fencing: true, keyspace: 'k' }, false],
+  ],
   sticky_name: [['X-Session-Id', true], [' a ', true], ['', false], ['   ', false], ['\t\n', false]],
   sticky_cookie_name: [
     [{ source: 'cookie', name: 'session' }, true],

@@ -11,6 +11,17 @@ export const STATE_NOT_ON_CONTAINER: ObjectRule = {
   holds: (spec) => !isRecord(spec) || !isRecord(spec.state) || !isRecord(spec.template) || spec.template.executor !== 'container',
 };
 
+/**
+ * On Function.spec.state: fencing needs a sticky key. Without one, requests for a key spread
+ * over every worker, and each write would claim the key away from the worker that wrote last.
+ */
+export const FENCING_NEEDS_STICKY: ObjectRule = {
+  reason: 'fencing_needs_sticky',
+  cel: '!has(self.fencing) || !self.fencing || has(self.sticky)',
+  fieldPath: '.fencing',
+  holds: (state) => !isRecord(state) || state.fencing !== true || state.sticky !== undefined,
+};
+
 /** Whitespace as RE2 and this rule see it (ASCII only, so TypeScript and the API server agree). */
 const NOT_BLANK = /[^ \t\n\r\f\v]/;
 

@@ -181,6 +181,11 @@ describe('revision children', () => {
     // The token itself never appears in the Deployment (only in the Secret).
     expect(JSON.stringify(d)).not.toContain('secret-token');
     expect(renderStateSecret(rev(), state).type).toBe('Opaque');
+    expect(c.args).not.toContain('--state-fencing');
+    // spec.state.fencing adds one flag; without it the pod template is what it always was.
+    const fenced = renderRevisionChildren({ fn: fn({ state: {} }), revision: rev(), environment: env, state: { ...state, fencing: true } });
+    const fencedArgs = podSpec(fenced.find((k) => k.kind === 'Deployment')!).containers[0]!.args.join(' ');
+    expect(fencedArgs).toBe(`${c.args.join(' ')} --state-fencing on`);
   });
 
   it('pool executor revisions only carry their code', () => {

@@ -24,6 +24,8 @@ export interface StateToken {
   namespace: string;
   keyspace: string;
   token: string;
+  /** `spec.state.fencing` (only ever true here: absent keeps existing pod templates unchanged). */
+  fencing?: boolean;
 }
 
 export interface RevisionChildrenInput {
@@ -206,6 +208,7 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
   if (code) args.push('--source-file', `${CODE_DIR}/index.mjs`);
   // The runtime reads the mounted Secret at start (a token in env would show in the pod spec).
   if (state) args.push('--state-url', state.url, '--state-keyspace', state.keyspace, '--state-token-file', `${STATE_DIR}/${STATE_TOKEN_FILE}`);
+  if (state?.fencing) args.push('--state-fencing', 'on');
   const volumes: object[] = [{ name: 'tmp', emptyDir: {} }];
   const mounts: object[] = [{ name: 'tmp', mountPath: '/tmp' }];
   if (code) {
