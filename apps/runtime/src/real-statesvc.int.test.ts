@@ -1,57 +1,30 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { deriveStateToken } from '@orrery/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildService, STATESVC_BIN, startStatesvc, stopChild } from './testing/real-processes.ts';
 import { PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
 
 // The real orrery-statesvc (apps/statesvc) with a master key, as a child process.
-const STATESVC_BIN = fileURLToPath(new URL('../../statesvc/bin/orrery-statesvc.mjs', import.meta.url));
 const MASTER = Buffer.alloc(32, 0x5a);
 
 let dir: string;
-let statesvc: ChildProcess | undefined;
+let statesvc: ChildService | undefined;
 let stateUrl: string;
 const workers: RuntimeProcess[] = [];
 
 beforeAll(async () => {
   if (!existsSync(STATESVC_BIN)) return;
   dir = await mkdtemp(join(tmpdir(), 'orrery-runtime-statesvc-'));
-  await writeFile(join(dir, 'master.key'), MASTER.toString('hex'));
-  await writeFile(join(dir, 'keyspaces.yaml'), '- {namespace: shop, keyspace: counts}\n- {namespace: shop, keyspace: other}\n');
-  const child = spawn(process.execPath, [STATESVC_BIN, '--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  statesvc = child;
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  stateUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`statesvc did not start: ${err}`)), 60_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`statesvc exited with ${code}: ${err}`));
-    });
-  });
+  const s = await startStatesvc(dir, MASTER, [['shop', 'counts'], ['shop', 'other']]);
+  statesvc = s;
+  stateUrl = s.url;
 }, 90_000);
 afterAll(async () => {
   await Promise.all(workers.map((w) => stopRuntime(w)));
-  if (statesvc && statesvc.exitCode === null) {
-    const gone = new Promise((r) => statesvc!.once('exit', r));
-    statesvc.kill('SIGTERM');
-    await gone;
-  }
+  await stopChild(statesvc);
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 
