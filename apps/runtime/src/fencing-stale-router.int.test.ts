@@ -23,7 +23,7 @@ const REV = 'cart-00001';
 const KEY = 'cart-7';
 
 let dir: string;
-let statesvc: ChildService | undefined;
+let statesvc: (ChildService & { url: string }) | undefined;
 const workers: RuntimeProcess[] = [];
 const routers: Array<ChildService & { url: string; admin: string }> = [];
 

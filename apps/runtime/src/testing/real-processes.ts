@@ -13,7 +13,7 @@ export const ROUTER_BIN = fileURLToPath(new URL('../../../router/bin/orrery-rout
 export interface ChildService {
   child: ChildProcess;
   /** What the process printed on stdout/stderr so far. */
-  output(): string;
+  output: () => string;
 }
 
 /** Starts `args` under node and waits for stdout to match `ready` (its groups are returned). */
@@ -45,7 +45,7 @@ export async function startStatesvc(dir: string, masterKey: Buffer, keyspaces: A
   await writeFile(join(dir, 'master.key'), masterKey.toString('hex'));
   await writeFile(join(dir, 'keyspaces.yaml'), keyspaces.map(([ns, ks]) => `- {namespace: ${ns}, keyspace: ${ks}}\n`).join(''));
   const s = await startChild([STATESVC_BIN, '--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')], /listening (http:\/\/\S+)/, 'statesvc');
-  return { child: s.child, output: s.output, url: s.match[1]! };
+  return { child: s.child, output: () => s.output(), url: s.match[1]! };
 }
 
 /** Stops a child with SIGTERM and waits for it to exit (SIGKILL after `graceMs`). */
