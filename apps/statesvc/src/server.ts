@@ -449,11 +449,19 @@ export interface RunningStateServer {
   close(opts?: { drainMs?: number }): Promise<void>;
 }
 
+/** Idle keep-alive of the state API; a drain (`--drain`) should last at least this long. */
+export const STATE_KEEP_ALIVE_MS = 5_000;
+
 /** Listens on host:port (0 = any free port). Closing stops the listener; the driver is the caller's. */
 export async function startStateServer(opts: StateServerOptions & { host?: string; port?: number }): Promise<RunningStateServer> {
   const { handle, metrics, closeChangeStreams } = createStateHandler(opts);
   let draining = false;
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
+  // Keep-alive 5 s, announced as such (node announces what it keeps): the SDK (undici) stops
+  // reusing a connection 2 s before, so after a drain of at least 5 s no idle connection is one
+  // a worker may still send on, and closing them races no state call. With 65 s, a state call
+  // sent on a connection idle through the drain failed as the drain ended. Workers reach
+  // statesvc directly (no proxy in front that would need the server to outlast its timeout).
+  const server = createServer({ keepAliveTimeout: STATE_KEEP_ALIVE_MS, requestTimeout: 60_000, headersTimeout: 30_000 }, (req, res) => {
     if (draining) res.setHeader('connection', 'close');
     void handle(req, res);
   });
