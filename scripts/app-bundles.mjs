@@ -20,7 +20,7 @@ const PGLITE = '@electric-sql/pglite';
 
 const PGLITE_EXPORTS = ['PGlite', 'types'];
 
-/** @type {Record<'operator' | 'router' | 'statesvc' | 'registry' | 'runtime', AppBundle>} */
+/** @type {Record<'operator' | 'router' | 'statesvc' | 'registry' | 'runtime' | 'cli', AppBundle>} */
 export const APP_BUNDLES = {
   operator: {
     // PGlite: without --database-url the admin API keeps users, sessions and audit in the
@@ -56,6 +56,14 @@ export const APP_BUNDLES = {
     absent: {},
     assets: [],
     banner: "globalThis[Symbol.for('orrery.runtime.bundled')] = true;",
+  },
+  cli: {
+    // The orrery/cli image: the CLI in a pod (a CI job, a GitOps hook), in-cluster against the
+    // API server. etcd3 loads its .proto files from its folder (`orrery registry` on etcd).
+    carried: ['etcd3'],
+    notCarried: {},
+    absent: { [PGLITE]: { why: '`orrery up` (the embedded local platform) is not for a pod: the image talks to a cluster', exports: PGLITE_EXPORTS } },
+    assets: [],
   },
 };
 

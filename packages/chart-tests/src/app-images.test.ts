@@ -104,6 +104,19 @@ describe('server images, laid out as the Dockerfiles build them', { timeout: 180
     expect(help(root, 'registry')).toMatch(/^usage: orrery-registry/);
   });
 
+  it('cli: etcd3 with gRPC only; --version, and a clear error when no platform answers', () => {
+    const root = layOut('cli');
+    const pkgs = packages(root);
+    expect(pkgs).toEqual(expect.arrayContaining(['etcd3', '@grpc/grpc-js']));
+    expect(pkgs).not.toContain('tsx');
+    expect(pkgs).not.toContain('@electric-sql/pglite');
+    const run = (args: string[]) => spawnSync(process.execPath, ['apps/cli/dist/orrery-cli.mjs', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ORRERY_API_URL: 'http://127.0.0.1:9', KUBECONFIG: '' } });
+    expect(run(['--version']).stdout).toMatch(/^orrery \d+\.\d+\.\d+/);
+    const get = run(['get', 'functions']);
+    expect(get.status).toBe(1);
+    expect(get.stderr).toMatch(/unreachable/);
+  });
+
   it('runtime: tsx only for function code; serves inline JavaScript and a TypeScript file', async () => {
     const root = layOut('runtime');
     const pkgs = packages(root);

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './chart-files.ts';
 import { lintDockerfile, parseDockerfile } from './dockerfile-lint.ts';
 
-const SERVER_APPS = ['operator', 'router', 'statesvc', 'registry', 'runtime'];
+/** The apps whose image runs a bundle from scripts/build-apps.mjs (the servers and the CLI). */
+const SERVER_APPS = ['operator', 'router', 'statesvc', 'registry', 'runtime', 'cli'];
 const APPS = [...SERVER_APPS, 'console'];
 const read = (app: string) => readFileSync(join(repoRoot, 'apps', app, 'Dockerfile'), 'utf8');
 
@@ -40,13 +41,13 @@ describe('app Dockerfiles', () => {
     expect(finalStage.find((i) => i.keyword === 'ENV')?.args).toContain('NODE_OPTIONS=--enable-source-maps');
   });
 
-  it('only the runtime carries tsx (to load function code written in TypeScript), only the operator PGlite, only the operator and the registry etcd3', async () => {
+  it('only the runtime carries tsx (to load function code written in TypeScript), only the operator PGlite, only the operator, the registry and the CLI etcd3', async () => {
     const { APP_BUNDLES } = (await import(pathToFileURL(join(repoRoot, 'scripts', 'app-bundles.mjs')).href)) as { APP_BUNDLES: Record<string, { carried: string[] }> };
     expect(Object.keys(APP_BUNDLES).sort()).toEqual([...SERVER_APPS].sort());
     const carrying = (pkg: string) => SERVER_APPS.filter((a) => APP_BUNDLES[a]!.carried.includes(pkg));
     expect(carrying('tsx')).toEqual(['runtime']);
     expect(carrying('@electric-sql/pglite')).toEqual(['operator']);
-    expect(carrying('etcd3')).toEqual(['operator', 'registry']);
+    expect(carrying('etcd3')).toEqual(['operator', 'registry', 'cli']);
   });
 
   it('the base image is Node 20 slim', () => {

@@ -17,7 +17,7 @@ describe('bundlesFresh', () => {
 describe('bundleFiles', () => {
   it("lists the dist/ entrypoints of this repository's Dockerfiles (not the console's bin)", () => {
     const rel = bundleFiles(REPO_ROOT).map((f) => f.slice(REPO_ROOT.length + 1)).sort();
-    expect(rel).toEqual(['operator', 'registry', 'router', 'runtime', 'statesvc'].map((a) => `apps/${a}/dist/orrery-${a}.mjs`));
+    expect(rel).toEqual(['cli', 'operator', 'registry', 'router', 'runtime', 'statesvc'].map((a) => `apps/${a}/dist/orrery-${a}.mjs`));
   });
 });
 
