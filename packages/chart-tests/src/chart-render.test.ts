@@ -22,6 +22,7 @@ const EVERYTHING = {
   admin: { token: { existingSecret: 'orrery-admin-token' }, users: { existingSecret: 'orrery-admin-users' } },
   router: { ingress: { enabled: true, className: 'nginx' }, registryNamespaces: ['default', 'team-a'], publicUrl: 'https://fn.example.com' },
   operator: { watchNamespace: 'team-a' },
+  statesvc: { idempotencyRetention: '48h', changes: { retention: '30m', retentionEvents: 0, maxStreams: 20, heartbeat: '5s' } },
   console: { ingress: { enabled: true } },
   webhook: { certManager: { enabled: true, issuerRef: { name: 'orrery-ca' } } },
 };
@@ -364,6 +365,14 @@ describe('rendered chart', () => {
     const etcd = named(all, 'NetworkPolicy', 'orrery-etcd')!;
     expect(etcd.spec.podSelector).toEqual({ matchLabels: { 'orrery.dev/component': 'etcd' } });
     expect(etcd.spec.ingress.flatMap((r: { from: unknown[] }) => r.from)).not.toContainEqual({ namespaceSelector: {} });
+  });
+
+  it("statesvc's change-feed and idempotency settings become its flags; unset, statesvc's defaults; a bad value is refused", () => {
+    const args = (objs: K8sObject[]) => named(objs, 'Deployment', 'orrery-statesvc')!.spec.template.spec.containers[0].args as string[];
+    expect(args(all)).toEqual(expect.arrayContaining(['--idempotency-retention=48h', '--changes-retention=30m', '--changes-retention-events=0', '--changes-max-streams=20', '--changes-heartbeat=5s']));
+    expect(args(minimal).filter((a) => /^--(changes-|idempotency-)/.test(a))).toEqual([]);
+    expect(() => helmTemplate({ ...REQUIRED, statesvc: { changes: { retention: '10 minutes' } } })).toThrow(/\/statesvc\/changes\/retention/);
+    expect(() => helmTemplate({ ...REQUIRED, statesvc: { changes: { maxStreams: 0 } } })).toThrow(/\/statesvc\/changes\/maxStreams/);
   });
 
   it('statesvc accepts the previous master key only during a rotation', () => {

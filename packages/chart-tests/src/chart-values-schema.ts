@@ -177,6 +177,15 @@ export const ChartValuesSchema = z
         logLevel: componentLogLevel,
         poolSize: z.union([z.string(), z.number().int().positive()]),
         maxBodyBytes: z.union([z.string(), z.number().int().positive()]),
+        idempotencyRetention: z.union([z.literal(''), duration]),
+        changes: z
+          .object({
+            retention: z.union([z.literal(''), duration]),
+            retentionEvents: z.union([z.literal(''), z.number().int().min(0)]),
+            maxStreams: z.union([z.literal(''), z.number().int().positive()]),
+            heartbeat: z.union([z.literal(''), duration]),
+          })
+          .strict(),
         resources: k8s,
         podDisruptionBudget: pdb('maxUnavailable'),
         extraArgs: z.array(z.string()),
