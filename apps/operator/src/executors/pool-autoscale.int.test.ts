@@ -33,6 +33,9 @@ describe('KPA on the pool executor (real processes)', () => {
 
   it('a specialized pool revision under load gets more specialized workers, up to maxScale', { timeout: 90_000 }, async () => {
     expect((await get()).status).toBe(200); // cold: one specialization
+    // The router learns the woken worker from the poke's answer; the endpoints file the
+    // operator writes can follow a moment later on a loaded machine.
+    await until(specialized, (l) => l.length >= 1, 10_000, 'the specialized worker in the endpoints file');
     expect(specialized()).toHaveLength(1);
     let loading = true;
     const pids = new Set<string>();
