@@ -81,6 +81,24 @@ async function stateRows(): Promise<StateRow[]> {
   return JSON.parse(out) as StateRow[];
 }
 
+/** Waits until the registry's /readyz answers 200; a timeout says what it last answered. */
+async function registryReady(reg: string): Promise<void> {
+  let lastAnswer = 'no answer yet';
+  await eventually('drill-registry ready', async () => {
+    try {
+      const res = await fetch(`${reg}/readyz`, { signal: AbortSignal.timeout(5000) });
+      lastAnswer = `${res.status} ${(await res.text()).slice(0, 300)}`;
+      return res.status === 200;
+    } catch (err) {
+      const cause = (err as Error & { cause?: { message?: string } }).cause;
+      lastAnswer = `${(err as Error).message}${cause?.message ? ` (${cause.message})` : ''}`;
+      return false;
+    }
+  }, 120_000, 1000).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; /readyz last answered: ${lastAnswer}`);
+  });
+}
+
 async function registryBase(): Promise<string> {
   const svc = await r.core.readNamespacedService({ name: 'drill-registry', namespace: NS });
   return `http://${svc.spec!.clusterIP}:8080`;
@@ -134,7 +152,7 @@ describe('backup and restore drill: Postgres (pg_dump/pg_restore) and a Registry
     await r.apply(drillCluster);
     await r.untilTrue('RegistryCluster', 'drill', 'Available', 300_000);
     const reg = await registryBase();
-    await eventually('drill-registry ready', async () => (await fetch(`${reg}/readyz`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined))?.status === 200, 120_000, 1000);
+    await registryReady(reg);
     for (const id of ['a', 'b', 'c']) {
       const res = await fetch(`${reg}/api/v1/registry/register`, {
         method: 'POST',
@@ -211,7 +229,7 @@ describe('backup and restore drill: Postgres (pg_dump/pg_restore) and a Registry
     }
     expect(await stateRows()).toEqual(before.rows);
     const reg = await registryBase();
-    await eventually('drill-registry ready', async () => (await fetch(`${reg}/readyz`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined))?.status === 200, 120_000, 1000);
+    await registryReady(reg);
     expect(await instances()).toEqual(before.instances);
     // The restored member is the only one, in the RegistryCluster's status as the operator sees it.
     const rc = await r.read(GV, 'RegistryCluster', 'drill');
