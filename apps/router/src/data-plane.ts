@@ -3,6 +3,7 @@
  * proxy, or wait in the activator queue. One Exchange object per request carries everything
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
+import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
@@ -273,7 +274,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
         // The new owner's writes of this key must not race the old one's: it claims a fence.
         if (!this.keyMovedSent) {
           this.keyMovedSent = true;
-          this.head.forward.push('X-Orrery-Key-Moved', '1');
+          this.head.forward.push(KEY_MOVED_HEADER, '1');
         }
       }
       this.trace?.teleport(moved);

@@ -8,13 +8,13 @@
  * the key back: from then on B's writes through W2 are the refused ones.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveStateToken } from '@orrery/auth';
+import { endpointsYaml, eventually as routerEventually, functionYaml, ProcessGroup, type RouterStatsJson } from '@orrery/router/testing';
+import type { StatesvcProcess } from '@orrery/statesvc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, ROUTER_BIN, STATESVC_BIN, startChild, startStatesvc, stopChild } from './testing/real-processes.ts';
-import { eventually, PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
+import { STATESVC_BIN, statesvcWithKeyspaces } from './testing/real-statesvc.ts';
+import { PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
 
 const MASTER = Buffer.alloc(32, 0x3c);
 const NS = 'shop';
@@ -22,54 +22,30 @@ const FN = 'cart';
 const REV = 'cart-00001';
 const KEY = 'cart-7';
 
-let dir: string;
-let statesvc: (ChildService & { url: string }) | undefined;
+const g = new ProcessGroup();
+let statesvc: StatesvcProcess | undefined;
 const workers: RuntimeProcess[] = [];
-const routers: Array<ChildService & { url: string; admin: string }> = [];
 
-const ROUTES = `---
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: ${FN}, namespace: ${NS}}
-spec:
-  template: {source: {inline: "x"}}
-  state: {sticky: {source: queryparam, name: key}, fencing: true}
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: ${REV}, namespace: ${NS}}
-spec: {function: ${FN}, template: {source: {inline: "x"}}}
-`;
-const endpoints = (list: RuntimeProcess[]) => list.map((w) => `- {namespace: ${NS}, function: ${FN}, revision: ${REV}, address: "${new URL(w.url).host}", ready: true}`).join('\n') + '\n';
+const endpoints = (list: RuntimeProcess[]) => endpointsYaml(list.map((w) => ({ namespace: NS, fn: FN, rev: REV, address: new URL(w.url).host })));
 
 async function router(name: string, to: RuntimeProcess[]) {
-  await writeFile(join(dir, `routes-${name}.yaml`), ROUTES);
-  await writeFile(join(dir, `endpoints-${name}.yaml`), endpoints(to));
-  const r = await startChild(
-    [ROUTER_BIN, '--port', '0', '--admin-port', '0', '--router-id', name, '--routes-file', join(dir, `routes-${name}.yaml`), '--endpoints-file', join(dir, `endpoints-${name}.yaml`)],
-    /listening (http:\/\/\S+) admin (http:\/\/\S+)/,
-    `router ${name}`,
-  );
-  const out = { ...r, url: r.match[1]!, admin: r.match[2]! };
-  routers.push(out);
-  await viewIs(out, to);
-  return out;
+  const routes = g.write(`routes-${name}.yaml`, functionYaml({ name: FN, namespace: NS, sticky: '{source: queryparam, name: key}', revisions: [REV] }));
+  const r = await g.router(['--router-id', name, '--routes-file', routes, '--endpoints-file', g.write(`endpoints-${name}.yaml`, endpoints(to))]);
+  await viewIs(r, to);
+  return r;
 }
 
-/** Rewrites a router's endpoints file and waits until it routes to exactly `to`. */
+/** Rewrites a router's endpoints file (when `name` is given) and waits until it routes to exactly `to`. */
 async function viewIs(r: { admin: string }, to: RuntimeProcess[], name?: string): Promise<void> {
-  if (name) {
-    await writeFile(join(dir, `endpoints-${name}.yaml.tmp`), endpoints(to));
-    await rename(join(dir, `endpoints-${name}.yaml.tmp`), join(dir, `endpoints-${name}.yaml`));
-  }
+  if (name) g.write(`endpoints-${name}.yaml`, endpoints(to));
   const want = to.map((w) => new URL(w.url).host).sort().join(',');
-  await eventually(async () => {
-    const stats = (await (await fetch(`${r.admin}/v1/stats`)).json()) as { endpoints: Array<{ address: string }> };
+  await routerEventually(async () => {
+    const stats = (await (await fetch(`${r.admin}/v1/stats`)).json()) as RouterStatsJson;
     return stats.endpoints.map((e) => e.address).sort().join(',') === want ? true : undefined;
-  });
+  }, `the router routing to ${want}`);
 }
 
-/** One write of the key through `r`: the worker that served it and the answer. */
+/** One write of the key through `r`: the answer's status and the count it wrote. */
 async function count(r: { url: string }): Promise<{ status: number; count?: number }> {
   const res = await fetch(`${r.url}/${NS}/${FN}/count?key=${KEY}`);
   const body = (await res.json()) as { count?: number };
@@ -77,14 +53,13 @@ async function count(r: { url: string }): Promise<{ status: number; count?: numb
 }
 
 beforeAll(async () => {
-  if (!existsSync(STATESVC_BIN) || !existsSync(ROUTER_BIN)) return;
-  dir = await mkdtemp(join(tmpdir(), 'orrery-fencing-routers-'));
-  statesvc = await startStatesvc(dir, MASTER, [[NS, FN]]);
+  if (!existsSync(STATESVC_BIN)) return;
+  statesvc = await statesvcWithKeyspaces(g.dir, MASTER, [[NS, FN]]);
   const token = deriveStateToken(MASTER, NS, FN);
   for (const name of ['w1', 'w2']) {
     workers.push(
       await startRuntime(
-        ['--function', FN, '--revision', REV, '--namespace', NS, '--source-file', PROBE_FIXTURE, '--work-dir', join(dir, name),
+        ['--function', FN, '--revision', REV, '--namespace', NS, '--source-file', PROBE_FIXTURE, '--work-dir', join(g.dir, name),
           '--state-url', statesvc.url, '--state-keyspace', FN, '--state-fencing', 'on'],
         { ORRERY_STATE_TOKEN: token },
       ),
@@ -93,13 +68,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(routers.map((r) => stopChild(r)));
   await Promise.all(workers.map((w) => stopRuntime(w)));
-  await stopChild(statesvc);
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await statesvc?.stop();
+  await g.stopAll(); // the routers, and the folder of every file above
 }, 60_000);
 
-describe.skipIf(!existsSync(STATESVC_BIN) || !existsSync(ROUTER_BIN))('fencing with two routers that disagree about a key\'s owner', () => {
+describe.skipIf(!existsSync(STATESVC_BIN))('fencing with two routers that disagree about a key\'s owner', () => {
   it('only the last claimant\'s writes land; the moved-key header hands the key back', { timeout: 120_000 }, async () => {
     const [w1, w2] = workers as [RuntimeProcess, RuntimeProcess];
     const a = await router('a', [w1]); // stale: still sends the key to w1
@@ -132,7 +106,7 @@ describe.skipIf(!existsSync(STATESVC_BIN) || !existsSync(ROUTER_BIN))('fencing w
     expect(back.status).toBe(200); // w1 was told the key moved back, claimed again and wrote
     expect((await count(b)).status).toBe(500); // now w2 is the stale owner
     expect((await count(a)).status).toBe(200);
-    const teleports = ((await (await fetch(`${a.admin}/v1/stats`)).json()) as { functions: Array<{ function: string; teleports: number }> }).functions.find((f) => f.function === FN)?.teleports;
+    const teleports = ((await (await fetch(`${a.admin}/v1/stats`)).json()) as RouterStatsJson).functions.find((f) => f.function === FN)?.teleports;
     expect(teleports).toBe(2);
   });
 });

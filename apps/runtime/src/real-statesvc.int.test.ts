@@ -4,27 +4,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveStateToken } from '@orrery/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, STATESVC_BIN, startStatesvc, stopChild } from './testing/real-processes.ts';
+import type { StatesvcProcess } from '@orrery/statesvc/testing';
+import { STATESVC_BIN, statesvcWithKeyspaces } from './testing/real-statesvc.ts';
 import { PROBE_FIXTURE, startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
 
 // The real orrery-statesvc (apps/statesvc) with a master key, as a child process.
 const MASTER = Buffer.alloc(32, 0x5a);
 
 let dir: string;
-let statesvc: ChildService | undefined;
+let statesvc: StatesvcProcess | undefined;
 let stateUrl: string;
 const workers: RuntimeProcess[] = [];
 
 beforeAll(async () => {
   if (!existsSync(STATESVC_BIN)) return;
   dir = await mkdtemp(join(tmpdir(), 'orrery-runtime-statesvc-'));
-  const s = await startStatesvc(dir, MASTER, [['shop', 'counts'], ['shop', 'other']]);
-  statesvc = s;
-  stateUrl = s.url;
+  statesvc = await statesvcWithKeyspaces(dir, MASTER, [['shop', 'counts'], ['shop', 'other']]);
+  stateUrl = statesvc.url;
 }, 90_000);
 afterAll(async () => {
   await Promise.all(workers.map((w) => stopRuntime(w)));
-  await stopChild(statesvc);
+  await statesvc?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 }, 60_000);
 

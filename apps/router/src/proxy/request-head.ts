@@ -5,6 +5,7 @@
  * X-Orrery-Key-Moved removed too: only the router says a key moved, data-plane.ts).
  * Avoids `req.headers`, which node builds lazily as a whole object.
  */
+import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { IncomingForwarding } from './forwarded-headers.ts';
 import { connectionTokens, isHopByHop } from './hop-by-hop.ts';
 
@@ -21,12 +22,6 @@ export interface RequestHead extends IncomingForwarding {
 }
 
 export const TAG_HEADER = 'orrery-tag';
-/**
- * Set by the router on the request that moved a sticky key to another worker (a teleport): that
- * worker's SDK claims a new fence before its next write of the key (docs/state.md "Fencing").
- * A client may not send it: it would make a worker take a key over that did not move.
- */
-export const KEY_MOVED_HEADER = 'x-orrery-key-moved';
 
 /** @param stickyHeader lower-case header name carrying the sticky key, if the function has one */
 export function scanRequestHead(raw: readonly string[], stickyHeader: string | undefined): RequestHead {
@@ -91,6 +86,8 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
         head.realIp ??= value;
         continue;
       case KEY_MOVED_HEADER:
+        // The router's own (data-plane.ts, on a teleport): a client's would make a worker take
+        // over a key that did not move.
         continue;
       default:
         if (isHopByHop(lower)) continue;
