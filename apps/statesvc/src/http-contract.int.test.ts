@@ -20,6 +20,7 @@ const KEYSPACES = `
 - {namespace: default, keyspace: cart, maxKeys: 5, maxValueBytes: 1000}
 - {namespace: default, keyspace: other}
 - {namespace: default, keyspace: doomed}
+- {namespace: default, keyspace: ledger, idempotencyRetention: 2h}
 - {namespace: team-b, keyspace: cart}
 - {namespace: budget, keyspace: a, maxValueBytes: 1000}
 - {namespace: budget, keyspace: b, defaultTTL: 1h}
@@ -471,6 +472,45 @@ for (const driver of ['memory', 'postgres'] as const) {
       expectError(await call('POST', '/v1/fences/%23meta', { ks: 'other' }), 400, 'bad_request');
       expectError(await call('POST', '/v1/fences/k', { token: null }), 401, 'unauthorized');
       expectError(await call('POST', '/v1/fences/k', { ks: 'other', token: deriveStateToken(MASTER, 'default', 'cart') }), 403, 'forbidden');
+    });
+
+    it('admin keyspace writes: feed window and newest changes without values, idempotency outcomes, fences and this replica\'s counts', async () => {
+      const ks = 'ledger';
+      const a = (await call('POST', '/v1/fences/a', { ks })).json.fence as number;
+      const b = (await call('POST', '/v1/fences/b', { ks })).json.fence as number;
+      await call('PUT', '/v1/state/a', { ks, body: '"secret-a"', headers: { 'x-orrery-fence': String(a) } });
+      const a2 = (await call('POST', '/v1/fences/a', { ks })).json.fence as number;
+      expectError(await call('PUT', '/v1/state/a', { ks, body: '"late"', headers: { 'x-orrery-fence': String(a) } }), 409, 'fenced');
+      const once = { ks, body: '"secret-i"', headers: { 'idempotency-key': 'ledger-1' } };
+      expect((await call('PUT', '/v1/state/i', once)).status).toBe(200);
+      expect((await call('PUT', '/v1/state/i', once)).headers.get('idempotent-replayed')).toBe('true');
+      expectError(await call('PUT', '/v1/state/i', { ...once, body: '"other"' }), 422, 'idempotency_mismatch');
+      expect((await call('DELETE', '/v1/state/i', { ks })).status).toBe(200);
+      const now = Math.floor(Date.now() / 1000);
+      const r = await plain(signAdminUrl(MASTER, 'GET', `/v1/admin/keyspace-writes?scope-namespace=default&scope-keyspace=${ks}`, now + 60));
+      expect(r.status).toBe(200);
+      expect(r.json.changes).toMatchObject({ low: 0, head: 3, openStreams: 0, retentionMs: 600_000, retentionEvents: 10_000 });
+      expect(r.json.changes.recent.map((c: any) => [c.seq, c.key, c.op])).toEqual([
+        [3, 'i', 'delete'],
+        [2, 'i', 'set'],
+        [1, 'a', 'set'],
+      ]);
+      expect(r.text).not.toContain('secret');
+      expect(r.json.changes.oldestAt).toBe(r.json.changes.recent[2].at);
+      expect(r.json.idempotency).toMatchObject({ records: 1, retentionMs: 7_200_000, replayed: 1, mismatched: 1 });
+      expect(r.json.idempotency.bytes).toBeGreaterThan(0);
+      expect(r.json.fences).toEqual({ keys: 2, newest: [{ key: 'a', fence: a2 }, { key: 'b', fence: b }], claimed: 3, refused: 1 });
+      const one = await plain(signAdminUrl(MASTER, 'GET', `/v1/admin/keyspace-writes?scope-namespace=default&scope-keyspace=${ks}&limit=1`, now + 60));
+      expect(one.json.changes.recent.map((c: any) => c.seq)).toEqual([3]);
+      expect(one.json.fences.newest).toEqual([{ key: 'a', fence: a2 }]);
+      // Another keyspace's counts stay apart.
+      const cart = await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/keyspace-writes?scope-namespace=default&scope-keyspace=doomed', now + 60));
+      expect(cart.json.fences).toMatchObject({ claimed: 0, refused: 0 });
+      expectError(await plain('/v1/admin/keyspace-writes?scope-namespace=default&scope-keyspace=ledger'), 401, 'unauthorized');
+      expectError(await plain(signAdminUrl(MASTER, 'GET', '/v1/admin/keyspace-writes?scope-namespace=default&scope-keyspace=nope', now + 60)), 404, 'not_found');
+      for (const q of ['scope-namespace=default', 'scope-namespace=default&scope-keyspace=ledger&limit=0', 'scope-namespace=default&scope-keyspace=ledger&limit=101', 'scope-namespace=Bad_&scope-keyspace=ledger']) {
+        expectError(await plain(signAdminUrl(MASTER, 'GET', `/v1/admin/keyspace-writes?${q}`, now + 60)), 400, 'bad_request');
+      }
     });
 
     it('healthz, readyz and metrics bypass auth', async () => {

@@ -216,6 +216,7 @@ const server = await startStateServer({
   afterCommit: afterCommitHook(failPoint.point),
   changesMaxStreams,
   changesHeartbeatMs,
+  changeRetention,
 });
 if (changeRetention.maxAgeMs === 0 && changeRetention.maxEvents === 0) log('--changes-retention 0 and --changes-retention-events 0: the change feed keeps every change forever', 'warn');
 

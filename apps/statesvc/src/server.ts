@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
 import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
+  DEFAULT_IDEMPOTENCY_RETENTION_MS,
   DNS1123_LABEL,
   KEYSPACE_PATTERN,
   OPENAPI_PATH,
@@ -13,7 +14,7 @@ import {
   type StateListResponse,
   type StateNamespaceUsage,
 } from '@orrery/spec';
-import { ScopedStore, StateStoreError, versionConflict, type Scope, type StateDriver, type WriteOutcome } from '@orrery/statestore';
+import { ScopedStore, StateStoreError, versionConflict, type ChangeRetention, type Scope, type StateDriver, type WriteOutcome } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
 import { ChangeFeedHub } from './change-feed-hub.ts';
 import { serveChangeStream } from './change-stream.ts';
@@ -22,8 +23,10 @@ import { ErrorLog } from './error-log.ts';
 import { FENCE_HEADER_NAME, fenceOf } from './fence-header.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { idempotencyKeyOf, idempotencyRequestHash } from './idempotent-request.ts';
-import { keyspaceId, type KeyspaceTable } from './keyspaces.ts';
+import { keyspaceId, type KeyspaceDeclaration, type KeyspaceTable } from './keyspaces.ts';
 import { createKeyspaceHotKeys, hotKeysAnswer } from './keyspace-hot-keys.ts';
+import { KeyspaceWriteCounters } from './keyspace-write-counters.ts';
+import { keyspaceWritesAnswer } from './keyspace-writes-answer.ts';
 import type { HotKeyTrackers } from '@orrery/spec';
 import { StateMetrics, type Op } from './metrics.ts';
 import type { Tracer } from '@orrery/tracing';
@@ -68,6 +71,8 @@ export interface StateServerOptions {
   changesHeartbeatMs?: number;
   /** Change feed: each followed keyspace is read this often even without a wake-up (default 1 s). */
   changesPollMs?: number;
+  /** The change feed's retention as the sweeper applies it (main.ts); shown by GET /v1/admin/keyspace-writes. */
+  changeRetention?: ChangeRetention;
 }
 
 export const DEFAULT_CHANGES_MAX_STREAMS = 100;
@@ -121,6 +126,7 @@ export function createStateHandler(opts: StateServerOptions) {
   });
   const afterCommit = opts.afterCommit;
   const feeds = new ChangeFeedHub(opts.driver, { pollMs: opts.changesPollMs });
+  const writeCounts = new KeyspaceWriteCounters();
 
   const synced = opts.keyspacesSynced ?? (() => true);
   const declaration = (s: Scope) => {
@@ -161,6 +167,26 @@ export function createStateHandler(opts: StateServerOptions) {
     // Not part of the idempotency digest: it is the writer's authority, not what it asks for, so a
     // retry after a re-claim still replays the write that landed (docs/state.md "Fencing").
     const fence = op === 'get' ? undefined : fenceOf(req.headers[FENCE_HEADER_NAME]);
+    try {
+      await keyRequest(req, res, op, scope, decl, key, idemKey, fence);
+    } catch (err) {
+      // Per keyspace for the console (GET /v1/admin/keyspace-writes); the error still goes out as usual.
+      if (err instanceof StateStoreError && err.code === 'fenced') writeCounts.count(scope.namespace, scope.keyspace, 'refused');
+      else if (err instanceof StateStoreError && err.code === 'idempotency_mismatch') writeCounts.count(scope.namespace, scope.keyspace, 'mismatched');
+      throw err;
+    }
+  }
+
+  async function keyRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    op: Op,
+    scope: Scope,
+    decl: KeyspaceDeclaration,
+    key: string,
+    idemKey: string | undefined,
+    fence: number | undefined,
+  ): Promise<void> {
     if (op === 'get') {
       const entry = await store.get(scope, key);
       if (!entry) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
@@ -173,7 +199,7 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'put', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
       }
       const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
@@ -182,7 +208,7 @@ export function createStateHandler(opts: StateServerOptions) {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'delete', key, ifVersion });
-        return sendOutcome(res, op, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion, fence }, { key: idemKey, requestHash }));
       }
       const deleted = await store.delete(scope, key, { ifVersion, fence });
       afterCommit?.();
@@ -202,7 +228,7 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
       if (idemKey !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'cas', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
       }
       const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
@@ -222,10 +248,11 @@ export function createStateHandler(opts: StateServerOptions) {
    * (its digest matched), so they are byte for byte the same, plus `Idempotent-Replayed: true`
    * on a replay. The error bodies are the ones a write without the header gets.
    */
-  function sendOutcome(res: ServerResponse, op: Op, key: string, ifVersion: number | undefined, o: WriteOutcome): void {
+  function sendOutcome(res: ServerResponse, op: Op, scope: Scope, key: string, ifVersion: number | undefined, o: WriteOutcome): void {
     if (o.replayed) {
       res.setHeader('idempotent-replayed', 'true');
       metrics.idempotentReplayed(op);
+      writeCounts.count(scope.namespace, scope.keyspace, 'replayed');
     } else {
       afterCommit?.();
     }
@@ -244,6 +271,7 @@ export function createStateHandler(opts: StateServerOptions) {
     span?.scope(scope);
     declaration(scope);
     const fence = await store.claimFence(scope, key);
+    writeCounts.count(scope.namespace, scope.keyspace, 'claimed');
     sendJson(res, 200, JSON.stringify({ key, fence } satisfies StateFenceResponse));
   }
 
@@ -333,6 +361,18 @@ export function createStateHandler(opts: StateServerOptions) {
       sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, params, performance.now())));
       return 'admin';
     }
+    if (path === '/v1/admin/keyspace-writes') {
+      const answer = await keyspaceWritesAnswer(params, {
+        driver: opts.driver,
+        keyspaces: table,
+        counters: writeCounts,
+        openStreams: (namespace, keyspace) => feeds.streams({ namespace, keyspace }),
+        changeRetention: opts.changeRetention ?? { maxAgeMs: 0, maxEvents: 0 },
+        defaultIdempotencyRetentionMs: opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
+      });
+      sendJson(res, 200, JSON.stringify(answer));
+      return 'admin';
+    }
     if (path === '/v1/admin/namespaces') {
       const only = params.get('scope-namespace');
       const names = new Set<string>([...table.values()].map((d) => d.namespace));
@@ -359,7 +399,7 @@ export function createStateHandler(opts: StateServerOptions) {
       sendJson(res, 200, JSON.stringify({ namespaces }));
       return 'admin';
     }
-    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys or DELETE /v1/admin/keyspace`);
+    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys, GET /v1/admin/keyspace-writes or DELETE /v1/admin/keyspace`);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -174,6 +174,24 @@ export function fencingContract(harness: () => Fenced): void {
     }
   });
 
+  it('fencing: fenceSummary counts the claimed keys and lists the newest claims first; deleteKeyspace empties it', async () => {
+    const { driver } = harness();
+    const s = scope();
+    expect(await driver.fenceSummary(s, 5)).toEqual({ keys: 0, newest: [] });
+    const a = await driver.claimFence(s, 'a');
+    const b = await driver.claimFence(s, 'b');
+    const c = await driver.claimFence(s, 'c');
+    const a2 = await driver.claimFence(s, 'a');
+    // Another keyspace's claims are not counted.
+    await driver.claimFence(scope(), 'a');
+    expect(a).toBeLessThan(b);
+    expect(await driver.fenceSummary(s, 2)).toEqual({ keys: 3, newest: [{ key: 'a', fence: a2 }, { key: 'c', fence: c }] });
+    expect((await driver.fenceSummary(s, 10)).newest.map((f) => f.key)).toEqual(['a', 'c', 'b']);
+    await driver.set(s, 'a', '1');
+    await driver.deleteKeyspace(s);
+    expect(await driver.fenceSummary(s, 5)).toEqual({ keys: 0, newest: [] });
+  });
+
   it('fencing: a claim through one replica fences the writes of another (one database)', async (ctx) => {
     const { driver, peer } = harness();
     if (!peer) return ctx.skip();

@@ -25,6 +25,7 @@ import type {
   ChangeWindow,
   DeleteOptions,
   Entry,
+  FenceSummary,
   IdempotencyClaim,
   IdempotencyUsage,
   ListOptions,
@@ -228,6 +229,13 @@ export class MemoryDriver implements StateDriver {
     this.nextVersion++;
     this.fenceMap(scope.namespace, scope.keyspace).set(key, f);
     return f;
+  }
+
+  async fenceSummary(scope: NsKs, limit: number): Promise<FenceSummary> {
+    const keys = this.fences.get(feedId(scope.namespace, scope.keyspace));
+    if (!keys) return { keys: 0, newest: [] };
+    const newest = [...keys].sort((a, b) => b[1] - a[1]).slice(0, limit).map(([key, fence]) => ({ key, fence }));
+    return { keys: keys.size, newest };
   }
 
   /** The keyspace's feed, created empty on first use. */

@@ -19,6 +19,7 @@ import {
 import type {
   DeleteOptions,
   Entry,
+  FenceSummary,
   IdempotencyClaim,
   IdempotencyUsage,
   ListOptions,
@@ -93,6 +94,8 @@ function changesPage(rows: ChangeRow[], opts: ChangesOptions, limit: number): Ch
 const SET_IDEMPOTENT = 'select result, new_version, status, replayed from orrery_state_set_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)';
 const DELETE_IDEMPOTENT = 'select result, status, replayed from orrery_state_delete_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9)';
 const SWEEP_IDEMPOTENCY = 'with gone as (delete from state_idempotency where expires_at <= $1 returning 1) select count(*) as n from gone';
+const FENCE_COUNT = 'select count(*) as n from state_fences where namespace = $1 and keyspace = $2';
+const NEWEST_FENCES = 'select key, fence from state_fences where namespace = $1 and keyspace = $2 order by fence desc limit $3';
 const IDEMPOTENCY_USAGE =
   "select count(*) as records, coalesce(sum(bytes), 0) as bytes from state_idempotency where namespace = $1 and keyspace = $2 and expires_at > $3 and result <> 'pending'";
 
@@ -357,6 +360,19 @@ export class PostgresDriver implements StateDriver {
     if (rows[0]?.result === 'fenced') throw fencedError(rows[0], key, opts.fence!);
     if (!rows[0]?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
     return idempotentOutcome(rows[0], claim, 'orrery_state_delete_idempotent');
+  }
+
+  /** Two reads, not one snapshot: a claim between them is at most off by one, fine for a summary. */
+  async fenceSummary(scope: NsKs, limit: number): Promise<FenceSummary> {
+    try {
+      const [count, newest] = await Promise.all([
+        this.run<{ n: string | number }>(FENCE_COUNT, [scope.namespace, scope.keyspace]),
+        this.run<{ key: string; fence: string | number }>(NEWEST_FENCES, [scope.namespace, scope.keyspace, limit]),
+      ]);
+      return { keys: Number(count[0]?.n ?? 0), newest: newest.map((r) => ({ key: r.key, fence: Number(r.fence) })) };
+    } catch (err) {
+      return unavailable(err);
+    }
   }
 
   async idempotencyUsage(scope: NsKs): Promise<IdempotencyUsage> {

@@ -180,6 +180,14 @@ export interface IdempotencyUsage {
   bytes: number;
 }
 
+/** A keyspace's fences (docs/state.md "Fencing"): how many keys were claimed, and the newest claims. */
+export interface FenceSummary {
+  /** Keys of the keyspace that hold a fence (claimed at least once since the keyspace was last deleted). */
+  keys: number;
+  /** The most recently claimed keys with their current fence, newest (highest fence) first. */
+  newest: Array<{ key: string; fence: number }>;
+}
+
 /** A full driver: counted KV plus the accounting and lifecycle the service needs. */
 export interface StateDriver extends CountedKV {
   readonly name: 'memory' | 'postgres';
@@ -214,6 +222,8 @@ export interface StateDriver extends CountedKV {
    * Fences outlive their key's deletion; `deleteKeyspace` removes them.
    */
   claimFence(scope: Pick<Scope, 'namespace' | 'keyspace'>, key: string): Promise<number>;
+  /** The keyspace's fences: their count and the `limit` newest claims (console, admin API). */
+  fenceSummary(scope: Pick<Scope, 'namespace' | 'keyspace'>, limit: number): Promise<FenceSummary>;
   /** The keyspace's stored idempotency outcomes within their retention. */
   idempotencyUsage(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<IdempotencyUsage>;
   /** The keyspace's changes after `since`, in `seq` order (see ChangesPage). */

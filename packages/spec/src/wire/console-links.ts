@@ -38,6 +38,14 @@ export function hotKeysPath(namespace: string, keyspace: string): string {
   return `${statePath(namespace, keyspace)}#${HOT_KEYS_SECTION_ID}`;
 }
 
+/** Fragment id of a keyspace's change feed, idempotency and fences panel on its namespace's state page. */
+export const KEYSPACE_WRITES_SECTION_ID = 'writes';
+
+/** A keyspace's change feed, idempotency and fences panel. */
+export function keyspaceWritesPath(namespace: string, keyspace: string): string {
+  return `${statePath(namespace, keyspace)}#${KEYSPACE_WRITES_SECTION_ID}`;
+}
+
 export function stateSyncPath(namespace: string, name: string): string {
   return `/statesync/${seg(namespace)}/${seg(name)}`;
 }

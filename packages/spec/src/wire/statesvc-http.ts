@@ -192,6 +192,65 @@ export const StateChangeEventSchema = z.object({
 });
 export type StateChangeEvent = z.infer<typeof StateChangeEventSchema>;
 
+/**
+ * What a keyspace's writes leave behind, as statesvc answers `GET /v1/admin/keyspace-writes` and
+ * the admin API's `state.keyspaceWrites` passes on (docs/state.md "Change feed", "Idempotent
+ * writes", "Fencing"): the change feed's retained window and newest changes, the stored
+ * idempotency outcomes, and the keys' fences. Values are never included: a change shows its
+ * key, op and version only.
+ */
+
+/** Newest changes and fences listed by default, and at most. */
+export const KEYSPACE_WRITES_DEFAULT_LIMIT = 20;
+export const KEYSPACE_WRITES_MAX_LIMIT = 100;
+
+const count = z.number().int().nonnegative();
+
+export const RecentChangeSchema = z.object({
+  seq: z.number().int().positive(),
+  key: z.string(),
+  op: z.enum(STATE_CHANGE_OPS),
+  version: z.number().int().positive(),
+  at: z.number().int().nonnegative().describe('When the change was recorded (epoch ms, the statestore clock).'),
+});
+export type RecentChange = z.infer<typeof RecentChangeSchema>;
+
+export const KeyFenceSchema = z.object({
+  key: z.string(),
+  fence: z.number().int().positive().describe("The key's current fence: writes carrying an older one are refused (409 fenced)."),
+});
+export type KeyFence = z.infer<typeof KeyFenceSchema>;
+
+export const StateKeyspaceWritesSchema = z.object({
+  namespace: z.string(),
+  keyspace: z.string(),
+  replica: z.string().describe('The statesvc replica that answered: the counters below are its own, since it started.'),
+  countingSince: z.number().int().nonnegative().describe('When that replica started counting (epoch ms).'),
+  changes: z.object({
+    low: count.describe('Newest pruned change (0 = none pruned): a reader with `since` below it gets 410 changes_expired.'),
+    head: count.describe('Newest change recorded (0 = none yet).'),
+    oldestAt: z.number().int().nonnegative().nullable().describe('When the oldest retained change was recorded (epoch ms); null when none is retained. A reader that left before it must re-read the keys.'),
+    retentionMs: count.describe('`--changes-retention` in ms (0 = no age bound).'),
+    retentionEvents: count.describe('`--changes-retention-events` (0 = no count bound).'),
+    openStreams: count.describe('Change streams (GET /v1/changes) open on this keyspace on this replica.'),
+    recent: z.array(RecentChangeSchema).describe('The newest retained changes, newest first, without values.'),
+  }),
+  idempotency: z.object({
+    records: count.describe('Stored outcomes within their retention (all replicas: read from the store).'),
+    bytes: count.describe('What they count against the namespace byte budget.'),
+    retentionMs: z.number().int().positive().describe("How long an outcome is kept (the keyspace's idempotencyRetention, else the statesvc default)."),
+    replayed: count.describe('Writes answered with a stored outcome (Idempotent-Replayed: true) on this replica.'),
+    mismatched: count.describe('Writes refused with 422 idempotency_mismatch on this replica.'),
+  }),
+  fences: z.object({
+    keys: count.describe('Keys holding a fence (all replicas: read from the store).'),
+    newest: z.array(KeyFenceSchema).describe('The most recently claimed keys, newest first.'),
+    claimed: count.describe('Fence claims (POST /v1/fences/{key}) on this replica.'),
+    refused: count.describe('Writes refused with 409 fenced on this replica: late writes of a stale owner.'),
+  }),
+});
+export type StateKeyspaceWrites = z.infer<typeof StateKeyspaceWritesSchema>;
+
 export const StateHealthSchema = z.object({ status: z.literal('ok') });
 export const StateReadySchema = z.object({ status: z.literal('ready') });
 
@@ -370,6 +429,20 @@ export const STATESVC_HTTP_API: HttpApi = {
       errors: ['bad_request', 'unauthorized', ...ALWAYS],
     },
     {
+      method: 'GET',
+      path: '/v1/admin/keyspace-writes',
+      purpose: "One keyspace's change feed window and newest changes (keys, no values), stored idempotency outcomes and fences, with this replica's replay, mismatch, claim and refusal counts (console, admin API).",
+      auth: ADMIN_AUTH,
+      query: [
+        { name: 'scope-namespace', required: true, description: 'Namespace of the keyspace.' },
+        { name: 'scope-keyspace', required: true, description: 'A declared keyspace.' },
+        { name: 'limit', description: `Newest changes and fences listed, 1–${KEYSPACE_WRITES_MAX_LIMIT} (default ${KEYSPACE_WRITES_DEFAULT_LIMIT}).` },
+        ...SIGNED,
+      ],
+      responses: { 200: { description: "The keyspace's writes.", schema: StateKeyspaceWritesSchema } },
+      errors: ['bad_request', 'unauthorized', 'not_found', ...ALWAYS],
+    },
+    {
       method: 'DELETE',
       path: '/v1/admin/keyspace',
       purpose: "Remove every key of one keyspace (the operator's deletion policy `delete`); idempotent, declared or not.",
@@ -424,6 +497,9 @@ export const STATESVC_HTTP_API: HttpApi = {
     StateNamespaceKeyspace: StateNamespaceKeyspaceSchema,
     StateKeyspaceDeleted: StateKeyspaceDeletedSchema,
     StateChangeEvent: StateChangeEventSchema,
+    StateKeyspaceWrites: StateKeyspaceWritesSchema,
+    RecentChange: RecentChangeSchema,
+    KeyFence: KeyFenceSchema,
     StateHealth: StateHealthSchema,
     StateReady: StateReadySchema,
   },

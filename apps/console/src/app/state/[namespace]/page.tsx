@@ -11,6 +11,7 @@ import { formatBytes } from '../format-bytes.ts';
 import { HotKeysPanel } from '../hot-keys-panel.tsx';
 import { KeyspaceHistory } from '../keyspace-history.tsx';
 import { KeyspaceUsage } from '../keyspace-usage.tsx';
+import { KeyspaceWritesPanel } from '../keyspace-writes-panel.tsx';
 import { NamespaceQuotas } from '../namespace-quotas.tsx';
 import { UsageBar } from '../usage-bar.tsx';
 import { chosenKeyspace } from './chosen-keyspace.ts';
@@ -95,6 +96,8 @@ function NamespaceState() {
       ) : null}
       <KeyspaceUsage namespaces={[namespace]} />
       {ns && keyspace ? <HotKeysPanel namespace={namespace} keyspace={keyspace} /> : null}
+      {/* Feed, outcomes and fences exist only for a declared keyspace (statesvc answers NOT_FOUND otherwise). */}
+      {ns && keyspace && ns.keyspaces.find((k) => k.keyspace === keyspace)?.declared ? <KeyspaceWritesPanel namespace={namespace} keyspace={keyspace} /> : null}
       {ns && keyspace ? (
         <section aria-labelledby="ns-history-title" className="card">
           <h2 id="ns-history-title">History (last hour)</h2>
