@@ -94,9 +94,35 @@ async function registryReady(reg: string): Promise<void> {
       lastAnswer = `${(err as Error).message}${cause?.message ? ` (${cause.message})` : ''}`;
       return false;
     }
-  }, 120_000, 1000).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}; /readyz last answered: ${lastAnswer}`);
+  }, 120_000, 1000).catch(async (err: unknown) => {
+    throw new Error(`${(err as Error).message}; /readyz last answered: ${lastAnswer}; ${await registryPath()}`);
   });
+}
+
+/**
+ * Where the way to the drill registry breaks, for a failed wait (CI failed here once, without
+ * this): each registry pod's readiness and its own /readyz answer, and the Service's
+ * EndpointSlices. A pod that answers 200 while the ClusterIP does not points at kube-proxy; a
+ * pod that does not points at the registry or its etcd member.
+ */
+async function registryPath(): Promise<string> {
+  const pods = (await r.core.listNamespacedPod({ namespace: NS })).items.filter((p) => p.metadata?.name?.startsWith('drill-registry'));
+  const seen: string[] = [];
+  for (const p of pods) {
+    const ready = p.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'unknown';
+    let direct = 'no IP';
+    if (p.status?.podIP) {
+      direct = await fetch(`http://${p.status.podIP}:8080/readyz`, { signal: AbortSignal.timeout(5000) })
+        .then(async (res) => `${res.status} ${(await res.text()).slice(0, 200)}`)
+        .catch((e: unknown) => `failed: ${(e as Error).message}`);
+    }
+    seen.push(`pod ${p.metadata!.name} ${p.status?.phase} Ready=${ready} ip=${p.status?.podIP ?? '-'} /readyz direct: ${direct}`);
+  }
+  const slices = await r.discovery.listNamespacedEndpointSlice({ namespace: NS, labelSelector: 'kubernetes.io/service-name=drill-registry' }).catch((e: unknown) => ({ items: [], error: String(e) }));
+  for (const sl of slices.items) {
+    seen.push(`endpointslice ${sl.metadata?.name}: ${(sl.endpoints ?? []).map((e) => `${e.addresses.join(',')} ready=${e.conditions?.ready}`).join('; ') || 'no endpoints'}`);
+  }
+  return seen.length > 0 ? seen.join(' | ') : 'no drill-registry pod and no EndpointSlice';
 }
 
 async function registryBase(): Promise<string> {

@@ -4,7 +4,7 @@
  * in its namespace, wait for conditions, reach the router's Service from the node (its ClusterIP,
  * routed by the real kube-proxy), and say what the pods were doing when something failed.
  */
-import { ApiException, AppsV1Api, CoreV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { ApiException, AppsV1Api, CoreV1Api, DiscoveryV1Api, KubernetesObjectApi, type KubeConfig, type KubernetesObject, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { adminKubeConfig, containerLog, eventually, helm } from '@orrery/kube-testenv';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +33,7 @@ export class ReleaseUnderTest {
   readonly objects = KubernetesObjectApi.makeApiClient(this.kc);
   readonly core = this.kc.makeApiClient(CoreV1Api);
   readonly apps = this.kc.makeApiClient(AppsV1Api);
+  readonly discovery = this.kc.makeApiClient(DiscoveryV1Api);
 
   constructor(
     readonly namespace: string,
