@@ -36,6 +36,8 @@ export default defineConfig({
       })),
       // The benchmarks' pure parts (percentiles, hit-ratio accounting); the benchmarks themselves run with `npm run bench`.
       ...(want(false) ? [{ test: { name: 'bench', root: 'bench', include: ['**/*.test.ts'] } }] : []),
+      // Checks of the repository itself (every workspace's imports declared, …).
+      ...(want(false) ? [{ test: { name: 'repo', root: 'scripts', include: ['checks/**/*.test.ts'] } }] : []),
       ...(want(true) ? [{ test: { name: 'alongside', include: ALONGSIDE } }, {
         test: {
           name: 'kubernetes',
