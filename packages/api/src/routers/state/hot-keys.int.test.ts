@@ -15,7 +15,7 @@ import type { RouterHotKeysResponse } from '@orrery/spec';
 import { issuesOf } from '../../errors.ts';
 import { hotKeyHasher, stateKeyScope, stickyKeyScope } from '../../hot-keys/hot-key-id.ts';
 import { createHarness, fnManifest, rejection, type Harness } from '../../testing/api-harness.ts';
-import { spawnStatesvc } from '../../testing/spawn-statesvc.ts';
+import { spawnStatesvc } from '@orrery/statesvc/testing';
 
 const masterKey = randomBytes(32);
 const ROUTER_TOKEN = 'store-token-for-routers';

@@ -11,7 +11,7 @@ import { deriveStateToken } from '@orrery/auth';
 import { issuesOf } from '../../errors.ts';
 import { hotKeyHasher, stateKeyScope } from '../../hot-keys/hot-key-id.ts';
 import { createHarness, rejection, type Harness } from '../../testing/api-harness.ts';
-import { spawnStatesvc } from '../../testing/spawn-statesvc.ts';
+import { spawnStatesvc } from '@orrery/statesvc/testing';
 
 const masterKey = randomBytes(32);
 let dir: string;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken, signAdminUrl } from '@orrery/auth';
 import { issuesOf } from '../../errors.ts';
 import { createHarness, fnManifest, rejection, type Harness } from '../../testing/api-harness.ts';
-import { spawnStatesvc } from '../../testing/spawn-statesvc.ts';
+import { spawnStatesvc } from '@orrery/statesvc/testing';
 
 const masterKey = randomBytes(32);
 let dir: string;
