@@ -6,6 +6,7 @@
  * reached) ends the loop with ChangesExpiredError: re-read the keys and follow from now.
  */
 import { EventStreamParser } from './event-stream-parser.ts';
+import { retryDelay } from './retry-delay.ts';
 import { StateError } from './state-error.ts';
 
 /** One change of a key (StateChangeEvent in @orrery/spec). */
@@ -79,7 +80,7 @@ export async function* followChanges<T = unknown>(open: OpenStream, opts: Change
       }
       signal?.addEventListener('abort', done, { once: true });
     });
-  const backoff = () => pause(Math.min(MAX_RETRY_DELAY_MS, baseDelay * 2 ** failures++) * (0.8 + 0.4 * Math.random()));
+  const backoff = () => pause(retryDelay(failures++, baseDelay, MAX_RETRY_DELAY_MS) * (0.8 + 0.4 * Math.random()));
 
   while (!signal?.aborted) {
     const q = new URLSearchParams();

@@ -11,6 +11,7 @@ import { FenceTable } from './fence-table.ts';
 import { KeySerializer } from './key-serializer.ts';
 import { FencedError, UpdateConflictError } from './fenced-error.ts';
 import { followChanges, type ChangesOptions, type StateChange } from './state-changes.ts';
+import { retryDelay } from './retry-delay.ts';
 import { StateError } from './state-error.ts';
 
 export { FencedError, StateError, UpdateConflictError };
@@ -252,7 +253,7 @@ function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promis
       } catch (err) {
         if (last || err instanceof StateError) throw err;
       }
-      const delay = Math.min(MAX_RETRY_DELAY_MS, retry.delayMs * 2 ** attempt);
+      const delay = retryDelay(attempt, retry.delayMs, MAX_RETRY_DELAY_MS);
       await sleep(delay * (0.8 + 0.4 * Math.random()));
     }
   };
@@ -311,7 +312,7 @@ function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promis
             if (attempt >= attempts) throw new UpdateConflictError(key, attempts);
           }
           // Another process won the race: a random pause (growing with each loss) spreads the losers out.
-          await sleep(Math.random() * Math.min(UPDATE_MAX_BACKOFF_MS, UPDATE_BACKOFF_MS * 2 ** (attempt - 1)));
+          await sleep(Math.random() * retryDelay(attempt - 1, UPDATE_BACKOFF_MS, UPDATE_MAX_BACKOFF_MS));
         }
       });
     },

@@ -4,6 +4,7 @@
  * crash-loop limit (5 crashes within 2 minutes: the component stays Degraded). Pure: the
  * supervisor keeps one RestartState per child and passes the clock in.
  */
+import { backoffDelay } from '@orrery/spec';
 
 export interface RestartPolicy {
   initialDelayMs: number;
@@ -52,7 +53,7 @@ export function decideRestart(state: RestartState, now: number, policy: RestartP
   if (crashes.length >= policy.crashLimit) {
     return { action: 'give-up', reason: `crashed ${crashes.length} times within ${formatDelay(policy.crashWindowMs)}`, state: next };
   }
-  const delayMs = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
+  const delayMs = backoffDelay(attempt - 1, { initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs });
   return { action: 'restart', delayMs, attempt, state: next };
 }
 

@@ -1,5 +1,6 @@
 import { Etcd3 } from 'etcd3';
 import { noRetryClient } from '@orrery/etcdcluster';
+import { backoffDelay } from '@orrery/spec';
 
 /** Errors after which the request certainly never reached etcd, so sending it again is safe. */
 const NOT_SENT = /No connection established|ECONNREFUSED|connect ECONN|Failed to connect|broken circuit|circuit is open/i;
@@ -39,8 +40,8 @@ interface Backoff {
   next(): Backoff;
 }
 /** Watch reconnects after 100 ms doubling to 2 s (etcd3's default can wait 30 s). */
-function watchBackoff(ms = 50): Backoff {
-  return { duration: ms, next: () => watchBackoff(Math.min(ms * 2, 2000)) };
+function watchBackoff(attempt = 0): Backoff {
+  return { duration: backoffDelay(attempt, { initialMs: 50, maxMs: 2000 }), next: () => watchBackoff(attempt + 1) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Etcd3, IKeyValue, IWatchResponse, Watcher } from 'etcd3';
+import { backoffDelay } from '@orrery/spec';
 import type { Instance, InstanceRecord } from '../model/instance.ts';
 import { expiresAt } from '../model/heartbeat-age.ts';
 import { ExpirySchedule } from '../model/expiry-schedule.ts';
@@ -191,7 +192,7 @@ export class InstanceIndex {
           await this.watchFrom(rev + 1);
           return;
         } catch {
-          await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** attempt)));
+          await new Promise((r) => setTimeout(r, backoffDelay(attempt, { initialMs: 200, maxMs: 5000 })));
         }
       }
     })().finally(() => {

@@ -1,4 +1,5 @@
 import type { Logger } from '@orrery/log';
+import { backoffDelay } from '@orrery/spec';
 import { DEFAULT_LEASE_TTL_SECONDS, instanceKey, registerBody, type WorkerIdentity } from './worker-instance.ts';
 
 export interface RegistrarOptions {
@@ -113,9 +114,7 @@ export class Registrar {
     this.urlIndex = (this.urlIndex + 1) % this.opts.urls.length;
     if (this.urlIndex !== 0) return this.schedule(50);
     this.rounds++;
-    const min = this.opts.minBackoffMs ?? 500;
-    const max = this.opts.maxBackoffMs ?? 15_000;
-    const base = Math.min(max, min * 2 ** Math.min(this.rounds - 1, 20));
+    const base = backoffDelay(this.rounds - 1, { initialMs: this.opts.minBackoffMs ?? 500, maxMs: this.opts.maxBackoffMs ?? 15_000 });
     this.schedule(base * (0.8 + Math.random() * 0.4));
   }
 
