@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryDriver } from './memory-driver.ts';
 import { MAX_KEYS, raceScenarioArb, runRace, type Writer } from './quota-race.ts';
 
-/** The negative control of quota.tla (AtomicQuota = FALSE): count, yield, then write. */
+/** The negative control of docs/specs/quota.md (AtomicQuota = FALSE): count, yield, then write. */
 const countThenWrite: Writer = async (d, s, key, value, ttlMs) => {
   const { keys } = await d.usage(s);
   const exists = (await d.get(s, key)) !== null;

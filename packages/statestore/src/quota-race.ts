@@ -1,5 +1,5 @@
 /**
- * The maxKeys race (quota.tla): many concurrent writers at the budget boundary with mixed
+ * The maxKeys race (docs/specs/quota.md): many concurrent writers at the budget boundary with mixed
  * create / delete / expire churn. Shared by the drivers' race tests.
  */
 import fc from 'fast-check';

@@ -79,7 +79,7 @@ export interface KVStore {
 }
 
 /**
- * CountedKV (quota.tla): the live-key budget check and the write are one step, never
+ * CountedKV (docs/specs/quota.md): the live-key budget check and the write are one step, never
  * count-then-write. A key whose TTL passed stops counting at once.
  */
 export interface CountedKV extends KVStore {
