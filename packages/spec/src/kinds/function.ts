@@ -201,12 +201,31 @@ export const StateConfigSchema = withCel(
 );
 export type StateConfig = z.infer<typeof StateConfigSchema>;
 
+/** Revisions kept besides the routed ones unless a Function says otherwise (Knative's min-non-active-revisions). */
+export const DEFAULT_REVISION_GC_KEEP = 20;
+/** A revision younger than this is never collected (Knative's retain-since-create-time). */
+export const DEFAULT_REVISION_GC_MIN_AGE = '48h';
+export const MAX_REVISION_GC_KEEP = 1000;
+
+/**
+ * Revision garbage collection (docs/functions.md "Old revisions"): a revision that no traffic
+ * target names, that is not the latest created or ready, that is older than `minAge` and not among
+ * the newest `keep` of the non-routed ones, is deleted with its workers. Absent fields take the
+ * operator's platform-wide `--revision-gc-keep` / `--revision-gc-min-age`.
+ */
+export const RevisionGcSchema = z.object({
+  keep: z.number().int(says('revision_gc_keep')).min(0, says('revision_gc_keep')).max(MAX_REVISION_GC_KEEP, says('revision_gc_keep')).optional(),
+  minAge: boundedDuration({ reason: 'revision_gc_min_age', minMs: 0 }).optional(),
+});
+export type RevisionGc = z.infer<typeof RevisionGcSchema>;
+
 export const FunctionSpecSchema = withCel(
   z.object({
     template: FunctionTemplateSchema,
     /** Empty = 100 % to the latest ready revision. */
     traffic: withCel(z.array(TrafficTargetSchema).max(MAX_TRAFFIC_TARGETS), [TRAFFIC_SUM, TAGS_UNIQUE]).default([]),
     state: StateConfigSchema.optional(),
+    revisionGC: RevisionGcSchema.optional(),
   }),
   [STATE_NOT_ON_CONTAINER],
 );

@@ -198,6 +198,7 @@ const CASES: Partial<Record<Reason, Array<[unknown, boolean]>>> = {
   autoscaling_window: [['6s', true], ['7s', true], ['60m', true], ['1h', true], ['1.5m', true], ['abc', true], ['5s', false], ['61m', false], ['6500ms', false], ['0', false]],
   autoscaling_scale_down_delay: [['0s', true], ['0', true], ['30s', true], ['1h', true], ['1h1s', false], ['1500ms', false], ['-1s', false]],
   ttl_negative: [['0s', true], ['0', true], ['-0', true], ['1h', true], ['-5m', false], ['-1ms', false]],
+  revision_gc_min_age: [['0s', true], ['0', true], ['48h', true], ['1.5h', true], ['-1s', false], ['-48h', false]],
   idempotency_retention: [['1s', true], ['24h', true], ['168h', true], ['1.5m', true], ['abc', true], ['0s', false], ['0', false], ['999ms', false], ['1500ms', false], ['169h', false], ['-1h', false]],
   positive_duration: positive,
   statesync_sync_period: positive,
