@@ -5,6 +5,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
+import { JsonBodyError, readJsonBody, sendJson } from '@orrery/control-http';
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
@@ -353,27 +354,15 @@ function pathOf(req: IncomingMessage): string {
   return q < 0 ? url : url.slice(0, q);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
+/** The admin routes' body, or the refusal to answer with (runtime error codes). */
 async function readJson(
   req: IncomingMessage,
   maxBytes: number,
 ): Promise<{ ok: true; value: unknown } | { ok: false; error: string; code: string; status: number }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return { ok: false, error: `body exceeds ${maxBytes} bytes`, code: 'payload_too_large', status: 413 };
-    chunks.push(chunk);
-  }
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
-  } catch {
-    return { ok: false, error: 'body must be JSON', code: 'bad_request', status: 400 };
+    return { ok: true, value: await readJsonBody(req, { limit: maxBytes }) };
+  } catch (err) {
+    if (!(err instanceof JsonBodyError)) throw err;
+    return { ok: false, error: err.message, code: err.problem === 'too_large' ? 'payload_too_large' : 'bad_request', status: err.status };
   }
 }

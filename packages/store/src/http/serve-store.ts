@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
+import { JsonBodyError, readJsonBody, sendJson as send } from '@orrery/control-http';
 import { isResourceKind } from '@orrery/spec';
 import { type ResourceStore, StoreError } from '../types.ts';
 import { MAX_BODY_BYTES, STORE_PREFIX, WATCH_KEEPALIVE_MS } from './routes.ts';
@@ -97,26 +98,16 @@ function serveWatch(store: ResourceStore, kind: Parameters<ResourceStore['watch'
   req.on('close', () => w.close());
 }
 
+/** A store request's JSON body; refusals carry the store's error codes (`too_large`, `bad_request`). */
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw Object.assign(new Error(`body larger than ${MAX_BODY_BYTES} bytes`), { status: 413, code: 'too_large' });
-    chunks.push(chunk as Buffer);
-  }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw Object.assign(new Error('body is not valid JSON'), { status: 400, code: 'bad_request' });
+    return await readJsonBody(req, { limit: MAX_BODY_BYTES });
+  } catch (err) {
+    if (!(err instanceof JsonBodyError)) throw err;
+    throw Object.assign(new Error(err.message), { status: err.status, code: err.problem === 'too_large' ? 'too_large' : 'bad_request' });
   }
 }
 
-function send(res: ServerResponse, status: number, body: unknown) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 function isLoopback(addr: string | undefined): boolean {
   return !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));

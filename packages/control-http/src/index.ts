@@ -1,0 +1,3 @@
+export * from './json-body.ts';
+export * from './send-json.ts';
+export * from './post-json.ts';
