@@ -19,3 +19,5 @@ export { roleAllows } from './auth/roles.ts';
 export { StickyRollupCollector } from './rollups/sticky-rollup-collector.ts';
 export { collectKeyspaceRollup } from './rollups/keyspace-rollup-collector.ts';
 export { describeProcedures, type ProcedureDoc } from './describe-procedures.ts';
+export type { Health, HealthVerdict } from './health/health-from-conditions.ts';
+export type { MembershipAction, QuorumEffect } from './routers/registry/quorum-effect.ts';

@@ -1,5 +1,7 @@
-/** Argo-CD-style health: one word, one colour (the colours live in globals.css). */
-export type Health = 'Healthy' | 'Progressing' | 'Degraded' | 'Unknown';
+import type { Health } from '@orrery/api';
+
+/** Argo-CD-style health: one word, one colour (the colours live in globals.css); the API decides which. */
+export type { Health };
 
 const GLYPH: Record<Health, string> = { Healthy: '●', Progressing: '◐', Degraded: '✕', Unknown: '?' };
 

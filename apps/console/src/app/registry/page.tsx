@@ -5,7 +5,6 @@ import { registryClusterPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
-import { clusterHealth } from './cluster-health.ts';
 
 /** Registry clusters: one row per RegistryCluster, each linking to its membership view. */
 export default function RegistryClustersPage() {
@@ -31,30 +30,27 @@ export default function RegistryClustersPage() {
             </tr>
           </thead>
           <tbody>
-            {items.map((c) => {
-              const h = clusterHealth(c.conditions);
-              return (
-                <tr key={`${c.namespace}/${c.name}`} data-testid={`cluster-${c.namespace}-${c.name}`}>
-                  <th scope="row">
-                    <Link href={registryClusterPath(c.namespace, c.name)}>
-                      {c.namespace}/{c.name}
-                    </Link>
-                  </th>
-                  <td>
-                    <HealthBadge health={h.health} title={h.why} /> <span className="muted">{h.why}</span>
-                  </td>
-                  <td>{c.leader ?? <span className="warning">none</span>}</td>
-                  <td>
-                    {c.voters} ({c.replicas})
-                  </td>
-                  <td>{c.learners}</td>
-                  <td>
-                    {c.healthy} of {c.voters + c.learners}
-                  </td>
-                  <td>{c.endpoint ? <code>{c.endpoint}</code> : <span className="muted">not yet</span>}</td>
-                </tr>
-              );
-            })}
+            {items.map((c) => (
+              <tr key={`${c.namespace}/${c.name}`} data-testid={`cluster-${c.namespace}-${c.name}`}>
+                <th scope="row">
+                  <Link href={registryClusterPath(c.namespace, c.name)}>
+                    {c.namespace}/{c.name}
+                  </Link>
+                </th>
+                <td>
+                  <HealthBadge health={c.health} title={c.message} /> <span className="muted">{c.message}</span>
+                </td>
+                <td>{c.leader ?? <span className="warning">none</span>}</td>
+                <td>
+                  {c.voters} ({c.replicas})
+                </td>
+                <td>{c.learners}</td>
+                <td>
+                  {c.healthy} of {c.voters + c.learners}
+                </td>
+                <td>{c.endpoint ? <code>{c.endpoint}</code> : <span className="muted">not yet</span>}</td>
+              </tr>
+            ))}
           </tbody>
         </table>
       ) : null}

@@ -4,7 +4,6 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
 import { stateSyncPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
-import { isBackingOff, replicaHealth, worstHealth } from './replica-health.ts';
 
 export type StateSyncItem = inferRouterOutputs<AppRouter>['statesync']['list']['items'][number];
 
@@ -26,7 +25,6 @@ function groupByReplica<R extends { replica: string }>(rows: R[]): Array<[string
  * backoff. The list page links each title to the resource's own page (`linkTitle`).
  */
 export function StateSyncCard({ s, now, linkTitle = false }: { s: StateSyncItem; now: number; linkTitle?: boolean }) {
-  const degraded = s.conditions.find((c) => c.type === 'Degraded' && c.status === 'True');
   return (
     <section id={`statesync-${s.namespace}-${s.name}`} className="card" aria-labelledby={`ss-${s.namespace}-${s.name}`} data-testid={`statesync-${s.namespace}-${s.name}`}>
       <h2 id={`ss-${s.namespace}-${s.name}`}>
@@ -43,9 +41,9 @@ export function StateSyncCard({ s, now, linkTitle = false }: { s: StateSyncItem;
       <p className="muted">
         Target component <code>{s.target.component}</code>, every {String(s.syncPeriod)}; syncables: {s.syncables.join(', ')}
       </p>
-      {degraded ? (
+      {s.health === 'Degraded' ? (
         <p className="error" role="status">
-          Degraded ({degraded.reason}): {degraded.message}
+          Degraded: {s.message}
         </p>
       ) : null}
       {s.replicas.length === 0 ? <p className="muted">No replica has reported yet.</p> : null}
@@ -64,26 +62,27 @@ export function StateSyncCard({ s, now, linkTitle = false }: { s: StateSyncItem;
             </tr>
           </thead>
           {groupByReplica(s.replicas).map(([replica, rows]) => {
-            const overall = worstHealth(rows.map((r) => replicaHealth(r, String(s.syncPeriod))));
+            // Every row of a replica carries the replica's health (the API's worst of its syncables).
+            const overall = rows[0]!.replicaHealth;
             return (
-              <tbody key={replica} data-testid={`statesync-replica-${replica}`} data-health={overall}>
+              <tbody key={replica} data-testid={`statesync-replica-${replica}`} data-health={overall.health}>
                 {rows.map((r, i) => (
                   <tr key={r.syncable ?? ''} data-testid={`statesync-replica-${replica}-${r.syncable ?? 'all'}`}>
                     {i === 0 ? (
                       <th scope="rowgroup" rowSpan={rows.length}>
-                        {replica} <HealthBadge health={overall} />
+                        {replica} <HealthBadge health={overall.health} title={overall.message} />
                       </th>
                     ) : null}
                     <td>{r.syncable ?? '—'}</td>
                     <td>
-                      <HealthBadge health={replicaHealth(r, String(s.syncPeriod))} title={r.lastError ?? undefined} />
+                      <HealthBadge health={r.health.health} title={r.health.message} />
                     </td>
                     <td title={r.lastSuccessfulCycle}>{ago(r.lastSuccessfulCycle, now)}</td>
                     <td>{r.entitiesPushed}</td>
                     <td>{r.entitiesPulled}</td>
                     <td className={r.lastError ? 'error' : 'muted'}>{r.lastError ?? 'none'}</td>
-                    <td className={isBackingOff(r.backoffSeconds, String(s.syncPeriod)) ? 'warning' : undefined}>
-                      {isBackingOff(r.backoffSeconds, String(s.syncPeriod)) ? `backing off: next cycle in ${r.backoffSeconds} s` : `no (next cycle in ${r.backoffSeconds} s)`}
+                    <td className={r.backingOff ? 'warning' : undefined}>
+                      {r.backingOff ? `backing off: next cycle in ${r.backoffSeconds} s` : `no (next cycle in ${r.backoffSeconds} s)`}
                     </td>
                   </tr>
                 ))}

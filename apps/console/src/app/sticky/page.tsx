@@ -32,7 +32,7 @@ export default function StickyPage() {
             <ul className={styles.replicas}>
               {replicas.map((r) => (
                 <li key={r.url} data-testid={`sticky-replica-${r.url}`}>
-                  <HealthBadge health={r.ok ? 'Healthy' : 'Degraded'} /> <code>{r.url}</code>
+                  <HealthBadge health={r.health} /> <code>{r.url}</code>
                   {r.error ? <span className="error"> — {r.error}</span> : null}
                 </li>
               ))}

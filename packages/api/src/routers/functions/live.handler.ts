@@ -1,7 +1,7 @@
 import { fetchRouterStats } from '../../clients/router-stats.ts';
 import { storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
-import { functionHealth } from '../overview/health-from-conditions.ts';
+import { functionHealth } from '../../health/health-from-conditions.ts';
 import { sumReplicas } from '../sticky/sum-replicas.ts';
 import { FunctionLiveInput } from './live.schema.ts';
 import { sumRevisionStats } from './sum-revision-stats.ts';

@@ -14,7 +14,7 @@ import {
   statePath,
   stateSyncPath,
 } from '@orrery/spec';
-import { isBackingOff } from '../statesync/backing-off.ts';
+import { isBackingOff } from '../../health/statesync-replica-health.ts';
 
 export type AlertSeverity = 'critical' | 'warning';
 export type AlertKind = 'keyspace-quota' | 'namespace-quota' | 'teleport-spike' | 'learner-lag' | 'statesync-backoff' | 'hot-key' | 'hot-key-owner';

@@ -96,7 +96,7 @@ beforeAll(async () => {
     spec: { target: { component: 'router' }, redis: { url: 'redis://127.0.0.1:6379' } },
   });
   await h.store.updateStatus('StateSync', 'default', 'routers', {
-    replicas: [{ replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 8 }],
+    replicas: [{ replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 20 }],
     conditions: [{ type: 'Degraded', status: 'True', reason: 'SyncErrors', message: 'router-b: ECONNREFUSED' }],
   });
   await h.conn.db.insert(functionRollups).values({ minute: new Date('2026-11-30T12:30:00Z'), namespace: 'default', function: 'cart', teleports: 7 });

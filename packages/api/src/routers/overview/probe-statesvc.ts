@@ -1,6 +1,6 @@
 import type { ApiServices } from '../../context.ts';
 import { fetchJson } from '../../clients/fetch-json.ts';
-import type { HealthVerdict } from './health-from-conditions.ts';
+import type { HealthVerdict } from '../../health/health-from-conditions.ts';
 
 /** statesvc's `/healthz` within the upstream timeout: not configured → Unknown, no answer or not 200 → Degraded. Never throws. */
 export async function probeStatesvc(services: ApiServices): Promise<HealthVerdict> {

@@ -5,12 +5,12 @@ import { fetchRouterStats } from '../../clients/router-stats.ts';
 import { statesvcAdminGet, type NamespaceUsage } from '../../clients/statesvc-admin.ts';
 import { storeCall } from '../../errors.ts';
 import { protectedProcedure } from '../../trpc.ts';
-import { isBackingOff, syncPeriodSeconds } from '../statesync/backing-off.ts';
+import { isBackingOff, syncPeriodSeconds } from '../../health/statesync-replica-health.ts';
 import { sumReplicas } from '../sticky/sum-replicas.ts';
 import { hotKeyAlerts, learnerLagAlerts, quotaAlerts, sortAlerts, stateSyncBackoffAlerts, teleportSpikeAlerts, TELEPORT_WINDOW_MINUTES } from './alert-rules.ts';
 import { hotKeyAlertInputs } from './hot-key-alert-inputs.ts';
 import { readStateHotKeys, readStickyHotKeys } from '../../hot-keys/read-hot-keys.ts';
-import { functionHealth, registryClusterHealth, replicasHealth, stateSyncHealth, worstHealth, type HealthVerdict } from './health-from-conditions.ts';
+import { functionHealth, registryClusterHealth, replicasHealth, stateSyncHealth, worstHealth, type HealthVerdict } from '../../health/health-from-conditions.ts';
 import { probeStatesvc } from './probe-statesvc.ts';
 import { OverviewSummaryInput } from './summary.schema.ts';
 

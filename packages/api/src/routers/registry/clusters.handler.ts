@@ -1,9 +1,10 @@
 import type { RegistryCluster } from '@orrery/spec';
 import { storeCall } from '../../errors.ts';
+import { registryClusterHealth } from '../../health/health-from-conditions.ts';
 import { protectedProcedure } from '../../trpc.ts';
 import { ListClustersInput } from './clusters.schema.ts';
 
-export const clusters = protectedProcedure('viewer', 'RegistryClusters from the store: desired voters, leader, member counts, conditions.')
+export const clusters = protectedProcedure('viewer', 'RegistryClusters from the store: health, desired voters, leader, member counts, conditions.')
   .input(ListClustersInput)
   .query(async ({ ctx, input }) => {
     const r = await storeCall(() => ctx.store.list('RegistryCluster', { namespace: input.namespace }));
@@ -12,6 +13,7 @@ export const clusters = protectedProcedure('viewer', 'RegistryClusters from the 
       return {
         namespace: c.metadata.namespace,
         name: c.metadata.name,
+        ...registryClusterHealth(c),
         resourceVersion: c.metadata.resourceVersion,
         replicas: c.spec.replicas,
         leader: c.status?.leader ?? null,

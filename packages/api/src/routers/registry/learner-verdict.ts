@@ -28,6 +28,10 @@ export interface LearnerVerdict {
   required: number;
   /** The rule's words: what holds, or what is wrong and what to wait for. */
   message: string;
+  /** `lag` in words: `8000 entries behind`, `1 entry behind`, `lag unknown`. */
+  lagText: string;
+  /** `polls` in words: `caught up in 1 of 2 polls`. */
+  pollsText: string;
 }
 
 /** The rule's verdict on learner `member` (its name) from the cluster's recorded observations. */
@@ -35,15 +39,18 @@ export function learnerVerdict(c: RegistryCluster, member: string): LearnerVerdi
   const [previous, current] = lastTwoObservations(c.status?.learnerObservations, member);
   const p = learnerPromotion(member, previous, current);
   const caughtUpNow = current !== undefined && observationBlocker(current) === undefined;
+  const polls = p.ready ? LEARNER_PROMOTION_RULE.stablePolls : caughtUpNow ? 1 : 0;
   return {
     ready: p.ready,
     ...(p.ready ? {} : { blocker: p.blocker }),
     lag: p.lag,
     appliedIndex: current?.appliedIndex ?? null,
     committedIndex: current?.leaderCommittedIndex ?? null,
-    polls: p.ready ? LEARNER_PROMOTION_RULE.stablePolls : caughtUpNow ? 1 : 0,
+    polls,
     required: LEARNER_PROMOTION_RULE.stablePolls,
     message: p.message,
+    lagText: p.lag === null ? 'lag unknown' : `${p.lag} ${p.lag === 1 ? 'entry' : 'entries'} behind`,
+    pollsText: `caught up in ${polls} of ${LEARNER_PROMOTION_RULE.stablePolls} polls`,
   };
 }
 
@@ -65,6 +72,6 @@ export function refuseUnlessCaughtUp(c: RegistryCluster, member: string): void {
   if (v.ready) return;
   const message =
     `learner_not_caught_up: ${row.name} may not be promoted yet (applied ${known(v.appliedIndex)}, committed ${known(v.committedIndex)}, lag ${known(v.lag)}, ` +
-    `caught up in ${v.polls} of ${v.required} polls): ${v.message}. An admin may skip the rule with registry.forcePromote (etcd still refuses below ${LEARNER_PROMOTION_RULE.etcdReadyRatio * 100} %).`;
+    `${v.pollsText}): ${v.message}. An admin may skip the rule with registry.forcePromote (etcd still refuses below ${LEARNER_PROMOTION_RULE.etcdReadyRatio * 100} %).`;
   throw badRequest(message, [{ path: 'member', message, reason: 'learner_not_caught_up' }]);
 }

@@ -89,7 +89,8 @@ beforeAll(async () => {
   await h.store.updateStatus('StateSync', 'default', 'routers', {
     replicas: [
       { replica: 'router-a', lastSuccessfulCycle: '2026-01-01T00:00:00Z', entitiesPushed: 3, entitiesPulled: 4, backoffSeconds: 0 },
-      { replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 8 },
+      // One failed cycle doubles the wait past the 10 s period.
+      { replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 20 },
     ],
   });
 }, 60_000);
@@ -105,12 +106,28 @@ describe('registry.clusters / members (viewer)', () => {
   it('summarises clusters from the store', async () => {
     const r = await h.as('viewer').registry.clusters();
     expect(r.items).toEqual([expect.objectContaining({ name: 'reg', replicas: 3, leader: 'reg-1', voters: 3, learners: 1, healthy: 4 })]);
+    // the health rule's verdict (no conditions written in this fixture: the operator has not reconciled it)
+    expect(r.items[0]).toMatchObject({ health: 'Unknown', message: 'no conditions yet (the operator has not reconciled it)' });
   });
   it('lists members with lag behind the leader', async () => {
     const r = await h.as('viewer').registry.members({ cluster: 'reg' });
     expect(r.members.find((m) => m.name === 'reg-4')!.lag).toBe(5);
     // a learner carries the promotion rule's verdict; voters none
-    expect(r.members.find((m) => m.name === 'reg-4')!.promotion).toMatchObject({ ready: true, lag: 5, appliedIndex: 95, committedIndex: 100, polls: 2, required: 2 });
+    expect(r.members.find((m) => m.name === 'reg-4')!.promotion).toMatchObject({ ready: true, lag: 5, appliedIndex: 95, committedIndex: 100, polls: 2, required: 2, lagText: '5 entries behind', pollsText: 'caught up in 2 of 2 polls' });
+    // what the console shows without a rule of its own: cluster health, quorum, each action's effect, member badges
+    expect(r.health.health).toBe('Unknown');
+    expect(r.quorum).toEqual({ voters: 3, healthyVoters: 3, quorum: 2, tolerates: 1 });
+    expect(r.addLearner).toEqual({
+      effect: expect.objectContaining({ summary: '3 voters → quorum 2; adding a learner keeps 3 voters, quorum 2, tolerates 1 failure (a learner replicates but does not vote)' }) as unknown,
+      unavailable: 'one learner at a time: reg-4 is still a learner (promote or remove it first)',
+    });
+    const reg4 = r.members.find((m) => m.name === 'reg-4')!;
+    expect(reg4.actions.promote).toMatchObject({ effect: { votersAfter: 4, quorumAfter: 3, warning: expect.stringContaining('even number') as unknown }, unavailable: null });
+    expect(reg4.actions.forcePromote).toBeNull();
+    expect(reg4.actions.transferLeader).toBeNull();
+    const reg2 = r.members.find((m) => m.name === 'reg-2')!;
+    expect(reg2.actions).toMatchObject({ promote: null, remove: { effect: { votersAfter: 2, warning: 'afterwards one more failure stops writes' }, unavailable: null }, transferLeader: { effect: { votersAfter: 3 } } });
+    expect(reg2.healthVerdict).toEqual({ health: 'Healthy', message: 'answered its status call' });
     expect(r.members.find((m) => m.name === 'reg-2')!.promotion).toBeNull();
     expect(r.leader).toBe('reg-1');
     expect((await rejection(h.as('viewer').registry.members({ cluster: 'none' }))).code).toBe('NOT_FOUND');
@@ -298,8 +315,9 @@ describe('statesync.list (viewer)', () => {
   it('shows per-replica status with backoff', async () => {
     const r = await h.as('viewer').statesync.list();
     const reps = r.items[0]!.replicas;
-    expect(reps.find((x) => x.replica === 'router-a')).toMatchObject({ entitiesPulled: 4, healthy: true });
-    expect(reps.find((x) => x.replica === 'router-b')).toMatchObject({ backingOff: true, healthy: false, lastError: 'ECONNREFUSED' });
+    expect(reps.find((x) => x.replica === 'router-a')).toMatchObject({ entitiesPulled: 4, healthy: true, health: { health: 'Healthy' }, replicaHealth: { health: 'Healthy' } });
+    expect(reps.find((x) => x.replica === 'router-b')).toMatchObject({ backingOff: true, healthy: false, lastError: 'ECONNREFUSED', health: { health: 'Degraded', message: 'ECONNREFUSED' } });
+    expect(r.items[0]).toMatchObject({ name: 'routers', health: 'Unknown' });
     expect((await rejection(h.as(undefined).statesync.list())).code).toBe('UNAUTHORIZED');
   });
   it('a wait equal to the sync period is the normal cadence, not a backoff', async () => {

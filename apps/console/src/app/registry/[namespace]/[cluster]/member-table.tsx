@@ -1,25 +1,20 @@
 'use client';
 import { ActionButton } from '../../../../components/action-button.tsx';
-import { HealthBadge, type Health } from '../../../../components/health-badge.tsx';
-import { promotionView } from './promotion-view.ts';
+import { HealthBadge } from '../../../../components/health-badge.tsx';
 import type { Member } from './members-output.ts';
 import styles from './registry.module.css';
 
 /** `force-promote`: promote without the catch-up rule (registry.forcePromote, admin). */
 export type MemberAction = 'promote' | 'force-promote' | 'transfer-leader' | 'remove';
 
-const HEALTH: Record<Member['health'], Health> = { healthy: 'Healthy', unhealthy: 'Degraded', unknown: 'Unknown' };
-
-/** Why an action on a member must wait, or undefined when it may run now. */
-function blocked(action: MemberAction, m: Member, members: Member[]): string | undefined {
-  const hasLeader = members.some((x) => x.isLeader);
-  if (!hasLeader && action !== 'remove') return 'the cluster has no leader right now';
-  // The promotion rule's verdict from the API: registry.promote refuses exactly when this says wait.
-  if (action === 'promote') return promotionView(m.promotion).reason;
-  if (action === 'transfer-leader' && m.health !== 'healthy') return `${m.name} is ${m.health}: leadership goes only to a healthy voter`;
-  if (action === 'remove' && m.role === 'voter' && members.filter((x) => x.role === 'voter').length === 1) return `${m.name} is the last voter`;
-  return undefined;
-}
+/** How each action registry.members offers shows as a button, in table order. */
+const BUTTONS: Array<{ key: keyof Member['actions']; action: MemberAction; label: string; testid: (name: string) => string; procedure: string; danger?: boolean }> = [
+  { key: 'promote', action: 'promote', label: 'Promote', testid: (n) => `promote-${n}`, procedure: 'registry.promote' },
+  // Offered only while the rule says wait: skipping it is an admin's call (the dialog says what it risks).
+  { key: 'forcePromote', action: 'force-promote', label: 'Force promote', testid: (n) => `force-promote-${n}`, procedure: 'registry.forcePromote', danger: true },
+  { key: 'transferLeader', action: 'transfer-leader', label: 'Transfer leadership here', testid: (n) => `transfer-${n}`, procedure: 'registry.transferLeader' },
+  { key: 'remove', action: 'remove', label: 'Remove', testid: (n) => `remove-${n}`, procedure: 'registry.remove', danger: true },
+];
 
 /** The members as a table (same data as the graph) with the per-member one-click actions. */
 export function MemberTable({ members, onAction }: { members: Member[]; onAction: (action: MemberAction, member: Member) => void }) {
@@ -40,13 +35,12 @@ export function MemberTable({ members, onAction }: { members: Member[]; onAction
       </thead>
       <tbody>
         {members.map((m) => {
-          const actions: Array<{ action: MemberAction; label: string; testid: string; procedure: string; danger?: boolean }> = [];
-          const promotion = m.role === 'learner' ? promotionView(m.promotion) : undefined;
-          if (promotion) actions.push({ action: 'promote', label: 'Promote', testid: `promote-${m.name}`, procedure: 'registry.promote' });
-          // Only while the rule says wait: skipping it is an admin's call (the dialog says what it risks).
-          if (promotion && !promotion.ready) actions.push({ action: 'force-promote', label: 'Force promote', testid: `force-promote-${m.name}`, procedure: 'registry.forcePromote', danger: true });
-          if (m.role === 'voter' && !m.isLeader) actions.push({ action: 'transfer-leader', label: 'Transfer leadership here', testid: `transfer-${m.name}`, procedure: 'registry.transferLeader' });
-          actions.push({ action: 'remove', label: 'Remove', testid: `remove-${m.name}`, procedure: 'registry.remove', danger: true });
+          // The API says which actions apply to this member and why any must wait.
+          const buttons = BUTTONS.flatMap((b) => {
+            const offer = m.actions[b.key];
+            return offer ? [{ ...b, why: offer.unavailable ?? undefined }] : [];
+          });
+          const promotion = m.role === 'learner' ? m.promotion : null;
           return (
             <tr key={m.name} data-testid={`member-${m.name}`} data-leader={m.isLeader ? 'true' : undefined}>
               <th scope="row">
@@ -61,7 +55,7 @@ export function MemberTable({ members, onAction }: { members: Member[]; onAction
               </th>
               <td data-testid={`member-role-${m.name}`}>{m.role}</td>
               <td>
-                <HealthBadge health={HEALTH[m.health]} />
+                <HealthBadge health={m.healthVerdict.health} title={m.healthVerdict.message} />
               </td>
               <td className={styles.num}>{m.raftTerm ?? '—'}</td>
               <td className={styles.num}>{m.raftIndex ?? '—'}</td>
@@ -70,33 +64,30 @@ export function MemberTable({ members, onAction }: { members: Member[]; onAction
                 {m.lag ?? '—'}
                 {promotion ? (
                   <span className={`muted ${styles.why}`} data-testid={`member-promotion-${m.name}`}>
-                    {promotion.lag}, {promotion.polls}
+                    {promotion.lagText}, {promotion.pollsText}
                   </span>
                 ) : null}
               </td>
               <td>
                 <div className={styles.actions}>
-                  {actions.map((a) => {
-                    const why = blocked(a.action, m, members);
-                    return (
-                      <ActionButton
-                        key={a.action}
-                        procedure={a.procedure}
-                        data-testid={a.testid}
-                        className={a.danger ? 'danger' : undefined}
-                        disabled={why !== undefined}
-                        title={why}
-                        aria-label={`${a.label}: ${m.name}${why ? ` (unavailable: ${why})` : ''}`}
-                        onClick={() => onAction(a.action, m)}
-                      >
-                        {a.label}
-                      </ActionButton>
-                    );
-                  })}
+                  {buttons.map((a) => (
+                    <ActionButton
+                      key={a.action}
+                      procedure={a.procedure}
+                      data-testid={a.testid(m.name)}
+                      className={a.danger ? 'danger' : undefined}
+                      disabled={a.why !== undefined}
+                      title={a.why}
+                      aria-label={`${a.label}: ${m.name}${a.why ? ` (unavailable: ${a.why})` : ''}`}
+                      onClick={() => onAction(a.action, m)}
+                    >
+                      {a.label}
+                    </ActionButton>
+                  ))}
                 </div>
-                {promotion?.reason ? (
+                {promotion && !promotion.ready ? (
                   <span className={`warning ${styles.why}`} data-testid={`promote-waits-${m.name}`}>
-                    Promote waits: {promotion.reason}
+                    Promote waits: {promotion.message}
                   </span>
                 ) : null}
               </td>

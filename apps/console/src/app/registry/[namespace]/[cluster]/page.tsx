@@ -3,15 +3,14 @@ import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MembershipAction } from '@orrery/api';
 import { registryRequestStatus, type TrackedRegistryRequest } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
 import { HealthBadge } from '../../../../components/health-badge.tsx';
 import { QueryState } from '../../../../components/query-state.tsx';
 import { LIVE_INTERVAL_MS } from '../../../../lib/live.ts';
-import { quorumEffect, type MembershipAction } from '../../../../lib/quorum-effect.ts';
 import { useTRPC } from '../../../../lib/trpc.ts';
-import { clusterHealth } from '../../cluster-health.ts';
 import { InstancesBrowser } from './instances-browser.tsx';
 import { MemberTable } from './member-table.tsx';
 import { MembershipGraph } from './membership-graph.tsx';
@@ -34,6 +33,8 @@ const TITLE: Record<MembershipAction, (m?: Member, force?: boolean) => string> =
   'transfer-leader': (m) => `Transfer leadership to ${m?.name}?`,
   remove: (m) => `Remove ${m?.role} ${m?.name}?`,
 };
+/** Which of a member's offers (registry.members) each asked action shows. */
+const MEMBER_OFFER: Record<Exclude<MembershipAction, 'add-learner'>, keyof Member['actions']> = { promote: 'promote', remove: 'remove', 'transfer-leader': 'transferLeader' };
 const CONFIRM: Record<MembershipAction, string> = { 'add-learner': 'Add learner', promote: 'Promote', 'transfer-leader': 'Transfer leadership', remove: 'Remove' };
 
 /** One RegistryCluster: membership graph and table, one-click actions with live progress, instances. */
@@ -92,28 +93,14 @@ export default function RegistryClusterPage() {
 
   const data = members.data;
   const list = data?.members ?? [];
-  const voters = list.filter((m) => m.role === 'voter');
-  const healthyVoters = voters.filter((m) => m.health === 'healthy').length;
   const learners = list.filter((m) => m.role === 'learner');
   const leader = list.find((m) => m.isLeader);
-  const health = data ? clusterHealth(data.conditions) : undefined;
+  const health = data?.health;
   const status = tracked ? registryRequestStatus(tracked, data, members.dataUpdatedAt) : undefined;
 
-  const effect = ask
-    ? quorumEffect({
-        action: ask.action,
-        voters: voters.length,
-        healthyVoters,
-        ...(ask.member ? { target: { role: ask.member.role, healthy: ask.member.health === 'healthy', isLeader: ask.member.isLeader } } : {}),
-      })
-    : undefined;
-  const addLearnerBlocked = !data
-    ? 'loading'
-    : !leader
-      ? 'the cluster has no leader right now'
-      : learners.length > 0
-        ? `one learner at a time: ${learners[0]!.name} is still a learner (promote or remove it first)`
-        : undefined;
+  // The API computes each action's effect on quorum and why it must wait; the page shows them.
+  const effect = !ask ? undefined : ask.action === 'add-learner' ? data?.addLearner.effect : ask.member?.actions[MEMBER_OFFER[ask.action]]?.effect;
+  const addLearnerBlocked = !data ? 'loading' : (data.addLearner.unavailable ?? undefined);
 
   return (
     <>
@@ -121,7 +108,7 @@ export default function RegistryClusterPage() {
         <Link href="/registry">← Registry clusters</Link>
       </p>
       <h1>
-        RegistryCluster {namespace}/{cluster} {health ? <HealthBadge health={health.health} title={health.why} /> : null}
+        RegistryCluster {namespace}/{cluster} {health ? <HealthBadge health={health.health} title={health.message} /> : null}
       </h1>
       <QueryState isLoading={members.isLoading} error={members.error} />
       {data ? (
@@ -131,9 +118,9 @@ export default function RegistryClusterPage() {
               Summary
             </h2>
             <p data-testid="cluster-summary">
-              {voters.length} voters (desired {data.replicas}), quorum {quorumEffect({ action: 'add-learner', voters: voters.length }).quorumBefore}, {healthyVoters} healthy; {learners.length} learner
+              {data.quorum.voters} voters (desired {data.replicas}), quorum {data.quorum.quorum}, {data.quorum.healthyVoters} healthy; {learners.length} learner
               {learners.length === 1 ? '' : 's'}; leader <strong data-testid="cluster-leader">{leader?.name ?? 'none'}</strong>
-              {health ? <span className="muted"> — {health.why}</span> : null}
+              {health?.message ? <span className="muted"> — {health.message}</span> : null}
             </p>
             <div className={styles.actions}>
               <ActionButton

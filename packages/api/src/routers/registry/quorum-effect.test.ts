@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failuresTolerated, quorumEffect, quorumOf } from './quorum-effect.ts';
-
-describe('quorumOf / failuresTolerated', () => {
-  it('is a strict majority', () => {
-    expect([0, 1, 2, 3, 4, 5, 7].map(quorumOf)).toEqual([0, 1, 2, 2, 3, 3, 4]);
-    expect([0, 1, 2, 3, 4, 5, 7].map(failuresTolerated)).toEqual([0, 0, 0, 1, 1, 2, 3]);
-  });
-});
+import { quorumEffect } from './quorum-effect.ts';
 
 describe('quorumEffect', () => {
   it('names the effect of removing a voter from three', () => {
@@ -48,5 +41,29 @@ describe('quorumEffect', () => {
     const t = quorumEffect({ action: 'transfer-leader', voters: 5, target: { role: 'voter' } });
     expect(t.summary).toMatch(/^5 voters → quorum 3; moving leadership keeps 5 voters, quorum 3, tolerates 2 failures/);
     expect(t.warning).toBeUndefined();
+  });
+});
+
+describe('quorumEffect, voters and quorum after each action', () => {
+  // [action, voters before, target role, voters after, quorum after, tolerates after]
+  const table: Array<[Parameters<typeof quorumEffect>[0]['action'], number, 'voter' | 'learner' | undefined, number, number, number]> = [
+    ['add-learner', 0, undefined, 0, 1, 0],
+    ['add-learner', 3, undefined, 3, 2, 1],
+    ['promote', 0, 'learner', 1, 1, 0],
+    ['promote', 1, 'learner', 2, 2, 0],
+    ['promote', 2, 'learner', 3, 2, 1],
+    ['promote', 4, 'learner', 5, 3, 2],
+    ['remove', 1, 'voter', 0, 1, 0],
+    ['remove', 2, 'voter', 1, 1, 0],
+    ['remove', 5, 'voter', 4, 3, 1],
+    ['remove', 3, 'learner', 3, 2, 1],
+    ['transfer-leader', 3, 'voter', 3, 2, 1],
+  ];
+  it.each(table)('%s with %i voters (target %s) leaves %i voters, quorum %i, tolerating %i', (action, voters, role, after, quorum, tolerates) => {
+    const e = quorumEffect({ action, voters, ...(role ? { target: { role } } : {}) });
+    expect([e.votersAfter, e.quorumAfter, e.toleratesAfter]).toEqual([after, quorum, tolerates]);
+  });
+  it('an empty cluster needs one vote it cannot get (the operator\'s quorum, not 0)', () => {
+    expect(quorumEffect({ action: 'add-learner', voters: 0 }).summary).toBe('0 voters → quorum 1; adding a learner keeps 0 voters, quorum 1, tolerates 0 failures (a learner replicates but does not vote)');
   });
 });

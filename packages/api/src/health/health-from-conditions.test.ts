@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '@orrery/spec';
-import { functionHealth, registryClusterHealth, replicasHealth, stateSyncHealth, worstHealth, type Health } from './health-from-conditions.ts';
+import { functionHealth, HEALTHS, registryClusterHealth, registryMemberHealth, replicasHealth, stateSyncHealth, worstHealth, type Health } from './health-from-conditions.ts';
 
 const cond = (type: string, status: Condition['status'], reason = 'R', message = ''): Condition => ({ type, status, reason, message });
 const fn = (conditions: Condition[] | undefined, extra: { generation?: number; observedGeneration?: number; latestReadyRevision?: string } = {}) => ({
@@ -115,5 +115,73 @@ describe('worstHealth', () => {
     expect(worstHealth([v('Progressing'), v('Unknown'), v('Healthy')]).health).toBe('Unknown');
     expect(worstHealth([v('Unknown'), v('Degraded'), v('Progressing')])).toEqual({ health: 'Degraded', message: '1 Progressing, 1 Degraded, 1 Unknown' });
     expect(worstHealth([v('Healthy'), v('Healthy')])).toEqual({ health: 'Healthy', message: '2 Healthy' });
+  });
+});
+
+/**
+ * Every case of the RegistryCluster rule in one table, including the two where the console's old
+ * copy (apps/console/src/app/registry/cluster-health.ts) answered differently: a failed step was
+ * Progressing there, and a spec the operator had not observed yet read Healthy.
+ */
+describe('registryClusterHealth, the whole table', () => {
+  const available = cond('Available', 'True', 'QuorumHealthy', 'leader r-1; 3 of 3 voters healthy');
+  const noQuorum = cond('Available', 'False', 'NoQuorum', '1 of 3 voters healthy, no leader');
+  const degraded = cond('Degraded', 'True', 'MemberUnhealthy', 'unhealthy: r-2');
+  const notDegraded = cond('Degraded', 'False', 'AllHealthy');
+  const steady = cond('Progressing', 'False', 'Steady');
+  const adding = cond('Progressing', 'True', 'AddingLearner', 'adding learner r-4');
+  const stepFailed = cond('Progressing', 'True', 'StepFailed', 'promote r-4: etcdserver: too many learners');
+  // [case, conditions, generation, observedGeneration, health, message]
+  const table: Array<[string, Condition[] | undefined, number | undefined, number | undefined, Health, string]> = [
+    ['no status', undefined, 1, undefined, 'Unknown', 'no conditions yet (the operator has not reconciled it)'],
+    ['no conditions', [], 1, 1, 'Unknown', 'no conditions yet (the operator has not reconciled it)'],
+    ['available and steady', [available, steady, notDegraded], 2, 2, 'Healthy', 'leader r-1; 3 of 3 voters healthy'],
+    ['available, no generation recorded', [available, steady, notDegraded], undefined, undefined, 'Healthy', 'leader r-1; 3 of 3 voters healthy'],
+    ['observed a newer generation than asked (never stale)', [available, steady], 2, 3, 'Healthy', 'leader r-1; 3 of 3 voters healthy'],
+    ['no quorum', [noQuorum, steady], 1, 1, 'Degraded', 'NoQuorum: 1 of 3 voters healthy, no leader'],
+    ['no quorum wins over a Degraded member', [noQuorum, degraded], 1, 1, 'Degraded', 'NoQuorum: 1 of 3 voters healthy, no leader'],
+    ['a member unhealthy', [available, steady, degraded], 1, 1, 'Degraded', 'MemberUnhealthy: unhealthy: r-2'],
+    // was Progressing in the console: kstatus and Argo CD read a failed step as Degraded
+    ['a failed membership step', [available, stepFailed, notDegraded], 1, 1, 'Degraded', 'StepFailed: promote r-4: etcdserver: too many learners'],
+    ['a failed step on a stale spec is still news', [available, stepFailed], 3, 2, 'Degraded', 'StepFailed: promote r-4: etcdserver: too many learners'],
+    ['no quorum on a stale spec is still news', [noQuorum], 3, 2, 'Degraded', 'NoQuorum: 1 of 3 voters healthy, no leader'],
+    // was Healthy in the console: conditions about an older spec say nothing about this one
+    ['a spec not observed yet', [available, steady, notDegraded], 3, 2, 'Progressing', 'generation 3 not yet observed by the operator (observed 2)'],
+    ['a spec not observed yet, mid-change', [available, adding], 3, 2, 'Progressing', 'generation 3 not yet observed by the operator (observed 2)'],
+    ['a membership change', [available, adding, notDegraded], 1, 1, 'Progressing', 'AddingLearner: adding learner r-4'],
+    ['a membership change before Available is known', [adding], 1, 1, 'Progressing', 'AddingLearner: adding learner r-4'],
+    ['Available Unknown, steady', [cond('Available', 'Unknown', 'Probing', 'first poll'), steady], 1, 1, 'Unknown', 'Probing: first poll'],
+    ['no condition that decides', [cond('RequestHandled', 'True')], 1, 1, 'Unknown', 'no Available condition yet'],
+  ];
+  it.each(table)('%s', (_, conditions, generation, observedGeneration, health, message) => {
+    expect(registryClusterHealth(obj(conditions, generation, observedGeneration))).toEqual({ health, message });
+  });
+});
+
+describe('registryMemberHealth', () => {
+  it.each([
+    ['healthy', 'Healthy'],
+    ['unhealthy', 'Degraded'],
+    ['unknown', 'Unknown'],
+  ] as const)('a member the operator saw as %s shows %s', (word, health) => {
+    expect(registryMemberHealth({ health: word }).health).toBe(health);
+  });
+});
+
+/**
+ * Every pair of verdicts: the worse one wins by Degraded > Unknown > Progressing > Healthy. The
+ * console's old copy (apps/console/src/app/statesync/replica-health.ts) ranked Progressing above
+ * Unknown; an Unknown needs a look while a Progressing one recovers by itself (Argo CD's
+ * gitops-engine also ranks Unknown worse than Progressing).
+ */
+describe('worstHealth, every pair', () => {
+  const RANK: Health[] = ['Healthy', 'Progressing', 'Unknown', 'Degraded'];
+  const pairs = HEALTHS.flatMap((a) => HEALTHS.map((b) => [a, b] as [Health, Health]));
+  it.each(pairs)('%s with %s', (a, b) => {
+    const expected = RANK[Math.max(RANK.indexOf(a), RANK.indexOf(b))];
+    expect(worstHealth([{ health: a, message: '' }, { health: b, message: '' }]).health).toBe(expected);
+  });
+  it('keeps the first of equally bad verdicts and counts every health', () => {
+    expect(worstHealth([{ health: 'Degraded', message: 'a' }, { health: 'Healthy', message: 'b' }, { health: 'Degraded', message: 'c' }])).toEqual({ health: 'Degraded', message: '1 Healthy, 2 Degraded' });
   });
 });

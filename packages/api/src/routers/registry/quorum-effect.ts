@@ -1,7 +1,10 @@
 /**
- * What a membership action does to a Raft cluster's quorum, in words for a confirmation dialog.
- * Pure, so the arithmetic the operator relies on is tested apart from the page.
+ * What a membership action does to a Raft cluster's quorum, in words for the console's
+ * confirmation dialog (registry.members returns it per action). Pure; the quorum arithmetic is
+ * @orrery/spec's (registry-quorum.ts), the formula the operator's planner uses.
  */
+import { failuresTolerated, quorumOf } from '@orrery/spec';
+
 export type MembershipAction = 'add-learner' | 'promote' | 'remove' | 'transfer-leader';
 
 export interface QuorumEffectInput {
@@ -25,16 +28,6 @@ export interface QuorumEffect {
   summary: string;
   /** Set when the action leaves the cluster fragile or the operator will refuse it. */
   warning?: string;
-}
-
-/** Majority of the voters (0 voters have no quorum). */
-export function quorumOf(voters: number): number {
-  return voters > 0 ? Math.floor(voters / 2) + 1 : 0;
-}
-
-/** Voters that may fail while a majority still answers. */
-export function failuresTolerated(voters: number): number {
-  return voters > 0 ? voters - quorumOf(voters) : 0;
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

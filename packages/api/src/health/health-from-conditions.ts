@@ -1,6 +1,10 @@
 /**
  * Argo-CD-style health (Healthy / Progressing / Degraded / Unknown) from the Kubernetes-shaped
- * status conditions the operator writes. Pure: the overview procedure and its tests call these.
+ * status conditions the operator writes: the one health rule. Pure: overview.summary,
+ * functions.live, registry.clusters, registry.members and statesync.list call these, and the
+ * console only shows the verdicts (a test in apps/console fails if it computes its own).
+ * As in kstatus, a spec the operator has not observed yet is never Healthy, and a failed step is
+ * Degraded, not Progressing.
  */
 import type { Condition, OrreryFunction, RegistryCluster, StateSync } from '@orrery/spec';
 
@@ -91,6 +95,16 @@ export function replicasHealth(replicas: ReadonlyArray<{ url: string; ok: boolea
   const down = replicas.filter((r) => !r.ok);
   if (down.length === 0) return { health: 'Healthy', message: `${replicas.length} of ${replicas.length} replicas answered` };
   return { health: 'Degraded', message: `${replicas.length - down.length} of ${replicas.length} replicas answered; ${down.map((r) => `${r.url}: ${r.error ?? 'no answer'}`).join('; ')}` };
+}
+
+/**
+ * One registry member as the operator's last status call saw it: answered → Healthy, did not →
+ * Degraded (a member down is a voter or learner less), not observed yet → Unknown.
+ */
+export function registryMemberHealth(m: { health: 'healthy' | 'unhealthy' | 'unknown' }): HealthVerdict {
+  if (m.health === 'healthy') return { health: 'Healthy', message: 'answered its status call' };
+  if (m.health === 'unhealthy') return { health: 'Degraded', message: 'did not answer its status call' };
+  return { health: 'Unknown', message: 'not observed yet' };
 }
 
 /** The worst of several verdicts (Degraded > Unknown > Progressing > Healthy); none → Healthy (nothing is wrong). */
