@@ -7,9 +7,11 @@ import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
-import { fnv64Init, fnv64Update, fnv64UpdateByte } from './admit/fnv1a64.ts';
+import { fnv64Init, fnv64Update } from './admit/fnv1a64.ts';
+import { hrwKeyStateOfKeyHash } from './admit/hrw.ts';
 import type { ActivatorModes } from './activator/activator-modes.ts';
-import { WaitingQueue } from './activator/waiting-queue.ts';
+import type { AdmissionWaiter, RevisionQueues } from './activator/revision-queues.ts';
+import type { WaitingQueue } from './activator/waiting-queue.ts';
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
 import { appendForwardedHeaders } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
@@ -21,7 +23,6 @@ import { cookieValue, queryValue } from './routing/sticky-key.ts';
 import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
 import { parseIngressTarget } from './server/ingress-target.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
-import type { RouterMetrics } from './stats/metrics.ts';
 import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-stats.ts';
 import type { StickyHotKeys } from './hot-keys/sticky-hot-keys.ts';
 import type { Tracer } from '@orrery/tracing';
@@ -32,10 +33,9 @@ export interface DataPlaneOptions {
   quarantine: QuarantineTable;
   owners: StickyOwnerRecorder;
   stats: RouterStats;
-  metrics: RouterMetrics;
   pools: UpstreamPools;
-  /** Per-revision activator queue depth (503 queue_full beyond it). */
-  queueDepth: number;
+  /** The activator queues, where requests no endpoint can admit now wait. */
+  queues: RevisionQueues;
   /** ".example.com" for host-based routing, or undefined. */
   domainSuffix: string | undefined;
   quarantineMs: number;
@@ -84,7 +84,7 @@ function isUpstreamTimeout(err: unknown): boolean {
 
 export class DataPlane {
   routes: RouteTable;
-  readonly queues = new Map<string, WaitingQueue<Exchange>>();
+  readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
 
@@ -93,6 +93,7 @@ export class DataPlane {
     routes: RouteTable,
   ) {
     this.routes = routes;
+    this.queues = opts.queues;
     const q = opts.quarantine;
     this.quarantineCheck = (address) => q.isQuarantined(address);
   }
@@ -133,7 +134,7 @@ export class DataPlane {
         fnStats.stickyRequests++;
         const bytes = encoder.encode(key);
         keyHash = fnv64Update(fnv64Init(), bytes);
-        keyState = fnv64UpdateByte(new Uint32Array(keyHash), 0);
+        keyState = hrwKeyStateOfKeyHash(keyHash[0]!, keyHash[1]!);
       }
     }
 
@@ -165,31 +166,6 @@ export class DataPlane {
     if (keyHash && this.opts.hotKeys) this.opts.hotKeys.observe(fn.namespace, fn.name, key!, keyHash[0]!, keyHash[1]!, !ex.gotOwner && this.opts.index.ready(rev.key).length > 0);
   };
 
-  queue(rev: RevisionRoute): WaitingQueue<Exchange> {
-    let q = this.queues.get(rev.key);
-    if (!q) this.queues.set(rev.key, (q = new WaitingQueue<Exchange>(this.opts.queueDepth)));
-    return q;
-  }
-
-  /** Offers free slots to the revision's waiting requests, in order. */
-  drain(revKey: string): void {
-    const q = this.queues.get(revKey);
-    if (!q || q.size === 0) return;
-    q.drain((ex) => ex.tryAdmit());
-  }
-
-  drainAll(): void {
-    for (const key of this.queues.keys()) this.drain(key);
-  }
-
-  queueDepths(): Array<{ namespace: string; function: string; revision: string; depth: number }> {
-    const out: Array<{ namespace: string; function: string; revision: string; depth: number }> = [];
-    for (const [key, q] of this.queues) {
-      const s = this.opts.stats.revisions.get(key);
-      if (s) out.push({ namespace: s.namespace, function: s.functionName, revision: s.revision, depth: q.size });
-    }
-    return out;
-  }
 }
 
 /* Shared callbacks: no per-request closures (each would also cost a keepNames call under tsx). */
@@ -201,7 +177,7 @@ function onRetry(ex: Exchange): void {
 }
 
 /** One request from arrival to the end of its response; also the upstream handler, the queue waiter and the response listener. */
-class Exchange implements UpstreamHandler, ResponseListener {
+class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
   done = false;
   private admission: Admission | undefined;
   private avoid: Endpoint | undefined;
@@ -247,7 +223,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     const q = this.plane.queues.get(this.rev.key);
     // FIFO: while others wait for this revision, a newcomer queues behind them.
     if (q && q.size > 0) this.enqueue(q);
-    else if (!this.tryAdmit()) this.enqueue(this.plane.queue(this.rev));
+    else if (!this.tryAdmit()) this.enqueue(this.plane.queues.of(this.rev.key));
   }
 
   /** Admit now if possible (also the queue's grant callback). */
@@ -283,7 +259,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     return true;
   }
 
-  private enqueue(q: WaitingQueue<Exchange>): void {
+  private enqueue(q: WaitingQueue<AdmissionWaiter>): void {
     if (!q.push(this)) {
       this.finish(503, 'queue_full', `revision ${this.rev.revision} has ${q.size} requests waiting (the limit); retry later`);
       return;
@@ -426,7 +402,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     // No other worker can take it now (the one that refused was the last, e.g. it just died):
     // wait in the activator queue like a cold request — the autoscaler is poked and a new
     // worker is admitted in order — rather than failing with 502 (the Knative activator's way).
-    if (!this.tryAdmit()) this.enqueue(this.plane.queue(this.rev));
+    if (!this.tryAdmit()) this.enqueue(this.plane.queues.of(this.rev.key));
   }
 
   private releaseSlot(): void {
@@ -436,7 +412,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     a.release();
     this.revStats.inflight--;
     // A slot freed: the first waiter of this revision may go now.
-    this.plane.drain(this.rev.key);
+    this.plane.queues.drain(this.rev.key);
   }
 
   /** Ends the exchange exactly once: error body when `code` is set, slot release, stats. */
@@ -450,7 +426,7 @@ class Exchange implements UpstreamHandler, ResponseListener {
     this.revStats.meter.change(-1, now);
     this.revStats.countCode(status);
     this.fnStats.duration.observe((now - this.t0) / 1000);
-    if (this.ownOverhead > 0) this.plane.opts.metrics.overhead.observe(this.ownOverhead / 1000);
+    if (this.ownOverhead > 0) this.plane.opts.stats.overhead.observe(this.ownOverhead / 1000);
     this.releaseSlot();
   }
 }

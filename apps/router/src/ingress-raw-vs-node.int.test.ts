@@ -276,7 +276,7 @@ describe('--ingress raw answers exactly as --ingress node', () => {
     );
     const nodeStats = (await (await request(`${node.admin}/v1/stats`)).body.json()) as { ingress: { mode: string } };
     expect(nodeStats.ingress.mode).toBe('node');
-    // Both keep an idle connection 65 s; raw announces 5 s (router-server.ts KEEP_ALIVE_HINT_MS).
+    // Both keep an idle connection 65 s; raw announces 5 s (ingress/data-plane-listener.ts KEEP_ALIVE_HINT_MS).
     const announced = async (url: string) => {
       const res = await request(`${url}/default/echo/hint`);
       await res.body.dump();

@@ -1,13 +1,12 @@
 /**
  * `--redis-url`: the endpoint-quarantine and sticky-owner tables are registered with statesync,
  * so every replica honours a quarantine seen by one and teleports count across replicas.
- * Quarantines and lifts are also written through at once (DESIGN §5), not only each period.
+ * Quarantines and lifts are also written through at once (docs/architecture.md "Statesync cycles"), not only each period.
  */
 import { Redis } from 'ioredis';
 import type { MessageLog } from '@orrery/log';
 import { createStateSync } from '@orrery/statesync';
-import type { SharedTables } from './router-server.ts';
-import type { QuarantineTable } from './shared-tables.ts';
+import type { QuarantineTable, SharedTables } from './shared-tables.ts';
 import { EndpointQuarantineTable } from './tables/endpoint-quarantine-table.ts';
 import { StickyOwnerTable } from './tables/sticky-owner-table.ts';
 

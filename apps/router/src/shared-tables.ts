@@ -19,3 +19,11 @@ export interface StickyOwnerRecorder {
   /** How full the bounded table is (for /metrics). */
   usage(): { entries: number; capacity: number; evictions: number };
 }
+
+/** Both tables shared through Redis (shared-tables-redis.ts); absent, each replica keeps its own. */
+export interface SharedTables {
+  quarantine: QuarantineTable;
+  owners: StickyOwnerRecorder;
+  status(): unknown;
+  stop(): Promise<void>;
+}

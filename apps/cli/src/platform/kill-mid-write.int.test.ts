@@ -54,11 +54,12 @@
  *   lists the worker; the local backend has no liveness check for workers, and an upstream
  *   timeout (504) does not quarantine an endpoint. That is why this Function caps concurrency.
  *
- * Seen on the way (E): a bodiless request whose worker dies after receiving it, on a reused
- * keep-alive connection, is sent again by the router (`http1-upstream.ts` treats the reset like
- * a connection the worker closed while idle), here to the other worker — even a POST. Harmless
- * here (the kill came before E's CAS), but a worker killed after its write and before its answer
- * would have the increment applied twice. And a request sent in the instant a worker is being
+ * Seen on the way (E): a bodiless request whose worker died after receiving it, on a reused
+ * keep-alive connection, was sent again by the router (`http1-upstream.ts` treated the reset like
+ * a connection the worker closed while idle), to the other worker — even a POST. A worker killed
+ * after its write and before its answer would have had the increment applied twice; the router
+ * now sends such a request again only for idempotent methods, so E fails with 502 (the test
+ * still accepts either outcome). And a request sent in the instant a worker is being
  * SIGKILLed (before its sockets close) can be accepted by its listening socket and then reset:
  * 502 `upstream_error`, not retried. So after each SIGKILL the test waits until the operator has
  * reaped the process before it sends the next increment.

@@ -13,6 +13,7 @@
  * any revision once the answers stop (the operator is down) is in the path: the safe side.
  */
 import { AutoscalerStatsAnswerSchema } from '@orrery/spec';
+import { namespacedKey } from '../routing/namespaced-key.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
 
 /** An answer counts this long (the router pushes every second): then the activator is back in the path. */
@@ -48,7 +49,7 @@ export class ActivatorModes {
     const next = new Map<string, OutOfPath>();
     if (parsed.success) {
       for (const m of parsed.data.activator) {
-        if (!m.inPath) next.set(`${m.namespace}/${m.revision}`, { namespace: m.namespace, revision: m.revision, excessBurstCapacity: m.excessBurstCapacity });
+        if (!m.inPath) next.set(namespacedKey(m.namespace, m.revision), { namespace: m.namespace, revision: m.revision, excessBurstCapacity: m.excessBurstCapacity });
       }
     }
     const left: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The router's cold path for pool-executor revisions (DESIGN §5): when a request starts waiting
+ * The router's cold path for pool-executor revisions (docs/architecture.md "A request"): when a request starts waiting
  * for a revision with no endpoint, ask the operator's executor to specialize a warm worker and
  * admit the address it answers at once, without waiting for the registry watch or the endpoints
  * file. One call per revision at a time however many requests wait; a revision the executor

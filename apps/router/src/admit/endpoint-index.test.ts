@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admit } from './admit.ts';
-import { EndpointIndex, revisionKey, type EndpointRecord } from './endpoint-index.ts';
+import { namespacedKey } from '../routing/namespaced-key.ts';
+import { EndpointIndex, type EndpointRecord } from './endpoint-index.ts';
 
 const rec = (revision: string, address: string, ready = true): EndpointRecord => ({ namespace: 'ns', function: 'f', revision, address, ready });
 
@@ -8,7 +9,7 @@ describe('EndpointIndex', () => {
   it('keeps Endpoint objects (and their in-flight counts) across snapshots while the address stays', () => {
     const idx = new EndpointIndex();
     idx.replace([rec('f-00001', 'a:1'), rec('f-00001', 'b:1')]);
-    const key = revisionKey('ns', 'f-00001');
+    const key = namespacedKey('ns', 'f-00001');
     const a = admit(idx.ready(key), 1);
     const held = a.endpoint!;
     const change = idx.replace([rec('f-00001', held.address), rec('f-00001', 'c:1')]);
@@ -23,7 +24,7 @@ describe('EndpointIndex', () => {
 
   it('leaves not-ready endpoints out of the snapshot and reports readiness flips as changes', () => {
     const idx = new EndpointIndex();
-    const key = revisionKey('ns', 'f-00001');
+    const key = namespacedKey('ns', 'f-00001');
     idx.replace([rec('f-00001', 'a:1', false)]);
     expect(idx.ready(key)).toHaveLength(0);
     const c = idx.replace([rec('f-00001', 'a:1', true)]);

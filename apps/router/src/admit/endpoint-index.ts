@@ -3,6 +3,7 @@
  * snapshots wholesale, but Endpoint objects (and their in-flight counters) are reused while
  * their address stays, so admissions in flight keep releasing the right counter.
  */
+import { namespacedKey } from '../routing/namespaced-key.ts';
 import { Endpoint } from './endpoint.ts';
 
 /** One worker as an endpoint source reports it (file or registry). */
@@ -13,10 +14,6 @@ export interface EndpointRecord {
   /** "host:port", hashed exactly as written. */
   address: string;
   ready: boolean;
-}
-
-export function revisionKey(namespace: string, revision: string): string {
-  return `${namespace}/${revision}`;
 }
 
 export interface EndpointIndexChange {
@@ -55,7 +52,7 @@ export class EndpointIndex {
     const next = new Map<string, Map<string, { endpoint: Endpoint; ready: boolean }>>();
     const changedAddresses = new Set<string>();
     for (const r of records) {
-      const key = revisionKey(r.namespace, r.revision);
+      const key = namespacedKey(r.namespace, r.revision);
       let m = next.get(key);
       if (!m) next.set(key, (m = new Map()));
       const prev = this.known.get(key)?.get(r.address);

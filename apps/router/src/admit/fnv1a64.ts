@@ -1,6 +1,6 @@
 /**
  * FNV-1a 64-bit over bytes, computed on two unsigned 32-bit halves so the hot path never
- * touches BigInt. DESIGN §3 pins this hash for the sticky revision pick and the HRW score:
+ * touches BigInt. docs/architecture.md "Hashing" pins this hash for the sticky revision pick and the HRW score:
  * every replica and every test must agree on the exact bytes.
  */
 

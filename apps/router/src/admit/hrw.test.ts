@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { admit } from './admit.ts';
 import { Endpoint } from './endpoint.ts';
-import { hrwKeyState, hrwOwner, hrwOwnerIndex, hrwScore } from './hrw.ts';
+import { fnv64Init, fnv64Update } from './fnv1a64.ts';
+import { hrwKeyState, hrwKeyStateOfKeyHash, hrwOwner, hrwOwnerIndex, hrwScore } from './hrw.ts';
 
 const enc = new TextEncoder();
 /** Loopback workers on nearby ports: the local backend's shape and the hardest case for FNV alone. */
@@ -44,6 +45,17 @@ describe('HRW', () => {
         }
         a.release();
         return a.result === 'admitted' && a.endpoint!.address === best && a.hit && addrs[hrwOwner(key, addrs)] === best;
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('continues the key hash the request path already has to the same HRW state', () => {
+    fc.assert(
+      fc.property(fc.string(), (key) => {
+        const bytes = enc.encode(key);
+        const keyHash = fnv64Update(fnv64Init(), bytes);
+        return hrwKeyStateOfKeyHash(keyHash[0]!, keyHash[1]!).join() === hrwKeyState(bytes).join();
       }),
       { numRuns: 500 },
     );

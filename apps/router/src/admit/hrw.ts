@@ -1,6 +1,6 @@
 /**
  * Rendezvous (highest random weight) hashing: score(key, endpoint) = fmix64(FNV-1a-64(key ‖ 0x00 ‖ address)),
- * compared as an unsigned 64-bit integer, highest wins, ties to the smaller address (DESIGN §3, plus the
+ * compared as an unsigned 64-bit integer, highest wins, ties to the smaller address (docs/architecture.md "Hashing", with the
  * fmix64 finalizer: see fmix64.ts for why raw FNV ranks similar addresses unevenly).
  * Adding an endpoint only steals keys for itself; removing one only moves its own keys.
  */
@@ -13,8 +13,17 @@ const encoder = new TextEncoder();
 export function hrwKeyState(keyBytes: Uint8Array, out: Fnv64State = new Uint32Array(2)): Fnv64State {
   fnv64Init(out);
   fnv64Update(out, keyBytes);
-  fnv64UpdateByte(out, 0);
-  return out;
+  return hrwKeyStateOfKeyHash(out[0]!, out[1]!, out);
+}
+
+/**
+ * The same state from the key's FNV-1a-64 (FNV runs on: the state after the key is its hash), for
+ * callers that already hashed the key to pick its revision: the key's bytes are not hashed twice.
+ */
+export function hrwKeyStateOfKeyHash(keyHashHi: number, keyHashLo: number, out: Fnv64State = new Uint32Array(2)): Fnv64State {
+  out[0] = keyHashHi;
+  out[1] = keyHashLo;
+  return fnv64UpdateByte(out, 0);
 }
 
 const scratch = new Uint32Array(2);

@@ -5,8 +5,8 @@
  */
 import type { StickyOwnerLoad } from '@orrery/spec';
 import type { Endpoint } from '../admit/endpoint.ts';
-import { fnv64Init, fnv64Update, fnv64UpdateByte } from '../admit/fnv1a64.ts';
-import { hrwOwnerIndex } from '../admit/hrw.ts';
+import { fnv64Init, fnv64Update } from '../admit/fnv1a64.ts';
+import { hrwKeyStateOfKeyHash, hrwOwnerIndex } from '../admit/hrw.ts';
 import type { FunctionRoute, RevisionRoute } from '../routing/route-table.ts';
 import { pickSticky } from '../routing/traffic-pick.ts';
 
@@ -22,10 +22,8 @@ export function stickyOwnerLoad(
   if (!rev) return null;
   const endpoints = ready(rev.key);
   if (endpoints.length === 0) return null;
-  // FNV is a running hash: the state after the key is its hash, so key ‖ 0x00 continues from it.
-  const keyState = fnv64UpdateByte(Uint32Array.of(keyHashHi, keyHashLo), 0);
   const i = hrwOwnerIndex(
-    keyState,
+    hrwKeyStateOfKeyHash(keyHashHi, keyHashLo),
     endpoints.map((e) => e.address),
     endpoints.map((e) => e.addressBytes),
   );

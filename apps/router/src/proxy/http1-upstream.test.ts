@@ -147,6 +147,31 @@ describe('http1 upstream client', () => {
     pool.close();
   });
 
+  it('a reused connection reset before any answer is sent again fresh only for an idempotent method: a bodiless POST fails instead of running twice', async () => {
+    // The first request on each connection is answered; the second is read and then the
+    // connection is reset, as a worker that died after it started on the request would.
+    const seen: string[] = [];
+    const address = await raw((req, sock) => {
+      const line = req.slice(0, req.indexOf('\r\n'));
+      seen.push(line);
+      const n = ((sock as Socket & { served?: number }).served = ((sock as Socket & { served?: number }).served ?? 0) + 1);
+      if (n === 1) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      else sock.resetAndDestroy();
+    });
+    const pool = new UpstreamPool(address, 1000, 4000);
+    expect((await run(pool, { method: 'GET', path: '/warm' })).status).toBe(200);
+    // GET on the reused connection: reset, then sent again on a fresh one and answered.
+    const get = await run(pool, { method: 'GET', path: '/again' });
+    expect(get.error).toBeUndefined();
+    expect(get.status).toBe(200);
+    expect(seen.filter((l) => l === 'GET /again HTTP/1.1')).toHaveLength(2);
+    // The fresh connection is now idle and reused: a POST on it is reset and not sent again.
+    const post = await run(pool, { method: 'POST', path: '/increment' });
+    expect(post.error).toBeDefined();
+    expect(seen.filter((l) => l === 'POST /increment HTTP/1.1')).toHaveLength(1);
+    pool.close();
+  });
+
   it('reports refused connections and header timeouts with stable codes', async () => {
     const probe = createNetServer();
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));

@@ -21,6 +21,9 @@ export interface UpstreamHandler {
   onError(err: Error): void;
 }
 
+/** Methods a client may send again when it cannot know whether the first try ran (RFC 9110 §9.2.2). */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
 export interface UpstreamRequest {
   method: string;
   path: string;
@@ -454,13 +457,23 @@ class UpstreamConnection {
     h.onError(err);
   }
 
+  /**
+   * A reset on a reused connection before any response byte is most often the worker closing it
+   * while idle, but it may also be a worker that died after it started on the request. Sending it
+   * again is safe only for an idempotent method without a body (RFC 9110 §9.2.2, as browsers and
+   * undici do): a POST or PATCH whose first try may have run fails with 502 instead of running twice.
+   */
+  private mayResendFresh(): boolean {
+    return this.reused && !this.sawResponseByte && this.req !== undefined && !this.req.body && IDEMPOTENT_METHODS.has(this.req.method);
+  }
+
   private readonly onSocketError = (err: Error): void => {
     this.closed = true;
     this.pool.dropIdle(this);
     if (!this.handler) return;
     // A reused connection the server closed while idle, before any response byte: retry once fresh.
-    if (this.reused && !this.sawResponseByte && this.req && !this.req.body) {
-      const req = this.req;
+    if (this.mayResendFresh()) {
+      const req = this.req!;
       const h = this.handler;
       this.handler = undefined;
       this.req = undefined;
@@ -479,8 +492,8 @@ class UpstreamConnection {
       this.complete();
       return;
     }
-    if (this.reused && !this.sawResponseByte && this.req && !this.req.body) {
-      const req = this.req;
+    if (this.mayResendFresh()) {
+      const req = this.req!;
       const h = this.handler;
       this.handler = undefined;
       this.req = undefined;

@@ -3,7 +3,7 @@
  * path is a Map lookup plus arithmetic: no zod, no YAML, no string building per request.
  */
 import { revisionNumber, type OrreryFunction, type Revision } from '@orrery/spec';
-import { revisionKey } from '../admit/endpoint-index.ts';
+import { namespacedKey } from './namespaced-key.ts';
 
 export interface RevisionRoute {
   namespace: string;
@@ -92,12 +92,12 @@ function latestRevisionOf(fn: OrreryFunction, revisions: readonly Revision[]): s
 
 export function compileRoutes(functions: readonly OrreryFunction[], revisions: readonly Revision[]): RouteTable {
   const revByKey = new Map<string, Revision>();
-  for (const r of revisions) revByKey.set(revisionKey(r.metadata.namespace, r.metadata.name), r);
+  for (const r of revisions) revByKey.set(namespacedKey(r.metadata.namespace, r.metadata.name), r);
   const fnRoutes = new Map<string, FunctionRoute>();
   const revRoutes = new Map<string, RevisionRoute>();
 
   const revisionRoute = (fn: OrreryFunction, name: string): RevisionRoute => {
-    const key = revisionKey(fn.metadata.namespace, name);
+    const key = namespacedKey(fn.metadata.namespace, name);
     const existing = revRoutes.get(key);
     if (existing) return existing;
     // A revision named by traffic but absent from the source borrows the function's template.
@@ -133,10 +133,11 @@ export function compileRoutes(functions: readonly OrreryFunction[], revisions: r
     // Revisions of the function not in traffic still get routes, so their endpoints have a home in stats.
     for (const r of revisions) if (r.metadata.namespace === fn.metadata.namespace && r.spec.function === fn.metadata.name) revisionRoute(fn, r.metadata.name);
     const sticky = fn.spec.state?.sticky;
-    fnRoutes.set(`${fn.metadata.namespace}/${fn.metadata.name}`, {
+    const key = namespacedKey(fn.metadata.namespace, fn.metadata.name);
+    fnRoutes.set(key, {
       namespace: fn.metadata.namespace,
       name: fn.metadata.name,
-      key: `${fn.metadata.namespace}/${fn.metadata.name}`,
+      key,
       weighted,
       cumulative,
       totalPercent: total,

@@ -6,6 +6,7 @@
  * from `spec.traffic` exactly as the routes file does.
  */
 import type { OrreryFunction, Resource, Revision } from '@orrery/spec';
+import { namespacedKey } from './namespaced-key.ts';
 import { compileRoutes, type RouteTable } from './route-table.ts';
 import type { RouteSource } from './routes-file.ts';
 import { type ResourceStore, mirrorStore } from '@orrery/store';
@@ -39,9 +40,9 @@ export function routingFingerprint(functions: Iterable<Resource>, revisions: Ite
   const parts: string[] = [];
   for (const f of functions) {
     const fn = f as OrreryFunction;
-    parts.push(`F ${fn.metadata.namespace}/${fn.metadata.name} ${fn.metadata.generation ?? 0} ${fn.status?.latestReadyRevision ?? ''} ${JSON.stringify(fn.status?.traffic ?? null)}`);
+    parts.push(`F ${namespacedKey(fn.metadata.namespace, fn.metadata.name)} ${fn.metadata.generation ?? 0} ${fn.status?.latestReadyRevision ?? ''} ${JSON.stringify(fn.status?.traffic ?? null)}`);
   }
-  for (const r of revisions) parts.push(`R ${r.metadata.namespace}/${r.metadata.name} ${r.metadata.generation ?? 0} ${(r as Revision).spec.function}`);
+  for (const r of revisions) parts.push(`R ${namespacedKey(r.metadata.namespace, r.metadata.name)} ${r.metadata.generation ?? 0} ${(r as Revision).spec.function}`);
   return parts.sort().join('\n');
 }
 

@@ -52,7 +52,7 @@ describe('traffic pick', () => {
     expect(counts.has('f-00002')).toBe(false);
   });
 
-  it('sticky pick follows DESIGN: r = FNV(key) mod total, first target whose cumulative percent exceeds r', () => {
+  it('sticky pick follows docs/architecture.md: r = FNV(key) mod total, first target whose cumulative percent exceeds r', () => {
     const t = fnOf([
       { revisionName: 'f-00001', percent: 25 },
       { revisionName: 'f-00002', percent: 0 },

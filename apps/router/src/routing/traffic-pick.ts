@@ -1,5 +1,5 @@
 /**
- * Revision pick by traffic split (DESIGN §3): weighted by percent, or — with a sticky key —
+ * Revision pick by traffic split (docs/architecture.md "Traffic split"): weighted by percent, or — with a sticky key —
  * r = FNV-1a-64(key) mod totalPercent and the first target whose cumulative percent exceeds r,
  * so one key always lands on one revision while the split stays unchanged.
  */

@@ -1,22 +1,19 @@
 /**
- * /metrics: counters are read from RouterStats at scrape time (the request path only bumps
- * plain numbers); the two histograms are observed directly through cached label children.
+ * /metrics: counters and histograms are read from RouterStats at scrape time (the request path
+ * only bumps plain numbers and FastHistogram buckets).
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { FastHistogram, registerHistogram } from './fast-histogram.ts';
+import { registerHistogram } from './fast-histogram.ts';
 import type { RouterStats } from './router-stats.ts';
-
-export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
-export const OVERHEAD_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00015, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
 
 export interface RouterMetrics {
   registry: Registry;
-  overhead: FastHistogram;
 }
 
 export function createRouterMetrics(
   stats: RouterStats,
-  queueDepths: () => Array<{ namespace: string; function: string; revision: string; depth: number }>,
+  /** Waiting requests per revision key (activator/revision-queues.ts). */
+  queueDepths: () => Iterable<[revKey: string, depth: number]>,
   stickyOwners?: () => { entries: number; capacity: number; evictions: number },
 ): RouterMetrics {
   const registry = new Registry();
@@ -76,7 +73,10 @@ export function createRouterMetrics(
     registers: [registry],
     collect() {
       this.reset();
-      for (const q of queueDepths()) this.set({ namespace: q.namespace, function: q.function, revision: q.revision }, q.depth);
+      for (const [key, depth] of queueDepths()) {
+        const s = stats.revisions.get(key);
+        if (s) this.set({ namespace: s.namespace, function: s.functionName, revision: s.revision }, depth);
+      }
     },
   });
   new Counter({
@@ -92,7 +92,6 @@ export function createRouterMetrics(
   registerHistogram(registry, 'orrery_router_request_duration_seconds', 'Time from request arrival to the end of the response, including queueing.', () =>
     [...stats.functions.values()].map((f) => ({ labels: { namespace: f.namespace, function: f.name }, histogram: f.duration })),
   );
-  const overhead = new FastHistogram(OVERHEAD_BUCKETS);
-  registerHistogram(registry, 'orrery_router_overhead_seconds', "The router's own time per request: arrival to upstream dispatch plus upstream headers to client headers (excludes queueing).", () => [{ labels: {}, histogram: overhead }]);
-  return { registry, overhead };
+  registerHistogram(registry, 'orrery_router_overhead_seconds', "The router's own time per request: arrival to upstream dispatch plus upstream headers to client headers (excludes queueing).", () => [{ labels: {}, histogram: stats.overhead }]);
+  return { registry };
 }

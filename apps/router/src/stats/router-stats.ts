@@ -1,12 +1,15 @@
 /**
  * Plain counters the request path bumps (no label hashing per request); /metrics and
  * /v1/stats read them. Per revision: in flight, queued, time-weighted concurrency, requests.
- * Per function: requests, sticky requests, missing keys, sticky hits, teleports.
+ * Per function: requests, sticky requests, missing keys, sticky hits, teleports. Per router:
+ * admit outcomes and the router's own time per request.
  */
-import type { RouterRevisionStats } from '@orrery/spec';
+import type { RouterFunctionStats, RouterRevisionStats } from '@orrery/spec';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import { FastHistogram } from './fast-histogram.ts';
-import { DURATION_BUCKETS } from './metrics.ts';
+
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+export const OVERHEAD_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00015, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
 
 export class RevisionStats {
   inflight = 0;
@@ -51,13 +54,11 @@ export class FunctionStats {
   }
 }
 
-/** The wire shape lives in @orrery/spec (RouterRevisionStatsSchema), shared with its readers. */
-export type RevisionStatsView = RouterRevisionStats;
-
+/** The wire shapes live in @orrery/spec (router-stats.ts), shared with their readers; this router always sends the hit ratio. */
 export interface StatsView {
   at: string;
-  revisions: RevisionStatsView[];
-  functions: Array<{ namespace: string; function: string; requests: number; stickyRequests: number; stickyKeyMissing: number; stickyHits: number; teleports: number; stickyHitRatio: number }>;
+  revisions: RouterRevisionStats[];
+  functions: Array<Required<RouterFunctionStats>>;
   admitResults: Record<string, number>;
 }
 
@@ -65,6 +66,8 @@ export class RouterStats {
   readonly revisions = new Map<string, RevisionStats>();
   readonly functions = new Map<string, FunctionStats>();
   readonly admitResults: Record<string, number> = { admitted: 0, no_entry: 0, all_busy: 0, all_quarantined: 0 };
+  /** Arrival to upstream dispatch plus upstream headers to client headers (seconds), exported as orrery_router_overhead_seconds. */
+  readonly overhead = new FastHistogram(OVERHEAD_BUCKETS);
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 

@@ -12,7 +12,7 @@ describe('sticky key entity ids', () => {
     expect(() => stickyEntityId('', 1, 2)).toThrow(/functionKey/);
   });
 
-  it('match the FNV-1a-64 of the key as DESIGN §3 pins it', () => {
+  it('match the FNV-1a-64 of the key as docs/architecture.md "Hashing" pins it', () => {
     const h = fnv1a64(new TextEncoder().encode('alice'));
     expect(stickyEntityId('default/cart', Number(h >> 32n), Number(h & 0xffffffffn))).toBe(`default/cart#${h.toString(16).padStart(16, '0')}`);
   });

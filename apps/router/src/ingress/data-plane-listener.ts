@@ -1,0 +1,76 @@
+/**
+ * The data plane's port: the raw ingress for the common request, with node:http for the
+ * connections it hands over (`raw`, the default), or node:http for everything (`node`).
+ * While draining, every answer says Connection: close.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { listen } from '../server/listen.ts';
+import type { IngressHandler } from './ingress.ts';
+import { nodeHttpListener } from './node-http-ingress.ts';
+import { RawIngress } from './raw-ingress-server.ts';
+
+export type IngressMode = 'raw' | 'node';
+
+/**
+ * node's keep-alive idle timeout for the data plane, and the raw ingress' (so both behave alike):
+ * longer than the 60 s idle timeout of common proxies in front (nginx, cloud load balancers), so
+ * they close an idle connection first and never send on one the router is closing.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * What the raw ingress announces in `Keep-Alive: timeout=` (clients such as undici stop reusing
+ * a connection a little before it): short, so a drained router can close its idle connections
+ * soon without racing a client's next request.
+ */
+const KEEP_ALIVE_HINT_MS = 5_000;
+/** A request head must be complete within this (slowloris); node's default. */
+const HEADERS_TIMEOUT_MS = 60_000;
+
+export class DataPlaneListener {
+  private readonly node: Server;
+  /** Absent in `node` mode. */
+  private readonly raw: RawIngress | undefined;
+  private draining = false;
+
+  constructor(mode: IngressMode, handle: IngressHandler) {
+    const nodeListener = nodeHttpListener(handle);
+    this.node = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
+      if (this.draining) res.setHeader('connection', 'close');
+      nodeListener(req, res);
+    });
+    this.node.headersTimeout = HEADERS_TIMEOUT_MS;
+    this.raw = mode === 'raw' ? new RawIngress({ handle, fallback: this.node, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
+  }
+
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return this.raw ? this.raw.listen(port, host) : listen(this.node, port, host);
+  }
+
+  /** For `/v1/stats`. */
+  view(): { mode: 'raw'; connections: number; open: number; handovers: RawIngress['handovers'] } | { mode: 'node' } {
+    const raw = this.raw;
+    return raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers } : { mode: 'node' };
+  }
+
+  /** From now on every answer says Connection: close (the raw ingress through its flag, node's through ours). */
+  startDrain(): void {
+    this.draining = true;
+    if (this.raw) this.raw.closing = true;
+  }
+
+  async close(drained: boolean): Promise<void> {
+    if (this.raw) {
+      // After a drain, an idle connection closes only once a client honouring the announced
+      // keep-alive has stopped using it: closing one a client is sending on loses a POST.
+      const grace = drained ? KEEP_ALIVE_HINT_MS : 0;
+      await this.raw.close(grace + 5_000, grace);
+      return;
+    }
+    await new Promise<void>((r) => {
+      this.node.close(() => r());
+      this.node.closeIdleConnections();
+      setTimeout(() => this.node.closeAllConnections(), 5_000).unref();
+    });
+  }
+}
