@@ -4,6 +4,7 @@
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
+import { backoffDelay } from '@orrery/spec';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
@@ -375,7 +376,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
         this.attempts++;
         this.releaseSlot();
         this.avoid = endpoint;
-        const backoff = Math.min(5 * 2 ** this.attempts, 200) * (0.5 + Math.random());
+        const backoff = backoffDelay(this.attempts, { initialMs: 5, maxMs: 200 }) * (0.5 + Math.random());
         setTimeout(onRetry, backoff, this);
         return;
       }

@@ -3,7 +3,7 @@
  * with where the activator stands per revision) and the cold-start poke (answered, once the
  * revision's first worker is ready, with its address). Both carry the operator's store token.
  */
-import { request } from 'undici';
+import { operatorPost } from './operator-post.ts';
 import type { RouterRevisionStats } from '@orrery/spec';
 
 /** How long a poke may wait for the operator to answer with the woken revision's first worker. */
@@ -38,13 +38,9 @@ export class AutoscalerClient {
   }
 }
 
+/** A refusal (4xx/5xx) throws: the caller logs it and the next poke or push tries again. */
 async function postJson(url: string, body: unknown, token?: string, timeoutMs = 2_000): Promise<unknown> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: timeoutMs, bodyTimeout: 2_000 });
-  if (res.statusCode >= 400) {
-    await res.body.dump();
-    throw new Error(`HTTP ${res.statusCode} from ${url}`);
-  }
-  return res.body.json().catch(() => undefined);
+  const answer = await operatorPost(url, body, { token, timeoutMs });
+  if (answer.status >= 400) throw new Error(`HTTP ${answer.status} from ${url}`);
+  return answer.body;
 }

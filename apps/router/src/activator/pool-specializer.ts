@@ -5,7 +5,7 @@
  * file. One call per revision at a time however many requests wait; a revision the executor
  * says is not pooled is remembered (revisions are immutable), so deploy revisions cost one call.
  */
-import { request } from 'undici';
+import { operatorPost } from './operator-post.ts';
 import type { MessageLog } from '@orrery/log';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
@@ -21,14 +21,6 @@ export interface PoolSpecializerOptions {
   post?: (url: string, body: unknown) => Promise<{ status: number; body: unknown }>;
 }
 
-// undici's request, as for the router's other calls to the operator: a kept-alive connection,
-// and no first-use load of Node's separate fetch stack on a cold request's path.
-async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; body: unknown }> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: 65_000, bodyTimeout: 65_000 });
-  return { status: res.statusCode, body: await res.body.json().catch((): unknown => ({})) };
-}
 
 export class PoolSpecializer {
   private readonly notPooled = new Set<string>();
@@ -50,7 +42,7 @@ export class PoolSpecializer {
     if (otherwise) this.fallbacks.set(rev.key, otherwise);
     if (this.inflight.has(rev.key)) return;
     this.inflight.add(rev.key);
-    const post = this.o.post ?? ((url: string, body: unknown) => postJson(url, body, this.o.token));
+    const post = this.o.post ?? ((url: string, body: unknown) => operatorPost(url, body, { token: this.o.token, timeoutMs: 65_000 }));
     let specialized = false;
     post(`${this.o.executorUrl}/v1/executor/specialize`, { namespace: rev.namespace, function: rev.function, revision: rev.revision })
       .then(({ status, body }) => {

@@ -5,6 +5,7 @@
  * and the client resumes with `sinceRevision`; a 410 (revision expired) means a full resync.
  */
 import { request } from 'undici';
+import { backoffDelay } from '@orrery/spec';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { EndpointSource } from './endpoint-source.ts';
 import { SseParser, type SseEvent } from './sse-parser.ts';
@@ -74,11 +75,12 @@ class NamespaceWatch {
   }
 
   private async run(): Promise<void> {
-    let backoff = this.opts.minBackoffMs ?? 200;
+    const steps = { initialMs: this.opts.minBackoffMs ?? 200, maxMs: this.opts.maxBackoffMs ?? 5000 };
+    let failures = 0;
     while (!this.stopped) {
       try {
         const gotEvents = await this.connectOnce();
-        if (gotEvents) backoff = this.opts.minBackoffMs ?? 200;
+        if (gotEvents) failures = 0;
       } catch (err) {
         if (this.stopped) break;
         this.opts.onError?.(err);
@@ -86,9 +88,8 @@ class NamespaceWatch {
       this.connected = false;
       if (this.stopped) break;
       this.reconnects++;
-      const jitter = Math.random() * backoff * 0.5;
-      await new Promise((r) => setTimeout(r, backoff + jitter));
-      backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 5000);
+      const backoff = backoffDelay(failures++, steps);
+      await new Promise((r) => setTimeout(r, backoff + Math.random() * backoff * 0.5));
     }
   }
 
