@@ -20,23 +20,26 @@ import { runtimeCommand } from './backends/local/runtime-bundle.ts';
 import { parsePassthrough } from './backends/local/worker-env.ts';
 import { parseIsolationMode, WorkerIsolation } from './backends/local/worker-isolation.ts';
 import { DEFAULT_UID_RANGE, parseUidRange } from './backends/local/worker-uid.ts';
-import { FunctionOperator } from './controller.ts';
+import { splitKey } from './queue/object-key.ts';
+import { LocalFunctionOperator } from './backends/local/local-function-operator.ts';
 import { Autoscaler } from './autoscaler/autoscaler.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from './autoscaler/autoscaler-flags.ts';
 import { createAutoscalerHandler } from './autoscaler/autoscaler-http.ts';
 import { createScaleUpNow } from './autoscaler/scale-up-now.ts';
-import { PoolExecutor } from './executors/pool-executor.ts';
-import { createSpecializeHandler } from './executors/specialize-http.ts';
+import { LocalPoolExecutor } from './backends/local/local-pool-executor.ts';
+import { createSpecializeHandler } from './pool-executor/specialize-http.ts';
 import { createKeyspaceDeleter } from './keyspace/delete-keyspace.ts';
-import { createExecutorView } from './executors/executor-view.ts';
+import { createExecutorView } from './pool-executor/executor-view.ts';
 import { createBearerTokenGuard } from './http/bearer-token-guard.ts';
 import { createPlatformApi } from './http/platform-api.ts';
 import { parseDurationMs } from '@orrery/spec';
 import { RegistryClusterReconciler } from './registry-cluster/registry-cluster-reconciler.ts';
+import { LocalRegistryClusterBackend } from './backends/local/local-registry-cluster-backend.ts';
 import type { RegistryApiAuth } from './registry-cluster/registry-auth-args.ts';
 import { registrationCredentials } from './reconcile/registration-credential.ts';
-import { LocalRouterFleet, type ReplicaSet } from './state-sync/local-router-fleet.ts';
-import { ObservedReplicaSet } from './state-sync/observed-replica-set.ts';
+import { LocalRouterFleet, type ReplicaSet } from './backends/local/local-router-fleet.ts';
+import { ObservedReplicaSet } from './backends/local/observed-replica-set.ts';
+import { LocalStateSyncBackend } from './backends/local/local-state-sync-backend.ts';
 import { StateSyncReconciler } from './state-sync/state-sync-reconciler.ts';
 import { OperatorMetrics } from './metrics/operator-metrics.ts';
 import { EventRecorder } from './events/event-recorder.ts';
@@ -218,7 +221,7 @@ if (!Number.isInteger(poolSizeDefault) || poolSizeDefault < 0 || !Number.isFinit
 }
 // The cold path reads Revisions, Functions and Environments from memory, not from the database.
 const executorView = createExecutorView(store, (err) => warn(`executor view: ${(err as Error).message}`));
-const pool: PoolExecutor = new PoolExecutor({
+const pool: LocalPoolExecutor = new LocalPoolExecutor({
   runtimeCommand: runtime,
   dataDir,
   registryUrls,
@@ -246,11 +249,8 @@ const kpaDefaults = (() => {
 })();
 const autoscaler = new Autoscaler({
   defaults: kpaDefaults,
-  readyOf: (key) => {
-    const i = key.indexOf('/');
-    // A revision is either deploy (backend workers) or pool (specialized workers).
-    return backend.observe(key.slice(0, i), key.slice(i + 1)).ready + pool.readySpecialized(key);
-  },
+  // A revision is either deploy (backend workers) or pool (specialized workers).
+  readyOf: (key) => backend.observe(...splitKey(key)).ready + pool.readySpecialized(key),
   onChange: (key) => {
     void scaleUpNow(key).catch((err: unknown) => warn(`scale up ${key}: ${(err as Error).message}`));
     operator.workerChanged(key);
@@ -267,7 +267,7 @@ const scaleUpNow = createScaleUpNow({
   fn: (ns, name) => executorView.fn(ns, name),
   credentials: (fn) => operator.credentials(fn),
 });
-const operator: FunctionOperator = new FunctionOperator({
+const operator: LocalFunctionOperator = new LocalFunctionOperator({
   autoscaler,
   pool: {
     keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => warn(`pool: ${(err as Error).message}`)),
@@ -375,10 +375,12 @@ log('operator started', { dataDir, store: conn.kind, masterKey: masterKey ? 'con
 // RegistryCluster: etcd members + orrery-registry as child processes (docs/registry-clusters.md).
 const registryClusters = new RegistryClusterReconciler({
   store,
-  dataDir,
+  backend: new LocalRegistryClusterBackend({
+    dataDir,
+    apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
+    registryAuth,
+  }),
   log,
-  apiPorts: platformCluster?.[3] ? { [`${platformCluster[1]}/${platformCluster[2]}`]: Number(platformCluster[3]) } : undefined,
-  registryAuth,
   events,
   metrics,
   // The backend and the pool read registryUrls at each worker start: follow the platform cluster's API.
@@ -407,7 +409,8 @@ const syncReplicas: ReplicaSet = observedRouters.length
       log,
     });
 fleet.current = syncReplicas;
-const stateSyncs = new StateSyncReconciler({ store, dataDir, replicas: syncReplicas, log });
+// A rollout restarts the routers one at a time: stop waits for it.
+const stateSyncs = new StateSyncReconciler({ store, backend: new LocalStateSyncBackend({ dataDir, replicas: syncReplicas, log }), stopTimeoutMs: 60_000, log });
 await stateSyncs.start();
 const rollups = startRollups(apiServices, rollupIntervalMs, log);
 

@@ -1,14 +1,10 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { STATE_TOKEN_FILE, stateTokenFileBody, type StateTokenClaims } from '@orrery/spec';
 
-/** As in Fission (`.fission-state-token`): claims travel with the token so statesvc can re-derive it. */
-export const STATE_TOKEN_FILE = '.orrery-state-token';
-
-export interface StateCredentials {
-  namespace: string;
-  keyspace: string;
-  token: string;
-}
+export { STATE_TOKEN_FILE };
+/** The runtime's name for the token file's claims (url and fencing travel as flags). */
+export type StateCredentials = StateTokenClaims;
 
 /**
  * Writes `<dir>/.orrery-state-token` as JSON `{namespace, keyspace, token}`, mode 0444.
@@ -22,8 +18,7 @@ export async function writeStateTokenFile(dir: string, creds: StateCredentials):
   await mkdir(dir, { recursive: true });
   const path = join(dir, STATE_TOKEN_FILE);
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  const body = JSON.stringify({ namespace: creds.namespace, keyspace: creds.keyspace, token: creds.token });
-  await writeFile(tmp, body, { mode: 0o444 });
+  await writeFile(tmp, stateTokenFileBody(creds), { mode: 0o444 });
   await chmod(tmp, 0o444); // the umask may have removed bits
   await rename(tmp, path);
   return path;

@@ -1,10 +1,15 @@
-import type { OrreryFunction, Revision } from '@orrery/spec';
-import type { LocalBackend, StateCredentials } from '../backends/local/local-backend.ts';
+import type { OrreryFunction, Revision, StateCredentials } from '@orrery/spec';
+import { splitKey } from '../queue/object-key.ts';
+import type { RevisionWorkers } from '../reconcile/revision-workers.ts';
 import type { Autoscaler } from './autoscaler.ts';
 
 export interface ScaleUpNowOptions {
   autoscaler: Pick<Autoscaler, 'decisionOf'>;
-  backend: Pick<LocalBackend, 'observe' | 'scale'>;
+  /** The backend that runs deploy revisions' workers (local: backends/local/local-backend.ts). */
+  backend: {
+    observe(namespace: string, name: string): Pick<RevisionWorkers, 'desired'>;
+    scale(rev: Revision, desired: number, credentials?: StateCredentials): Promise<void>;
+  };
   /** In-memory reads (the executor view): no database query on the wake-up path. */
   revision: (namespace: string, name: string) => Promise<Revision | undefined>;
   fn: (namespace: string, name: string) => Promise<OrreryFunction | undefined>;
@@ -22,8 +27,7 @@ export interface ScaleUpNowOptions {
 export function createScaleUpNow(o: ScaleUpNowOptions): (key: string) => Promise<void> {
   return async (key) => {
     const desired = o.autoscaler.decisionOf(key)?.desired ?? 0;
-    const i = key.indexOf('/');
-    const [namespace, name] = [key.slice(0, i), key.slice(i + 1)];
+    const [namespace, name] = splitKey(key);
     if (desired <= o.backend.observe(namespace, name).desired) return;
     const rev = await o.revision(namespace, name);
     if (!rev || rev.spec.template.executor !== 'deploy') return;

@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { RegistryClusterSchema, parseResource, type RegistryCluster } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
-import { renderRegistryDeployment } from '../backends/kubernetes/render/registry-cluster.ts';
-import { REGISTRY_BIN, registryApiArgs } from './registry-api-process.ts';
+import { renderRegistryDeployment } from './kubernetes/render/registry-cluster.ts';
+import { REGISTRY_BIN, registryApiArgs } from './local/registry-api-process.ts';
 
 const run = promisify(execFile);
 const TOKEN_ENV = { ORRERY_REGISTRY_ADMIN_TOKEN: 'a'.repeat(24), ORRERY_REGISTRY_REPLICATION_TOKEN: 'r'.repeat(24), ORRERY_REGISTRY_PROMETHEUS_SD_TOKEN: 's'.repeat(24) };

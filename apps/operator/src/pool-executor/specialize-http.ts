@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { OrreryFunction } from '@orrery/spec';
-import type { StateCredentials } from '../backends/local/local-backend.ts';
+import type { OrreryFunction, StateCredentials } from '@orrery/spec';
 import { BodyError, readJson, sendJson } from '../http/json-body.ts';
 import type { ExecutorView } from './executor-view.ts';
-import { type PoolExecutor, SpecializeError } from './pool-executor.ts';
+import { type PoolSpecializer, SpecializeError } from './specialization.ts';
 
 const Body = z.object({ namespace: z.string().min(1), function: z.string().min(1), revision: z.string().min(1) });
 
@@ -13,7 +12,7 @@ const Body = z.object({ namespace: z.string().min(1), function: z.string().min(1
  * cold path for pool-executor revisions. Deploy revisions answer `409 not_pool_executor` (the
  * router remembers that and only waits for the autoscaler).
  */
-export function createSpecializeHandler(o: { view: Pick<ExecutorView, 'revision' | 'fn'>; pool: Pick<PoolExecutor, 'specialize'>; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
+export function createSpecializeHandler(o: { view: Pick<ExecutorView, 'revision' | 'fn'>; pool: PoolSpecializer; credentials: (fn: OrreryFunction) => StateCredentials | undefined }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if ((req.url ?? '').split('?')[0] !== '/v1/executor/specialize') return false;
     if (req.method !== 'POST') {

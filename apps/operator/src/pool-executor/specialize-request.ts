@@ -1,5 +1,4 @@
-import type { RegistryCredentialFile, Revision } from '@orrery/spec';
-import type { StateCredentials } from '../backends/local/local-backend.ts';
+import type { RegistryCredentialFile, Revision, StateCredentials } from '@orrery/spec';
 
 /**
  * The `POST /v1/specialize` body a pool worker loads a revision from (apps/runtime

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RevisionSchema, type Revision } from '@orrery/spec';
-import type { RevisionWorkers } from '../backends/local/local-backend.ts';
+import type { RevisionWorkers } from './revision-workers.ts';
 import { revisionStatus } from './revision-status.ts';
 
 const now = new Date('2026-12-02T06:00:00Z');

@@ -1,5 +1,5 @@
 import type { Revision, RevisionStatus } from '@orrery/spec';
-import type { RevisionWorkers } from '../backends/local/local-backend.ts';
+import type { RevisionWorkers } from './revision-workers.ts';
 import { conditionTrue, setCondition } from './conditions.ts';
 import { withReadyProgress } from './kstatus-conditions.ts';
 

@@ -1,6 +1,5 @@
 import { deriveStateToken, STATE_PLACEHOLDER_TOKEN } from '@orrery/auth';
-import { type OrreryFunction, effectiveKeyspace, keyspaceHeldBy } from '@orrery/spec';
-import type { StateCredentials } from '../backends/local/local-backend.ts';
+import { type OrreryFunction, type StateCredentials, effectiveKeyspace, keyspaceHeldBy } from '@orrery/spec';
 
 /**
  * The scoped state credentials a stateful function's workers get (deploy env or Secret, or the

@@ -2,5 +2,4 @@ export { RegistryClusterReconciler, type RegistryClusterReconcilerOptions } from
 export { planMembership, quorumOf, learnerObservation, promotionOf, type MembershipStep, type ObservedMember, type PlanInput } from './plan-membership.ts';
 export { parseRequests, decideRequest, nextRequest, REQUESTS_ANNOTATION, REQUEST_ACTIONS, type ClusterRequest, type RequestAction } from './plan-request.ts';
 export { buildClusterStatus } from './cluster-status.ts';
-export { LocalRegistryBackend, type LocalRegistryBackendOptions } from './local-backend.ts';
-export type { ClusterPlacement, MemberRef, RegistryApi, RegistryClusterBackend, RegistryMembers } from './cluster-placement.ts';
+export type { ClusterPlacement, MemberRef, RegistryApi, RegistryClusterBackend, RegistryMembers } from './registry-cluster-backend.ts';

@@ -1,7 +1,8 @@
 /**
- * RegistryCluster on either backend: a placement (cluster-placement.ts) runs the etcd members and
- * the `orrery-registry` API — locally as child processes (local-backend.ts), on Kubernetes as a
- * StatefulSet and a Deployment (backends/kubernetes/kube-registry-placement.ts). Every few seconds (and on every spec or request change) it observes the cluster, executes at most one
+ * RegistryCluster on either backend: a placement (registry-cluster-backend.ts) runs the etcd members
+ * and the `orrery-registry` API — locally as child processes
+ * (backends/local/local-registry-cluster-backend.ts), on Kubernetes as a StatefulSet and a
+ * Deployment (backends/kubernetes/kube-registry-cluster-backend.ts). Every few seconds (and on every spec or request change) it observes the cluster, executes at most one
  * membership step chosen by `planMembership` (or one pending request), and writes status.
  * It never edits spec: GitOps owns spec, one-click actions are requests (see plan-request.ts).
  */
@@ -13,11 +14,9 @@ import { buildClusterStatus } from './cluster-status.ts';
 import { type EventRecorder, eventTarget } from '../events/event-recorder.ts';
 import type { OperatorMetrics } from '../metrics/operator-metrics.ts';
 import { requestEvent, stepEvent } from './membership-events.ts';
-import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
-import { LocalRegistryBackend } from './local-backend.ts';
+import type { ClusterPlacement, RegistryClusterBackend } from './registry-cluster-backend.ts';
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
 import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
-import type { RegistryApiAuth } from './registry-auth-args.ts';
 import { learnerObservation, planMembership, promotionOf, type MembershipStep, type ObservedMember, type PlanInput } from './plan-membership.ts';
 import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
 
@@ -25,23 +24,12 @@ type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
 export interface RegistryClusterReconcilerOptions {
   store: ResourceStore;
-  /** The operator's data dir; local clusters live under `<dataDir>/registry/`. */
-  dataDir?: string;
-  /** Where members run; default: the local backend under `dataDir`. */
-  backend?: RegistryClusterBackend;
-  etcdBin?: string;
-  heartbeatMs?: number;
-  electionMs?: number;
+  /** Where members run (local: child processes; Kubernetes: a StatefulSet). */
+  backend: RegistryClusterBackend;
   /** How often every cluster is observed and its status refreshed (default 2 s). */
   intervalMs?: number;
-  /** false: do not run the `orrery-registry` API beside the members (tests of membership only). */
-  registryApi?: false | { command: string; args: string[] };
   /** Called when a cluster's registry API URL (status.endpoint) appears or changes. */
   onEndpoint?: (key: string, url: string | undefined) => void;
-  /** Fixed registry API ports per cluster (`namespace/name` → port), e.g. the platform's registry under `orrery up`. */
-  apiPorts?: Record<string, number>;
-  /** Write credentials for the local registry APIs (registry master key, write tokens files). */
-  registryAuth?: RegistryApiAuth;
   log?: Log;
   /** Events for every membership change (learner added, promoted, member removed, …). */
   events?: EventRecorder;
@@ -76,18 +64,7 @@ export class RegistryClusterReconciler {
   constructor(private readonly o: RegistryClusterReconcilerOptions) {
     this.log = o.log ?? (() => {});
     this.now = o.now ?? Date.now;
-    if (!o.backend && !o.dataDir) throw new Error('RegistryClusterReconciler needs a dataDir (local backend) or a backend');
-    this.backend =
-      o.backend ??
-      new LocalRegistryBackend({
-        dataDir: o.dataDir!,
-        etcdBin: o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd',
-        heartbeatMs: o.heartbeatMs ?? 100,
-        electionMs: o.electionMs ?? 1000,
-        registryApi: o.registryApi,
-        apiPorts: o.apiPorts,
-        registryAuth: o.registryAuth,
-      });
+    this.backend = o.backend;
   }
 
   async start(): Promise<void> {

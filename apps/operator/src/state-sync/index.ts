@@ -1,5 +1,5 @@
-export { StateSyncReconciler, readReplica, type StateSyncReconcilerOptions } from './state-sync-reconciler.ts';
-export { LocalRouterFleet, ROUTER_BIN, type ReplicaSet, type RouterReplica, type LocalRouterFleetOptions } from './local-router-fleet.ts';
-export { ObservedReplicaSet } from './observed-replica-set.ts';
+export { StateSyncReconciler, type StateSyncReconcilerOptions } from './state-sync-reconciler.ts';
+export type { StateSyncBackend, StateSyncTarget, WriteSyncStatus } from './state-sync-backend.ts';
+export { readReplica } from './read-replica.ts';
 export { renderSettings, ROUTER_SYNCABLES, type SyncSettings } from './render-settings.ts';
 export { buildSyncStatus, replicaRows } from './replica-status.ts';

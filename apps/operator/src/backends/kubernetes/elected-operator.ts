@@ -1,4 +1,4 @@
-import { KubernetesFunctionOperator, type KubernetesOperatorOptions } from './function-operator.ts';
+import { KubernetesFunctionOperator, type KubernetesOperatorOptions } from './kube-function-operator.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
 import { LEADER_URL_ANNOTATION } from './leader-forwarding.ts';
 import { apiErrorText } from './api-error-text.ts';

@@ -6,7 +6,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@orrery/kube-testenv';
-import { KEYSPACE_FINALIZER, KEYSPACE_POLICY_ANNOTATION, KubernetesFunctionOperator } from './function-operator.ts';
+import { KEYSPACE_DELETION_POLICY_ANNOTATION as KEYSPACE_POLICY_ANNOTATION } from '@orrery/spec';
+import { KEYSPACE_FINALIZER } from '../../function/function-backend.ts';
+import { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 

@@ -10,11 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deriveStateToken } from '@orrery/auth';
 import { eventually } from '@orrery/kube-testenv';
 import { type Condition, keyspaceTakenMessage } from '@orrery/spec';
-import { KubernetesFunctionOperator } from './function-operator.ts';
+import { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { childName } from './render/labels.ts';
-import { STATE_TOKEN_FILE } from './render/revision-children.ts';
+import { STATE_TOKEN_FILE } from '@orrery/spec';
 
 const GV = 'orrery.dev/v1alpha1';
 const MASTER = Buffer.alloc(32, 5);

@@ -2,27 +2,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   type Condition,
   EnvironmentSchema,
-  FUNCTION_LABEL,
   FunctionSchema,
   GROUP_VERSION,
   type Environment,
   type OrreryFunction,
   type Revision,
-  KEYSPACE_DELETION_POLICY_ANNOTATION,
   RevisionSchema,
-  declaredKeyspace,
-  effectiveOnDelete,
+  type StateCredentials,
 } from '@orrery/spec';
 import { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
 import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
-import { keyspaceCleanup } from '../../keyspace/keyspace-cleanup.ts';
-import { WorkQueue } from '../../queue/work-queue.ts';
-import { revisionToCreate, sortRevisions } from '../../reconcile/function-revisions.ts';
-import { crossObjectProblem, keyspaceProblem } from '../../reconcile/cross-object-rules.ts';
+import { FunctionReconciler } from '../../function/function-reconciler.ts';
+import { revisionWanted } from '../../function/revision-wanted.ts';
+import { kindQueue } from '../../queue/kind-queue.ts';
+import { splitKey } from '../../queue/object-key.ts';
+import type { WorkQueue } from '../../queue/work-queue.ts';
 import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
-import { functionStatus, routableRevisions } from '../../reconcile/function-status.ts';
 import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
 import { revisionStatus } from '../../reconcile/revision-status.ts';
 import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
@@ -30,25 +27,22 @@ import { environmentStatus } from '../../reconcile/environment-status.ts';
 import { stateCredentials } from '../../reconcile/state-credentials.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { statusChanged } from '../../reconcile/status-changed.ts';
-import { functionEvents, revisionEvents } from '../../reconcile/status-events.ts';
+import { revisionEvents } from '../../reconcile/status-events.ts';
 import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
-import { createSpecializeHandler } from '../../executors/specialize-http.ts';
-import type { RevisionWorkers } from '../local/local-backend.ts';
+import { createSpecializeHandler } from '../../pool-executor/specialize-http.ts';
+import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import { Informer, cacheKey } from './informer.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
+import { KubeFunctionBackend } from './kube-function-backend.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
+import { parsed } from './parsed-object.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
 import { RECONCILED, reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
 import { deploymentFailure } from './deployment-failure.ts';
 import { renderPoolChildren } from './render/pool.ts';
-import { type StateToken, renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
-
-/** Finalizer that holds a Function until its keyspace is cleaned up (deletion policy `delete`). */
-export const KEYSPACE_FINALIZER = 'orrery.dev/keyspace-cleanup';
-/** Deprecated alias of `spec.state.onDelete` (read when the field is absent; see effectiveOnDelete). */
-export const KEYSPACE_POLICY_ANNOTATION = KEYSPACE_DELETION_POLICY_ANNOTATION;
+import { renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
 
 export interface KubernetesOperatorOptions {
   client: KubeClient;
@@ -81,24 +75,13 @@ export interface KubernetesOperatorOptions {
   now?: () => Date;
 }
 
-type Obj = KubeObject;
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
-
-/** Defaults applied and unknown fields (managedFields …) dropped; undefined when invalid. */
-function parsed<T>(schema: { safeParse(v: unknown): { success: boolean; data?: unknown } }, obj: unknown): T | undefined {
-  if (!obj) return undefined;
-  const r = schema.safeParse(obj);
-  return r.success ? (r.data as T) : undefined;
-}
-
 /**
- * The Function/Revision/Environment reconcilers on Kubernetes. Informers feed keyed work queues;
- * every reconcile reads the informer caches and converges with server-side apply, so missed or
- * repeated events are harmless. Children carry owner references: deleting a Function lets the
- * garbage collector remove its Revisions and their Deployments, Services, ConfigMaps, Secrets.
+ * The Function/Revision/Environment reconcilers on Kubernetes: the shared Function reconciler
+ * (function/function-reconciler.ts) over the informer caches (kube-function-backend.ts), revisions
+ * run as Deployments or specialized pool pods. Informers feed keyed work queues; every reconcile
+ * reads the informer caches and converges with server-side apply, so missed or repeated events
+ * are harmless. Children carry owner references: deleting a Function lets the garbage collector
+ * remove its Revisions and their Deployments, Services, ConfigMaps, Secrets.
  */
 export class KubernetesFunctionOperator {
   readonly functions: Informer;
@@ -119,13 +102,14 @@ export class KubernetesFunctionOperator {
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
   /** Each Function as its last event showed it: the keyspace it held before a change. */
-  private readonly lastSeen = new Map<string, Obj>();
+  private readonly lastSeen = new Map<string, KubeObject>();
+  private readonly functionBackend: KubeFunctionBackend;
+  private readonly functionReconciler: FunctionReconciler;
   private readonly events: EventRecorder;
   /**
    * The status this term last wrote per object: the informer may not show it yet, and an Event
    * is the change from the status written before (a lagging cache would report it twice).
    */
-  private readonly writtenFunctions = new Map<string, NonNullable<OrreryFunction['status']>>();
   private readonly writtenRevisions = new Map<string, NonNullable<Revision['status']>>();
   /** `Kind/namespace/name` → the reason of the Reconciled=False this process wrote. */
   private readonly recordedFailures = new Map<string, string>();
@@ -145,13 +129,25 @@ export class KubernetesFunctionOperator {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${apiErrorText(err)}`);
       void this.recordFailure(kind, key, err);
     };
-    const queue = (kind: string) => ({ kind, ...o.metrics?.queueOptions(kind) });
-    this.functionQueue = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function'), held: true, ...queue('Function') });
-    this.revisionQueue = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, held: true, ...queue('Revision') });
-    this.environmentQueue = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment'), held: true, ...queue('Environment') });
-    o.metrics?.watchQueue('Function', this.functionQueue);
-    o.metrics?.watchQueue('Revision', this.revisionQueue);
-    o.metrics?.watchQueue('Environment', this.environmentQueue);
+    this.functionQueue = kindQueue('Function', (k) => this.reconcileFunction(k), { onError: onError('Function'), held: true }, o.metrics);
+    this.revisionQueue = kindQueue('Revision', (k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, held: true }, o.metrics);
+    this.environmentQueue = kindQueue('Environment', (k) => this.reconcileEnvironment(k), { onError: onError('Environment'), held: true }, o.metrics);
+    this.functionBackend = new KubeFunctionBackend({
+      client: o.client,
+      functions: this.functions,
+      revisions: this.revisions,
+      environments: this.environments,
+      settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Function/${key}`, status.conditions)) }),
+    });
+    this.functionReconciler = new FunctionReconciler({
+      backend: this.functionBackend,
+      routerUrl: o.routerUrl,
+      deleteKeyspace: o.deleteKeyspace,
+      revisionChanged: (key) => this.revisionQueue.add(key),
+      events: this.events,
+      log: this.log,
+      now: this.now,
+    });
     this.pool = new KubernetesPoolExecutor({
       client: o.client,
       namespace: o.namespace,
@@ -167,7 +163,7 @@ export class KubernetesFunctionOperator {
       // A revision is either deploy (ready replicas as the Deployment controller reports them, from
       // the informer's cached status) or pool (specialized pods that finished loading its code).
       readyOf: (key) => {
-        const [namespace, name] = split(key);
+        const [namespace, name] = splitKey(key);
         const dep = this.deployments.get(namespace, childName(name, 'deployment'));
         return Number((dep?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) + this.pool.readySpecialized(key);
       },
@@ -252,7 +248,7 @@ export class KubernetesFunctionOperator {
    * words), not only in the log; the next successful reconcile marks it resolved.
    */
   private async recordFailure(kind: 'Function' | 'Revision' | 'Environment', key: string, err: unknown): Promise<void> {
-    const [namespace, name] = split(key);
+    const [namespace, name] = splitKey(key);
     const informer = kind === 'Function' ? this.functions : kind === 'Revision' ? this.revisions : this.environments;
     const cur = informer.get(namespace, name);
     if (!cur) return;
@@ -274,96 +270,12 @@ export class KubernetesFunctionOperator {
     return this.recordedFailures.get(kindKey);
   }
 
-  private revisionsOf(namespace: string, fn: string): Revision[] {
-    return this.revisions
-      .list()
-      .filter((r) => r.metadata.namespace === namespace && r.metadata.labels?.[FUNCTION_LABEL] === fn)
-      .map((r) => parsed<Revision>(RevisionSchema, r))
-      .filter((r): r is Revision => r !== undefined);
-  }
-
   async reconcileFunction(key: string): Promise<void> {
-    const [namespace, name] = split(key);
-    const raw = this.functions.get(namespace, name);
-    if (!raw) {
-      this.writtenFunctions.delete(key);
-      return; // revisions and their children go with it through garbage collection
-    }
-    const fn = parsed<OrreryFunction>(FunctionSchema, raw);
-    if (!fn) {
-      this.log(`function ${key} does not parse; the admission webhook should have refused it`);
-      return;
-    }
-    // spec.state.onDelete, else the deprecated annotation, else retain.
-    const policy = effectiveOnDelete({ metadata: raw.metadata, spec: fn.spec });
-    const finalizers = raw.metadata.finalizers ?? [];
-    const holds = finalizers.includes(KEYSPACE_FINALIZER);
-    if (raw.metadata.deletionTimestamp) {
-      if (!holds) return;
-      // The informer cache can lag behind our own finalizer removal: a second queued reconcile
-      // would run the cleanup again. The API server's copy says whether it is still owed.
-      const live = await this.o.client.get(GROUP_VERSION, 'Function', namespace, name);
-      if (!live?.metadata.finalizers?.includes(KEYSPACE_FINALIZER)) return;
-      if (this.o.deleteKeyspace) {
-        // Read from the API server, not the cache: a keyspace another Function still declares is
-        // never wiped (a cache lagging a create must not decide that).
-        const others = (await this.o.client.list(GROUP_VERSION, 'Function', namespace)).items;
-        const cleanup = keyspaceCleanup(live, others);
-        if (cleanup.action === 'delete') {
-          await this.o.deleteKeyspace(cleanup.namespace, cleanup.keyspace);
-          this.log(`deleted keyspace ${cleanup.keyspace} of ${key}`);
-        } else if (cleanup.why === 'held') {
-          this.log(`function ${key}: keyspace ${cleanup.keyspace} retained: Function ${namespace}/${cleanup.holder} declares it too`);
-        }
-      }
-      await this.setFinalizer(namespace, name, false);
-      return;
-    }
-    // A finalizer only where there is external cleanup to do (and a way to do it).
-    const wants = policy === 'delete' && fn.spec.state !== undefined && this.o.deleteKeyspace !== undefined;
-    if (policy === 'delete' && fn.spec.state && !this.o.deleteKeyspace) this.log(`function ${key}: keyspace deletion policy "delete" needs a keyspace cleanup hook; data will be retained`);
-    if (wants !== holds) await this.setFinalizer(namespace, name, wants);
-
-    let revisions = this.revisionsOf(namespace, name);
-    // The webhook checked the Environment at admission; it may have changed since.
-    let blocked =
-      crossObjectProblem(fn, parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, fn.spec.template.environment))) ??
-      (fn.spec.state ? keyspaceProblem(fn, this.functions.list()) : undefined);
-    let create = blocked ? undefined : revisionToCreate(fn, revisions);
-    if (create && fn.spec.state) {
-      // A new revision (and a token with it) only once the API server's Functions confirm the
-      // keyspace is this one's: the cache may not show yet an owner admitted at the same time.
-      blocked = keyspaceProblem(fn, await this.liveFunctions(namespace));
-      if (blocked) create = undefined;
-    }
-    if (create) {
-      const createdRaw = await this.o.client.apply(create as unknown as Obj);
-      const created = parsed<Revision>(RevisionSchema, createdRaw);
-      this.log(`created revision ${namespace}/${create.metadata.name}`);
-      if (created) revisions = [...revisions, created];
-    }
-    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
-    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Function/${key}`, status.conditions));
-    if (statusChanged(status, fn.status)) {
-      await this.o.client.applyStatus('Function', namespace, name, status);
-      const before = this.writtenFunctions.get(key) ?? fn.status;
-      this.writtenFunctions.set(key, status);
-      this.events.record(eventTarget(GROUP_VERSION, 'Function', raw), ...functionEvents(before, status, { blocked, keyspace: declaredKeyspace(raw)?.keyspace }));
-    }
-    for (const r of revisions) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
-  }
-
-  private async setFinalizer(namespace: string, name: string, present: boolean): Promise<void> {
-    await this.o.client.update(GROUP_VERSION, 'Function', namespace, name, (obj) => {
-      const list = obj.metadata.finalizers ?? [];
-      if (list.includes(KEYSPACE_FINALIZER) === present) return undefined;
-      obj.metadata.finalizers = present ? [...list, KEYSPACE_FINALIZER] : list.filter((f) => f !== KEYSPACE_FINALIZER);
-      return obj;
-    });
+    await this.functionReconciler.reconcile(key);
   }
 
   async reconcileRevision(key: string): Promise<void> {
-    const [namespace, name] = split(key);
+    const [namespace, name] = splitKey(key);
     const rev = parsed<Revision>(RevisionSchema, this.revisions.get(namespace, name));
     if (!rev) {
       this.autoscaler.forget(key); // its Deployment goes with it through garbage collection
@@ -393,10 +305,7 @@ export class KubernetesFunctionOperator {
     if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
 
-    const routable = routableRevisions(fn.status);
-    const newest = sortRevisions(this.revisionsOf(namespace, fn.metadata.name)).at(-1)?.metadata.name;
-    // Same rule as the local backend: the newest revision runs before traffic reaches it.
-    const wanted = routable.has(name) || newest === name;
+    const { routable, wanted } = revisionWanted(fn, await this.functionBackend.revisionsOf(namespace, fn.metadata.name), name);
     let workers: RevisionWorkers;
     let decision: KpaDecision | undefined;
     let poolCondition: { status: 'True' | 'Unknown'; reason: string; message: string } | undefined;
@@ -404,7 +313,7 @@ export class KubernetesFunctionOperator {
       // The KPA drives pooled revisions through the pool executor: at zero the last specialized
       // pod goes when idle; the first request specializes one through /v1/executor/specialize.
       if (wanted) {
-        decision = this.autoscaler.desired(key, rev, routable.has(name));
+        decision = this.autoscaler.desired(key, rev, routable);
         this.pool.scale(rev, decision.desired, state);
       } else {
         this.autoscaler.forget(key);
@@ -423,7 +332,7 @@ export class KubernetesFunctionOperator {
       }
     } else {
       // The KPA decides (initial scale, min/max, scale to zero); revisions nobody can reach run nothing.
-      if (wanted) decision = this.autoscaler.desired(key, rev, routable.has(name));
+      if (wanted) decision = this.autoscaler.desired(key, rev, routable);
       else this.autoscaler.forget(key);
       const desired = decision?.desired ?? 0;
       const deploymentName = childName(name, 'deployment');
@@ -449,7 +358,7 @@ export class KubernetesFunctionOperator {
   }
 
   async reconcileEnvironment(key: string): Promise<void> {
-    const [namespace, name] = split(key);
+    const [namespace, name] = splitKey(key);
     const env = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, name));
     if (!env) return;
     // The token Secret before the pool: pool pods mount it and do not start without it.
@@ -466,13 +375,8 @@ export class KubernetesFunctionOperator {
   }
 
   /** Judged on the informer's Functions: no API-server read on a cold request's path. */
-  private stateToken(fn: OrreryFunction): StateToken | undefined {
+  private stateToken(fn: OrreryFunction): StateCredentials | undefined {
     return stateCredentials(fn, this.o, this.functions.list());
-  }
-
-  /** The Functions of one namespace on the API server (who owns a keyspace, decided fresh). */
-  private async liveFunctions(namespace: string): Promise<Obj[]> {
-    return (await this.o.client.list(GROUP_VERSION, 'Function', namespace)).items;
   }
 
 }

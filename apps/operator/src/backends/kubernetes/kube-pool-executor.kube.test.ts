@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, auditEvents, containerPid, createNamespace, eventually, installCrds, podDir, REPO_ROOT } from '@orrery/kube-testenv';
-import { SpecializeError } from '../../executors/pool-executor.ts';
+import { SpecializeError } from '../../pool-executor/specialization.ts';
 import { registrationCredentials, revisionServiceName } from '../../reconcile/registration-credential.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { CLAIMED_AT_ANNOTATION, KubernetesPoolExecutor, SPECIALIZED_COMPONENT } from './kube-pool-executor.ts';

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { deriveSpecializeNonce } from '@orrery/auth';
-import type { Environment, Revision } from '@orrery/spec';
+import type { Environment, Revision, StateCredentials } from '@orrery/spec';
 import { FUNCTION_LABEL } from '@orrery/spec';
-import type { StateCredentials } from '../local/local-backend.ts';
-import { type Specialization, SpecializeError } from '../../executors/pool-executor.ts';
-import { postJson } from '../../executors/post-json.ts';
-import { specializeRequest } from '../../executors/specialize-request.ts';
+import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
+import { postJson } from '../../pool-executor/post-json.ts';
+import { objectKey, splitKey } from '../../queue/object-key.ts';
+import { specializeRequest } from '../../pool-executor/specialize-request.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { MissingSecretError, resolveTemplateEnv } from '../../env/template-env.ts';
 import { Informer } from './informer.ts';
@@ -67,10 +67,10 @@ const WARM_POLL_MS = 20;
  * (`--registry-url`), which is how routers find it. Concurrent cold requests for one revision
  * share one specialization; specialized pods idle past the timeout are deleted.
  *
- * The same method shape as the local PoolExecutor, as far as the specialize HTTP handler and the
+ * The same method shape as the local LocalPoolExecutor (backends/local/local-pool-executor.ts), as far as the specialize HTTP handler and the
  * KPA use it: `specialize`, `scale`, `readySpecialized`, `touch`, `release`.
  */
-export class KubernetesPoolExecutor {
+export class KubernetesPoolExecutor implements PoolSpecializer {
   readonly pods: Informer<Pod>;
   /** Count of specialize calls made to pods (one per cold revision, however many requests). */
   specializations = 0;
@@ -410,10 +410,6 @@ class RetryOnAnotherPod extends Error {
   }
 }
 
-const revKey = (rev: Revision): string => `${rev.metadata.namespace}/${rev.metadata.name}`;
+const revKey = (rev: Revision): string => objectKey(rev.metadata.namespace, rev.metadata.name);
 const podKey = (p: KubeObject): string => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
-const splitKey = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
 const claimedAt = (p: KubeObject): number => Date.parse(p.metadata.annotations?.[CLAIMED_AT_ANNOTATION] ?? '') || 0;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { adminKubeConfig, auditEvents, createNamespace, eventually, installCrds, REPO_ROOT } from '@orrery/kube-testenv';
 import { KubeClient, type KubeObject } from './kube-client.ts';
-import { KubeRegistryBackend } from './kube-registry-placement.ts';
+import { KubeRegistryClusterBackend } from './kube-registry-cluster-backend.ts';
 
 let NS = '';
 let dispose: () => Promise<void>;
@@ -24,7 +24,7 @@ const replicas = async () => ((await get('apps/v1', 'StatefulSet', 'reg'))?.spec
 const scaleCalls = () => auditEvents((e) => e.verb === 'patch' && e.objectRef?.namespace === NS && e.objectRef.resource === 'statefulsets' && e.objectRef.subresource === 'scale').length;
 const deletes = () => auditEvents((e) => e.verb === 'delete' && e.objectRef?.namespace === NS && e.user.username !== 'system:serviceaccount:kube-system:generic-garbage-collector').map((e) => `${e.objectRef!.resource}/${e.objectRef!.name}`);
 const configs = async () => (await get('v1', 'ConfigMap', 'reg-etcd-members'))!.data as Record<string, string>;
-const open = () => new KubeRegistryBackend({ client, registryImage: 'orrery/registry:t' }).open(rc, () => {});
+const open = () => new KubeRegistryClusterBackend({ client, registryImage: 'orrery/registry:t' }).open(rc, () => {});
 
 beforeAll(async () => {
   const kc = adminKubeConfig();

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppsV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import type { RegistryCluster } from '@orrery/spec';
-import type { ClusterPlacement, MemberRef, RegistryApi, RegistryClusterBackend, RegistryMembers } from '../../registry-cluster/cluster-placement.ts';
+import type { ClusterPlacement, MemberRef, RegistryApi, RegistryClusterBackend, RegistryMembers } from '../../registry-cluster/registry-cluster-backend.ts';
 import { isConflict, type KubeClient, type KubeObject } from './kube-client.ts';
 import { FIELD_MANAGER, type Manifest } from './render/labels.ts';
 import {
@@ -43,7 +43,7 @@ import {
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
-export interface KubeRegistryBackendOptions {
+export interface KubeRegistryClusterBackendOptions {
   client: KubeClient;
   /** The `orrery-registry` image (the chart's `registry.image`). */
   registryImage?: string;
@@ -59,8 +59,8 @@ export interface KubeRegistryBackendOptions {
   auth?: RegistryAuthMaterial;
 }
 
-export class KubeRegistryBackend implements RegistryClusterBackend {
-  constructor(private readonly o: KubeRegistryBackendOptions) {}
+export class KubeRegistryClusterBackend implements RegistryClusterBackend {
+  constructor(private readonly o: KubeRegistryClusterBackendOptions) {}
 
   open(rc: RegistryCluster, log: Log): ClusterPlacement {
     return new KubeClusterPlacement(this.o, rc, log);
@@ -87,7 +87,7 @@ class KubeClusterPlacement implements ClusterPlacement, RegistryMembers {
   private registryReady = false;
 
   constructor(
-    private readonly o: KubeRegistryBackendOptions,
+    private readonly o: KubeRegistryClusterBackendOptions,
     private rc: RegistryCluster,
     private readonly log: Log,
   ) {

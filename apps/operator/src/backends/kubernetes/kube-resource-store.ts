@@ -35,7 +35,7 @@ const KEPT_METADATA = ['name', 'namespace', 'labels', 'annotations', 'uid', 'res
  * resources in a cluster as on one machine (the operator serves this store over /v1/store and
  * /trpc). Writes go straight to the API server — server-side apply with the operator's field
  * manager, status through the status subresource — so every operator replica may serve them.
- * resourceVersions are the API server's (etcd revisions, numeric in practice; DESIGN §2).
+ * resourceVersions are the API server's (etcd revisions, numeric in practice; docs/architecture.md "Invariants").
  */
 export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions): ResourceStore {
   const { client } = o;

@@ -1,17 +1,17 @@
 /**
- * StateSync on Kubernetes. Every few seconds (and on every StateSync change) each StateSync:
- * renders its settings into a ConfigMap (and a Secret for an inline Redis URL), patches the
- * target Deployments (same namespace, the target's labels) with the env and the settings-hash
- * annotation — a changed hash is a rollout — then reads each target pod's statesync `status()`
- * over its admin port (GET /v1/stats) and publishes it in the StateSync status.
- * One StateSync per target: when several select the same Deployments, the oldest-named wins and
- * the others report Conflict. A deleted StateSync takes its env and annotation back off.
+ * StateSync on Kubernetes (state-sync/state-sync-backend.ts): the target is the Deployments of
+ * the StateSync's namespace with the target's labels. Each pass renders the settings into a
+ * ConfigMap (and a Secret for an inline Redis URL), patches the target Deployments with the env
+ * and the settings-hash annotation — a changed hash is a rollout — then reads each target pod's
+ * statesync `status()` over its admin port (GET /v1/stats). A deleted StateSync takes its env and
+ * annotation back off.
  */
 import { PatchStrategy } from '@kubernetes/client-node';
 import type { StateSync } from '@orrery/spec';
-import type { ResourceStore, Watch } from '@orrery/store';
-import { buildSyncStatus } from '../../state-sync/replica-status.ts';
-import { readReplica } from '../../state-sync/state-sync-reconciler.ts';
+import type { ResourceStore } from '@orrery/store';
+import { readReplica } from '../../state-sync/read-replica.ts';
+import type { StateSyncBackend, StateSyncTarget, WriteSyncStatus } from '../../state-sync/state-sync-backend.ts';
+import { StateSyncReconciler } from '../../state-sync/state-sync-reconciler.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { type PodAdminView, podAdminUrl } from './pod-admin-url.ts';
 import {
@@ -27,7 +27,6 @@ import {
   targetSelector,
   unknownSyncables,
 } from './render/state-sync.ts';
-import { SerialPass } from '../../queue/serial-pass.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -49,64 +48,19 @@ interface DeploymentView extends KubeObject {
 
 const keyOf = (ss: StateSync) => `${ss.metadata.namespace}/${ss.metadata.name}`;
 
-export class KubeStateSyncReconciler {
-  private watch?: Watch;
-  private readonly runner: SerialPass;
+export class KubeStateSyncBackend implements StateSyncBackend {
   private readonly log: Log;
-  private readonly released: StateSync[] = [];
 
   constructor(
     private readonly client: KubeClient,
-    private readonly store: ResourceStore,
     private readonly o: KubernetesStateSyncsOptions = {},
   ) {
     this.log = o.log ?? (() => {});
-    this.runner = new SerialPass(() => this.pass(), (err) => this.log('statesync reconcile failed', { error: String((err as Error).message ?? err) }));
   }
 
-  async start(): Promise<void> {
-    this.watch = this.store.watch('StateSync', {}, (e) => {
-      if (e.type === 'deleted') this.released.push(e.object as StateSync);
-      // Status writes echo back; only spec changes and deletions need a pass now.
-      if (e.type !== 'modified' || (e.object.metadata.generation ?? 0) !== (e.object.status?.observedGeneration ?? -1)) this.runner.kick();
-    });
-    this.runner.start(this.o.intervalMs ?? 3000);
-    await Promise.resolve();
-  }
-
-  async stop(): Promise<void> {
-    this.watch?.close();
-    await this.runner.stop(30_000);
-  }
-
-
-  private async pass(): Promise<void> {
-    for (const gone of this.released.splice(0)) await this.release(gone);
-    const items = ((await this.store.list('StateSync')).items as StateSync[]).sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
-    const owners = new Map<string, StateSync>();
-    for (const ss of items) {
-      if (this.runner.stopped) return;
-      const target = `${ss.metadata.namespace}|${selectorString(targetSelector(ss))}`;
-      const owner = owners.get(target);
-      if (owner) {
-        await this.writeStatus(ss, { renderError: { reason: 'Conflict', message: `${keyOf(owner)} already configures ${selectorString(targetSelector(ss))}` } });
-        continue;
-      }
-      owners.set(target, ss);
-      await this.reconcile(ss);
-    }
-  }
-
-  private async writeStatus(ss: StateSync, i: Partial<Parameters<typeof buildSyncStatus>[0]>): Promise<void> {
-    if (this.runner.stopped) return;
-    const fresh = (await this.store.get('StateSync', ss.metadata.namespace, ss.metadata.name)) as StateSync | undefined;
-    if (!fresh) return;
-    await this.store.updateStatus(
-      'StateSync',
-      ss.metadata.namespace,
-      ss.metadata.name,
-      buildSyncStatus({ prev: fresh.status, generation: ss.metadata.generation, notes: [], reports: [], now: new Date(), ...i }),
-    );
+  target(ss: StateSync): StateSyncTarget {
+    const selector = selectorString(targetSelector(ss));
+    return { key: `${ss.metadata.namespace}|${selector}`, describe: selector };
   }
 
   private async deployments(ss: StateSync): Promise<DeploymentView[]> {
@@ -117,9 +71,9 @@ export class KubeStateSyncReconciler {
     await this.client.objects.patch(structuredClone(obj) as KubeObject, undefined, undefined, manager, true, PatchStrategy.ServerSideApply);
   }
 
-  private async reconcile(ss: StateSync): Promise<void> {
+  async sync(ss: StateSync, write: WriteSyncStatus): Promise<void> {
     const rendered = renderKubeSyncSettings(ss);
-    if (!rendered.ok) return this.writeStatus(ss, { renderError: rendered });
+    if (!rendered.ok) return write({ renderError: rendered });
     const { settings, hash } = rendered;
     await this.client.apply(renderSettingsConfigMap(ss, settings));
     const secret = renderUrlSecret(ss, settings);
@@ -127,7 +81,7 @@ export class KubeStateSyncReconciler {
 
     const deployments = await this.deployments(ss);
     const selector = selectorString(targetSelector(ss));
-    if (deployments.length === 0) return this.writeStatus(ss, { renderError: { reason: 'NoTarget', message: `no Deployment labelled ${selector} in ${ss.metadata.namespace}` } });
+    if (deployments.length === 0) return write({ renderError: { reason: 'NoTarget', message: `no Deployment labelled ${selector} in ${ss.metadata.namespace}` } });
     const rolling: string[] = [];
     for (const d of deployments) {
       const containers = d.spec?.template?.spec?.containers ?? [];
@@ -151,7 +105,7 @@ export class KubeStateSyncReconciler {
       }),
     );
     const unknown = unknownSyncables(settings);
-    await this.writeStatus(ss, {
+    await write({
       rollingOut: rolling.length ? `rolling out settings ${hash} to ${rolling.join(', ')}` : undefined,
       notes: unknown.length ? [`not registered by the router (ignored): ${unknown.join(', ')}`] : [],
       reports,
@@ -159,7 +113,7 @@ export class KubeStateSyncReconciler {
   }
 
   /** Takes a deleted StateSync's env and annotation off the Deployments it configured. */
-  private async release(ss: StateSync): Promise<void> {
+  async release(ss: StateSync): Promise<void> {
     try {
       for (const d of await this.deployments(ss)) {
         if (d.spec?.template?.metadata?.annotations?.[STATESYNC_ANNOTATION] !== ss.metadata.name) continue;
@@ -173,8 +127,8 @@ export class KubeStateSyncReconciler {
 }
 
 /** Entry point of StateSyncs on Kubernetes; run it on the elected leader only. */
-export async function startKubernetesStateSyncs(client: KubeClient, store: ResourceStore, opts: KubernetesStateSyncsOptions = {}): Promise<KubeStateSyncReconciler> {
-  const r = new KubeStateSyncReconciler(client, store, opts);
+export async function startKubernetesStateSyncs(client: KubeClient, store: ResourceStore, opts: KubernetesStateSyncsOptions = {}): Promise<StateSyncReconciler> {
+  const r = new StateSyncReconciler({ store, backend: new KubeStateSyncBackend(client, opts), intervalMs: opts.intervalMs, log: opts.log });
   await r.start();
   return r;
 }

@@ -31,7 +31,7 @@ import { KubeClient, kubeConfigFor } from './kube-client.ts';
 import { createKubernetesResourceStore } from './kube-resource-store.ts';
 import { LEADER_URL_ANNOTATION, createLeaderForwarding } from './leader-forwarding.ts';
 import { RouterPods } from './router-pods.ts';
-import { startKubernetesStateSyncs } from './kube-state-syncs.ts';
+import { startKubernetesStateSyncs } from './kube-state-sync-backend.ts';
 import { DEFAULT_RUNTIME_IMAGE } from './render/runtime-image.ts';
 import { startKubernetesRegistryClusters } from './start-registry-clusters.ts';
 import { registrationCredentials } from '../../reconcile/registration-credential.ts';

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@orrery/kube-testenv';
-import { KubernetesFunctionOperator } from './function-operator.ts';
+import { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, auditEvents, createNamespace, eventually, installCrds, REPO_ROOT } from '@orrery/kube-testenv';
 import { KPA_DEFAULTS } from '../../autoscaler/kpa-settings.ts';
 import { registrationCredentials } from '../../reconcile/registration-credential.ts';
-import { KubernetesFunctionOperator } from './function-operator.ts';
+import { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { SPECIALIZED_COMPONENT } from './kube-pool-executor.ts';
 import { COMPONENT_LABEL, REVISION_LABEL } from './render/labels.ts';

@@ -17,7 +17,8 @@ import { adminKubeConfig, auditEvents, createNamespace, installCrds, REPO_ROOT }
 import { join } from 'node:path';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { createKubernetesResourceStore } from './kube-resource-store.ts';
-import { type KubeStateSyncReconciler, startKubernetesStateSyncs } from './kube-state-syncs.ts';
+import type { StateSyncReconciler } from '../../state-sync/state-sync-reconciler.ts';
+import { startKubernetesStateSyncs } from './kube-state-sync-backend.ts';
 import { STATESYNC_FIELD_MANAGER } from './render/state-sync.ts';
 import { createRedis, createRoutesConfigMap, defaultServiceAccount, routerDeployment, routerPod } from './testing/kube-fixtures.ts';
 
@@ -28,7 +29,7 @@ let NS = '';
 let dispose: () => Promise<void> = async () => {};
 let client: KubeClient;
 let store: ResourceStore;
-let reconciler: KubeStateSyncReconciler | undefined;
+let reconciler: StateSyncReconciler | undefined;
 
 const deployment = async () => (await client.get('apps/v1', 'Deployment', NS, 'orrery-router')) as Any;
 const template = async () => (await deployment()).spec.template as Any;

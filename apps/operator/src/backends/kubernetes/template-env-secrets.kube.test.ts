@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, type OrreryFunction, type Revision, parseResource } from '@orrery/spec';
 import { adminKubeConfig, createNamespace, eventually } from '@orrery/kube-testenv';
-import { SpecializeError } from '../../executors/pool-executor.ts';
+import { SpecializeError } from '../../pool-executor/specialization.ts';
 import { KubernetesPoolExecutor } from './kube-pool-executor.ts';
 import { KubeClient, type KubeObject } from './kube-client.ts';
 import { COMPONENT_LABEL, REVISION_LABEL } from './render/labels.ts';

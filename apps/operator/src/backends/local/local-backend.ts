@@ -1,21 +1,14 @@
 import { writeFileSync, renameSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { REGISTRY_CREDENTIAL_ENV, type Revision } from '@orrery/spec';
+import { REGISTRY_CREDENTIAL_ENV, type Revision, type StateCredentials } from '@orrery/spec';
+import { objectKey } from '../../queue/object-key.ts';
+import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
 import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
-
-export interface StateCredentials {
-  url: string;
-  namespace: string;
-  keyspace: string;
-  token: string;
-  /** `spec.state.fencing`: the worker's ctx.state claims keys and sends their fences. */
-  fencing?: boolean;
-}
 
 export interface LocalBackendOptions {
   /** Node binary + script that starts one worker (the orrery-runtime bin). */
@@ -40,20 +33,6 @@ export interface LocalBackendOptions {
   extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
 }
 
-export interface RevisionWorkers {
-  desired: number;
-  actual: number;
-  ready: number;
-  restarts: number;
-  /** Last stderr lines of a worker that keeps crashing. */
-  crashLoop?: string;
-  /** Why no worker can start (a secret the template names is missing), like CreateContainerConfigError. */
-  configError?: string;
-  /** A failure the backend itself reports as final (Kubernetes: the Deployment's ProgressDeadlineExceeded). */
-  failed?: { reason: string; message: string };
-}
-
-export const revisionKey = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /**
  * The local runtime backend: each worker is an `orrery-runtime` child process on a free
@@ -80,7 +59,7 @@ export class LocalBackend {
   async scale(rev: Revision, desired: number, credentials?: StateCredentials): Promise<void> {
     // A reconcile still running during shutdown must not start workers nobody will stop.
     if (this.stopped) return;
-    const key = revisionKey(rev.metadata.namespace, rev.metadata.name);
+    const key = objectKey(rev.metadata.namespace, rev.metadata.name);
     this.desired.set(key, desired);
     const list = this.workers.get(key) ?? [];
     this.workers.set(key, list);
@@ -118,7 +97,7 @@ export class LocalBackend {
   }
 
   observe(namespace: string, name: string): RevisionWorkers {
-    const key = revisionKey(namespace, name);
+    const key = objectKey(namespace, name);
     const list = this.workers.get(key) ?? [];
     const crashing = list.find((w) => w.restarts >= 3 && w.state !== 'ready');
     return {

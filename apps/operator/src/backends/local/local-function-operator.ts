@@ -1,33 +1,33 @@
 import {
   type Environment,
-  FUNCTION_LABEL,
   GROUP_VERSION,
-  declaredKeyspace,
   type OrreryFunction,
   type Revision,
   type ResourceKind,
+  type StateCredentials,
 } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
-import { type LocalBackend, type StateCredentials, revisionKey } from './backends/local/local-backend.ts';
-import type { Autoscaler } from './autoscaler/autoscaler.ts';
-import type { KpaDecision } from './autoscaler/kpa-decider.ts';
-import { setCondition } from './reconcile/conditions.ts';
-import { withReadyProgress } from './reconcile/kstatus-conditions.ts';
-import { keyspaceCleanup } from './keyspace/keyspace-cleanup.ts';
-import { WorkQueue } from './queue/work-queue.ts';
-import { revisionToCreate, sortRevisions } from './reconcile/function-revisions.ts';
-import { crossObjectProblem, keyspaceProblem } from './reconcile/cross-object-rules.ts';
-import { keyspaceNeighbours } from './reconcile/keyspace-neighbours.ts';
-import { functionStatus, routableRevisions } from './reconcile/function-status.ts';
-import { environmentStatus } from './reconcile/environment-status.ts';
-import { revisionStatus } from './reconcile/revision-status.ts';
-import { stateCredentials } from './reconcile/state-credentials.ts';
-import { statusChanged } from './reconcile/status-changed.ts';
-import { functionEvents, revisionEvents } from './reconcile/status-events.ts';
-import { type EventRecorder, eventTarget } from './events/event-recorder.ts';
-import type { OperatorMetrics } from './metrics/operator-metrics.ts';
+import type { LocalBackend } from './local-backend.ts';
+import { LocalFunctionBackend } from './local-function-backend.ts';
+import type { Autoscaler } from '../../autoscaler/autoscaler.ts';
+import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
+import { FunctionReconciler } from '../../function/function-reconciler.ts';
+import { revisionWanted } from '../../function/revision-wanted.ts';
+import { setCondition } from '../../reconcile/conditions.ts';
+import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
+import { kindQueue } from '../../queue/kind-queue.ts';
+import { objectKey, splitKey } from '../../queue/object-key.ts';
+import type { WorkQueue } from '../../queue/work-queue.ts';
+import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
+import { environmentStatus } from '../../reconcile/environment-status.ts';
+import { revisionStatus } from '../../reconcile/revision-status.ts';
+import { stateCredentials } from '../../reconcile/state-credentials.ts';
+import { statusChanged } from '../../reconcile/status-changed.ts';
+import { revisionEvents } from '../../reconcile/status-events.ts';
+import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
+import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 
-export interface OperatorOptions {
+export interface LocalFunctionOperatorOptions {
   store: ResourceStore;
   backend: LocalBackend;
   /** Master key for deriving per-keyspace state tokens (absent = stateful functions get none). */
@@ -58,17 +58,14 @@ export interface OperatorOptions {
   now?: () => Date;
 }
 
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
-
 /**
- * Level-triggered reconcilers for Functions and Revisions on the local backend. Every event only
- * enqueues a key; each reconcile reads the current state and converges, so missed or repeated
- * events are harmless.
+ * The Function, Revision and Environment reconcilers of the local backend: the shared Function
+ * reconciler (function/function-reconciler.ts) over the resource store, revisions run as local
+ * worker processes (local-backend.ts) or specialized pool workers. Every event only enqueues a
+ * key; each reconcile reads the current state and converges, so missed or repeated events are
+ * harmless.
  */
-export class FunctionOperator {
+export class LocalFunctionOperator {
   readonly functions: WorkQueue;
   readonly revisions: WorkQueue;
   readonly environments: WorkQueue;
@@ -85,28 +82,35 @@ export class FunctionOperator {
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
-  private readonly log: NonNullable<OperatorOptions['log']>;
+  private readonly log: NonNullable<LocalFunctionOperatorOptions['log']>;
+  private readonly functionBackend: LocalFunctionBackend;
+  private readonly functionReconciler: FunctionReconciler;
 
-  constructor(private readonly o: OperatorOptions) {
+  constructor(private readonly o: LocalFunctionOperatorOptions) {
     this.now = o.now ?? (() => new Date());
     this.log = o.log ?? (() => {});
     const onError = (kind: string, eventKind?: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`, { reconcile: kind, key, attempt });
       // The same failure again is counted on the one Event of its series (event-series.ts).
       if (eventKind) {
-        const [namespace, name] = split(key);
+        const [namespace, name] = splitKey(key);
         o.events?.record({ apiVersion: GROUP_VERSION, kind: eventKind, namespace, name }, { reason: 'ReconcileFailed', message: String((err as Error | undefined)?.message ?? err) });
       }
     };
-    const queue = (kind: string) => ({ kind, ...o.metrics?.queueOptions(kind) });
-    this.functions = new WorkQueue((k) => this.reconcileFunction(k), { onError: onError('Function', 'Function'), ...queue('Function') });
-    this.revisions = new WorkQueue((k) => this.reconcileRevision(k), { onError: onError('Revision', 'Revision'), concurrency: 4, ...queue('Revision') });
-    this.environments = new WorkQueue((k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1, ...queue('Environment') });
-    this.keyspaces = new WorkQueue((k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1, ...queue('KeyspaceCleanup') });
-    o.metrics?.watchQueue('Function', this.functions);
-    o.metrics?.watchQueue('Revision', this.revisions);
-    o.metrics?.watchQueue('Environment', this.environments);
-    o.metrics?.watchQueue('KeyspaceCleanup', this.keyspaces);
+    this.functions = kindQueue('Function', (k) => this.reconcileFunction(k), { onError: onError('Function', 'Function') }, o.metrics);
+    this.revisions = kindQueue('Revision', (k) => this.reconcileRevision(k), { onError: onError('Revision', 'Revision'), concurrency: 4 }, o.metrics);
+    this.environments = kindQueue('Environment', (k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1 }, o.metrics);
+    this.keyspaces = kindQueue('KeyspaceCleanup', (k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1 }, o.metrics);
+    this.functionBackend = new LocalFunctionBackend(o.store);
+    this.functionReconciler = new FunctionReconciler({
+      backend: this.functionBackend,
+      routerUrl: o.routerUrl,
+      deleteKeyspace: o.deleteKeyspace,
+      revisionChanged: (key) => this.revisions.add(key),
+      events: o.events,
+      log: this.log,
+      now: this.now,
+    });
   }
 
   async start(): Promise<void> {
@@ -137,7 +141,7 @@ export class FunctionOperator {
         void this.o.store
           .list('Function', { namespace: ns })
           .then(({ items }) => {
-            for (const f of items as OrreryFunction[]) if (f.spec.template.environment === name) this.functions.add(`${ns}/${f.metadata.name}`);
+            for (const f of items as OrreryFunction[]) if (f.spec.template.environment === name) this.functions.add(objectKey(ns, f.metadata.name));
           })
           .catch(() => {}); // the periodic resync catches up
       }),
@@ -197,53 +201,18 @@ export class FunctionOperator {
   async cleanupKeyspace(key: string): Promise<void> {
     const gone = this.gone.get(key);
     if (!gone || !this.o.deleteKeyspace) return;
-    const [namespace] = split(key);
-    const cleanup = keyspaceCleanup(gone, (await this.o.store.list('Function', { namespace })).items);
-    if (cleanup.action === 'delete') {
-      const deleted = await this.o.deleteKeyspace(cleanup.namespace, cleanup.keyspace);
-      this.log(`deleted keyspace ${cleanup.keyspace} of ${key}`, { namespace: cleanup.namespace, keyspace: cleanup.keyspace, keys: deleted });
-    } else if (cleanup.why === 'held') {
-      this.log(`function ${key}: keyspace ${cleanup.keyspace} retained: Function ${namespace}/${cleanup.holder} declares it too`);
-    }
+    const [namespace] = splitKey(key);
+    await this.functionReconciler.releaseKeyspace(key, gone, await this.functionBackend.functions(namespace));
     // A deletion under the same key that arrived meanwhile (re-created, deleted again) stays pending.
     if (this.gone.get(key) === gone) this.gone.delete(key);
   }
 
-  private async revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
-    const { items } = await this.o.store.list('Revision', { namespace, labels: { [FUNCTION_LABEL]: fn } });
-    return items as Revision[];
-  }
-
   async reconcileFunction(key: string): Promise<void> {
-    const [namespace, name] = split(key);
-    const fn = (await this.o.store.get('Function', namespace, name)) as OrreryFunction | undefined;
-    if (!fn) {
-      // Revisions belong to their function: delete them with it.
-      for (const r of await this.revisionsOf(namespace, name)) await this.o.store.delete('Revision', namespace, r.metadata.name);
-      return;
-    }
-    let revisions = await this.revisionsOf(namespace, name);
-    // The store checked the Environment at apply; it may have changed since.
-    const environment = (await this.o.store.get('Environment', namespace, fn.spec.template.environment)) as Environment | undefined;
-    // One keyspace, one owner (S1): read now, not from `known`, so a Function never rolls out on a
-    // keyspace it does not own.
-    const blocked = crossObjectProblem(fn, environment) ?? (fn.spec.state ? keyspaceProblem(fn, (await this.o.store.list('Function', { namespace })).items) : undefined);
-    const create = blocked ? undefined : revisionToCreate(fn, revisions);
-    if (create) {
-      const created = (await this.o.store.apply(create, { allowCreateOnlyKinds: true })) as Revision;
-      this.log(`created revision ${namespace}/${created.metadata.name}`);
-      revisions = [...revisions, created];
-    }
-    const status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.now(), blocked });
-    if (statusChanged(status, fn.status)) {
-      await this.o.store.updateStatus('Function', namespace, name, status);
-      this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', fn), ...functionEvents(fn.status, status, { blocked, keyspace: declaredKeyspace(fn)?.keyspace }));
-    }
-    for (const r of revisions) this.revisions.add(`${namespace}/${r.metadata.name}`);
+    await this.functionReconciler.reconcile(key);
   }
 
   async reconcileEnvironment(key: string): Promise<void> {
-    const [namespace, name] = split(key);
+    const [namespace, name] = splitKey(key);
     const env = (await this.o.store.get('Environment', namespace, name)) as Environment | undefined;
     if (!env) return;
     const status = environmentStatus(env, this.o.pool?.readyWorkers?.(namespace, name) ?? 0, this.now());
@@ -253,7 +222,7 @@ export class FunctionOperator {
   }
 
   async reconcileRevision(key: string): Promise<void> {
-    const [namespace, name] = split(key);
+    const [namespace, name] = splitKey(key);
     const rev = (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
     if (!rev) {
       this.o.autoscaler?.forget(key);
@@ -270,21 +239,19 @@ export class FunctionOperator {
     if (template.executor === 'container') {
       unsupported = { reason: 'ExecutorUnsupported', message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally' };
     } else if (fn) {
-      const routable = routableRevisions(fn.status);
-      const newest = sortRevisions(await this.revisionsOf(namespace, fn.metadata.name)).at(-1)?.metadata.name;
-      // The newest revision runs before traffic reaches it, so it can become ready.
+      const { routable, wanted } = revisionWanted(fn, await this.functionBackend.revisionsOf(namespace, fn.metadata.name), name);
       const pooled = this.o.pool && template.executor === 'pool';
-      if (pooled && !routable.has(name) && newest !== name) await this.o.pool!.release(key);
-      if (routable.has(name) || newest === name) {
+      if (pooled && !wanted) await this.o.pool!.release(key);
+      if (wanted) {
         if (pooled) {
           this.o.pool!.keepWarm(rev);
           // The KPA drives pooled revisions too, through the pool executor (never the backend).
-          const pooledDecision = this.o.pool!.scale && this.o.autoscaler?.desired(key, rev, routable.has(name));
+          const pooledDecision = this.o.pool!.scale && this.o.autoscaler?.desired(key, rev, routable);
           if (pooledDecision) {
             this.o.pool!.scale!(rev, pooledDecision.desired, fn ? this.credentials(fn) : undefined);
             poolDecision = pooledDecision;
           }
-        } else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable.has(name));
+        } else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable);
         else desired = Math.max(1, template.autoscaling.minScale ?? 1);
         if (decision) desired = decision.desired;
       }
@@ -312,7 +279,5 @@ export class FunctionOperator {
   credentials(fn: OrreryFunction): StateCredentials | undefined {
     return stateCredentials(fn, this.o, this.known.values());
   }
-
 }
 
-export { revisionKey };

@@ -13,9 +13,9 @@ import { type ResourceStore, createLocalStore } from '@orrery/store';
 import { MemoryDriver } from '@orrery/statestore';
 import { type RunningStateServer, parseKeyspaces, startStateServer } from '@orrery/statesvc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBackend } from '../backends/local/local-backend.ts';
-import { FunctionOperator } from '../controller.ts';
-import { createKeyspaceDeleter } from './delete-keyspace.ts';
+import type { LocalBackend } from './local-backend.ts';
+import { LocalFunctionOperator } from './local-function-operator.ts';
+import { createKeyspaceDeleter } from '../../keyspace/delete-keyspace.ts';
 
 const MASTER = randomBytes(32);
 const NS = 'shop';
@@ -23,7 +23,7 @@ const KEYSPACES = ['wiped-ks', 'legacy-ks', 'overruled-ks', 'kept-ks', 'shared']
 let srv: RunningStateServer;
 let conn: ReturnType<typeof connect>;
 let store: ResourceStore;
-let operator: FunctionOperator;
+let operator: LocalFunctionOperator;
 let backend: LocalBackend;
 /** While set, the operator's Function lists wait for it: a re-declaration lands first. */
 let gate: Promise<void> | undefined;
@@ -59,7 +59,7 @@ beforeAll(async () => {
     },
   };
   backend = { scale: async () => {}, observe: () => ({ desired: 0, actual: 0, ready: 0, restarts: 0 }), revisionKeys: () => [] } as unknown as LocalBackend;
-  operator = new FunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
+  operator = new LocalFunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
   await operator.start();
 }, 120_000);
 afterAll(async () => {
@@ -110,7 +110,7 @@ describe('keyspace deletion policy on the local backend', () => {
     expect(await put('wiped-ks', 'b')).toBe(200);
     await operator.stop();
     await store.delete('Function', NS, 'orphaned');
-    operator = new FunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
+    operator = new LocalFunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
     await operator.start();
     await settled();
     expect(await stored('wiped-ks', 'b')).toBe(true);

@@ -14,14 +14,15 @@ import { type Condition, type OrreryFunction, keyspaceTakenMessage } from '@orre
 import { type ResourceStore, createLocalStore } from '@orrery/store';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBackend, StateCredentials } from '../backends/local/local-backend.ts';
-import { FunctionOperator } from '../controller.ts';
+import type { StateCredentials } from '@orrery/spec';
+import type { LocalBackend } from './local-backend.ts';
+import { LocalFunctionOperator } from './local-function-operator.ts';
 
 const MASTER = Buffer.alloc(32, 9);
 const NS = 'shop';
 let conn: ReturnType<typeof connect>;
 let store: ResourceStore;
-let operator: FunctionOperator | undefined;
+let operator: LocalFunctionOperator | undefined;
 /** Per revision key, the credentials of every scale call that started workers. */
 const scaled = new Map<string, (StateCredentials | undefined)[]>();
 const backend = {
@@ -50,7 +51,7 @@ const settled = async () => {
 };
 const startOperator = async () => {
   // No periodic resync during the test: only events move a waiting Function on.
-  operator = new FunctionOperator({ store, backend, masterKey: MASTER, stateUrl: 'http://statesvc.invalid', resyncMs: 3_600_000 });
+  operator = new LocalFunctionOperator({ store, backend, masterKey: MASTER, stateUrl: 'http://statesvc.invalid', resyncMs: 3_600_000 });
   await operator.start();
   await settled();
 };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Platform, revisionReady, startPlatform } from '../testing/platform.ts';
-import { until } from '../testing/spawn-server.ts';
+import { type Platform, revisionReady, startPlatform } from '../../testing/platform.ts';
+import { until } from '../../testing/spawn-server.ts';
 
 // Real operator + router + pool workers; the KPA's windows shortened by flags.
 const SLOW = `export default async () => { await new Promise((r) => setTimeout(r, 150)); return new Response(String(process.pid)); };`;

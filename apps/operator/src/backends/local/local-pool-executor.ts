@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
-import type { Revision } from '@orrery/spec';
-import type { StateCredentials } from '../backends/local/local-backend.ts';
-import { WorkerIsolation } from '../backends/local/worker-isolation.ts';
-import { WorkerProcess } from '../backends/local/worker-process.ts';
-import { localSecretHint, localSecretLookup } from '../env/local-secret-lookup.ts';
-import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../env/template-env.ts';
-import { postJson } from './post-json.ts';
-import { specializeRequest } from './specialize-request.ts';
-import type { RegistrationCredentials } from '../reconcile/registration-credential.ts';
+import type { Revision, StateCredentials } from '@orrery/spec';
+import { WorkerIsolation } from './worker-isolation.ts';
+import { WorkerProcess } from './worker-process.ts';
+import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
+import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
+import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
+import { postJson } from '../../pool-executor/post-json.ts';
+import { specializeRequest } from '../../pool-executor/specialize-request.ts';
+import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 
-export interface PoolExecutorOptions {
+export interface LocalPoolExecutorOptions {
   runtimeCommand: { command: string; args: string[] };
   dataDir: string;
   registryUrls: string[];
@@ -46,23 +46,6 @@ interface Specialized {
   lastUsedMs: number;
 }
 
-/** A worker's address; with timings when this call specialized it (for the cold-start breakdown). */
-export interface Specialization {
-  address: string;
-  /** The worker's `/v1/specialize` round trip, and the part of it spent loading the code. */
-  timing?: { workerMs: number; loadMs?: number };
-}
-
-export class SpecializeError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const READY_WAIT_MS = 30_000;
 const REFILL_DELAY_MS = 50;
 /** Between unpublishing a specialized worker and its SIGTERM (routers poll the endpoints file). */
@@ -75,7 +58,7 @@ const UNPUBLISH_DELAY_MS = 500;
  * background; concurrent cold requests for one revision share one specialization; specialized
  * workers idle past the timeout are stopped.
  */
-export class PoolExecutor {
+export class LocalPoolExecutor implements PoolSpecializer {
   private readonly pools = new Map<string, WorkerProcess[]>();
   private readonly specialized = new Map<string, Specialized[]>();
   private readonly pending = new Map<string, Promise<Specialization>>();
@@ -94,7 +77,7 @@ export class PoolExecutor {
 
   private readonly isolation: WorkerIsolation;
 
-  constructor(private readonly o: PoolExecutorOptions) {
+  constructor(private readonly o: LocalPoolExecutorOptions) {
     this.isolation = o.isolation ?? WorkerIsolation.create({ dataDir: o.dataDir, mode: 'off' });
   }
 

@@ -7,11 +7,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Platform, revisionReady, startPlatform } from '../testing/platform.ts';
-import { until } from '../testing/spawn-server.ts';
+import { type Platform, revisionReady, startPlatform } from '../../testing/platform.ts';
+import { until } from '../../testing/spawn-server.ts';
 
 const TOKEN = 'pool-security-store-token';
-const THIEF = readFileSync(join(import.meta.dirname, '..', '..', '..', 'runtime', 'fixtures', 'specialize-thief.mjs'), 'utf8');
+const THIEF = readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'runtime', 'fixtures', 'specialize-thief.mjs'), 'utf8');
 type Workers = { pool: { specializations: number; warm: Record<string, number> } };
 
 describe('local pool: function code cannot specialize other warm workers', () => {

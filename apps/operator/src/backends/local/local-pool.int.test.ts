@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type Platform, revisionReady, startPlatform } from '../testing/platform.ts';
-import { until } from '../testing/spawn-server.ts';
+import { type Platform, revisionReady, startPlatform } from '../../testing/platform.ts';
+import { until } from '../../testing/spawn-server.ts';
 
 // Real operator (pool of 2 generic workers, 4 s idle reap, a store token), router with --executor-url, statesvc.
 const TOKEN = 'pool-test-store-token';
 const PID = `export default async () => new Response(String(process.pid));`;
 const counter = (): string => {
-  const doc = parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', 'examples', 'counter', 'function.yaml'), 'utf8')) as { spec: { template: { source: { inline: string } } } };
+  const doc = parse(readFileSync(join(import.meta.dirname, '..', '..', '..', '..', '..', 'examples', 'counter', 'function.yaml'), 'utf8')) as { spec: { template: { source: { inline: string } } } };
   return doc.spec.template.source.inline;
 };
 

@@ -6,17 +6,20 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RegistryCluster } from '@orrery/spec';
-import { loadOrCreateTokens } from './cluster-secrets.ts';
-import type { ClusterPlacement, RegistryClusterBackend } from './cluster-placement.ts';
-import { LocalMembers } from './local-members.ts';
+import { loadOrCreateTokens } from './registry-api-tokens.ts';
+import type { ClusterPlacement, RegistryClusterBackend } from '../../registry-cluster/registry-cluster-backend.ts';
+import { LocalMembers } from './local-registry-members.ts';
 import { RegistryApiProcess } from './registry-api-process.ts';
-import type { RegistryApiAuth } from './registry-auth-args.ts';
+import type { RegistryApiAuth } from '../../registry-cluster/registry-auth-args.ts';
 
-export interface LocalRegistryBackendOptions {
+export interface LocalRegistryClusterBackendOptions {
+  /** The operator's data dir; clusters live under `<dataDir>/registry/`. */
   dataDir: string;
-  etcdBin: string;
-  heartbeatMs: number;
-  electionMs: number;
+  /** Default `$ETCD_BIN`, else /usr/bin/etcd. */
+  etcdBin?: string;
+  /** etcd's heartbeat and election timeouts (default 100 ms and 1 s: members on one machine). */
+  heartbeatMs?: number;
+  electionMs?: number;
   /** false: no `orrery-registry` API beside the members (tests of membership only). */
   registryApi?: false | { command: string; args: string[] };
   /** Fixed registry API ports per cluster (`namespace/name` → port). */
@@ -29,8 +32,12 @@ export interface LocalPlacement extends ClusterPlacement {
   members: LocalMembers;
 }
 
-export class LocalRegistryBackend implements RegistryClusterBackend {
-  constructor(private readonly o: LocalRegistryBackendOptions) {}
+export class LocalRegistryClusterBackend implements RegistryClusterBackend {
+  private readonly o: Required<Pick<LocalRegistryClusterBackendOptions, 'etcdBin' | 'heartbeatMs' | 'electionMs'>> & LocalRegistryClusterBackendOptions;
+
+  constructor(o: LocalRegistryClusterBackendOptions) {
+    this.o = { ...o, etcdBin: o.etcdBin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd', heartbeatMs: o.heartbeatMs ?? 100, electionMs: o.electionMs ?? 1000 };
+  }
 
   open(rc: RegistryCluster, log: (msg: string, fields?: Record<string, unknown>) => void): LocalPlacement {
     const { namespace, name, uid } = rc.metadata;

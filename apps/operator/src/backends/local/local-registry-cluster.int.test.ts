@@ -11,10 +11,11 @@ import { connect, type Connection } from '@orrery/db';
 import { waitFor } from '@orrery/etcdcluster';
 import { LEARNER_PROMOTION_RULE, type RegistryCluster } from '@orrery/spec';
 import { createLocalStore, type ResourceStore } from '@orrery/store';
-import { memberList, memberStatus } from './observe-cluster.ts';
-import { quorumOf, type MembershipStep, type ObservedMember } from './plan-membership.ts';
-import { REQUESTS_ANNOTATION, type ClusterRequest } from './plan-request.ts';
-import { RegistryClusterReconciler } from './registry-cluster-reconciler.ts';
+import { memberList, memberStatus } from '../../registry-cluster/observe-cluster.ts';
+import { quorumOf, type MembershipStep, type ObservedMember } from '../../registry-cluster/plan-membership.ts';
+import { REQUESTS_ANNOTATION, type ClusterRequest } from '../../registry-cluster/plan-request.ts';
+import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
+import { LocalRegistryClusterBackend } from './local-registry-cluster-backend.ts';
 
 const NS = 'default';
 const NAME = 'reg';
@@ -71,7 +72,7 @@ beforeAll(async () => {
   store = await createLocalStore(conn);
   reconciler = new RegistryClusterReconciler({
     store,
-    dataDir,
+    backend: new LocalRegistryClusterBackend({ dataDir }),
     intervalMs: 700,
     onEndpoint: (key, url) => reportedEndpoints.push([key, url]),
     onStep: (_key, step, members, leaderRaftIndex) => steps.push({ step, members: structuredClone(members), leaderRaftIndex }),
@@ -226,7 +227,7 @@ describe('RegistryCluster (local backend, real etcd)', () => {
     const ids = Object.fromEntries(before.status!.members!.map((m) => [m.name, m.id]));
     await reconciler.stop();
     expect(reconciler.processes().filter((p) => p.running)).toEqual([]);
-    reconciler = new RegistryClusterReconciler({ store, dataDir, intervalMs: 700 });
+    reconciler = new RegistryClusterReconciler({ store, backend: new LocalRegistryClusterBackend({ dataDir }), intervalMs: 700 });
     await reconciler.start();
     const after = await waitFor('the same three members healthy again', 45_000, async () => {
       const r = await current();

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { etcdMemberArgs, freePorts } from '@orrery/etcdcluster';
-import type { RegistryMembers } from './cluster-placement.ts';
+import type { RegistryMembers } from '../../registry-cluster/registry-cluster-backend.ts';
 
 export interface MemberIdentity {
   name: string;

@@ -6,13 +6,14 @@ import { connect } from '@orrery/db';
 import { waitFor } from '@orrery/etcdcluster';
 import type { RegistryCluster } from '@orrery/spec';
 import { createLocalStore } from '@orrery/store';
-import { RegistryClusterReconciler } from './registry-cluster-reconciler.ts';
+import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
+import { LocalRegistryClusterBackend } from './local-registry-cluster-backend.ts';
 
 it('without an etcd binary the cluster reports Degraded/EtcdMissing with the fix, and nothing crashes', { timeout: 60_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'orrery-rc-noetcd-'));
   const conn = connect({ url: '' });
   const store = await createLocalStore(conn);
-  const reconciler = new RegistryClusterReconciler({ store, dataDir, etcdBin: join(dataDir, 'no-such-etcd'), intervalMs: 200, registryApi: false });
+  const reconciler = new RegistryClusterReconciler({ store, backend: new LocalRegistryClusterBackend({ dataDir, etcdBin: join(dataDir, 'no-such-etcd'), registryApi: false }), intervalMs: 200 });
   try {
     await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { namespace: 'default', name: 'reg' }, spec: { replicas: 3 } });
     await reconciler.start();

@@ -12,9 +12,10 @@ import { connect, type Connection } from '@orrery/db';
 import { noRetryClient, waitFor } from '@orrery/etcdcluster';
 import { LEARNER_PROMOTION_RULE, observationBlocker, type RegistryCluster } from '@orrery/spec';
 import { createLocalStore, type ResourceStore, type Watch } from '@orrery/store';
-import type { MembershipStep, ObservedMember } from './plan-membership.ts';
-import type { ClusterRequest } from './plan-request.ts';
-import { RegistryClusterReconciler } from './registry-cluster-reconciler.ts';
+import type { MembershipStep, ObservedMember } from '../../registry-cluster/plan-membership.ts';
+import type { ClusterRequest } from '../../registry-cluster/plan-request.ts';
+import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
+import { LocalRegistryClusterBackend } from './local-registry-cluster-backend.ts';
 
 const NS = 'default';
 const NAME = 'lag';
@@ -73,9 +74,8 @@ beforeAll(async () => {
   });
   reconciler = new RegistryClusterReconciler({
     store,
-    dataDir,
+    backend: new LocalRegistryClusterBackend({ dataDir, registryApi: false }),
     intervalMs: POLL_MS,
-    registryApi: false,
     onStep: (_key, step, members, leaderRaftIndex) => events.push({ kind: 'step', step, members: structuredClone(members), leaderRaftIndex }),
   });
   await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'RegistryCluster', metadata: { namespace: NS, name: NAME }, spec: { replicas: 1 } });

@@ -9,9 +9,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { STATESYNC_ENV } from '@orrery/spec';
-import type { RouterLaunch } from './render-settings.ts';
+import type { RouterLaunch } from '../../state-sync/render-settings.ts';
 
-export const ROUTER_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'router', 'bin', 'orrery-router.mjs');
+export const ROUTER_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'router', 'bin', 'orrery-router.mjs');
 
 export interface RouterReplica {
   name: string;

@@ -12,7 +12,8 @@ import { waitFor } from '@orrery/etcdcluster';
 import type { StateSync } from '@orrery/spec';
 import { createLocalStore, type ResourceStore } from '@orrery/store';
 import { LocalRouterFleet } from './local-router-fleet.ts';
-import { StateSyncReconciler } from './state-sync-reconciler.ts';
+import { StateSyncReconciler } from '../../state-sync/state-sync-reconciler.ts';
+import { LocalStateSyncBackend } from './local-state-sync-backend.ts';
 
 const REDIS = 'redis://127.0.0.1:6379';
 const prefix = `orrery-ss-test-${Math.random().toString(36).slice(2, 8)}`;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   conn = connect({ url: '' });
   store = await createLocalStore(conn);
   fleet = new LocalRouterFleet({ count: 2, baseArgs: ['--routes-file', routes] });
-  reconciler = new StateSyncReconciler({ store, dataDir, replicas: fleet, intervalMs: 1000 });
+  reconciler = new StateSyncReconciler({ store, backend: new LocalStateSyncBackend({ dataDir, replicas: fleet }), intervalMs: 1000, stopTimeoutMs: 60_000 });
   await reconciler.start();
 }, 90_000);
 

@@ -4,7 +4,7 @@
  * to them, so the StateSync reports the rendered file and says the routers own their flags.
  */
 import type { ReplicaSet, RouterReplica } from './local-router-fleet.ts';
-import type { RouterLaunch } from './render-settings.ts';
+import type { RouterLaunch } from '../../state-sync/render-settings.ts';
 
 export class ObservedReplicaSet implements ReplicaSet {
   private applied?: string;

@@ -6,11 +6,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RegistryTokens } from './cluster-secrets.ts';
-import { registryAuthArgs, type RegistryApiAuth } from './registry-auth-args.ts';
-import { registrySettingsArgs } from './registry-settings-args.ts';
+import type { RegistryTokens } from './registry-api-tokens.ts';
+import { registryAuthArgs, type RegistryApiAuth } from '../../registry-cluster/registry-auth-args.ts';
+import { registrySettingsArgs } from '../../registry-cluster/registry-settings-args.ts';
 
-export const REGISTRY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'registry', 'bin', 'orrery-registry.mjs');
+export const REGISTRY_BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'registry', 'bin', 'orrery-registry.mjs');
 
 export interface RegistryApiOptions {
   command?: { command: string; args: string[] };

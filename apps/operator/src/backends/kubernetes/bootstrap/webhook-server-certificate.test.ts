@@ -2,8 +2,8 @@ import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
-import { issueCa, issueServing } from '../backends/kubernetes/bootstrap/webhook-certificates.ts';
-import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
+import { issueCa, issueServing } from './webhook-certificates.ts';
+import { startWebhookServer, type WebhookServer } from '../../../webhook/webhook-server.ts';
 
 const NAME = 'orrery-webhook.orrery-system.svc';
 const servers: WebhookServer[] = [];

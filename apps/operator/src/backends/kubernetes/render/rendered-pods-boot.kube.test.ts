@@ -13,13 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { adminKubeConfig, containerLog, createNamespace, eventually, installCrds, NETWORK, REPO_ROOT } from '@orrery/kube-testenv';
-import { specializeRequest } from '../../../executors/specialize-request.ts';
+import { specializeRequest } from '../../../pool-executor/specialize-request.ts';
 import { registrationCredentials, revisionServiceName } from '../../../reconcile/registration-credential.ts';
 import { KubeClient, type KubeObject } from '../kube-client.ts';
 import { type HostRegistry, type HostStatesvc, defaultServiceAccount, startHostRegistry, startHostStatesvc } from '../testing/kube-fixtures.ts';
 import { COMPONENT_LABEL, FUNCTION_LABEL, type Manifest, REVISION_LABEL } from './labels.ts';
 import { renderPoolChildren, renderSpecializeSecret } from './pool.ts';
-import { STATE_DIR, STATE_TOKEN_FILE, renderRevisionChildren, renderServiceAccount } from './revision-children.ts';
+import { STATE_TOKEN_FILE } from '@orrery/spec';
+import { STATE_DIR, renderRevisionChildren, renderServiceAccount } from './revision-children.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const GV = 'orrery.dev/v1alpha1';

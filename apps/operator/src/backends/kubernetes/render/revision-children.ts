@@ -1,4 +1,4 @@
-import { REGISTRY_CREDENTIAL_FILE, type Environment, type OrreryFunction, type RegistryCredentialFile, type Revision } from '@orrery/spec';
+import { REGISTRY_CREDENTIAL_FILE, STATE_TOKEN_FILE, type Environment, type OrreryFunction, type RegistryCredentialFile, type Revision, type StateCredentials, stateTokenFileBody } from '@orrery/spec';
 import {
   COMPONENT_LABEL,
   ENVIRONMENT_LABEL,
@@ -15,24 +15,14 @@ import { runtimeImageFor } from './runtime-image.ts';
 export const RUNTIME_PORT = 8080;
 export const CODE_DIR = '/var/orrery/code';
 export const STATE_DIR = '/var/orrery/state';
-export const STATE_TOKEN_FILE = '.orrery-state-token';
 export const REGISTRY_CREDENTIAL_DIR = '/var/orrery/registry';
-
-/** Credentials a stateful revision's workers get (the token is derived by the operator). */
-export interface StateToken {
-  url: string;
-  namespace: string;
-  keyspace: string;
-  token: string;
-  /** `spec.state.fencing` (only ever true here: absent keeps existing pod templates unchanged). */
-  fencing?: boolean;
-}
 
 export interface RevisionChildrenInput {
   fn: OrreryFunction;
   revision: Revision;
   environment?: Environment;
-  state?: StateToken;
+  /** `fencing` is only ever true here: absent keeps existing pod templates unchanged. */
+  state?: StateCredentials;
   /** The platform's runtime image (`--runtime-image`), for Environments that do not name one. */
   runtimeImage?: string;
   /**
@@ -116,8 +106,8 @@ export function renderCodeConfigMap(rev: Revision): Manifest | undefined {
   };
 }
 
-/** The scoped state token, as the file the runtime reads (DESIGN §3 runtime). */
-export function renderStateSecret(rev: Revision, state: StateToken): Manifest {
+/** The scoped state token, as the file the runtime reads (docs/architecture.md "Components", runtime). */
+export function renderStateSecret(rev: Revision, state: StateCredentials): Manifest {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -129,7 +119,7 @@ export function renderStateSecret(rev: Revision, state: StateToken): Manifest {
     },
     type: 'Opaque',
     stringData: {
-      [STATE_TOKEN_FILE]: JSON.stringify({ namespace: state.namespace, keyspace: state.keyspace, token: state.token }),
+      [STATE_TOKEN_FILE]: stateTokenFileBody(state),
     },
   };
 }
