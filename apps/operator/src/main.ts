@@ -24,6 +24,7 @@ import { splitKey } from './queue/object-key.ts';
 import { LocalFunctionOperator } from './backends/local/local-function-operator.ts';
 import { Autoscaler } from './autoscaler/autoscaler.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from './autoscaler/autoscaler-flags.ts';
+import { REVISION_GC_FLAGS, REVISION_GC_USAGE, revisionGcFromFlags } from './function/revision-gc-flags.ts';
 import { createAutoscalerHandler } from './autoscaler/autoscaler-http.ts';
 import { createScaleUpNow } from './autoscaler/scale-up-now.ts';
 import { LocalPoolExecutor } from './backends/local/local-pool-executor.ts';
@@ -71,6 +72,7 @@ const USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0] [--data-dir 
   [--router-url URL] [--endpoints-file FILE] [--resync-seconds 30]
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
+${REVISION_GC_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
   [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
   [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
@@ -107,6 +109,7 @@ const { values } = (() => {
         'statesync-router-admin-urls': { type: 'string' },
         help: { type: 'boolean' },
         ...AUTOSCALER_FLAGS,
+        ...REVISION_GC_FLAGS,
         'pool-size': { type: 'string', default: '3' },
         'pool-idle-timeout': { type: 'string', default: '120s' },
         'admin-token-file': { type: 'string' },
@@ -239,6 +242,14 @@ const pool: LocalPoolExecutor = new LocalPoolExecutor({
 // Rewrite the endpoints file now (empty until workers run): a previous run's file would send
 // routers to its dead workers, whose ports other processes may have taken since.
 backend.publish();
+const revisionGc = (() => {
+  try {
+    return revisionGcFromFlags(values);
+  } catch (err) {
+    process.stderr.write(`orrery-operator: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
 const kpaDefaults = (() => {
   try {
     return kpaDefaultsFromFlags(values);
@@ -283,6 +294,7 @@ const operator: LocalFunctionOperator = new LocalFunctionOperator({
   deleteKeyspace: values['state-url'] && masterKey ? createKeyspaceDeleter({ stateUrl: values['state-url'], masterKey }) : undefined,
   routerUrl: values['router-url'],
   resyncMs: Number(values['resync-seconds']) * 1000,
+  revisionGc,
   events,
   metrics,
   log,

@@ -12,10 +12,10 @@ import { repoRoot } from './chart-files.ts';
  * their reads are not `process.env.X`: an app that hands them process.env reads these.
  */
 const READS_THROUGH_LOG_SETTINGS: Array<[RegExp, string]> = [
-  [/resolveLogLevel\([^()]*process\.env\s*\)/, 'ORRERY_LOG_LEVEL'],
-  [/resolveLogFormat\(\s*process\.env\b/, 'ORRERY_LOG_FORMAT'],
+  [/resolveLogLevel\([^()]*(?:process\.env|\benvironment)\s*\)/, 'ORRERY_LOG_LEVEL'],
+  [/resolveLogFormat\(\s*(?:process\.env|environment)\b/, 'ORRERY_LOG_FORMAT'],
   // @orrery/tracing's settings (docs/tracing.md): the endpoint the chart's tracing.otlpEndpoint sets.
-  [/resolveTraceSettings\([^()]*process\.env\b/, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+  [/resolveTraceSettings\([^()]*(?:process\.env|\benvironment)\b/, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
   // The operator's resolveObservability (observability-from-flags.ts) hands the same env to all three.
   [/resolveObservability\([^()]*process\.env\b/, 'ORRERY_LOG_LEVEL'],
   [/resolveObservability\([^()]*process\.env\b/, 'ORRERY_LOG_FORMAT'],
@@ -24,7 +24,9 @@ const READS_THROUGH_LOG_SETTINGS: Array<[RegExp, string]> = [
 
 export function envReads(sourceText: string): Set<string> {
   const names = new Set<string>();
-  for (const m of sourceText.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) names.add((m[1] ?? m[2])!);
+  // `environment` is what a config reader that takes the environment as a parameter calls it
+  // (the router's wiring/router-config.ts: readRouterConfig(argv, process.env)).
+  for (const m of sourceText.matchAll(/(?:process\.env|\benvironment)(?:\.([A-Z][A-Z0-9_]*)|\[\s*['"]([A-Z][A-Z0-9_]*)['"]\s*\])/g)) names.add((m[1] ?? m[2])!);
   for (const [call, name] of READS_THROUGH_LOG_SETTINGS) if (call.test(sourceText)) names.add(name);
   return names;
 }

@@ -216,6 +216,14 @@ describe('rendered chart', () => {
     expect(() => helmTemplate({ ...REQUIRED, operator: { progressDeadline: '0s' } })).toThrow(/\/operator\/progressDeadline/);
   });
 
+  it('operator.revisionGC reaches the operator as --revision-gc-keep and --revision-gc-min-age', { timeout: 60_000 }, () => {
+    const gc = (objs: K8sObject[]) => (named(objs, 'Deployment', 'orrery-operator')!.spec.template.spec.containers[0].args as string[]).filter((a) => a.startsWith('--revision-gc'));
+    expect(gc(minimal)).toEqual(['--revision-gc-keep=20', '--revision-gc-min-age=48h']);
+    expect(gc(objects({ ...REQUIRED, operator: { revisionGC: { keep: 3, minAge: '0s' } } }))).toEqual(['--revision-gc-keep=3', '--revision-gc-min-age=0s']);
+    expect(() => helmTemplate({ ...REQUIRED, operator: { revisionGC: { keep: -1, minAge: '1h' } } })).toThrow(/\/operator\/revisionGC\/keep/);
+    expect(() => helmTemplate({ ...REQUIRED, operator: { revisionGC: { keep: 1, minAge: '2d' } } })).toThrow(/\/operator\/revisionGC\/minAge/);
+  });
+
   it('the console reaches everything through the admin API the operator serves: ORRERY_API_URL, no database, no Kubernetes token', () => {
     for (const objs of [all, minimal]) {
       const pod = named(objs, 'Deployment', 'orrery-console')!.spec.template.spec;
@@ -419,15 +427,16 @@ describe('rendered chart', () => {
 });
 
 describe('flags the chart passes exist in the apps (their parsers are strict)', () => {
-  const cases: Array<[string, string, string[]]> = [
+  // Where each app's parseArgs options are written (option tables spread into it included).
+  const cases: Array<[string, string[], string[]]> = [
     // main.ts strips --backend before handing the rest to the Kubernetes backend's parser.
-    ['orrery-operator', 'apps/operator/src/backends/kubernetes/main-kubernetes.ts', ['backend']],
-    ['orrery-router', 'apps/router/src/main.ts', []],
-    ['orrery-statesvc', 'apps/statesvc/src/main.ts', []],
-    ['orrery-console', 'apps/console/bin/orrery-console.mjs', []],
+    ['orrery-operator', ['apps/operator/src/backends/kubernetes/main-kubernetes.ts', 'apps/operator/src/function/revision-gc-flags.ts', 'apps/operator/src/autoscaler/autoscaler-flags.ts'], ['backend']],
+    ['orrery-router', ['apps/router/src/wiring/router-config.ts'], []],
+    ['orrery-statesvc', ['apps/statesvc/src/main.ts'], []],
+    ['orrery-console', ['apps/console/bin/orrery-console.mjs'], []],
   ];
-  it.each(cases)('%s', (deployment, source, extra) => {
-    const known = new Set([...appFlags(source), ...extra]);
+  it.each(cases)('%s', (deployment, sources, extra) => {
+    const known = new Set([...sources.flatMap((s) => [...appFlags(s)]), ...extra]);
     expect(known.size).toBeGreaterThan(3);
     const args = named(all, 'Deployment', deployment)!.spec.template.spec.containers[0].args as string[];
     const unknown = args.map(flagName).filter((f): f is string => f !== undefined && !known.has(f));

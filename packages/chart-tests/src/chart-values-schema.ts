@@ -143,6 +143,16 @@ export const ChartValuesSchema = z
           .string()
           .regex(/^[1-9]\d*(s|m|h)$/, 'whole seconds, minutes or hours, like 600s')
           .describe('Passed as --progress-deadline: the progressDeadlineSeconds of deploy revisions’ Deployments.'),
+        revisionGC: z
+          .object({
+            keep: z.number().int().min(0).max(1000).describe('Passed as --revision-gc-keep: non-routed revisions kept per Function besides the routed ones.'),
+            minAge: z
+              .string()
+              .regex(/^(0|[0-9]+(ms|s|m|h))$/, 'a duration like 48h or 0s')
+              .describe('Passed as --revision-gc-min-age: a revision younger than this is never collected.'),
+          })
+          .strict()
+          .describe('Revision garbage collection where a Function’s spec.revisionGC says nothing (docs/functions.md "Old revisions").'),
         logLevel: componentLogLevel,
         podDisruptionBudget: pdb('maxUnavailable'),
         extraArgs: z.array(z.string()),

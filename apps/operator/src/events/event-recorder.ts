@@ -19,6 +19,7 @@ export const EVENT_REASONS = {
   RevisionCreated: 'Normal',
   RevisionReady: 'Normal',
   RevisionFailed: 'Warning',
+  RevisionCollected: 'Normal',
   Scaled: 'Normal',
   KeyspaceTaken: 'Normal',
   KeyspaceConflict: 'Warning',

@@ -41,6 +41,8 @@ export interface FunctionBackend {
    */
   liveFunctions?(namespace: string): Promise<readonly unknown[]>;
   createRevision(rev: RevisionInput): Promise<Revision | undefined>;
+  /** Deletes a revision garbage collection chose (revision-collection.ts); its workers go with it. */
+  deleteRevision(namespace: string, name: string): Promise<void>;
   /** Backend conditions added to a computed status (Kubernetes: Reconciled). */
   settle?(key: string, status: FunctionStatus): FunctionStatus;
   /** Writes the status; returns the status this change's Events are computed from. */

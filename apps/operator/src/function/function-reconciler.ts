@@ -5,12 +5,13 @@
  * keyspace of a Function deleted with `spec.state.onDelete: delete`. Level-triggered: each call
  * reads the current state and converges, so missed or repeated events are harmless.
  */
-import { GROUP_VERSION, type OrreryFunction, declaredKeyspace, effectiveOnDelete } from '@orrery/spec';
+import { GROUP_VERSION, type FunctionStatus, type OrreryFunction, type Revision, declaredKeyspace, effectiveOnDelete } from '@orrery/spec';
 import { type EventRecorder, eventTarget } from '../events/event-recorder.ts';
 import { keyspaceCleanup } from '../keyspace/keyspace-cleanup.ts';
 import { objectKey, splitKey } from '../queue/object-key.ts';
 import { crossObjectProblem, keyspaceProblem } from '../reconcile/cross-object-rules.ts';
 import { revisionToCreate } from '../reconcile/function-revisions.ts';
+import { DEFAULT_REVISION_GC, planRevisionCollection, revisionGcSettings, type RevisionGcSettings } from './revision-collection.ts';
 import { functionStatus } from '../reconcile/function-status.ts';
 import { statusChanged } from '../reconcile/status-changed.ts';
 import { functionEvents } from '../reconcile/status-events.ts';
@@ -29,6 +30,8 @@ export interface FunctionReconcilerOptions {
   events?: EventRecorder;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   now: () => Date;
+  /** Revision garbage collection where a Function's `spec.revisionGC` says nothing (`--revision-gc-keep`, `--revision-gc-min-age`). */
+  revisionGc?: RevisionGcSettings;
 }
 
 export class FunctionReconciler {
@@ -69,7 +72,32 @@ export class FunctionReconciler {
       const before = await b.writeStatus(fn, status);
       this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', stored), ...functionEvents(before, status, { blocked, keyspace: declaredKeyspace(stored)?.keyspace }));
     }
+    revisions = await this.collectRevisions(fn, stored, status, revisions);
     for (const r of revisions) this.o.revisionChanged(objectKey(namespace, r.metadata.name));
+  }
+
+  /**
+   * Deletes the revisions garbage collection no longer keeps (revision-collection.ts), judged on
+   * the status just computed, so a revision traffic moved to in this pass is never collected.
+   * Returns the revisions left.
+   */
+  private async collectRevisions(fn: OrreryFunction, stored: StoredFunction, status: FunctionStatus, revisions: Revision[]): Promise<Revision[]> {
+    const settings = revisionGcSettings(fn, this.o.revisionGc ?? DEFAULT_REVISION_GC);
+    const plan = planRevisionCollection({ spec: fn.spec, status }, revisions, settings, this.o.now().getTime());
+    if (plan.collect.length === 0) return revisions;
+    const { namespace, name } = fn.metadata;
+    const gone = new Set<string>();
+    for (const c of plan.collect) {
+      await this.o.backend.deleteRevision(namespace, c.name);
+      gone.add(c.name);
+      this.o.log(`collected revision ${namespace}/${c.name} of ${name}`, { namespace, function: name, revision: c.name, ageSeconds: Math.round(c.ageMs / 1000) });
+    }
+    const names = plan.collect.map((c) => c.name);
+    this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', stored), {
+      reason: 'RevisionCollected',
+      message: `deleted ${names.length} old revision(s) no traffic names (keeping ${settings.keep} non-routed, none younger than ${Math.round(settings.minAgeMs / 60_000)} min): ${names.join(', ')}`,
+    });
+    return revisions.filter((r) => !gone.has(r.metadata.name));
   }
 
   /**

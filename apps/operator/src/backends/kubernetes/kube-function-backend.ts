@@ -86,6 +86,11 @@ export class KubeFunctionBackend implements FunctionBackend {
     return parsed<Revision>(RevisionSchema, await this.o.client.apply(rev as unknown as KubeObject));
   }
 
+  /** Its Deployment, Service and Secret carry the Revision as owner: Kubernetes' garbage collector removes them. */
+  async deleteRevision(namespace: string, name: string): Promise<void> {
+    await this.o.client.delete(GROUP_VERSION, 'Revision', namespace, name);
+  }
+
   settle(key: string, status: FunctionStatus): FunctionStatus {
     return this.o.settle(key, status);
   }

@@ -15,6 +15,7 @@ import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
 import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
 import { FunctionReconciler } from '../../function/function-reconciler.ts';
+import type { RevisionGcSettings } from '../../function/revision-collection.ts';
 import { revisionWanted } from '../../function/revision-wanted.ts';
 import { kindQueue } from '../../queue/kind-queue.ts';
 import { splitKey } from '../../queue/object-key.ts';
@@ -69,6 +70,8 @@ export interface KubernetesOperatorOptions {
   metrics?: OperatorMetrics;
   /** Deploy revisions: seconds without rollout progress before the revision fails (Deployment progressDeadlineSeconds; Kubernetes' 600 when absent). */
   progressDeadlineSeconds?: number;
+  /** Revision garbage collection where a Function says nothing (`--revision-gc-keep`, `--revision-gc-min-age`). */
+  revisionGc?: RevisionGcSettings;
   /** OTEL_* for deploy and pool workers (render/revision-children.ts, render/pool.ts workerTraceEnv). */
   workerTraceEnv?: Record<string, string>;
   log?: (msg: string) => void;
@@ -147,6 +150,7 @@ export class KubernetesFunctionOperator {
       events: this.events,
       log: this.log,
       now: this.now,
+      revisionGc: o.revisionGc,
     });
     this.pool = new KubernetesPoolExecutor({
       client: o.client,

@@ -287,6 +287,38 @@ describe('the Function operator on a real API server and controller manager', ()
     expect(new Set(gcDeletes.map((e) => e.user.username))).toEqual(new Set(['system:serviceaccount:kube-system:generic-garbage-collector']));
   });
 
+  it('revision garbage collection: old revisions no traffic names are deleted by the operator, and their Deployments, Services and ConfigMaps by the garbage collector', { timeout: 120_000 }, async () => {
+    const ns = await freshNs();
+    const op = new KubernetesFunctionOperator({ client, namespace: ns, revisionGc: { keep: 20, minAgeMs: 0 } });
+    await op.start();
+    cleanups.push(() => op.stop());
+    await client.apply({ apiVersion: GV, kind: 'Environment', metadata: { name: 'nodejs', namespace: ns }, spec: { image: DEFAULT_RUNTIME_IMAGE, poolSize: 1 } });
+    // keep 0 (the Function's own setting beats the operator's 20), no minimum age; traffic pins the first revision.
+    const gc = { revisionGC: { keep: 0, minAge: '0s' } };
+    await client.apply(fnObj(ns, 'old', gc));
+    await eventually('first revision', () => get(GV, 'Revision', ns, 'old-00001'));
+    const pinned = { ...gc, traffic: [{ revisionName: 'old-00001', percent: 100 }] };
+    for (const v of [2, 3]) {
+      await client.apply(fnObj(ns, 'old', { ...pinned, template: { source: { inline: `export default () => "v${v}"` } } }));
+      await eventually(`revision ${v}`, () => get(GV, 'Revision', ns, `old-0000${v}`));
+    }
+    // Kept: old-00001 (traffic names it) and old-00003 (the latest created); old-00002 goes.
+    await eventually('old-00002 collected', async () => !(await get(GV, 'Revision', ns, 'old-00002')), 60_000);
+    expect(await get(GV, 'Revision', ns, 'old-00001')).toBeDefined();
+    expect(await get(GV, 'Revision', ns, 'old-00003')).toBeDefined();
+    for (const [v, k, n] of [['apps/v1', 'Deployment', 'old-00002-deployment'], ['v1', 'Service', 'old-00002'], ['v1', 'ConfigMap', 'old-00002-code']] as const) {
+      await eventually(`${k} ${n} collected`, async () => !(await get(v, k, ns, n)), 90_000);
+    }
+    // The operator deleted the Revision (not the collector), and said so on the Function.
+    const deletes = auditEvents((e) => e.verb === 'delete' && e.objectRef?.namespace === ns && e.objectRef.resource === 'revisions' && e.objectRef.name === 'old-00002');
+    expect(deletes.length).toBeGreaterThan(0);
+    expect(deletes[0]!.user.username).not.toBe('system:serviceaccount:kube-system:generic-garbage-collector');
+    // Events are written after the reconcile, asynchronously.
+    await eventually('a RevisionCollected Event naming old-00002', async () =>
+      (await client.list('v1', 'Event', ns)).items.some((e) => (e as { reason?: string }).reason === 'RevisionCollected' && String((e as { message?: string }).message).includes('old-00002')),
+    );
+  });
+
   it('re-checks the rule that reads another object: an Environment turned "infinite" under a stateful Function stops its rollout with a clear condition', { timeout: 60_000 }, async () => {
     const ns = await freshNs();
     const op = new KubernetesFunctionOperator({ client, namespace: ns });

@@ -21,6 +21,7 @@ import { EnvironmentSchema, GROUP_VERSION, parseDurationMs } from '@orrery/spec'
 import { keyspaceHoldersAmong } from '@orrery/store';
 import { startRollups } from '../../admin-api/start-rollups.ts';
 import { AUTOSCALER_FLAGS, AUTOSCALER_USAGE, kpaDefaultsFromFlags } from '../../autoscaler/autoscaler-flags.ts';
+import { REVISION_GC_FLAGS, REVISION_GC_USAGE, revisionGcFromFlags } from '../../function/revision-gc-flags.ts';
 import { createBearerTokenGuard } from '../../http/bearer-token-guard.ts';
 import { createPlatformApi } from '../../http/platform-api.ts';
 import { createKeyspaceDeleter } from '../../keyspace/delete-keyspace.ts';
@@ -70,7 +71,8 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
    default http://$POD_IP:<port>, else this host)]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
   [--otlp-endpoint http://collector:4318 (reconcile spans over OTLP/HTTP; or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_* as in docs/tracing.md; default off)]
-${AUTOSCALER_USAGE}`;
+${AUTOSCALER_USAGE}
+${REVISION_GC_USAGE}`;
 
 function kubeConfig(values: { kubeconfig?: string; server?: string }): KubeConfig {
   if (values.server) return kubeConfigFor({ server: values.server });
@@ -138,6 +140,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
         'log-level': { type: 'string' },
         'otlp-endpoint': { type: 'string' },
         ...AUTOSCALER_FLAGS,
+        ...REVISION_GC_FLAGS,
         help: { type: 'boolean' },
       },
       strict: true,
@@ -207,8 +210,10 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     }
   }
   let kpa;
+  let revisionGc;
   try {
     kpa = kpaDefaultsFromFlags(values);
+    revisionGc = revisionGcFromFlags(values);
   } catch (err) {
     process.stderr.write(`orrery-operator: ${(err as Error).message}\n${KUBERNETES_USAGE}\n`);
     process.exit(2);
@@ -334,6 +339,7 @@ export async function runKubernetesOperator(args: string[]): Promise<void> {
     registrationCredential: registrationCredentials(registryAuth.masterKeys[0]),
     pool: { idleTimeoutMs: poolIdleTimeoutMs },
     progressDeadlineSeconds: progressDeadlineMs === undefined ? undefined : progressDeadlineMs / 1000,
+    revisionGc,
     workerTraceEnv: Object.fromEntries(TRACE_ENV_PASSTHROUGH.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : []))),
     // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
     deleteKeyspace: deleteKeyspace

@@ -36,6 +36,11 @@ export class LocalFunctionBackend implements FunctionBackend {
     return (await this.store.apply(rev, { allowCreateOnlyKinds: true })) as Revision;
   }
 
+  /** The Revision's watch event makes the local operator stop its workers (reconcileRevision: gone → scale 0). */
+  async deleteRevision(namespace: string, name: string): Promise<void> {
+    await this.store.delete('Revision', namespace, name);
+  }
+
   async writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
     await this.store.updateStatus('Function', fn.metadata.namespace, fn.metadata.name, status);
     return fn.status;

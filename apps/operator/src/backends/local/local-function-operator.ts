@@ -12,6 +12,7 @@ import { LocalFunctionBackend } from './local-function-backend.ts';
 import type { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import { FunctionReconciler } from '../../function/function-reconciler.ts';
+import type { RevisionGcSettings } from '../../function/revision-collection.ts';
 import { revisionWanted } from '../../function/revision-wanted.ts';
 import { setCondition } from '../../reconcile/conditions.ts';
 import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
@@ -56,6 +57,8 @@ export interface LocalFunctionOperatorOptions {
   metrics?: OperatorMetrics;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
   now?: () => Date;
+  /** Revision garbage collection where a Function says nothing (`--revision-gc-keep`, `--revision-gc-min-age`). */
+  revisionGc?: RevisionGcSettings;
 }
 
 /**
@@ -110,6 +113,7 @@ export class LocalFunctionOperator {
       events: o.events,
       log: this.log,
       now: this.now,
+      revisionGc: o.revisionGc,
     });
   }
 
