@@ -148,6 +148,7 @@ const REFUSED: Array<[string, Obj, Reason]> = [
   ['a negative default TTL', fn('s-ttl', { state: { defaultTTL: '-5m' } }), 'ttl_negative'],
   ['a duration in days', fn('s-days', { state: { defaultTTL: '2d' } }), 'duration_format'],
   ['an idempotency retention over 7 days', fn('s-idem', { state: { idempotencyRetention: '169h' } }), 'idempotency_retention'],
+  ['a negative revision GC minimum age', fn('gc-age', { revisionGC: { minAge: '-1h' } }), 'revision_gc_min_age'],
   ['two sources', fn('src-two', {}, { source: { ...source, url: 'https://example.com/f.mjs' } }), 'source_exactly_one'],
   ['no source', fn('src-none', {}, { source: {} }), 'source_exactly_one'],
   ['an env name twice', fn('env-dup', {}, { env: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }), 'env_duplicate'],

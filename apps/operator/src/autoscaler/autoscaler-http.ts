@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { BodyError, readJson, sendJson } from '../http/json-body.ts';
+import { sendJson } from '@orrery/control-http';
+import { BodyError, readJson } from '../http/json-body.ts';
 import type { Autoscaler } from './autoscaler.ts';
 
 const StatsBody = z.object({

@@ -2,6 +2,7 @@ import type { ActivatorMode, Revision, RouterRevisionStats } from '@orrery/spec'
 import { type KpaDecision, KpaDecider } from './kpa-decider.ts';
 import { KPA_DEFAULTS, type KpaDefaults, kpaSettings } from './kpa-settings.ts';
 import { MetricWindow } from './metric-window.ts';
+import { objectKey, splitKey } from '../queue/object-key.ts';
 
 /** One router replica's per-revision figures for its last one-second window (router `/v1/stats`; in flight / queued optional on the wire to the autoscaler). */
 export type RevisionStatsReport = Omit<RouterRevisionStats, 'inflight' | 'queued'> & Partial<Pick<RouterRevisionStats, 'inflight' | 'queued'>>;
@@ -93,8 +94,8 @@ export class Autoscaler {
   /** Every tracked revision's desired and ready scale, read at scrape time. */
   scales(): TrackedScale[] {
     return [...this.tracked].map(([key, t]) => {
-      const i = key.indexOf('/');
-      return { namespace: key.slice(0, i), function: t.fn, revision: key.slice(i + 1), desired: t.decision.desired, ready: this.o.readyOf(key), mode: t.decision.mode };
+      const [namespace, revision] = splitKey(key);
+      return { namespace, function: t.fn, revision, desired: t.decision.desired, ready: this.o.readyOf(key), mode: t.decision.mode };
     });
   }
 
@@ -110,7 +111,7 @@ export class Autoscaler {
   activatorModes(revisions: ReadonlyArray<Pick<RevisionStatsReport, 'namespace' | 'revision'>>): ActivatorMode[] {
     const out: ActivatorMode[] = [];
     for (const r of revisions) {
-      const t = this.tracked.get(`${r.namespace}/${r.revision}`);
+      const t = this.tracked.get(objectKey(r.namespace, r.revision));
       if (t) out.push({ namespace: r.namespace, revision: r.revision, inPath: t.decision.activator.inPath, excessBurstCapacity: t.decision.activator.excessBurstCapacity });
     }
     return out;
@@ -120,7 +121,7 @@ export class Autoscaler {
   recordStats(router: string, revisions: RevisionStatsReport[]): void {
     const now = this.now();
     for (const r of revisions) {
-      const key = `${r.namespace}/${r.revision}`;
+      const key = objectKey(r.namespace, r.revision);
       const t = this.tracked.get(key);
       const metric = t?.decider.settings.metric ?? 'concurrency';
       // Requests in flight or queued right now count at least as much as the last second's
@@ -136,7 +137,7 @@ export class Autoscaler {
    * and decide at once instead of at the next tick — this is what wakes a revision from zero.
    */
   poke(namespace: string, revision: string, queueLength: number, router: string, inflight = 0): void {
-    const key = `${namespace}/${revision}`;
+    const key = objectKey(namespace, revision);
     // Waiting plus in flight, as a stats push counts it: the queue alone would lower this
     // second's demand below what the router carries (it only raises, never lowers, the bucket).
     this.window(key).raise(this.now(), router, Math.max(1, queueLength + inflight));

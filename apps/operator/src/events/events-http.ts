@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DNS1123_LABEL, type OperatorEventList } from '@orrery/spec';
-import { sendJson } from '../http/json-body.ts';
+import { sendJson } from '@orrery/control-http';
 import type { LocalEventLog } from './local-event-log.ts';
 
 const KINDS = new Set(['Function', 'Revision', 'Environment', 'RegistryCluster', 'StateSync']);

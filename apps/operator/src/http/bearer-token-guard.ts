@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import { sendJson } from './json-body.ts';
+import { sendJson } from '@orrery/control-http';
 
 /**
  * The operator's control endpoints (`/v1/autoscaler/*`, `/v1/executor/*`) take the same bearer

@@ -6,8 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { sendJson } from '@orrery/control-http';
 import type { TrackedScale } from '../autoscaler/autoscaler.ts';
 import type { KpaDecision } from '../autoscaler/kpa-decider.ts';
+import { splitKey } from '../queue/object-key.ts';
 
 export type ReconcileOutcome = 'success' | 'error';
 /** What a KPA decision did: its first one for a revision, a scale change, or panic ↔ stable only. */
@@ -120,7 +122,7 @@ export class OperatorMetrics {
 
   /** The Autoscaler's `onDecision` hook. */
   readonly decided = (key: string, fn: string, before: KpaDecision | undefined, next: KpaDecision): void => {
-    this.decisions.inc({ namespace: key.slice(0, key.indexOf('/')), function: fn, decision: decisionKind(before, next) });
+    this.decisions.inc({ namespace: splitKey(key)[0], function: fn, decision: decisionKind(before, next) });
   };
 
   event(type: string, reason: string, outcome: EventOutcome): void {
@@ -130,7 +132,7 @@ export class OperatorMetrics {
   /** `GET /metrics` (HEAD too); other methods get 405 with the stable error shape. */
   async respond(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { 'content-type': 'application/json', allow: 'GET, HEAD' }).end(JSON.stringify({ error: 'use GET /metrics', code: 'method_not_allowed' }));
+      sendJson(res, 405, { error: 'use GET /metrics', code: 'method_not_allowed' }, { allow: 'GET, HEAD' });
       return;
     }
     const body = await this.registry.metrics();

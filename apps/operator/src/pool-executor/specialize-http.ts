@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { OrreryFunction, StateCredentials } from '@orrery/spec';
-import { BodyError, readJson, sendJson } from '../http/json-body.ts';
+import { sendJson } from '@orrery/control-http';
+import { BodyError, readJson } from '../http/json-body.ts';
 import type { ExecutorView } from './executor-view.ts';
 import { type PoolSpecializer, SpecializeError } from './specialization.ts';
 

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@orrery/spec';
 import { processTracer, type Tracer } from '@orrery/tracing';
 import { ReconcileSpan } from './reconcile-span.ts';
 
@@ -85,9 +86,9 @@ export class WorkQueue {
     this.timers.set(key, t);
   }
 
-  /** Delay before the next retry of a key that failed `attempt` times. */
+  /** Delay before the next retry of a key that failed `attempt` times (the first failure waits baseDelayMs). */
   backoffMs(attempt: number): number {
-    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+    return backoffDelay(attempt - 1, { initialMs: this.baseDelayMs, maxMs: this.maxDelayMs });
   }
 
   get length(): number {

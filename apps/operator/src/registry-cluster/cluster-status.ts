@@ -3,10 +3,10 @@
  * and conditions Available / Progressing / Degraded whose messages say what is going on, plus
  * kstatus's Reconciling while a membership change is under way or there is no quorum.
  */
-import type { Condition, LearnerObservation, RegistryCluster, RegistryMember } from '@orrery/spec';
+import { quorumOf, type Condition, type LearnerObservation, type RegistryCluster, type RegistryMember } from '@orrery/spec';
 import { setCondition } from '../reconcile/conditions.ts';
 import { withProgress } from '../reconcile/kstatus-conditions.ts';
-import { quorumOf, type MembershipStep } from './plan-membership.ts';
+import type { MembershipStep } from './plan-membership.ts';
 
 type Status = NonNullable<RegistryCluster['status']>;
 

@@ -7,7 +7,7 @@
  * only while the remaining healthy voters still form a quorum of the smaller cluster; never act
  * without a leader.
  */
-import { LEARNER_PROMOTION_RULE, learnerPromotion, type LearnerObservation, type LearnerPromotion } from '@orrery/spec';
+import { LEARNER_PROMOTION_RULE, learnerPromotion, quorumOf, type LearnerObservation, type LearnerPromotion } from '@orrery/spec';
 
 export interface ObservedMember {
   name: string;
@@ -59,8 +59,6 @@ export type MembershipStep =
   | { kind: 'steady'; message: string };
 
 export type WaitReason = 'catching-up' | 'learner-unhealthy' | 'no-leader' | 'quorum-at-risk' | 'member-unhealthy';
-
-export const quorumOf = (voters: number): number => Math.floor(voters / 2) + 1;
 
 export function memberName(cluster: string, ordinal: number): string {
   return `${cluster}-${ordinal}`;

@@ -4,6 +4,7 @@ import { type Server as HttpsServer, createServer as createHttpsServer } from 'n
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ValidationLookup } from '@orrery/spec';
+import { JsonBodyError, readJsonBody, sendJson } from '@orrery/control-http';
 import { BadReviewError, defaultAdmission, parseReview, review, validateAdmission } from './admission.ts';
 
 /** AdmissionReviews for our kinds are small; the API server caps objects at ~3 MiB. */
@@ -32,21 +33,17 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-function sendJson(res: ServerResponse, code: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_REVIEW_BYTES) return undefined;
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * The webhook's 4xx for a body it cannot take or a review it cannot read, in its own codes and
+ * wording. Anything else, a body cut off mid-read included, stays a failed request (500) as
+ * before: that client is gone anyway.
+ */
+function refusalOf(err: unknown): { status: number; body: { error: string; code: string } } | undefined {
+  if (err instanceof BadReviewError) return { status: 400, body: { error: err.message, code: err.code } };
+  if (!(err instanceof JsonBodyError)) return undefined;
+  if (err.problem === 'too_large') return { status: 413, body: { error: `AdmissionReview larger than ${MAX_REVIEW_BYTES} bytes`, code: 'body_too_large' } };
+  if (err.problem === 'not_json') return { status: 400, body: { error: 'body is not valid JSON', code: 'bad_admission_review' } };
+  return undefined;
 }
 
 /** A pair that does not load (mismatched key, bad PEM) is refused: the previous one keeps serving. */
@@ -75,14 +72,13 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
       if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) return sendJson(res, 200, { ok: true });
       if (path !== '/validate' && path !== '/mutate') return sendJson(res, 404, { error: 'not found: POST /validate or /mutate', code: 'not_found' });
       if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST with an AdmissionReview', code: 'method_not_allowed' });
-      const text = await readBody(req);
-      if (text === undefined) return sendJson(res, 413, { error: `AdmissionReview larger than ${MAX_REVIEW_BYTES} bytes`, code: 'body_too_large' });
       let request;
       try {
-        request = parseReview(JSON.parse(text) as unknown);
+        request = parseReview(await readJsonBody(req, { limit: MAX_REVIEW_BYTES }));
       } catch (err) {
-        const message = err instanceof BadReviewError ? err.message : 'body is not valid JSON';
-        return sendJson(res, 400, { error: message, code: 'bad_admission_review' });
+        const refusal = refusalOf(err);
+        if (!refusal) throw err;
+        return sendJson(res, refusal.status, refusal.body);
       }
       const response = path === '/validate' ? validateAdmission(request, o.lookup) : defaultAdmission(request, o.lookup);
       if (!response.allowed) log(`denied ${request.operation} ${request.kind.kind} ${request.namespace ?? ''}/${request.name ?? ''}`);

@@ -1,7 +1,7 @@
 /**
  * Raft's quorum for a RegistryCluster: the votes a write needs and the voter failures the
- * cluster survives. The API's confirmation texts and health read these; the operator's planner
- * has the same formula (apps/operator/src/registry-cluster/plan-membership.ts `quorumOf`).
+ * cluster survives. The operator's membership planner (plan-membership.ts), the API's
+ * confirmation texts and health all read these.
  */
 
 /**

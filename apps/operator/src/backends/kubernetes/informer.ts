@@ -2,6 +2,7 @@ import type { Watch } from '@kubernetes/client-node';
 import { collectionPath, resourceFor } from './api-resources.ts';
 import { type KubeClient, type KubeObject, statusCode } from './kube-client.ts';
 import { isIdleTimeout, newWatch } from './watch-stream.ts';
+import { watchRestartDelay } from './watch-restart-delay.ts';
 
 export type InformerEvent = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -10,7 +11,7 @@ export interface InformerOptions {
   kind: string;
   namespace?: string;
   labelSelector?: string;
-  /** Delay before restarting a watch that failed for a reason other than 410 (doubles, capped). */
+  /** First delay before restarting a watch that failed for a reason other than 410; it doubles (watch-restart-delay.ts). */
   restartDelayMs?: number;
   /**
    * Server-side timeout of each watch (default: 5-10 minutes at random, as client-go's reflector). The API server
@@ -178,8 +179,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.failures++;
       this.o.log?.(`watch ${this.o.kind} failed: ${err instanceof Error ? err.message : JSON.stringify(err)}; restarting`);
     }
-    const base = this.o.restartDelayMs ?? 200;
-    const delay = err ? Math.min(30_000, base * 2 ** Math.min(this.failures - 1, 8)) : 0;
+    const delay = err ? watchRestartDelay(this.failures, this.o.restartDelayMs ?? 200) : 0;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => void again().catch((e: unknown) => this.retry(e, again)), delay);
     this.timer.unref();

@@ -8,7 +8,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION } from '@orrery/spec';
+import { API_GROUP, API_VERSION, backoffDelay } from '@orrery/spec';
 import { resourceFor } from './api-resources.ts';
 import { FIELD_MANAGER } from './render/labels.ts';
 import { withThrottleRetry } from './throttle-retry.ts';
@@ -222,7 +222,8 @@ export class KubeClient {
       } catch (err) {
         if (!isConflict(err) || attempt >= attempts) throw err;
         opts.onRetry?.(attempt);
-        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt) * Math.random()));
+        // Full jitter: replicas that lost the same race do not retry in step.
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt - 1, { initialMs: 40, maxMs: 1000 }) * Math.random()));
       }
     }
   }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { deriveSpecializeNonce } from '@orrery/auth';
 import type { Environment, Revision, StateCredentials } from '@orrery/spec';
 import { FUNCTION_LABEL } from '@orrery/spec';
+import { postJson } from '@orrery/control-http';
 import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
-import { postJson } from '../../pool-executor/post-json.ts';
 import { objectKey, splitKey } from '../../queue/object-key.ts';
 import { specializeRequest } from '../../pool-executor/specialize-request.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
@@ -264,7 +264,7 @@ export class KubernetesPoolExecutor implements PoolSpecializer {
     const sent = performance.now();
     let res: { status: number; body: Record<string, unknown> };
     try {
-      res = await postJson(`http://${address}/v1/specialize`, body, this.o.specializeTimeoutMs ?? 60_000, { authorization: `Bearer ${nonce}` });
+      res = await postJson(`http://${address}/v1/specialize`, body, { timeoutMs: this.o.specializeTimeoutMs ?? 60_000, headers: { authorization: `Bearer ${nonce}` } });
     } catch (err) {
       await this.deletePods([pod], 'unreachable');
       throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_failed', `pool pod ${pod.metadata.name} (${address}) did not answer specialize: ${(err as Error).message}`));

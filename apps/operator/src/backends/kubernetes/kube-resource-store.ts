@@ -17,13 +17,14 @@ import {
 import { collectionPath, resourceFor } from './api-resources.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { isIdleTimeout, newWatch } from './watch-stream.ts';
+import { watchRestartDelay } from './watch-restart-delay.ts';
 import { storeErrorFrom } from './store-errors.ts';
 
 export interface KubernetesResourceStoreOptions {
   client: KubeClient;
   /** Namespace list and watch use when the caller names none (the operator's --namespace); absent = all. */
   namespace?: string;
-  /** First delay before a watch the API server ended or broke is resumed (doubles, capped at 30 s). */
+  /** First delay before a watch the API server broke is resumed; it doubles (watch-restart-delay.ts). */
   rewatchMs?: number;
 }
 
@@ -168,8 +169,7 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       const again = (afterError: boolean) => {
         if (stopped) return;
         failures = afterError ? failures + 1 : 0;
-        const base = o.rewatchMs ?? 200;
-        const delay = afterError ? Math.min(30_000, base * 2 ** Math.min(failures - 1, 8)) : 0;
+        const delay = afterError ? watchRestartDelay(failures, o.rewatchMs ?? 200) : 0;
         clearTimeout(timer);
         timer = setTimeout(() => void connect(), delay);
         timer.unref();

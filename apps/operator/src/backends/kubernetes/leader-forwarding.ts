@@ -1,5 +1,5 @@
 import { type IncomingMessage, type ServerResponse, request } from 'node:http';
-import { sendJson } from '../../http/json-body.ts';
+import { sendJson } from '@orrery/control-http';
 
 /** Lease annotation where the leader publishes the URL of its control endpoints. */
 export const LEADER_URL_ANNOTATION = 'orrery.dev/leader-url';

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import type { Revision, StateCredentials } from '@orrery/spec';
+import { postJson } from '@orrery/control-http';
 import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
 import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
-import { postJson } from '../../pool-executor/post-json.ts';
 import { specializeRequest } from '../../pool-executor/specialize-request.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 
@@ -225,7 +225,7 @@ export class LocalPoolExecutor implements PoolSpecializer {
     const nonce = this.nonces.get(worker);
     this.nonces.delete(worker); // single use, whatever the answer
     const sent = performance.now();
-    const res = await postJson(`http://${worker.address}/v1/specialize`, body, 60_000, nonce ? { authorization: `Bearer ${nonce}` } : {}).catch((err: unknown) => {
+    const res = await postJson(`http://${worker.address}/v1/specialize`, body, { timeoutMs: 60_000, headers: nonce ? { authorization: `Bearer ${nonce}` } : {} }).catch((err: unknown) => {
       void worker.stop();
       throw new SpecializeError(502, 'specialize_failed', `worker ${worker.address} did not answer specialize: ${(err as Error).message}`);
     });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { type WriteStream, createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { backoffDelay } from '@orrery/spec';
 import { workerEnvironment } from './worker-env.ts';
 
 export interface WorkerProcessSpec {
@@ -47,7 +48,8 @@ export class WorkerProcess {
   onExit?: () => void;
   private child?: ChildProcess;
   private log?: WriteStream;
-  private backoffMs = MIN_BACKOFF_MS;
+  /** Crashes since the worker last stayed up STABLE_AFTER_MS: the restart backoff's attempt number. */
+  private crashesInARow = 0;
   private restartTimer?: NodeJS.Timeout;
   /** When the current process was spawned and said it listens (performance.now(), for cold-start breakdowns). */
   spawnedAt = 0;
@@ -113,12 +115,11 @@ export class WorkerProcess {
         return;
       }
       // Crashed: restart after a backoff that grows while the worker keeps dying young.
-      if (this.readyAt && Date.now() - this.readyAt > STABLE_AFTER_MS) this.backoffMs = MIN_BACKOFF_MS;
+      if (this.readyAt && Date.now() - this.readyAt > STABLE_AFTER_MS) this.crashesInARow = 0;
       this.state = 'backoff';
       this.address = undefined;
       this.restarts++;
-      const delay = this.backoffMs;
-      this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+      const delay = backoffDelay(this.crashesInARow++, { initialMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS });
       this.restartTimer = setTimeout(() => this.start(), delay);
       this.onChange(this);
     });
