@@ -17,6 +17,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 say() { printf '[etcd-client-tools] %s\n' "$*" >&2; }
 die() { printf '[etcd-client-tools] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=scripts/go-build-env.sh
+. "$here/go-build-env.sh"
 
 CACHE=${ORRERY_CACHE:-$HOME/.cache/orrery}
 DIR=$CACHE/tools/etcd-client-$ETCD_VERSION
@@ -24,14 +26,8 @@ DIR=$CACHE/tools/etcd-client-$ETCD_VERSION
 built() { [ -x "$DIR/etcdctl" ] && [ -x "$DIR/etcdutl" ]; }
 
 if ! built; then
-  command -v go >/dev/null 2>&1 || die "Go is not installed (Go 1.26 builds etcdctl and etcdutl)"
-  mkdir -p "$DIR/build" "$CACHE/go"
-  export GOMODCACHE=$CACHE/go/mod GOCACHE=$CACHE/go/build GOPATH=$CACHE/go/path
-  export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -mod=mod" CGO_ENABLED=0
-  export GOPROXY=${GOPROXY:-https://proxy.golang.org}
-  # One builder at a time (parallel test workers may all ask).
-  exec 9>"$DIR/.lock"
-  flock 9
+  go_build_setup "$DIR" mod "etcdctl and etcdutl"
+  mkdir -p "$DIR/build"
   if ! built; then
     started=$(date +%s)
     log=$DIR/build.log; : >"$log"

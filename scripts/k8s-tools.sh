@@ -120,34 +120,28 @@ if [ ${#need_kube[@]} -gt 0 ]; then
   done
 fi
 
-# --- etcd ----------------------------------------------------------------------------------
-if ! have etcd; then
-  dir=$TOOLS/build/etcd; log=$TOOLS/build/etcd.log
+# build_from_module NAME MODULE@VERSION PACKAGE LDFLAGS — `go get` the module in a build folder of
+# its own, then `go build` PACKAGE into $BIN/NAME and stamp it.
+build_from_module() {
+  local name=$1 module=$2 package=$3 ldflags=$4
+  dir=$TOOLS/build/$name; log=$TOOLS/build/$name.log
   mkdir -p "$dir"; : >"$log"; cd "$dir" || die "cannot enter $dir"
-  [ -f go.mod ] || printf 'module orrery.local/etcd-build\n\ngo 1.26.0\n' >go.mod
-  say "building etcd from go.etcd.io/etcd/server/v3@$ETCD_VERSION (log: $log)"
-  start_ticker etcd
-  run_go "$log" get "go.etcd.io/etcd/server/v3@$ETCD_VERSION"
-  # the server module's root package is etcd's main; its default binary name would be 'server'
-  run_go "$log" build -trimpath -ldflags "-s -w" -o "$BIN/etcd" go.etcd.io/etcd/server/v3
+  [ -f go.mod ] || printf 'module orrery.local/%s-build\n\ngo 1.26.0\n' "$name" >go.mod
+  say "building $name from $module (log: $log)"
+  start_ticker "$name"
+  run_go "$log" get "$module"
+  run_go "$log" build -trimpath -ldflags "$ldflags" -o "$BIN/$name" "$package"
   stop_ticker
-  stamp etcd
-  say "built etcd ($(( $(date +%s) - started ))s so far)"
-fi
+  stamp "$name"
+  say "built $name ($(( $(date +%s) - started ))s so far)"
+}
+
+# --- etcd ----------------------------------------------------------------------------------
+# The server module's root package is etcd's main; its default binary name would be 'server'.
+have etcd || build_from_module etcd "go.etcd.io/etcd/server/v3@$ETCD_VERSION" go.etcd.io/etcd/server/v3 "-s -w"
 
 # --- helm ----------------------------------------------------------------------------------
-if ! have helm; then
-  dir=$TOOLS/build/helm; log=$TOOLS/build/helm.log
-  mkdir -p "$dir"; : >"$log"; cd "$dir" || die "cannot enter $dir"
-  [ -f go.mod ] || printf 'module orrery.local/helm-build\n\ngo 1.26.0\n' >go.mod
-  say "building helm from helm.sh/helm/v3@$HELM_VERSION (log: $log)"
-  start_ticker helm
-  run_go "$log" get "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
-  run_go "$log" build -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" -o "$BIN/helm" helm.sh/helm/v3/cmd/helm
-  stop_ticker
-  stamp helm
-  say "built helm ($(( $(date +%s) - started ))s so far)"
-fi
+have helm || build_from_module helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" helm.sh/helm/v3/cmd/helm "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
 
 complete || die "the cache at $BIN is incomplete after building (checksums do not match $STAMP)"
 # Versions the binaries report, so a wrong stamp shows up here and not in a test. (Captured

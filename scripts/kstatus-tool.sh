@@ -15,6 +15,8 @@ src=$(cd "$here/../tools/kstatus" && pwd)
 
 say() { printf '[kstatus-tool] %s\n' "$*" >&2; }
 die() { printf '[kstatus-tool] ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=scripts/go-build-env.sh
+. "$here/go-build-env.sh"
 
 CACHE=${ORRERY_CACHE:-$HOME/.cache/orrery}
 hash=$(cd "$src" && cat go.mod go.sum ./*.go | sha256sum | cut -c1-16)
@@ -22,14 +24,7 @@ DIR=$CACHE/tools/kstatus-$hash
 BIN=$DIR/kstatus
 
 if [ ! -x "$BIN" ]; then
-  command -v go >/dev/null 2>&1 || die "Go is not installed (Go 1.26 builds tools/kstatus)"
-  mkdir -p "$DIR" "$CACHE/go"
-  export GOMODCACHE=$CACHE/go/mod GOCACHE=$CACHE/go/build GOPATH=$CACHE/go/path
-  export GOTOOLCHAIN=local GOFLAGS="-buildvcs=false -mod=readonly" CGO_ENABLED=0
-  export GOPROXY=${GOPROXY:-https://proxy.golang.org}
-  # One builder at a time (parallel test workers may all ask).
-  exec 9>"$DIR/.lock"
-  flock 9
+  go_build_setup "$DIR" readonly tools/kstatus
   if [ ! -x "$BIN" ]; then
     started=$(date +%s)
     say "building tools/kstatus into $DIR (cold: about 2 min)"

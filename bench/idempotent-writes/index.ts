@@ -7,16 +7,14 @@
  * BENCH_SECONDS (default 1.6) sets the measured window per cell.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { deriveStateToken } from '@orrery/auth';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createTestDatabase } from '@orrery/db';
 import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from '../statesvc/load.ts';
+import { benchKeyspace } from '../statesvc/bench-keyspace.ts';
+import { comparisonCells, fmt } from '../statesvc/comparison-cells.ts';
 import { startProcess } from '../statesvc/start-process.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.6);
 const WARMUP_MS = 250;
 const SLICES = 2;
@@ -24,23 +22,13 @@ const KEYS = 1000;
 const VALUE = JSON.stringify('v'.repeat(254)); // 256 bytes of JSON
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
-const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 interface Row { driver: string; conns: number; keyed: LoadResult; plain: LoadResult }
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'orrery-bench-idem-'));
-  const master = Buffer.alloc(32, 0x43);
-  writeFileSync(join(dir, 'master.key'), master.toString('hex'));
-  writeFileSync(join(dir, 'keyspaces.yaml'), '- {namespace: bench, keyspace: kv, maxKeys: 100000}\n');
-  const headers = {
-    authorization: `Bearer ${deriveStateToken(master, 'bench', 'kv')}`,
-    'x-orrery-state-namespace': 'bench',
-    'x-orrery-state-keyspace': 'kv',
-    'content-type': 'application/json',
-  };
-  const bin = join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs');
-  const common = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')];
+  const ks = benchKeyspace('orrery-bench-idem-', 0x43);
+  const { dir, bin, common } = ks;
+  const headers = { ...ks.headers, 'content-type': 'application/json' };
   const tdb = await createTestDatabase('orrery_bench_idem');
   const rows: Row[] = [];
   const started = Date.now();
@@ -86,17 +74,7 @@ async function main() {
         r.driver.padEnd(16),
         String(r.conns).padStart(5),
         '|',
-        fmt(r.keyed.opsPerSec).padStart(11),
-        fmt(r.keyed.p50Ms, 2).padStart(6),
-        fmt(r.keyed.p99Ms, 2).padStart(6),
-        '|',
-        fmt(r.plain.opsPerSec).padStart(11),
-        fmt(r.plain.p50Ms, 2).padStart(6),
-        fmt(r.plain.p99Ms, 2).padStart(6),
-        '|',
-        fmt(r.keyed.opsPerSec / r.plain.opsPerSec, 2).padStart(9),
-        fmt(r.keyed.p99Ms / r.plain.p99Ms, 2).padStart(10),
-        String(r.keyed.errors + r.plain.errors).padStart(7),
+        ...comparisonCells(r.keyed, r.plain, { measured: [11, 6, 6], base: [11, 6, 6] }),
       ].join(' '),
     );
   }

@@ -5,14 +5,14 @@
  * the ratios. BENCH_SECONDS (default 2) sets the measured window per cell.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { deriveStateToken } from '@orrery/auth';
 import { createTestDatabase } from '@orrery/db';
 import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from './load.ts';
+import { benchKeyspace } from './bench-keyspace.ts';
+import { comparisonCells, fmt } from './comparison-cells.ts';
 import { startProcess } from './start-process.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -67,20 +67,9 @@ async function prefillUntilDone(url: string, headers: Record<string, string>) {
   await client.close();
 }
 
-const fmt = (n: number, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), 'orrery-bench-statesvc-'));
-  const master = Buffer.alloc(32, 0x42);
-  writeFileSync(join(dir, 'master.key'), master.toString('hex'));
-  writeFileSync(join(dir, 'keyspaces.yaml'), '- {namespace: bench, keyspace: kv, maxKeys: 100000}\n');
-  const headers = {
-    authorization: `Bearer ${deriveStateToken(master, 'bench', 'kv')}`,
-    'x-orrery-state-namespace': 'bench',
-    'x-orrery-state-keyspace': 'kv',
-  };
-  const bin = join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs');
-  const common = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml')];
+  const { dir, headers, bin, common } = benchKeyspace('orrery-bench-statesvc-', 0x42);
   const tdb = await createTestDatabase('orrery_bench');
   const started = Date.now();
   try {
@@ -147,17 +136,7 @@ async function main() {
         r.driver.padEnd(8),
         r.op.padEnd(4),
         String(r.conns).padStart(5),
-        fmt(r.svc.opsPerSec).padStart(7),
-        fmt(r.svc.p50Ms, 2).padStart(7),
-        fmt(r.svc.p99Ms, 2).padStart(7),
-        '|',
-        fmt(r.base.opsPerSec).padStart(10),
-        fmt(r.base.p50Ms, 2).padStart(9),
-        fmt(r.base.p99Ms, 2).padStart(9),
-        '|',
-        fmt(r.svc.opsPerSec / r.base.opsPerSec, 2).padStart(9),
-        fmt(r.svc.p99Ms / r.base.p99Ms, 2).padStart(10),
-        String(r.svc.errors + r.base.errors).padStart(7),
+        ...comparisonCells(r.svc, r.base, { measured: [7, 7, 7], base: [10, 9, 9] }),
       ].join(' '),
     );
   }

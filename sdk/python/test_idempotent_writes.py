@@ -3,52 +3,39 @@ when the answer is lost; against a recording HTTP server (no statesvc needed).
 
     python3 -m pytest sdk/python/test_idempotent_writes.py
 """
-import json, os, re, socket, sys, tempfile, threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, re, socket, sys, tempfile
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from orrery_state import StateClient, StateError  # noqa: E402
+from recording_server import RecordingHandler, start_recording_server  # noqa: E402
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 DROP = "drop"
 
 
-class Recorder(BaseHTTPRequestHandler):
+class Recorder(RecordingHandler):
     """Answers from the server's `replies` queue (default 200 {"version": 5}); DROP closes the
     connection without an answer, as a statesvc killed right after its commit would."""
 
-    def _answer(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode() if length else ""
-        srv = self.server
-        srv.seen.append({"method": self.command, "path": self.path, "key": self.headers.get("Idempotency-Key"),
-                         "if_match": self.headers.get("If-Match"), "ttl": self.headers.get("X-Orrery-State-TTL"), "body": body})
-        reply = srv.replies.pop(0) if srv.replies else (200, {"version": 5})
+    DEFAULT_REPLY = (200, {"version": 5})
+
+    def recorded(self, body):
+        return {"method": self.command, "path": self.path, "key": self.headers.get("Idempotency-Key"),
+                "if_match": self.headers.get("If-Match"), "ttl": self.headers.get("X-Orrery-State-TTL"), "body": body}
+
+    def reply(self, reply):
         if reply == DROP:
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True
             return
-        status, payload = reply
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_PUT = do_POST = do_DELETE = _answer
-
-    def log_message(self, *args):
-        pass
+        super().reply(reply)
 
 
 @pytest.fixture
 def server():
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    srv.seen, srv.replies = [], []
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    srv = start_recording_server(Recorder)
     yield srv
     srv.shutdown()
     srv.server_close()

@@ -2,37 +2,26 @@
 
     python3 -m unittest sdk/python/test_token_reread.py
 """
-import json, os, sys, tempfile, threading, unittest
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import json, os, sys, tempfile, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from orrery_state import StateClient, StateError  # noqa: E402
+from recording_server import RecordingHandler, start_recording_server  # noqa: E402
 
 
-class Recorder(BaseHTTPRequestHandler):
-    """Answers from the test's `replies` queue (default 200 {"version": 1}) and records each request."""
+class Recorder(RecordingHandler):
+    """Answers from the test's `replies` queue (default 200 {"version": 1}) and records each request;
+    the server's `on_request`, when set, runs before each answer with the number of requests so far."""
 
-    def _answer(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length).decode() if length else ""
-        srv = self.server
-        srv.seen.append({"method": self.command, "path": self.path, "auth": self.headers.get("Authorization"),
-                         "ns": self.headers.get("X-Orrery-State-Namespace"),
-                         "ks": self.headers.get("X-Orrery-State-Keyspace"), "body": body})
-        status, payload = srv.replies.pop(0) if srv.replies else (200, {"version": 1})
-        if srv.on_request:
-            srv.on_request(len(srv.seen))
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def recorded(self, body):
+        return {"method": self.command, "path": self.path, "auth": self.headers.get("Authorization"),
+                "ns": self.headers.get("X-Orrery-State-Namespace"),
+                "ks": self.headers.get("X-Orrery-State-Keyspace"), "body": body}
 
-    do_GET = do_PUT = do_POST = do_DELETE = _answer
-
-    def log_message(self, *args):
-        pass
+    def reply(self, reply):
+        if self.server.on_request:
+            self.server.on_request(len(self.server.seen))
+        super().reply(reply)
 
 
 UNAUTHORIZED = (401, {"error": "send Authorization: Bearer <token>", "code": "unauthorized"})
@@ -40,9 +29,8 @@ UNAUTHORIZED = (401, {"error": "send Authorization: Bearer <token>", "code": "un
 
 class TokenRereadTest(unittest.TestCase):
     def setUp(self):
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-        self.server.seen, self.server.replies, self.server.on_request = [], [], None
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = start_recording_server(Recorder)
+        self.server.on_request = None
         self.dir = tempfile.mkdtemp()
         self.path = os.path.join(self.dir, ".orrery-state-token")
         self.write_token("ns1", "ks1", "old-token")

@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { OrreryFunction, Revision } from '@orrery/spec';
-import { type ResourceStore, createHttpStore } from '@orrery/store';
-import { type SpawnedServer, pidAlive, spawnServer, until } from './testing/spawn-server.ts';
-
-const OPERATOR_BIN = join(import.meta.dirname, '..', 'bin', 'orrery-operator.mjs');
+import type { ResourceStore } from '@orrery/store';
+import { type LocalOperatorProcess, startLocalOperator } from './testing/local-operator-process.ts';
+import { type SpawnedServer, pidAlive, until } from './testing/spawn-server.ts';
 
 const handler = (greeting: string) => `
 export default async (request) => new Response(JSON.stringify({ greeting: ${JSON.stringify(greeting)}, pid: process.pid }), { headers: { 'content-type': 'application/json' } });
@@ -23,11 +20,11 @@ const fn = (greeting: string, extra: Record<string, unknown> = {}) => ({
 type Endpoint = { namespace: string; function: string; revision: string; address: string; ready: boolean };
 
 describe('orrery-operator on the local backend (real processes)', () => {
-  let dir: string;
+  let local: LocalOperatorProcess;
   let op: SpawnedServer;
   let token = '';
   let store: ResourceStore;
-  const endpointsFile = () => join(dir, 'endpoints.yaml');
+  const endpointsFile = () => local.endpointsFile;
   const endpoints = (): Endpoint[] => {
     try {
       return (parse(readFileSync(endpointsFile(), 'utf8')) as Endpoint[] | null) ?? [];
@@ -38,16 +35,13 @@ describe('orrery-operator on the local backend (real processes)', () => {
   const readyOf = (rev: string) => endpoints().filter((e) => e.revision === rev && e.ready);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'orrery-operator-'));
-    op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', dir, '--endpoints-file', endpointsFile(), '--resync-seconds', '2']);
     // No --store-token-file: the operator made one in its data dir (there is no token-less store).
-    token = readFileSync(join(dir, 'secrets', 'store.token'), 'utf8').trim();
-    store = createHttpStore(op.url, { token });
+    local = await startLocalOperator('orrery-operator-');
+    ({ op, token, store } = local);
   }, 90_000);
 
   afterAll(async () => {
-    await op?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await local?.stop();
   });
 
   it('turns a Function into revision 00001 with a ready worker and a Ready status', async () => {

@@ -13,6 +13,7 @@ import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
 import { admin as adminCall, call, credentialHeader, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
+import { SEED_REGISTRATION } from './testkit/seed-instance.ts';
 import { checkLinearizable, type Operation } from './lincheck/wgl.ts';
 import { prepareHistory, registryModel, type RegistryInput, type RegistryOutput } from './lincheck/registry-model.ts';
 
@@ -68,26 +69,7 @@ const query = (r: RunningRegistry, qs: string) => call(r.httpUrl, 'GET', `/api/v
 
 describe('seed examples', () => {
   it('registers the seed example and answers its three queries', { timeout: 30_000 }, async () => {
-    const body = {
-      namespace: 'prod',
-      organization: 'company',
-      businessDomain: 'trade',
-      capabilityDomain: 'order',
-      application: 'order-center',
-      role: 'api',
-      service: 'company.trade.order.order-center.api',
-      instanceId: 'order-center-api-10.0.1.23',
-      zone: 'az1',
-      labels: { color: 'gray', version: 'v2' },
-      metadata: { build_sha: 'abc123', owner: 'trade-team' },
-      endpoints: [
-        { name: 'http', protocol: 'http', host: '10.0.1.23', port: 8080, weight: 100 },
-        { name: 'metrics', protocol: 'http', host: '10.0.1.23', port: 8080, path: '/metrics', weight: 100 },
-        { name: 'grpc', protocol: 'grpc', host: '10.0.1.23', port: 9090, weight: 100 },
-      ],
-      leaseTtlSeconds: 30,
-    };
-    const reg = await call(a.httpUrl, 'POST', '/api/v1/registry/register', body);
+    const reg = await call(a.httpUrl, 'POST', '/api/v1/registry/register', SEED_REGISTRATION);
     expect(reg.status).toBe(200);
     expect(reg.body.code).toBe('ok');
     expect(reg.body.requestId).toBeTruthy();

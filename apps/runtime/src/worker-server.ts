@@ -5,7 +5,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
-import { JsonBodyError, readJsonBody, sendJson } from '@orrery/control-http';
+import { JsonBodyError, readJsonBody, routes, sendJson, type RouteTable } from '@orrery/control-http';
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
@@ -73,6 +73,7 @@ export class WorkerServer {
   private idleWaiters: (() => void)[] = [];
   private readonly main: Server;
   private readonly admin: Server | undefined;
+  private readonly adminRoutes = this.routeTable();
   /** In-flight plus queued, as Knative's queue-proxy reports concurrency. */
   private meter: ConcurrencyMeter;
   private inFlightMeter: ConcurrencyMeter;
@@ -83,12 +84,12 @@ export class WorkerServer {
     const sharedPort = opts.adminPort === undefined;
     this.main = createServer((req, res) => {
       const path = pathOf(req);
-      if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req, res, path);
+      if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req, res);
       else void this.serveFunction(req, res);
     });
     // The function's timeout and the breaker govern requests; Node's whole-request timer would cut long streams.
     this.main.requestTimeout = 0;
-    this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res, pathOf(req)));
+    this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res));
   }
 
   get function(): ActiveFunction | undefined {
@@ -305,41 +306,51 @@ export class WorkerServer {
     }
   }
 
-  private async serveAdmin(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const method = req.method ?? 'GET';
-    const route = `${method} ${path}`;
+  /** The runtime's own routes, on the admin port or reserved on the function's port (isRuntimePath). */
+  private async serveAdmin(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      switch (route) {
-        case 'GET /healthz':
-          return sendJson(res, 200, { status: 'ok' });
-        case 'GET /readyz':
-          return this.isReady
-            ? sendJson(res, 200, { status: 'ready', specialized: this.active !== undefined })
-            : sendJson(res, 503, { status: this.draining ? 'draining' : this.spent ? 'spent' : 'loading' });
-        case 'GET /v1/stats':
-          return sendJson(res, 200, this.stats());
-        case 'POST /v1/specialize': {
-          if (!this.opts.specialize) return sendJson(res, 409, { error: 'this worker runs in deploy mode; only pool workers can be specialized', code: 'not_pool_worker' });
-          if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
-          const refused = this.opts.admitSpecialize?.(req.headers.authorization);
-          if (refused) {
-            discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
-            return sendJson(res, refused.status, refused.body, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
-          }
-          const body = await readJson(req, MAX_ADMIN_BODY_BYTES);
-          if (!body.ok) return sendJson(res, body.status, { error: body.error, code: body.code });
-          const answer = await this.opts.specialize(body.value);
-          return sendJson(res, answer.status, answer.body);
-        }
-      }
-      const known = ['/healthz', '/readyz', '/v1/stats', '/v1/specialize'].includes(path);
-      return known
-        ? sendJson(res, 405, { error: `${method} is not allowed on ${path}`, code: 'method_not_allowed' })
-        : sendJson(res, 404, { error: `no runtime route ${path} (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)`, code: 'not_found' });
+      await this.adminRoutes(req, res);
     } catch (err) {
-      this.opts.log.error('runtime route failed', { route, error: (err as Error).message });
+      this.opts.log.error('runtime route failed', { route: `${req.method ?? 'GET'} ${pathOf(req)}`, error: (err as Error).message });
       return sendJson(res, 500, { error: 'internal error', code: 'internal' });
     }
+  }
+
+  private routeTable(): RouteTable {
+    return routes(
+      [
+        { method: 'GET', path: '/healthz', handler: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
+        {
+          method: 'GET',
+          path: '/readyz',
+          handler: (_req, res) =>
+            this.isReady
+              ? sendJson(res, 200, { status: 'ready', specialized: this.active !== undefined })
+              : sendJson(res, 503, { status: this.draining ? 'draining' : this.spent ? 'spent' : 'loading' }),
+        },
+        { method: 'GET', path: '/v1/stats', handler: (_req, res) => sendJson(res, 200, this.stats()) },
+        { method: 'POST', path: '/v1/specialize', handler: (req, res) => this.specialize(req, res) },
+      ],
+      {
+        notFound: (req, res) => sendJson(res, 404, { error: `no runtime route ${pathOf(req)} (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)`, code: 'not_found' }),
+        // No Allow header: the runtime never sent one.
+        methodNotAllowed: (req, res) => sendJson(res, 405, { error: `${req.method ?? 'GET'} is not allowed on ${pathOf(req)}`, code: 'method_not_allowed' }),
+      },
+    );
+  }
+
+  private async specialize(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.opts.specialize) return sendJson(res, 409, { error: 'this worker runs in deploy mode; only pool workers can be specialized', code: 'not_pool_worker' });
+    if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
+    const refused = this.opts.admitSpecialize?.(req.headers.authorization);
+    if (refused) {
+      discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
+      return sendJson(res, refused.status, refused.body, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+    }
+    const body = await readJson(req, MAX_ADMIN_BODY_BYTES);
+    if (!body.ok) return sendJson(res, body.status, { error: body.error, code: body.code });
+    const answer = await this.opts.specialize(body.value);
+    return sendJson(res, answer.status, answer.body);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   effectiveMaxKeys,
   effectiveMaxValueBytes,
   KEYSPACE_PATTERN,
+  type StateConfig,
   StateConfigSchema,
 } from '@orrery/spec';
 import type { KeyspaceQuota } from '@orrery/statestore';
@@ -22,6 +23,19 @@ export interface KeyspaceDeclaration extends KeyspaceQuota {
 export type KeyspaceTable = ReadonlyMap<string, KeyspaceDeclaration>;
 
 export const keyspaceId = (namespace: string, keyspace: string) => `${namespace}/${keyspace}`;
+
+/** A keyspace's declaration from a spec.state (file or Function alike): its effective limits. */
+export function keyspaceDeclaration(namespace: string, keyspace: string, state: StateConfig): KeyspaceDeclaration {
+  return {
+    namespace,
+    keyspace,
+    maxKeys: effectiveMaxKeys(state),
+    maxValueBytes: effectiveMaxValueBytes(state),
+    defaultTtlMs: effectiveDefaultTtlMs(state),
+    defaultTTL: state.defaultTTL ?? null,
+    idempotencyRetentionMs: effectiveIdempotencyRetentionMs(state),
+  };
+}
 
 /**
  * Parses the `--keyspaces-file` YAML: a list of `{namespace, keyspace, maxKeys, maxValueBytes,
@@ -46,15 +60,7 @@ export function parseKeyspaces(text: string, source = 'keyspaces file'): Keyspac
     const state = parsed.data;
     const id = keyspaceId(namespace, keyspace);
     if (table.has(id)) throw new Error(`${where}: ${id} is declared twice`);
-    table.set(id, {
-      namespace,
-      keyspace,
-      maxKeys: effectiveMaxKeys(state),
-      maxValueBytes: effectiveMaxValueBytes(state),
-      defaultTtlMs: effectiveDefaultTtlMs(state),
-      defaultTTL: state.defaultTTL ?? null,
-      idempotencyRetentionMs: effectiveIdempotencyRetentionMs(state),
-    });
+    table.set(id, keyspaceDeclaration(namespace, keyspace, state));
   });
   return table;
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
+import { routes } from '@orrery/control-http';
 import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
   DEFAULT_IDEMPOTENCY_RETENTION_MS,
@@ -105,6 +106,20 @@ function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
     socket.end();
     setTimeout(() => socket.destroy(), 2000).unref();
   };
+}
+
+/** The path of a request's URL, without its query. */
+function pathOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const qi = url.indexOf('?');
+  return qi < 0 ? url : url.slice(0, qi);
+}
+
+/** The query of a request's URL, '' when it has none. */
+function queryOf(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const qi = url.indexOf('?');
+  return qi < 0 ? '' : url.slice(qi + 1);
 }
 
 /**
@@ -316,7 +331,11 @@ export function createStateHandler(opts: StateServerOptions) {
     return 'list';
   }
 
-  async function adminRoute(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<Op> {
+  /**
+   * The admin routes (docs/state.md "Admin"): the method, scope and signature checks first, for
+   * every path under /v1/admin/ (an unknown one included), then the route.
+   */
+  async function adminRoute(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     // Reads are GET; the one destructive admin route (keyspace deletion) is DELETE.
     const method = path === '/v1/admin/keyspace' ? 'DELETE' : 'GET';
     if (req.method !== method) throw new HttpError('bad_request', `use ${method} ${path}`);
@@ -330,142 +349,205 @@ export function createStateHandler(opts: StateServerOptions) {
     } else if (!opts.passThrough) {
       throw new HttpError('unauthorized', 'admin routes need a signed URL and this statesvc has no master key');
     }
-    const params = new URLSearchParams(query);
-    const table = opts.keyspaces();
-    if (path === '/v1/admin/usage') {
-      const namespace = params.get('scope-namespace');
-      const keyspace = params.get('scope-keyspace');
-      if (!namespace || !keyspace) throw new HttpError('bad_request', 'usage needs scope-namespace and scope-keyspace query parameters');
-      const decl = table.get(keyspaceId(namespace, keyspace));
-      if (!decl) throw new HttpError('not_found', `keyspace ${namespace}/${keyspace} is not declared`);
-      const usage = await opts.driver.usage({ namespace, keyspace });
-      const answer: StateKeyspaceUsage = { namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL };
-      sendJson(res, 200, JSON.stringify(answer));
-      return 'admin';
-    }
-    if (path === '/v1/admin/keyspace') {
-      // Deliberately not limited to declared keyspaces: the operator deletes a keyspace's data
-      // after the Function that declared it is gone.
-      const namespace = params.get('scope-namespace');
-      const keyspace = params.get('scope-keyspace');
-      if (!namespace || !keyspace) throw new HttpError('bad_request', 'keyspace deletion needs scope-namespace and scope-keyspace query parameters');
-      if (namespace.length > 63 || !DNS1123_LABEL.test(namespace) || keyspace.length > 63 || !KEYSPACE_PATTERN.test(keyspace)) {
-        throw new HttpError('bad_request', 'scope-namespace must be a DNS-1123 label and scope-keyspace a keyspace name (lower-case letters, digits, dashes)');
-      }
-      const deleted = await opts.driver.deleteKeyspace({ namespace, keyspace });
-      log(`admin: deleted keyspace ${namespace}/${keyspace} (${deleted} live keys)`);
-      sendJson(res, 200, JSON.stringify({ deleted } satisfies StateKeyspaceDeleted));
-      return 'admin';
-    }
-    if (path === '/v1/admin/hot-keys') {
-      sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, params, performance.now())));
-      return 'admin';
-    }
-    if (path === '/v1/admin/keyspace-writes') {
-      const answer = await keyspaceWritesAnswer(params, {
-        driver: opts.driver,
-        keyspaces: table,
-        counters: writeCounts,
-        openStreams: (namespace, keyspace) => feeds.streams({ namespace, keyspace }),
-        changeRetention: opts.changeRetention ?? { maxAgeMs: 0, maxEvents: 0 },
-        defaultIdempotencyRetentionMs: opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
-      });
-      sendJson(res, 200, JSON.stringify(answer));
-      return 'admin';
-    }
-    if (path === '/v1/admin/namespaces') {
-      const only = params.get('scope-namespace');
-      const names = new Set<string>([...table.values()].map((d) => d.namespace));
-      for (const n of await opts.driver.namespaces()) names.add(n);
-      const namespaces: StateNamespaceUsage[] = [];
-      for (const namespace of [...names].sort()) {
-        if (only && namespace !== only) continue;
-        const usage = await opts.driver.namespaceUsage(namespace);
-        const used = new Map(usage.keyspaces.map((k) => [k.keyspace, k]));
-        const declared = [...table.values()].filter((d) => d.namespace === namespace);
-        const keyspaceNames = new Set([...declared.map((d) => d.keyspace), ...used.keys()]);
-        namespaces.push({
-          namespace,
-          keys: usage.keys,
-          bytes: usage.bytes,
-          byteBudget: opts.namespaceByteBudget ?? 0,
-          keyspaces: [...keyspaceNames].sort().map((keyspace) => {
-            const d = table.get(keyspaceId(namespace, keyspace));
-            const u = used.get(keyspace);
-            return { keyspace, keys: u?.keys ?? 0, bytes: u?.bytes ?? 0, declared: !!d, maxKeys: d?.maxKeys ?? null, maxValueBytes: d?.maxValueBytes ?? null, defaultTTL: d?.defaultTTL ?? null };
-          }),
-        });
-      }
-      sendJson(res, 200, JSON.stringify({ namespaces }));
-      return 'admin';
-    }
-    throw new HttpError('not_found', `no admin route ${path}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys, GET /v1/admin/keyspace-writes or DELETE /v1/admin/keyspace`);
+    await adminRoutes(req, res);
   }
+
+  // No methods here: adminRoute has checked the one each path takes.
+  const adminRoutes = routes(
+    [
+      {
+        path: '/v1/admin/usage',
+        handler: async (req, res) => {
+          const params = new URLSearchParams(queryOf(req));
+          const namespace = params.get('scope-namespace');
+          const keyspace = params.get('scope-keyspace');
+          if (!namespace || !keyspace) throw new HttpError('bad_request', 'usage needs scope-namespace and scope-keyspace query parameters');
+          const decl = opts.keyspaces().get(keyspaceId(namespace, keyspace));
+          if (!decl) throw new HttpError('not_found', `keyspace ${namespace}/${keyspace} is not declared`);
+          const usage = await opts.driver.usage({ namespace, keyspace });
+          const answer: StateKeyspaceUsage = { namespace, keyspace, ...usage, maxKeys: decl.maxKeys, maxValueBytes: decl.maxValueBytes, defaultTTL: decl.defaultTTL };
+          sendJson(res, 200, JSON.stringify(answer));
+        },
+      },
+      {
+        path: '/v1/admin/keyspace',
+        handler: async (req, res) => {
+          // Deliberately not limited to declared keyspaces: the operator deletes a keyspace's data
+          // after the Function that declared it is gone.
+          const params = new URLSearchParams(queryOf(req));
+          const namespace = params.get('scope-namespace');
+          const keyspace = params.get('scope-keyspace');
+          if (!namespace || !keyspace) throw new HttpError('bad_request', 'keyspace deletion needs scope-namespace and scope-keyspace query parameters');
+          if (namespace.length > 63 || !DNS1123_LABEL.test(namespace) || keyspace.length > 63 || !KEYSPACE_PATTERN.test(keyspace)) {
+            throw new HttpError('bad_request', 'scope-namespace must be a DNS-1123 label and scope-keyspace a keyspace name (lower-case letters, digits, dashes)');
+          }
+          const deleted = await opts.driver.deleteKeyspace({ namespace, keyspace });
+          log(`admin: deleted keyspace ${namespace}/${keyspace} (${deleted} live keys)`);
+          sendJson(res, 200, JSON.stringify({ deleted } satisfies StateKeyspaceDeleted));
+        },
+      },
+      {
+        path: '/v1/admin/hot-keys',
+        handler: (req, res) => sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, new URLSearchParams(queryOf(req)), performance.now()))),
+      },
+      {
+        path: '/v1/admin/keyspace-writes',
+        handler: async (req, res) => {
+          const answer = await keyspaceWritesAnswer(new URLSearchParams(queryOf(req)), {
+            driver: opts.driver,
+            keyspaces: opts.keyspaces(),
+            counters: writeCounts,
+            openStreams: (namespace, keyspace) => feeds.streams({ namespace, keyspace }),
+            changeRetention: opts.changeRetention ?? { maxAgeMs: 0, maxEvents: 0 },
+            defaultIdempotencyRetentionMs: opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS,
+          });
+          sendJson(res, 200, JSON.stringify(answer));
+        },
+      },
+      {
+        path: '/v1/admin/namespaces',
+        handler: async (req, res) => {
+          const table = opts.keyspaces();
+          const only = new URLSearchParams(queryOf(req)).get('scope-namespace');
+          const names = new Set<string>([...table.values()].map((d) => d.namespace));
+          for (const n of await opts.driver.namespaces()) names.add(n);
+          const namespaces: StateNamespaceUsage[] = [];
+          for (const namespace of [...names].sort()) {
+            if (only && namespace !== only) continue;
+            const usage = await opts.driver.namespaceUsage(namespace);
+            const used = new Map(usage.keyspaces.map((k) => [k.keyspace, k]));
+            const declared = [...table.values()].filter((d) => d.namespace === namespace);
+            const keyspaceNames = new Set([...declared.map((d) => d.keyspace), ...used.keys()]);
+            namespaces.push({
+              namespace,
+              keys: usage.keys,
+              bytes: usage.bytes,
+              byteBudget: opts.namespaceByteBudget ?? 0,
+              keyspaces: [...keyspaceNames].sort().map((keyspace) => {
+                const d = table.get(keyspaceId(namespace, keyspace));
+                const u = used.get(keyspace);
+                return { keyspace, keys: u?.keys ?? 0, bytes: u?.bytes ?? 0, declared: !!d, maxKeys: d?.maxKeys ?? null, maxValueBytes: d?.maxValueBytes ?? null, defaultTTL: d?.defaultTTL ?? null };
+              }),
+            });
+          }
+          sendJson(res, 200, JSON.stringify({ namespaces }));
+        },
+      },
+    ],
+    {
+      notFound: (req) => {
+        throw new HttpError('not_found', `no admin route ${pathOf(req)}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys, GET /v1/admin/keyspace-writes or DELETE /v1/admin/keyspace`);
+      },
+    },
+  );
+
+  /** A span for a state or admin request (not for probes and scrapes); undefined when tracing is off. */
+  function traced(req: IncomingMessage, op: Op): RequestSpan | undefined {
+    const tracer = opts.tracer;
+    return tracer === undefined ? undefined : new RequestSpan(tracer, req.method ?? 'GET', op, header(req.headers.traceparent), header(req.headers.tracestate));
+  }
+
+  /** A request of `op` answered: its latency and its span. */
+  function succeeded(res: ServerResponse, op: Op, span: RequestSpan | undefined, started: number): void {
+    metrics.observe(op, 'ok', (performance.now() - started) / 1000);
+    span?.end(res.statusCode, undefined);
+  }
+
+  /** A request that failed: statesvc's error answer, and with an op its latency and span. */
+  function failed(req: IncomingMessage, res: ServerResponse, err: unknown, op: Op | null, span: RequestSpan | undefined, started: number): void {
+    if (!req.complete) refuseRestOfBody(req, res);
+    const { code, status } = sendError(res, err, report);
+    if (err instanceof StateStoreError && err.quotaKind) metrics.quotaRejected(err.quotaKind);
+    if (op) metrics.observe(op, code, (performance.now() - started) / 1000);
+    span?.end(status, code);
+  }
+
+  async function driverReady(res: ServerResponse): Promise<void> {
+    try {
+      await opts.driver.ping();
+    } catch (err) {
+      throw err instanceof HttpError ? err : new StateStoreError('capability_unavailable', 'state driver not ready', undefined, { cause: err });
+    }
+    sendJson(res, 200, '{"status":"ready"}');
+  }
+
+  /** A route counted as `op` in the metrics, with a span; it answers its own errors. */
+  const observed =
+    (op: Op, run: (req: IncomingMessage, res: ServerResponse, span: RequestSpan | undefined) => Promise<unknown>) =>
+    async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+      const started = performance.now();
+      const span = traced(req, op);
+      try {
+        await run(req, res, span);
+        succeeded(res, op, span, started);
+      } catch (err) {
+        failed(req, res, err, op, span, started);
+      }
+    };
+
+  // Every path but the hot /v1/state/{key} (handle tests that one first, as before). Methods are
+  // checked inside each route, where statesvc answers 400 bad_request with the usage, not 405.
+  const controlRoutes = routes(
+    [
+      { path: '/v1/fences/*', handler: observed('fence', (req, res, span) => fenceRoute(req, res, pathOf(req).slice(11), span)) },
+      { path: '/v1/state', handler: observed('list', (req, res, span) => listRoute(req, res, queryOf(req), span)) },
+      { path: '/v1/changes', handler: observed('changes', (req, res, span) => changesRoute(req, res, queryOf(req), span)) },
+      { path: '/v1/admin/*', handler: observed('admin', (req, res) => adminRoute(req, res, pathOf(req))) },
+      { path: '/healthz', handler: (_req, res) => sendJson(res, 200, '{"status":"ok"}') },
+      {
+        path: '/readyz',
+        // Not async: an unsynced replica's 503 is thrown before the request is read to its end, as it always was.
+        handler: (_req, res) => {
+          if (!synced()) throw new HttpError('capability_unavailable', KEYSPACES_NOT_SYNCED);
+          return driverReady(res);
+        },
+      },
+      {
+        path: OPENAPI_PATH,
+        handler: (req, res) => {
+          // Public: the document is generated from the wire contracts and holds no configuration.
+          if (req.method !== 'GET') throw new HttpError('bad_request', `use GET ${OPENAPI_PATH}`);
+          sendJson(res, 200, statesvcOpenApiJson());
+        },
+      },
+      {
+        path: '/metrics',
+        handler: async (_req, res) => {
+          const text = await metrics.registry.metrics();
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        },
+      },
+    ],
+    {
+      notFound: (req) => {
+        throw new HttpError('not_found', `no route ${pathOf(req)}; the state API is under /v1/state`);
+      },
+    },
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     const url = req.url ?? '/';
-    const qi = url.indexOf('?');
-    const path = qi < 0 ? url : url.slice(0, qi);
-    const query = qi < 0 ? '' : url.slice(qi + 1);
-    let op: Op | null = null;
-    let span: RequestSpan | undefined;
-    const tracer = opts.tracer;
-    // Spans for the state and admin API only, not for probes and scrapes.
-    const traced = (o: Op): RequestSpan | undefined => (tracer === undefined ? undefined : new RequestSpan(tracer, req.method ?? 'GET', o, header(req.headers.traceparent), header(req.headers.tracestate)));
-    try {
-      if (path.startsWith('/v1/state/')) {
-        const rest = path.slice(10);
-        const m = req.method;
-        op = m === 'POST' && rest.endsWith('/cas') ? 'cas' : m === 'PUT' ? 'set' : m === 'DELETE' ? 'delete' : 'get';
-        span = traced(op);
+    // The data path, latency sensitive: matched here with no route table, no params object, no closure.
+    if (url.startsWith('/v1/state/')) {
+      const qi = url.indexOf('?');
+      const rest = qi < 0 ? url.slice(10) : url.slice(10, qi);
+      const m = req.method;
+      const op: Op = m === 'POST' && rest.endsWith('/cas') ? 'cas' : m === 'PUT' ? 'set' : m === 'DELETE' ? 'delete' : 'get';
+      const span = traced(req, op);
+      try {
         await stateKeyRoute(req, res, rest, span);
-      } else if (path.startsWith('/v1/fences/')) {
-        op = 'fence';
-        span = traced(op);
-        await fenceRoute(req, res, path.slice(11), span);
-      } else if (path === '/v1/state') {
-        op = 'list';
-        span = traced(op);
-        await listRoute(req, res, query, span);
-      } else if (path === '/v1/changes') {
-        op = 'changes';
-        span = traced(op);
-        await changesRoute(req, res, query, span);
-      } else if (path.startsWith('/v1/admin/')) {
-        op = 'admin';
-        span = traced(op);
-        await adminRoute(req, res, path, query);
-      } else if (path === '/healthz') {
-        sendJson(res, 200, '{"status":"ok"}');
-        return;
-      } else if (path === '/readyz') {
-        if (!synced()) throw new HttpError('capability_unavailable', KEYSPACES_NOT_SYNCED);
-        await opts.driver.ping();
-        sendJson(res, 200, '{"status":"ready"}');
-        return;
-      } else if (path === OPENAPI_PATH) {
-        // Public: the document is generated from the wire contracts and holds no configuration.
-        if (req.method !== 'GET') throw new HttpError('bad_request', `use GET ${OPENAPI_PATH}`);
-        sendJson(res, 200, statesvcOpenApiJson());
-        return;
-      } else if (path === '/metrics') {
-        const text = await metrics.registry.metrics();
-        res.writeHead(200, { 'content-type': metrics.registry.contentType });
-        res.end(text);
-        return;
-      } else {
-        throw new HttpError('not_found', `no route ${path}; the state API is under /v1/state`);
+        succeeded(res, op, span, started);
+      } catch (err) {
+        failed(req, res, err, op, span, started);
       }
-      if (op) metrics.observe(op, 'ok', (performance.now() - started) / 1000);
-      span?.end(res.statusCode, undefined);
+      return;
+    }
+    try {
+      await controlRoutes(req, res);
     } catch (err) {
-      if (!req.complete) refuseRestOfBody(req, res);
-      if (path === '/readyz' && !(err instanceof HttpError)) err = new StateStoreError('capability_unavailable', 'state driver not ready', undefined, { cause: err });
-      const { code, status } = sendError(res, err, report);
-      if (err instanceof StateStoreError && err.quotaKind) metrics.quotaRejected(err.quotaKind);
-      if (op) metrics.observe(op, code, (performance.now() - started) / 1000);
-      span?.end(status, code);
+      failed(req, res, err, null, undefined, started);
     }
   }
 

@@ -3,16 +3,8 @@
  * declares `<namespace>/<effectiveKeyspace>` with its effective quotas; the table follows the
  * store through list + watch, so a new or edited function is enforced within moments.
  */
-import {
-  effectiveDefaultTtlMs,
-  effectiveIdempotencyRetentionMs,
-  effectiveKeyspace,
-  effectiveMaxKeys,
-  effectiveMaxValueBytes,
-  type OrreryFunction,
-  type Resource,
-} from '@orrery/spec';
-import { keyspaceId, type KeyspaceDeclaration, type KeyspaceTable } from './keyspaces.ts';
+import { effectiveKeyspace, type OrreryFunction, type Resource } from '@orrery/spec';
+import { keyspaceDeclaration, keyspaceId, type KeyspaceDeclaration, type KeyspaceTable } from './keyspaces.ts';
 import { type ResourceStore, mirrorStore } from '@orrery/store';
 
 /**
@@ -29,15 +21,7 @@ export function keyspacesFromFunctions(functions: Iterable<Resource>): KeyspaceT
     const keyspace = effectiveKeyspace(fn.metadata.name, state);
     const id = keyspaceId(fn.metadata.namespace, keyspace);
     if (table.has(id)) continue;
-    table.set(id, {
-      namespace: fn.metadata.namespace,
-      keyspace,
-      maxKeys: effectiveMaxKeys(state),
-      maxValueBytes: effectiveMaxValueBytes(state),
-      defaultTtlMs: effectiveDefaultTtlMs(state),
-      defaultTTL: state.defaultTTL ?? null,
-      idempotencyRetentionMs: effectiveIdempotencyRetentionMs(state),
-    });
+    table.set(id, keyspaceDeclaration(fn.metadata.namespace, keyspace, state));
   }
   return table;
 }

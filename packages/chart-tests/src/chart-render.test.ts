@@ -430,7 +430,11 @@ describe('flags the chart passes exist in the apps (their parsers are strict)', 
   // Where each app's parseArgs options are written (option tables spread into it included).
   const cases: Array<[string, string[], string[]]> = [
     // main.ts strips --backend before handing the rest to the Kubernetes backend's parser.
-    ['orrery-operator', ['apps/operator/src/backends/kubernetes/main-kubernetes.ts', 'apps/operator/src/function/revision-gc-flags.ts', 'apps/operator/src/autoscaler/autoscaler-flags.ts'], ['backend']],
+    [
+      'orrery-operator',
+      ['apps/operator/src/backends/kubernetes/wiring/kube-config.ts', 'apps/operator/src/wiring/shared-flags.ts', 'apps/operator/src/function/revision-gc-flags.ts', 'apps/operator/src/autoscaler/autoscaler-flags.ts'],
+      ['backend'],
+    ],
     ['orrery-router', ['apps/router/src/wiring/router-config.ts'], []],
     ['orrery-statesvc', ['apps/statesvc/src/main.ts'], []],
     ['orrery-console', ['apps/console/bin/orrery-console.mjs'], []],

@@ -1,7 +1,8 @@
 /**
- * The Functions the upgrade and backup/restore tests deploy, and a request through the router.
- * Both run on one worker that stays up (deploy executor, minScale = maxScale = 1): no scale to
- * zero or autoscaling mid-test, so a pod that went away was replaced by something else.
+ * The Functions the chart tests deploy (install, upgrade, backup/restore), and a request through
+ * the router. The counter and the greeter run on one worker that stays up (deploy executor,
+ * minScale = maxScale = 1): no scale to zero or autoscaling mid-test, so a pod that went away was
+ * replaced by something else.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ export function statefulCounter(namespace: string, name: string): Obj {
     metadata: { name, namespace },
     spec: { ...example.spec, template: { ...template, executor: 'deploy', autoscaling: { ...(template.autoscaling as object), ...ONE_WORKER } } },
   };
+}
+
+/** A Function of the `nodejs` Environment on the deploy executor, its handler the module `source`. */
+export function inlineFunction(namespace: string, name: string, source: string): Obj {
+  return { apiVersion: GV, kind: 'Function', metadata: { name, namespace }, spec: { template: { environment: 'nodejs', executor: 'deploy', source: { inline: source } } } };
 }
 
 /** Answers `{ greeting }` to every request. */

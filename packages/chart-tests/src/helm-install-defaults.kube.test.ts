@@ -30,6 +30,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from './chart-files.ts';
+import { inlineFunction } from './function-fixtures.ts';
+import { readObject } from './read-object.ts';
 import { quickstartLine, readmeQuickstart } from './readme-quickstart.ts';
 import { teardownRelease } from './release-teardown.ts';
 
@@ -50,14 +52,7 @@ let core: CoreV1Api;
 let installedAt = 0;
 const since = (e: { stageTimestamp: string }) => Date.parse(e.stageTimestamp) >= installedAt;
 
-async function read(apiVersion: string, kind: string, name: string, namespace = NS): Promise<Obj | undefined> {
-  try {
-    return await objects.read<Obj>({ apiVersion, kind, metadata: { name, namespace } });
-  } catch (err) {
-    if (err instanceof ApiException && err.code === 404) return undefined;
-    throw err;
-  }
-}
+const read = (apiVersion: string, kind: string, name: string, namespace = NS) => readObject<Obj>(objects, apiVersion, kind, name, namespace);
 const apply = (obj: Obj) => objects.patch<Obj>(obj, undefined, undefined, 'e2e-test', true, PatchStrategy.ServerSideApply);
 const isTrue = (o: Obj | undefined, type: string) => ((o?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
 const decoded = (s: Obj | undefined, key: string) => (s?.data?.[key] === undefined ? undefined : Buffer.from(s.data[key], 'base64').toString('utf8'));
@@ -250,12 +245,7 @@ describe.sequential('helm install charts/orrery with no values', () => {
       const o = doc.toJS() as Obj | null;
       if (o) await apply({ ...o, metadata: { ...o.metadata, namespace: NS } });
     }
-    await apply({
-      apiVersion: GV,
-      kind: 'Function',
-      metadata: { name: 'hello', namespace: NS },
-      spec: { template: { environment: 'nodejs', executor: 'deploy', source: { inline: 'export default () => Response.json({ hello: "defaults" })' } } },
-    });
+    await apply(inlineFunction(NS, 'hello', 'export default () => Response.json({ hello: "defaults" })'));
     const fn = await eventually('hello Ready with a URL', async () => {
       const f = await read(GV, 'Function', 'hello');
       return isTrue(f, 'Ready') && (f?.status as { url?: string }).url ? f : undefined;

@@ -30,6 +30,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseResource, validate } from '../../spec/src/index.ts';
 import { repoRoot } from './chart-files.ts';
+import { callFunction, inlineFunction } from './function-fixtures.ts';
+import { readObject } from './read-object.ts';
 import { teardownRelease } from './release-teardown.ts';
 
 const NS = 'orrery-system'; // ci/test-values.yaml's registry.url names it
@@ -55,14 +57,7 @@ const ids = { replication: randomBytes(16).toString('hex'), admin: randomBytes(1
 async function apply(obj: Obj): Promise<Obj> {
   return objects.patch<Obj>(obj, undefined, undefined, 'e2e-test', true, PatchStrategy.ServerSideApply);
 }
-async function read(apiVersion: string, kind: string, name: string, namespace = NS): Promise<Obj | undefined> {
-  try {
-    return await objects.read<Obj>({ apiVersion, kind, metadata: { name, namespace } });
-  } catch (err) {
-    if (err instanceof ApiException && err.code === 404) return undefined;
-    throw err;
-  }
-}
+const read = (apiVersion: string, kind: string, name: string, namespace = NS) => readObject<Obj>(objects, apiVersion, kind, name, namespace);
 const conditionsOf = (o: Obj | undefined): Condition[] => (o?.status as { conditions?: Condition[] } | undefined)?.conditions ?? [];
 const isTrue = (o: Obj | undefined, type: string) => conditionsOf(o).some((c) => c.type === type && c.status === 'True');
 
@@ -74,17 +69,7 @@ function examples(file: string): Obj[] {
 }
 
 /** A request through the router's Service (its ClusterIP, routed by the real kube-proxy). */
-async function call(fn: string, init: RequestInit & { query?: string } = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${routerBase}/${NS}/${fn}/${init.query ?? ''}`, { ...init, signal: AbortSignal.timeout(30_000) });
-  const text = await res.text();
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = { text };
-  }
-  return { status: res.status, body };
-}
+const call = (fn: string, init: RequestInit & { query?: string } = {}) => callFunction(routerBase, NS, fn, init);
 
 const pod = (name: string, labels: Record<string, string>, container: Record<string, unknown>): Obj => ({
   apiVersion: 'apps/v1',
@@ -359,12 +344,7 @@ describe.sequential('helm install charts/orrery on the real control plane', () =
     rule.verbs = rule.verbs.filter((v) => v !== 'patch');
     await rbac.replaceClusterRole({ name, body: without });
     try {
-      await apply({
-        apiVersion: GV,
-        kind: 'Function',
-        metadata: { name: 'rbac-probe', namespace: NS },
-        spec: { template: { environment: 'nodejs', executor: 'deploy', source: { inline: 'export default () => Response.json({ ok: true })' } } },
-      });
+      await apply(inlineFunction(NS, 'rbac-probe', 'export default () => Response.json({ ok: true })'));
       const failing = await eventually('Reconciled=False on the revision', async () => {
         const c = conditionsOf(await read(GV, 'Revision', 'rbac-probe-00001')).find((x) => x.type === 'Reconciled');
         return c?.status === 'False' ? c : undefined;

@@ -1,3 +1,4 @@
 export * from './json-body.ts';
 export * from './send-json.ts';
 export * from './post-json.ts';
+export * from './route-table.ts';

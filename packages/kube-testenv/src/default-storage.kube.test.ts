@@ -7,22 +7,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, containerLog, createNamespace } from './cluster-access.ts';
+import { describe, expect, it } from 'vitest';
+import { containerLog } from './cluster-access.ts';
+import { namespaceForFile } from './namespace-for-file.ts';
 import { DEFAULT_STORAGE_CLASS, HOSTPATH_PROVISIONER } from './hostpath-provisioner.ts';
 
-let core: CoreV1Api;
-let storage: StorageV1Api;
-let ns: string;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  core = kc.makeApiClient(CoreV1Api);
-  storage = kc.makeApiClient(StorageV1Api);
-  ({ name: ns, dispose } = await createNamespace('default-storage'));
-});
-afterAll(async () => dispose());
+const { kc, ns } = namespaceForFile('default-storage');
+const core = kc.makeApiClient(CoreV1Api);
+const storage = kc.makeApiClient(StorageV1Api);
 
 describe('the default StorageClass', () => {
   it('is the cluster default, served by the hostPath provisioner', async () => {
@@ -32,9 +24,9 @@ describe('the default StorageClass', () => {
   });
 
   it('provisions a claim without a class, a non-root pod writes to it, and deleting the claim deletes the volume and its folder', { timeout: 120_000 }, async () => {
-    await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '64Mi' } } } } });
+    await core.createNamespacedPersistentVolumeClaim({ namespace: ns(), body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '64Mi' } } } } });
     const claim = await waitFor('the claim bound', 60_000, async () => {
-      const c = await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns });
+      const c = await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns() });
       return c.status?.phase === 'Bound' ? c : undefined;
     }, undefined, 250);
     expect(claim.spec?.storageClassName).toBe(DEFAULT_STORAGE_CLASS);
@@ -44,7 +36,7 @@ describe('the default StorageClass', () => {
     const dir = pv.spec!.hostPath!.path;
 
     await core.createNamespacedPod({
-      namespace: ns,
+      namespace: ns(),
       body: {
         metadata: { name: 'writer' },
         spec: {
@@ -55,12 +47,12 @@ describe('the default StorageClass', () => {
         },
       },
     });
-    await waitFor('the pod wrote', 60_000, async () => (existsSync(`${dir}/x`) ? true : undefined), () => containerLog(ns, 'writer', 'c'), 250);
+    await waitFor('the pod wrote', 60_000, async () => (existsSync(`${dir}/x`) ? true : undefined), () => containerLog(ns(), 'writer', 'c'), 250);
     expect(readFileSync(`${dir}/x`, 'utf8')).toBe('written by 65532');
 
-    await core.deleteNamespacedPod({ name: 'writer', namespace: ns, gracePeriodSeconds: 0 });
-    await waitFor('the pod gone', 60_000, async () => (await core.listNamespacedPod({ namespace: ns })).items.length === 0 || undefined, undefined, 250);
-    await core.deleteNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns });
+    await core.deleteNamespacedPod({ name: 'writer', namespace: ns(), gracePeriodSeconds: 0 });
+    await waitFor('the pod gone', 60_000, async () => (await core.listNamespacedPod({ namespace: ns() })).items.length === 0 || undefined, undefined, 250);
+    await core.deleteNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns() });
     await waitFor('the volume deleted', 60_000, async () => {
       try {
         await core.readPersistentVolume({ name: pv.metadata!.name! });

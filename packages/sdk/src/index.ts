@@ -2,3 +2,4 @@ export { FencedError, KEY_MOVED_HEADER, StateError, UpdateConflictError, createS
 export type { StateClient, StateClientOptions, StateCallTrace, StateOp, UpdateOptions, WriteOptions } from './state-client.ts';
 export { ChangesExpiredError } from './state-changes.ts';
 export type { ChangesOptions, StateChange } from './state-changes.ts';
+export { EventStreamParser, type StreamItem } from './event-stream-parser.ts';

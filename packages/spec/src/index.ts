@@ -38,3 +38,4 @@ export * from './wire/state-credentials.ts';
 export * from './openapi/openapi-route.ts';
 export * from './openapi/statesvc-openapi.ts';
 export * from './openapi/registry-openapi.ts';
+export * from './random/seeded-random.ts';

@@ -1,4 +1,5 @@
 import { idempotencyRecordBytes } from '@orrery/spec';
+import { ChangeWatchers } from './change-watchers.ts';
 import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
 import { MemoryFeed } from './memory-feed.ts';
@@ -17,27 +18,7 @@ import {
   type JournalOptions,
   type JournalRecord,
 } from './memory-journal.ts';
-import type {
-  ChangeRecord,
-  ChangeRetention,
-  ChangesOptions,
-  ChangesPage,
-  ChangeWindow,
-  DeleteOptions,
-  Entry,
-  FenceSummary,
-  IdempotencyClaim,
-  IdempotencyUsage,
-  ListOptions,
-  ListResult,
-  NamespaceUsage,
-  Scope,
-  SetOptions,
-  StateDriver,
-  Usage,
-  WriteBudget,
-  WriteOutcome,
-} from './types.ts';
+import type { ChangeRecord, ChangeRetention, ChangesOptions, ChangesPage, ChangeWindow, DeleteOptions, Entry, FenceSummary, IdempotencyClaim, IdempotencyUsage, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget, WriteOutcome } from './types.ts';
 
 interface Row extends Entry {
   bytes: number;
@@ -103,8 +84,7 @@ export class MemoryDriver implements StateDriver {
   private closed = false;
   /** Change feeds by feedId; they outlive their keyspace's rows (numbers are never reused). */
   private readonly feeds = new Map<string, MemoryFeed>();
-  private readonly watchers = new Map<string, Set<() => void>>();
-  private readonly wakeQueued = new Set<string>();
+  private readonly watchers = new ChangeWatchers();
   /** Current fence per key, by feedId then key (docs/state.md "Fencing"); removed only with the keyspace. */
   private readonly fences = new Map<string, Map<string, number>>();
   /** Outcomes of writes sent with `Idempotency-Key` (docs/state.md "Idempotent writes"). */
@@ -253,13 +233,7 @@ export class MemoryDriver implements StateDriver {
   private publish(namespace: string, keyspace: string, feed: MemoryFeed, changes: ChangeRecord[]): void {
     for (const c of changes) feed.append(c);
     const id = feedId(namespace, keyspace);
-    if (changes.length === 0 || !this.watchers.has(id) || this.wakeQueued.has(id)) return;
-    // After the write has answered, once per tick however many changes it made.
-    this.wakeQueued.add(id);
-    setImmediate(() => {
-      this.wakeQueued.delete(id);
-      for (const wake of this.watchers.get(id) ?? []) wake();
-    });
+    if (changes.length > 0) this.watchers.wakeSoon(id);
   }
 
   /** A keyspace's expired rows, in key order (the order their `expire` changes take). */
@@ -620,21 +594,9 @@ export class MemoryDriver implements StateDriver {
   }
 
   watchChanges(scope: NsKs, wake: () => void): () => void {
-    const id = feedId(scope.namespace, scope.keyspace);
-    let set = this.watchers.get(id);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(id, set);
-    }
-    // A function may be registered twice: each registration is its own.
-    const entry = () => wake();
-    set.add(entry);
-    return () => {
-      const s = this.watchers.get(id);
-      s?.delete(entry);
-      if (s?.size === 0) this.watchers.delete(id);
-    };
+    return this.watchers.add(feedId(scope.namespace, scope.keyspace), wake);
   }
+
 
   /** Journaled as one `low` line per pruned feed (one write), so a restart keeps the window. */
   async pruneChanges(retention: ChangeRetention): Promise<number> {

@@ -1,18 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryDriver } from './memory-driver.ts';
-import { JOURNAL_MAGIC, MEMORY_JOURNAL_FILE } from './memory-journal.ts';
+import { memoryJournalFixture } from './memory-journal-fixture.ts';
+import { JOURNAL_MAGIC } from './memory-journal.ts';
 import { STATE_OWNER, type Scope, type StateDriver } from './types.ts';
 
 // The memory driver's change feed across restarts: the journal keeps the numbering and the window.
-
-const roots: string[] = [];
-afterAll(() => {
-  for (const d of roots) rmSync(d, { recursive: true, force: true });
-});
 
 const S: Scope = { namespace: 'default', owner: STATE_OWNER, keyspace: 'cart' };
 const T: Scope = { namespace: 'default', owner: STATE_OWNER, keyspace: 'other' };
@@ -25,23 +19,8 @@ async function feedOf(d: StateDriver, s: Scope) {
 }
 
 describe('memory driver change feed with a journal', () => {
-  let path: string;
-  const clock = { now: 1_700_000_000_000 };
-  const open: MemoryDriver[] = [];
-  const reopen = () => {
-    const d = new MemoryDriver({ now: () => clock.now, journal: { path, fsyncIntervalMs: 0 } });
-    open.push(d);
-    return d;
-  };
-  beforeEach(() => {
-    const dir = mkdtempSync(join(tmpdir(), 'orrery-memfeed-'));
-    roots.push(dir);
-    path = join(dir, MEMORY_JOURNAL_FILE);
-    clock.now = 1_700_000_000_000;
-  });
-  afterEach(async () => {
-    for (const d of open.splice(0)) await d.close();
-  });
+  const journal = memoryJournalFixture('orrery-memfeed-');
+  const { clock, reopen } = journal;
 
   it('keeps every change, its number and value across a restart; numbering continues', async () => {
     const a = reopen();
@@ -68,7 +47,7 @@ describe('memory driver change feed with a journal', () => {
     const a = reopen();
     for (let i = 0; i < 6; i++) await a.set(S, `k${i}`, String(i));
     await a.pruneChanges({ maxAgeMs: 0, maxEvents: 2 });
-    expect(readFileSync(path, 'utf8')).toContain('{"t":"low","ns":"default","ks":"cart","low":4}');
+    expect(readFileSync(journal.path, 'utf8')).toContain('{"t":"low","ns":"default","ks":"cart","low":4}');
     const b = reopen();
     expect(await b.changeWindow(S)).toEqual({ low: 4, head: 6 });
     expect((await b.changes(S, { since: 3 })).expired).toBe(true);
@@ -122,7 +101,7 @@ describe('memory driver change feed with a journal', () => {
 
   it('a journal written before the change feed opens with an empty feed; new changes start at 1', async () => {
     writeFileSync(
-      path,
+      journal.path,
       `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":3}\n` +
         '{"t":"set","ns":"default","ks":"cart","k":"a","ver":1,"exp":null,"v":"1"}\n' +
         '{"t":"set","ns":"default","ks":"cart","k":"b","ver":2,"exp":null,"v":"2"}\n' +
@@ -136,9 +115,9 @@ describe('memory driver change feed with a journal', () => {
   });
 
   it('refuses a damaged feed record, naming the line', () => {
-    writeFileSync(path, `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":3}\n{"t":"chg","ns":"default","ks":"cart","seq":1,"k":"a","op":"set","ver":1,"at":1}\n`);
+    writeFileSync(journal.path, `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":3}\n{"t":"chg","ns":"default","ks":"cart","seq":1,"k":"a","op":"set","ver":1,"at":1}\n`);
     expect(() => reopen()).toThrow(/line 2 .*chg record carries v exactly when op is set/);
-    writeFileSync(path, `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":3}\n{"t":"feed","ns":"default","ks":"cart","head":1,"low":2}\n`);
+    writeFileSync(journal.path, `{"t":"hdr","magic":"${JOURNAL_MAGIC}","next":3}\n{"t":"feed","ns":"default","ks":"cart","head":1,"low":2}\n`);
     expect(() => reopen()).toThrow(/line 2 .*0 <= low <= head/);
   });
 
@@ -157,9 +136,9 @@ describe('memory driver change feed with a journal', () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 50 }), async (ops) => {
-        rmSync(path, { force: true });
+        rmSync(journal.path, { force: true });
         clock.now = 1_000_000;
-        let d = new MemoryDriver({ now: () => clock.now, journal: { path, fsyncIntervalMs: 0 } });
+        let d = new MemoryDriver({ now: () => clock.now, journal: { path: journal.path, fsyncIntervalMs: 0 } });
         try {
           for (const o of ops) {
             try {
@@ -173,7 +152,7 @@ describe('memory driver change feed with a journal', () => {
               else {
                 const before = { S: await feedOf(d, S), T: await feedOf(d, T) };
                 await d.close();
-                d = new MemoryDriver({ now: () => clock.now, journal: { path, fsyncIntervalMs: 0 } });
+                d = new MemoryDriver({ now: () => clock.now, journal: { path: journal.path, fsyncIntervalMs: 0 } });
                 // What was there is still there, numbers included; a start only adds expire changes.
                 for (const [name, s] of [['S', S], ['T', T]] as const) {
                   const after = await feedOf(d, s);

@@ -1,41 +1,17 @@
 /** Idempotency outcomes in the memory driver's journal: one record with their write, kept across restarts. */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryDriver } from './memory-driver.ts';
-import { MEMORY_JOURNAL_FILE } from './memory-journal.ts';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { memoryJournalFixture } from './memory-journal-fixture.ts';
 import { STATE_OWNER, type IdempotencyClaim, type Scope } from './types.ts';
 
 const S: Scope = { namespace: 'default', owner: STATE_OWNER, keyspace: 'cart' };
 const claim = (key: string, requestHash = 'h', retentionMs = 60_000): IdempotencyClaim => ({ key, requestHash, retentionMs });
 const NO_LIMIT = { maxKeys: 100 };
 
-const roots: string[] = [];
-afterAll(() => {
-  for (const d of roots) rmSync(d, { recursive: true, force: true });
-});
-
 describe('memory driver: idempotency outcomes in the journal', () => {
-  let path: string;
-  const clock = { now: 1_700_000_000_000 };
-  const open: MemoryDriver[] = [];
-  const reopen = () => {
-    const d = new MemoryDriver({ now: () => clock.now, journal: { path, fsyncIntervalMs: 0 } });
-    open.push(d);
-    return d;
-  };
-  const lines = () => readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-
-  beforeEach(() => {
-    const dir = mkdtempSync(join(tmpdir(), 'orrery-memidem-'));
-    roots.push(dir);
-    path = join(dir, MEMORY_JOURNAL_FILE);
-    clock.now = 1_700_000_000_000;
-  });
-  afterEach(async () => {
-    for (const d of open.splice(0)) await d.close();
-  });
+  const journal = memoryJournalFixture('orrery-memidem-');
+  const { clock, reopen } = journal;
+  const lines = () => readFileSync(journal.path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
   it('the outcome rides on the set or del line that makes the write; one that changed nothing is a line of its own', async () => {
     const a = reopen();
@@ -93,7 +69,7 @@ describe('memory driver: idempotency outcomes in the journal', () => {
     await a.close();
     // What a crash in the middle of the write(2) of an idempotent set leaves: no trailing newline.
     const full = `{"t":"set","ns":"default","ks":"cart","k":"k","ver":99,"exp":null,"v":"2","idem":{"k":"torn","h":"h","exp":${clock.now + 60_000},"st":200,"res":"ok","ver":99}}`;
-    appendFileSync(path, full.slice(0, -5));
+    appendFileSync(journal.path, full.slice(0, -5));
     const b = reopen();
     expect(await b.get(S, 'k')).toMatchObject({ value: '1' });
     expect(await b.idempotencyUsage(S)).toEqual({ records: 0, bytes: 0 });
@@ -102,7 +78,7 @@ describe('memory driver: idempotency outcomes in the journal', () => {
   });
 
   it('refuses a journal whose idem record is malformed, naming the line', () => {
-    writeFileSync(path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":200,"res":"maybe","ver":null}}\n`);
+    writeFileSync(journal.path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":200,"res":"maybe","ver":null}}\n`);
     expect(() => reopen()).toThrow(/line 2 .*idem needs k, h, exp, st and res/);
   });
 });

@@ -4,35 +4,12 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import type { Connection } from '@orrery/db';
 import { idempotencyRecordBytes } from '@orrery/spec';
+import { ChangeWatchers } from './change-watchers.ts';
 import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { decodeCursor, encodeCursor, listLimit, MAX_CHAR } from './key-order.ts';
 import { LifoStatementPool } from './lifo-statement-pool.ts';
-import {
-  DEFAULT_CHANGES_LIMIT,
-  type ChangeOp,
-  type ChangeRecord,
-  type ChangeRetention,
-  type ChangesOptions,
-  type ChangesPage,
-  type ChangeWindow,
-} from './types.ts';
-import type {
-  DeleteOptions,
-  Entry,
-  FenceSummary,
-  IdempotencyClaim,
-  IdempotencyUsage,
-  ListOptions,
-  ListResult,
-  NamespaceUsage,
-  Scope,
-  SetOptions,
-  StateDriver,
-  Usage,
-  WriteBudget,
-  WriteOutcome,
-  WriteResult,
-} from './types.ts';
+import { DEFAULT_CHANGES_LIMIT, type ChangeOp, type ChangeRecord, type ChangeRetention, type ChangesOptions, type ChangesPage, type ChangeWindow } from './types.ts';
+import type { DeleteOptions, Entry, FenceSummary, IdempotencyClaim, IdempotencyUsage, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget, WriteOutcome, WriteResult } from './types.ts';
 
 type Exec = { execute(q: SQL): Promise<unknown> };
 type NsKs = Pick<Scope, 'namespace' | 'keyspace'>;
@@ -144,6 +121,23 @@ export function sqlState(err: unknown): string | undefined {
  * Class 22 (data exception: e.g. a NUL byte in text) and 54 (program limit) mean the request
  * carried something Postgres will not store — a client error, not an outage.
  */
+/**
+ * The arguments every orrery_state_set* function takes after the key: the value and its size, when
+ * it expires, the CAS mode and the budgets (0: no namespace byte budget), and the time.
+ */
+function setArgs(value: string, opts: SetOptions, budget: WriteBudget, now: number): unknown[] {
+  const nsBudget = budget.namespaceByteBudget ?? 0;
+  return [
+    value,
+    Buffer.byteLength(value, 'utf8'),
+    opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null,
+    opts.ifVersion ?? null,
+    Number.isFinite(budget.maxKeys) ? budget.maxKeys : null,
+    nsBudget > 0 ? nsBudget : 0,
+    now,
+  ];
+}
+
 function unavailable(err: unknown): never {
   if (err instanceof StateStoreError) throw err;
   const state = sqlState(err);
@@ -184,8 +178,7 @@ export class PostgresDriver implements StateDriver {
   /** Postgres only: single statements outside transactions run here (LIFO); transactions use `conn`'s pool. */
   private readonly statements: LifoStatementPool | undefined;
   /** Change-feed wake-ups: local watchers by `namespace/keyspace`, and the LISTEN connection (opened with the first watcher). */
-  private readonly watchers = new Map<string, Set<() => void>>();
-  private readonly wakeQueued = new Set<string>();
+  private readonly watchers = new ChangeWatchers();
   private listener: ReturnType<typeof postgres> | undefined;
   /** NOTIFYs in flight / wanted again per keyspace: at most one in flight each, however many writes. */
   private readonly notifying = new Set<string>();
@@ -264,21 +257,8 @@ export class PostgresDriver implements StateDriver {
    * key takes only the entry's row lock, as before.
    */
   async setCounted(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget): Promise<{ version: number }> {
-    const now = this.now();
-    const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null;
     const nsBudget = budget.namespaceByteBudget ?? 0;
-    const params = [
-      scope.namespace,
-      scope.keyspace,
-      key,
-      value,
-      Buffer.byteLength(value, 'utf8'),
-      expiresAt,
-      opts.ifVersion ?? null,
-      Number.isFinite(budget.maxKeys) ? budget.maxKeys : null,
-      nsBudget > 0 ? nsBudget : 0,
-      now,
-    ];
+    const params = [scope.namespace, scope.keyspace, key, ...setArgs(value, opts, budget, this.now())];
     let rows: IdempotentRow[];
     try {
       // A fence goes through orrery_state_set_fenced (migration 0007). Under a byte budget the
@@ -302,35 +282,8 @@ export class PostgresDriver implements StateDriver {
 
   /** One statement: orrery_state_set_idempotent claims the key, writes and stores the outcome (migration 0006). */
   async setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome> {
-    const now = this.now();
-    const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? now + opts.ttlMs : null;
     const nsBudget = budget.namespaceByteBudget ?? 0;
-    let rows: IdempotentRow[];
-    try {
-      const fence = opts.fence === undefined ? [] : [opts.fence];
-      rows = await this.run(opts.fence === undefined ? SET_IDEMPOTENT : SET_FENCED, [
-        ...fence,
-        claim.key,
-        claim.requestHash,
-        claim.retentionMs,
-        idempotencyRecordBytes(claim.key),
-        scope.namespace,
-        scope.keyspace,
-        key,
-        value,
-        Buffer.byteLength(value, 'utf8'),
-        expiresAt,
-        opts.ifVersion ?? null,
-        Number.isFinite(budget.maxKeys) ? budget.maxKeys : null,
-        nsBudget > 0 ? nsBudget : 0,
-        now,
-      ]);
-    } catch (err) {
-      return unavailable(err);
-    }
-    const row = rows[0];
-    if (row?.result === 'fenced') throw fencedError(row, key, opts.fence!);
-    if (!row?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
+    const row = await this.runIdempotent(opts.fence === undefined ? SET_IDEMPOTENT : SET_FENCED, scope, key, opts.fence, claim, setArgs(value, opts, budget, this.now()));
     if (row?.result === 'quota_keys') throw quotaKeys(budget.maxKeys);
     if (row?.result === 'quota_namespace_bytes') throw quotaNamespaceBytes(nsBudget);
     return idempotentOutcome(row, claim, 'orrery_state_set_idempotent');
@@ -338,28 +291,27 @@ export class PostgresDriver implements StateDriver {
 
   /** One statement: orrery_state_delete_idempotent claims the key, deletes and stores the outcome (migration 0006). */
   async deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome> {
-    const now = this.now();
+    const row = await this.runIdempotent(opts.fence === undefined ? DELETE_IDEMPOTENT : DELETE_FENCED, scope, key, opts.fence, claim, [opts.ifVersion ?? null, this.now()]);
+    return idempotentOutcome(row, claim, 'orrery_state_delete_idempotent');
+  }
+
+  /**
+   * Runs an idempotent statement: its arguments open with the fence (the fenced variants only),
+   * the claim and where the write goes, then the statement's own (`rest`). A fenced-off write
+   * throws; anything but a replay wakes the change feed (a replay wrote nothing).
+   */
+  private async runIdempotent(statement: string, scope: Scope, key: string, fence: number | undefined, claim: IdempotencyClaim, rest: unknown[]): Promise<IdempotentRow | undefined> {
     let rows: IdempotentRow[];
     try {
-      const fence = opts.fence === undefined ? [] : [opts.fence];
-      rows = await this.run(opts.fence === undefined ? DELETE_IDEMPOTENT : DELETE_FENCED, [
-        ...fence,
-        claim.key,
-        claim.requestHash,
-        claim.retentionMs,
-        idempotencyRecordBytes(claim.key),
-        scope.namespace,
-        scope.keyspace,
-        key,
-        opts.ifVersion ?? null,
-        now,
-      ]);
+      const fenceArg = fence === undefined ? [] : [fence];
+      rows = await this.run(statement, [...fenceArg, claim.key, claim.requestHash, claim.retentionMs, idempotencyRecordBytes(claim.key), scope.namespace, scope.keyspace, key, ...rest]);
     } catch (err) {
       return unavailable(err);
     }
-    if (rows[0]?.result === 'fenced') throw fencedError(rows[0], key, opts.fence!);
-    if (!rows[0]?.replayed) this.changed(scope); // change feed wake-up (a replay wrote nothing)
-    return idempotentOutcome(rows[0], claim, 'orrery_state_delete_idempotent');
+    const row = rows[0];
+    if (row?.result === 'fenced') throw fencedError(row, key, fence!);
+    if (!row?.replayed) this.changed(scope);
+    return row;
   }
 
   /** Two reads, not one snapshot: a claim between them is at most off by one, fine for a summary. */
@@ -526,21 +478,11 @@ export class PostgresDriver implements StateDriver {
   }
 
   watchChanges(scope: NsKs, wake: () => void): () => void {
-    const id = `${scope.namespace}/${scope.keyspace}`;
-    let set = this.watchers.get(id);
-    if (!set) {
-      set = new Set();
-      this.watchers.set(id, set);
-    }
-    const entry = () => wake();
-    set.add(entry);
+    const unwatch = this.watchers.add(`${scope.namespace}/${scope.keyspace}`, wake);
     this.listen();
-    return () => {
-      const s = this.watchers.get(id);
-      s?.delete(entry);
-      if (s?.size === 0) this.watchers.delete(id);
-    };
+    return unwatch;
   }
+
 
   /**
    * Hears the other replicas' writes (Postgres only: PGlite is one process). One connection of
@@ -555,7 +497,7 @@ export class PostgresDriver implements StateDriver {
     client
       .listen(CHANGES_CHANNEL, (payload) => {
         const space = payload.indexOf(' ');
-        if (space > 0 && payload.slice(0, space) !== this.origin) this.wakeLocal(payload.slice(space + 1));
+        if (space > 0 && payload.slice(0, space) !== this.origin) this.watchers.wakeSoon(payload.slice(space + 1));
       })
       .catch(() => {
         // Not listening (database unreachable): try again with the next watcher; readers poll meanwhile.
@@ -567,17 +509,8 @@ export class PostgresDriver implements StateDriver {
   /** After a write that may have recorded changes: wake local watchers, and tell the other replicas. */
   private changed(scope: NsKs): void {
     const id = `${scope.namespace}/${scope.keyspace}`;
-    this.wakeLocal(id);
+    this.watchers.wakeSoon(id);
     if (this.conn.pg) this.notifyOthers(id);
-  }
-
-  private wakeLocal(id: string): void {
-    if (!this.watchers.has(id) || this.wakeQueued.has(id)) return;
-    this.wakeQueued.add(id);
-    setImmediate(() => {
-      this.wakeQueued.delete(id);
-      for (const wake of this.watchers.get(id) ?? []) wake();
-    });
   }
 
   /**

@@ -36,6 +36,13 @@ export class ScopedStore {
     return Promise.reject(new StateStoreError('forbidden', `keyspace ${scope.namespace}/${scope.keyspace} is not declared by any function (spec.state)`));
   }
 
+  /** The value-size refusal, checked before the driver sees anything. */
+  private tooLarge(q: { maxValueBytes: number }, value: string): Promise<never> | undefined {
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes <= q.maxValueBytes) return undefined;
+    return Promise.reject(new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes'));
+  }
+
   // Not `async`: returning the driver's promise from an async function costs extra microtask
   // turns per request; refusals are still rejected promises, never synchronous throws.
 
@@ -47,10 +54,8 @@ export class ScopedStore {
   set(scope: Scope, key: string, value: string, opts: SetOptions = {}): Promise<{ version: number }> {
     const q = this.resolve(scope);
     if (!q) return this.undeclared(scope);
-    const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > q.maxValueBytes) {
-      return Promise.reject(new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes'));
-    }
+    const tooLarge = this.tooLarge(q, value);
+    if (tooLarge) return tooLarge;
     const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
     return this.driver.setCounted(scope, key, value, { ifVersion: opts.ifVersion, ttlMs, fence: opts.fence }, { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget });
   }
@@ -59,10 +64,8 @@ export class ScopedStore {
   setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, idem: IdempotentRequest): Promise<WriteOutcome> {
     const q = this.resolve(scope);
     if (!q) return this.undeclared(scope);
-    const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > q.maxValueBytes) {
-      return Promise.reject(new StateStoreError('quota_value_bytes', `value is ${bytes} bytes; this keyspace allows at most ${q.maxValueBytes}`, 'value_bytes'));
-    }
+    const tooLarge = this.tooLarge(q, value);
+    if (tooLarge) return tooLarge;
     const ttlMs = opts.ttlMs ?? q.defaultTtlMs;
     return this.driver.setIdempotent(
       scope,

@@ -1,26 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Registers } from './fixtures/registers.ts';
 import { bytes } from './fixtures/fake-syncable.ts';
+import { freePort } from './fixtures/free-port.ts';
 import { waitFor } from './fixtures/redis.ts';
 import { entityKey } from './keys.ts';
 import { createStateSync, type StateSync } from './state-sync.ts';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];

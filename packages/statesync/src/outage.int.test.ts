@@ -1,23 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Registers } from './fixtures/registers.ts';
+import { freePort } from './fixtures/free-port.ts';
 import { waitFor } from './fixtures/redis.ts';
 import { createStateSync, type StateSync } from './state-sync.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function startRedis(port: number): ChildProcess {
   return spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {

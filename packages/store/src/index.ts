@@ -7,3 +7,4 @@ export { STORE_PREFIX } from './http/routes.ts';
 export { mirrorStore, type MirroredObjects, type StoreMirror, type StoreMirrorOptions } from './store-mirror.ts';
 export { asJson, assertKind, checkRevisionWrite, parseForApply, parseStatus } from './apply-checks.ts';
 export { type ApplyReads, applyLookupFor, keyspaceHoldersAmong } from './apply-lookup.ts';
+export { type WatchEnding, watchEnding } from './watch-ending.ts';

@@ -9,6 +9,7 @@ import { assertKind, checkRevisionWrite, parseForApply, parseStatus } from './ap
 import { applyLookupFor } from './apply-lookup.ts';
 import { nextGeneration } from './generation.ts';
 import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
+import { watchEnding } from './watch-ending.ts';
 import {
   type ApplyOptions,
   type ListOptions,
@@ -247,25 +248,13 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
     watch(kind: ResourceKind, o: WatchOptions, onEvent: (e: WatchEvent) => void): Watch {
       assertKind(kind);
       let cursor: number | undefined = o.sinceResourceVersion;
-      let stopped = false;
       let running = false;
       let again = false;
-      let finish!: () => void;
-      let fail!: (e: unknown) => void;
-      const done = new Promise<void>((res, rej) => {
-        finish = res;
-        fail = rej;
-      });
-      done.catch(() => {}); // the caller may not await it
-
-      const stop = (err?: unknown) => {
-        if (stopped) return;
-        stopped = true;
+      const ending = watchEnding(() => {
         signal.off('change', onChange);
         clearInterval(timer);
-        if (err) fail(err);
-        else finish();
-      };
+      });
+      const stop = (err?: unknown) => ending.end(err);
 
       const pump = async () => {
         if (running) {
@@ -285,14 +274,14 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
                 order by resource_version limit ${WATCH_BATCH}`);
               const batch = rows<EventRow>(r);
               for (const ev of batch) {
-                if (stopped) return;
+                if (ending.ended) return;
                 const rv = Number(ev.resource_version);
                 cursor = rv;
                 onEvent({ type: ev.type as WatchEventType, object: ev.object, resourceVersion: rv });
               }
               if (batch.length < WATCH_BATCH) break;
             }
-          } while (again && !stopped);
+          } while (again && !ending.ended);
         } catch (err) {
           if (!closed) stop(err);
         } finally {
@@ -300,7 +289,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         }
       };
       const onChange = (k: string) => {
-        if (k === kind && !stopped) void pump();
+        if (k === kind && !ending.ended) void pump();
       };
 
       const timer = setInterval(() => void pump(), pollMs);
@@ -317,7 +306,7 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         }
         await pump();
       })().catch((err) => stop(err));
-      return { close: () => stop(), done };
+      return { close: () => stop(), done: ending.done };
     },
 
     async close() {

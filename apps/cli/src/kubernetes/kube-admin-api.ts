@@ -6,44 +6,24 @@
  * kubeconfig's credentials and to the admin API with X-Orrery-Authorization. No port-forward,
  * no Ingress: what the kubeconfig's user may do is what RBAC on services/proxy allows.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { AppRouter } from '@orrery/api';
 import { adminCredentialHeaders } from '../connection/admin-credential-header.ts';
 import type { AdminApi } from '../connection/api-client.ts';
 import { describeApiError } from '../connection/api-errors.ts';
-import { proxyRefusal, refusalOf, routeRefusal, type RouteFacts } from './admin-route-errors.ts';
+import { proxyRefusal, refusalOf, routeRefusal } from './admin-route-errors.ts';
 import { kubeFetch, type KubeFetchInit } from './kube-fetch.ts';
-import { loadKubeConfig } from './kube-store.ts';
 import type { KubeTarget } from './kube-target.ts';
 import { ADMIN_TOKEN_KEY, OPERATOR_SELECTOR, adminTokenSecretName, pickOperatorService, servicesProxyTrpcUrl } from './operator-service.ts';
+import { findReleaseService } from './release-service.ts';
 
 /** A refusal of the API server on the way; carried as the cause of tRPC's error so it is reported as is. */
 class AdminRouteError extends Error {}
 
 export async function openKubeAdminApi(target: KubeTarget, o: { namespace: string; token?: string }): Promise<AdminApi | { error: string }> {
-  let kc: ReturnType<typeof loadKubeConfig>;
-  try {
-    kc = loadKubeConfig(target);
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  const server = kc.getCurrentCluster()!.server;
-  const core = kc.makeApiClient(CoreV1Api);
-  const facts: RouteFacts = { server, namespace: o.namespace };
-
-  let listed: Awaited<ReturnType<CoreV1Api['listNamespacedService']>>;
-  try {
-    listed = await core.listNamespacedService({ namespace: o.namespace, labelSelector: OPERATOR_SELECTOR });
-  } catch (err) {
-    return { error: refusalOf('list-services', err, facts) };
-  }
-  const svc = pickOperatorService(
-    o.namespace,
-    listed.items.map((s) => ({ name: s.metadata?.name ?? '', ports: (s.spec?.ports ?? []).map((p) => ({ name: p.name, port: p.port })) })),
-  );
-  if ('error' in svc) return svc;
-  facts.service = svc.name;
+  const found = await findReleaseService(target, o.namespace, 'operator', OPERATOR_SELECTOR, pickOperatorService);
+  if ('error' in found) return found;
+  const { kc, core, server, svc, facts } = found;
 
   let token = o.token;
   if (!token) {

@@ -3,12 +3,11 @@
  * services proxy with the kubeconfig's credentials (what the kubeconfig's user may do is what
  * RBAC on services/proxy allows): `orrery invoke` on Kubernetes, without a port-forward.
  */
-import { CoreV1Api } from '@kubernetes/client-node';
-import { refusalOf, routeRefusal, type RouteFacts } from './admin-route-errors.ts';
+import { refusalOf, routeRefusal } from './admin-route-errors.ts';
 import { kubeFetch, type KubeFetchInit } from './kube-fetch.ts';
-import { loadKubeConfig } from './kube-store.ts';
 import type { KubeTarget } from './kube-target.ts';
 import { servicesProxyUrl } from './operator-service.ts';
+import { findReleaseService } from './release-service.ts';
 import { apiServerStatus, pickRouterService, ROUTER_SELECTOR } from './router-service.ts';
 
 export interface KubeRouter {
@@ -21,25 +20,9 @@ export interface KubeRouter {
 }
 
 export async function openKubeRouter(target: KubeTarget, namespace: string): Promise<KubeRouter | { error: string }> {
-  let kc: ReturnType<typeof loadKubeConfig>;
-  try {
-    kc = loadKubeConfig(target);
-  } catch (err) {
-    return { error: (err as Error).message };
-  }
-  const server = kc.getCurrentCluster()!.server;
-  const facts: RouteFacts = { server, namespace, component: 'router' };
-  let listed: Awaited<ReturnType<CoreV1Api['listNamespacedService']>>;
-  try {
-    listed = await kc.makeApiClient(CoreV1Api).listNamespacedService({ namespace, labelSelector: ROUTER_SELECTOR });
-  } catch (err) {
-    return { error: refusalOf('list-services', err, facts) };
-  }
-  const svc = pickRouterService(
-    namespace,
-    listed.items.map((s) => ({ name: s.metadata?.name ?? '', ports: (s.spec?.ports ?? []).map((p) => ({ name: p.name, port: p.port })) })),
-  );
-  if ('error' in svc) return svc;
+  const found = await findReleaseService(target, namespace, 'router', ROUTER_SELECTOR, pickRouterService);
+  if ('error' in found) return found;
+  const { kc, server, svc, facts } = found;
   const via = kubeFetch(kc);
   const where = `Service ${namespace}/${svc.name} through the API server at ${server}`;
   return {
@@ -55,7 +38,7 @@ export async function openKubeRouter(target: KubeTarget, namespace: string): Pro
       const body = Buffer.from(await res.arrayBuffer());
       const status = apiServerStatus(res.status, res.headers.get('content-type'), body.toString('utf8'));
       if (status === undefined) return { res, body };
-      return { res, body, refusal: routeRefusal('proxy', res.status, status, { ...facts, service: svc.name }) };
+      return { res, body, refusal: routeRefusal('proxy', res.status, status, facts) };
     },
   };
 }

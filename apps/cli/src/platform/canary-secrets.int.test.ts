@@ -14,18 +14,20 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describeFindings, findCanaries, type Canary, type CanarySource } from '@orrery/log/testing';
+import { freePort } from '@orrery/etcdcluster';
 import type { OrreryFunction } from '@orrery/spec';
 import { createHttpStore, type ResourceStore } from '@orrery/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, type OrreryUp, startOrreryUp } from '../testing/orrery-up-process.ts';
+import { descendants } from '../testing/process-tree.ts';
+import { until } from '../testing/until.ts';
+import { stateTokenOf } from '../testing/worker-state-token.ts';
 import { findBinary } from './find-binary.ts';
 import { type PlatformInfo, readPlatformInfo } from './platform-file.ts';
-import { readCmdline, statFields } from './processes.ts';
-
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'orrery.mjs');
+import { readCmdline } from './processes.ts';
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 const base = mkdtempSync(join(tmpdir(), 'orrery-canary-'));
@@ -54,38 +56,13 @@ const REDIS_PASSWORD = `canary-redis-${hex(12)}`;
 const ENV_SECRET = `canary-env-secret-${hex(12)}`;
 const FN = 'canary-fn';
 
-let up: ChildProcess;
-let upOutput = '';
+let up: OrreryUp;
 let redis: ChildProcess | undefined;
 let info: PlatformInfo;
 let store: ResourceStore;
 /** Canaries learnt while the platform runs: the state token a worker got, an admin session id. */
 const learnt: Canary[] = [];
 const cliOutputs: CanarySource[] = [];
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await read();
-      if (ok(v)) return v;
-      last = v;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms; last: ${JSON.stringify(last)?.slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 /** Runs the CLI (cwd: beside the data dir) and keeps its output for the scan. */
 function cli(args: string[], input?: string): { status: number | null; out: string } {
@@ -137,29 +114,6 @@ const callFn = async (query = '') => {
   return { status: res.status, text: await res.text() };
 };
 
-/** The supervisor and every process below it (children, grandchildren: workers, etcd, the registry). */
-function descendants(root: number): number[] {
-  const parent = new Map<number, number>();
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    const f = statFields(Number(e));
-    if (f) parent.set(Number(e), Number(f[1]));
-  }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parent) if (ppid === out[i]) out.push(pid);
-  return out;
-}
-
-/** The state token a worker was started with (/proc/<pid>/environ keeps the environment it began with). */
-function stateTokenOf(pid: number): string | undefined {
-  try {
-    const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('ORRERY_STATE_TOKEN='));
-    return entry?.slice('ORRERY_STATE_TOKEN='.length) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Every log file under `dir` (component logs, worker logs, anything named *.log), as scan sources. */
 function logFileSources(dir: string): CanarySource[] {
   const out: CanarySource[] = [];
@@ -189,33 +143,14 @@ beforeAll(async () => {
   // The test's own ORRERY_LOG_* must not leak in: the flag says what the platform runs at.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ORRERY_LOG_')));
   const env = { ...inherited, ORRERY_REDIS_URL: `redis://:${REDIS_PASSWORD}@127.0.0.1:${redisPort}` };
-  up = spawn(process.execPath, [CLI, 'up', '--port-base', '0', '--data-dir', dataDir, '--no-console', '--no-examples', '--log-level', 'debug'], { cwd: base, stdio: ['ignore', 'pipe', 'pipe'], env });
-  up.stdout!.on('data', (c: Buffer) => (upOutput += c.toString()));
-  up.stderr!.on('data', (c: Buffer) => (upOutput += c.toString()));
-  await until(
-    () => {
-      if (up.exitCode !== null) throw new Error(`orrery up exited ${up.exitCode}:\n${upOutput}`);
-      return upOutput;
-    },
-    (o) => o.includes('orrery up: ready'),
-    170_000,
-    'orrery up ready',
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- output:\n${upOutput}`);
-  });
-  info = readPlatformInfo(dataDir)!;
+  up = startOrreryUp(dataDir, ['--no-console', '--no-examples', '--log-level', 'debug'], { cwd: base, env });
+  info = await up.ready(170_000);
   store = createHttpStore(info.storeUrl, { token: PLANTED['store token'] });
 }, 200_000);
 
 afterAll(async () => {
   await store?.close().catch(() => {});
-  if (up && up.exitCode === null && up.signalCode === null) {
-    const gone = new Promise((r) => up.once('exit', r));
-    up.kill('SIGTERM');
-    const t = setTimeout(() => up.kill('SIGKILL'), 60_000);
-    await gone;
-    clearTimeout(t);
-  }
+  await up?.stop();
   redis?.kill('SIGKILL');
   rmSync(base, { recursive: true, force: true });
 }, 90_000);
@@ -238,7 +173,7 @@ describe('canary secrets on the local platform', () => {
     expect((await fetch(`${info.storeUrl}/v1/store/Function`, { headers: { authorization: `Bearer ${PLANTED['admin token']}` } })).status).toBe(401);
     await store.apply(fnManifest(1));
     // Redis password: the supervisor's Redis check and both routers' shared tables use it.
-    expect(upOutput).toMatch(/✓ redis ready at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
+    expect(up.output()).toMatch(/✓ redis ready at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+/);
     const router1 = info.components.find((c) => c.name === 'router-1')!;
     await until(async () => (await (await fetch(`${router1.adminUrl}/v1/stats`)).json()) as { statesync?: { cycles?: { ok?: number } } }, (s) => (s.statesync?.cycles?.ok ?? 0) > 0, 60_000, 'router-1 synced through Redis');
 
@@ -334,10 +269,10 @@ describe('canary secrets on the local platform', () => {
     const workerLogs = logs.filter((l) => l.where.startsWith(join('logs', 'default', FN)));
     // The crash happened (the operator notes a worker's exit in its log) and was logged through.
     expect(workerLogs.some((l) => /worker \S+ exited code=1 /.test(l.text)), 'a worker exited with code 1').toBe(true);
-    sources.push(...logs, { where: 'output of orrery up', text: upOutput }, ...cliOutputs);
+    sources.push(...logs, { where: 'output of orrery up', text: up.output() }, ...cliOutputs);
 
     // /proc/<pid>/cmdline of the supervisor and everything below it (workers included).
-    const pids = descendants(up.pid!);
+    const pids = descendants(up.child.pid!);
     expect(pids.length).toBeGreaterThanOrEqual(8); // supervisor, operator, statesvc, 2 routers, registry, 3 etcd, workers
     for (const pid of pids) sources.push({ where: `/proc/${pid}/cmdline`, text: readCmdline(pid) ?? '' });
 

@@ -64,19 +64,20 @@
  * 502 `upstream_error`, not retried. So after each SIGKILL the test waits until the operator has
  * reaped the process before it sends the next increment.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { OrreryFunction } from '@orrery/spec';
 import { createHttpStore, type ResourceStore } from '@orrery/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PlatformInfo, readPlatformInfo } from './platform-file.ts';
+import { type OrreryUp, startOrreryUp } from '../testing/orrery-up-process.ts';
+import { removeRedisKeys } from '../testing/redis-key-cleanup.ts';
+import { until as untilOrTimeout } from '../testing/until.ts';
+import { stateTokenOf } from '../testing/worker-state-token.ts';
+import type { PlatformInfo } from './platform-file.ts';
 import { procInfo, statFields } from './processes.ts';
 
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'orrery.mjs');
 const SUFFIX = randomBytes(3).toString('hex');
 const FN = `kill-mid-write-${SUFFIX}`;
 const REVISION = `default/${FN}-00001`;
@@ -138,8 +139,7 @@ const base = mkdtempSync(join(tmpdir(), 'orrery-kill-mid-write-'));
 const dataDir = join(base, '.orrery');
 const workerLogDir = join(dataDir, 'logs', 'default', FN);
 
-let up: ChildProcess | undefined;
-let upOutput = '';
+let up: OrreryUp | undefined;
 let info: PlatformInfo;
 let store: ResourceStore | undefined;
 let stateToken = '';
@@ -172,21 +172,9 @@ const acked: Ack[] = [];
 /** What happened so far, for failure messages. */
 const story = () => `\n--- what happened:\n${journal.join('\n')}\n--- acknowledged (rid value/version pid moved):\n${acked.map((a) => `${a.rid} ${a.value}/${a.version} ${a.pid}${a.moved ? ' moved' : ''}`).join('\n')}`;
 
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs: number, what: string, everyMs = 250): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await read();
-      if (ok(v)) return v;
-      last = v;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms; last: ${JSON.stringify(last)?.slice(0, 600)}${story()}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Waits as the platform tests do; a timeout tells what happened so far. */
+const until = <T>(read: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs: number, what: string, everyMs = 250): Promise<T> =>
+  untilOrTimeout(read, ok, timeoutMs, what, { everyMs, explain: story });
 
 /**
  * One increment of KEY through router-1. `body`: send one (the handler ignores it). The router
@@ -307,16 +295,6 @@ async function casCount(result: 'ok' | 'fenced'): Promise<number> {
   return Number(new RegExp(`^orrery_statestore_ops_total\\{op="cas",result="${result}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
 }
 
-/** The state token a worker was started with (/proc/<pid>/environ keeps its start environment). */
-function stateTokenOf(pid: number): string | undefined {
-  try {
-    const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('ORRERY_STATE_TOKEN='));
-    return entry?.slice('ORRERY_STATE_TOKEN='.length) || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Sends `sig` and waits for it to take effect: stopped (SIGSTOP), or reaped (SIGKILL). A request
  * sent to a worker that is still exiting can be accepted by its listening socket and then reset,
@@ -335,19 +313,10 @@ async function signal(pid: number, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Prom
 }
 
 beforeAll(async () => {
-  const args = ['up', '--port-base', '0', '--data-dir', dataDir, '--no-console', '--no-examples', '--redis-key-prefix', REDIS_PREFIX, '--state-driver', DRIVER];
-  up = spawn(process.execPath, [CLI, ...args], { cwd: base, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-  up.stdout!.on('data', (c: Buffer) => (upOutput += c.toString()));
-  up.stderr!.on('data', (c: Buffer) => (upOutput += c.toString()));
-  // Waits for the ready line, or fails at once when `orrery up` exits.
-  const exited = () => up!.exitCode !== null || up!.signalCode !== null;
-  await until(() => exited() || upOutput.includes('orrery up: ready'), (done) => done, 170_000, 'orrery up ready or exited').catch((err: Error) => {
-    throw new Error(`${err.message}\n--- orrery up output:\n${upOutput}`);
-  });
-  if (!upOutput.includes('orrery up: ready')) throw new Error(`orrery up exited (code ${up.exitCode}, signal ${up.signalCode}) before it was ready:\n${upOutput}`);
-  info = readPlatformInfo(dataDir)!;
-  expect(info.statesvcUrl, `statesvc is not running:\n${upOutput}`).toBeTruthy();
-  expect(info.routerUrls.length, upOutput).toBeGreaterThanOrEqual(1);
+  up = startOrreryUp(dataDir, ['--no-console', '--no-examples', '--redis-key-prefix', REDIS_PREFIX, '--state-driver', DRIVER], { cwd: base });
+  info = await up.ready(170_000);
+  expect(info.statesvcUrl, `statesvc is not running:\n${up.output()}`).toBeTruthy();
+  expect(info.routerUrls.length, up.output()).toBeGreaterThanOrEqual(1);
   note(`orrery up ready (state driver ${DRIVER})`);
 
   store = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });
@@ -368,13 +337,7 @@ afterAll(async () => {
   }
   const workers = [...workerLogs().addressOf.keys()];
   await store?.close().catch(() => {});
-  if (up && up.exitCode === null && up.signalCode === null) {
-    const gone = new Promise((r) => up!.once('exit', r));
-    up.kill('SIGTERM');
-    const t = setTimeout(() => up!.kill('SIGKILL'), 60_000);
-    await gone;
-    clearTimeout(t);
-  }
+  await up?.stop();
   for (const pid of workers) {
     try {
       if (procInfo(pid)) process.kill(pid, 'SIGKILL');
@@ -382,16 +345,7 @@ afterAll(async () => {
       // already gone, as it should be
     }
   }
-  // The routers' shared tables expire on their own; remove them now anyway.
-  const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    for (const k of await redis.keys(`${REDIS_PREFIX}*`)) await redis.del(k);
-  } catch {
-    // no Redis: nothing was written
-  } finally {
-    redis.disconnect();
-  }
+  await removeRedisKeys(REDIS_PREFIX);
   rmSync(base, { recursive: true, force: true });
 }, 120_000);
 

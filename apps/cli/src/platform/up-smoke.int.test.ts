@@ -6,7 +6,7 @@
  * that no child survives, and restarts it to see the counter value, the registry's instances
  * and its members kept.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,56 +15,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrreryFunction, RegistryCluster } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
+import { CLI, type OrreryUp, startOrreryUp } from '../testing/orrery-up-process.ts';
+import { removeRedisKeys } from '../testing/redis-key-cleanup.ts';
+import { until } from '../testing/until.ts';
 import { pidAlive } from './pid-alive.ts';
 import { type PlatformInfo, readPlatformInfo } from './platform-file.ts';
-
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'orrery.mjs');
-
-interface Up {
-  child: ChildProcess;
-  output(): string;
-  exit: Promise<number | null>;
-}
-
-function startUp(dataDir: string, env: NodeJS.ProcessEnv, extra: string[] = []): Up {
-  const child = spawn(process.execPath, [CLI, 'up', '--port-base', '0', '--data-dir', dataDir, ...extra], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, output: () => out, exit };
-}
-
-async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await read();
-      if (ok(v)) return v;
-      last = v;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > end) throw new Error(`${what} not met within ${timeoutMs} ms; last: ${JSON.stringify(last)?.slice(0, 500)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-async function waitReady(up: Up, dataDir: string): Promise<PlatformInfo> {
-  await until(
-    () => {
-      if (up.child.exitCode !== null) throw new Error(`orrery up exited ${up.child.exitCode}:\n${up.output()}`);
-      return up.output();
-    },
-    (o) => o.includes('orrery up: ready'),
-    150_000,
-    'orrery up ready',
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n--- output:\n${up.output()}`);
-  });
-  return readPlatformInfo(dataDir)!;
-}
 
 async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
@@ -113,7 +68,7 @@ async function routerStats(adminUrl: string): Promise<RouterStats> {
 describe('orrery up (local platform smoke test)', () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
-  const ups: Up[] = [];
+  const ups: OrreryUp[] = [];
   const seenPids = new Set<number>();
 
   beforeAll(() => {
@@ -122,26 +77,9 @@ describe('orrery up (local platform smoke test)', () => {
   });
 
   afterAll(async () => {
-    for (const up of ups) {
-      if (up.child.exitCode === null && up.child.signalCode === null) {
-        up.child.kill('SIGTERM');
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([up.exit, new Promise((r) => (timer = setTimeout(r, 60_000)))]);
-        clearTimeout(timer);
-        up.child.kill('SIGKILL');
-      }
-    }
+    for (const up of ups) await up.stop();
     for (const pid of seenPids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
-    // The routers' shared tables expire on their own; remove them now anyway.
-    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
-    try {
-      await redis.connect();
-      for (const k of await redis.keys(`${redisPrefix}*`)) await redis.del(k);
-    } catch {
-      // no Redis: nothing was written
-    } finally {
-      redis.disconnect();
-    }
+    await removeRedisKeys(redisPrefix);
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
@@ -152,13 +90,13 @@ describe('orrery up (local platform smoke test)', () => {
   let counterAfterFirstRun = 0;
   let registryMembersBefore: string[] = [];
 
-  let firstUp: Up | undefined;
+  let firstUp: OrreryUp | undefined;
 
   it('starts everything, serves every example, shares the router tables through Redis, lists the resources', { timeout: 240_000 }, async () => {
-    const up = startUp(dataDir, env, flags());
+    const up = startOrreryUp(dataDir, flags(), { env });
     ups.push(up);
     firstUp = up;
-    const info = await waitReady(up, dataDir);
+    const info = await up.ready(150_000);
     expect(info.routerUrls).toHaveLength(2);
     const router = info.routerUrls[0]!;
     expect(up.output()).toMatch(/✓ console ready at http/);
@@ -359,9 +297,9 @@ describe('orrery up (local platform smoke test)', () => {
 
   it('a second `orrery up` reuses the data: functions, revisions, the counter value (memory driver), registry instances and members; `orrery down` stops it', { timeout: 200_000 }, async () => {
     expect(counterAfterFirstRun).toBe(3);
-    const up = startUp(dataDir, env, flags());
+    const up = startOrreryUp(dataDir, flags(), { env });
     ups.push(up);
-    const info = await waitReady(up, dataDir);
+    const info = await up.ready(150_000);
     const router = info.routerUrls[0]!;
     const read = await until(() => call(`${router}/default/counter/?key=${key}`), (r) => r.status === 200, 60_000, 'counter answers after restart');
     expect(read.body.count, `GET after restart answered ${JSON.stringify(read.body)}`).toBe(counterAfterFirstRun);

@@ -6,41 +6,25 @@
  * - The platform's registry takes no anonymous writes: under orrery.functions. not even with the
  *   platform's write token; elsewhere only with it (write tokens are on by default).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readPlatformInfo, type PlatformInfo } from './platform-file.ts';
+import { type OrreryUp, startOrreryUp } from '../testing/orrery-up-process.ts';
+import type { PlatformInfo } from './platform-file.ts';
 import { ETCD_BIN } from './platform-registry.ts';
 
-const CLI = join(import.meta.dirname, '..', '..', 'bin', 'orrery.mjs');
 const dataDir = mkdtempSync(join(tmpdir(), 'orrery-up-security-'));
-let child: ChildProcess;
-let output = '';
+let up: OrreryUp;
 let info: PlatformInfo;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [CLI, 'up', '--port-base', '0', '--data-dir', dataDir, '--no-console', '--no-examples'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const end = Date.now() + 150_000;
-  while (!output.includes('orrery up: ready')) {
-    if (child.exitCode !== null) throw new Error(`orrery up exited ${child.exitCode}:\n${output}`);
-    if (Date.now() > end) throw new Error(`orrery up not ready in 150 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  info = readPlatformInfo(dataDir)!;
+  up = startOrreryUp(dataDir, ['--no-console', '--no-examples']);
+  info = await up.ready(150_000);
 }, 180_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const gone = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    await gone;
-    clearTimeout(t);
-  }
+  await up?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }, 90_000);
 
@@ -50,10 +34,10 @@ describe('orrery up with stdout not a terminal', () => {
   it('does not print the admin token, only the file it is stored in', () => {
     const token = secret('admin.token');
     expect(token).toMatch(/^[0-9a-f]{48}$/);
-    expect(output).not.toContain(token);
-    expect(output).toContain(`admin token   in ${join(dataDir, 'secrets', 'admin.token')}   (not printed: stdout is not a terminal)`);
+    expect(up.output()).not.toContain(token);
+    expect(up.output()).toContain(`admin token   in ${join(dataDir, 'secrets', 'admin.token')}   (not printed: stdout is not a terminal)`);
     // Nor any other secret of the platform.
-    for (const name of ['registry-write.token', 'registry-master.key', 'master.key']) expect(output).not.toContain(secret(name));
+    for (const name of ['registry-write.token', 'registry-master.key', 'master.key']) expect(up.output()).not.toContain(secret(name));
   });
 });
 

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
 import { functionPath, statePath } from '@orrery/spec';
+import { DataTable } from '../components/data-table.tsx';
 import { HealthBadge } from '../components/health-badge.tsx';
 import { NoFunctions } from '../components/no-functions.tsx';
 import { QueryState } from '../components/query-state.tsx';
@@ -113,51 +114,38 @@ function Usage({ functions, namespaces }: { functions: Summary['functions']; nam
   return (
     <section aria-labelledby="usage-heading">
       <h2 id="usage-heading">Who is using what</h2>
-      {functions.length === 0 ? (
-        <NoFunctions />
-      ) : (
-        <table>
-          <caption className="sr-only">Functions with health, requests since the routers started and keyspace usage</caption>
-          <thead>
-            <tr>
-              <th scope="col">Function</th>
-              <th scope="col">Health</th>
-              <th scope="col">Serving</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Teleports</th>
-              <th scope="col">Keys used</th>
-            </tr>
-          </thead>
-          <tbody>
-            {functions.map((f) => (
-              <tr key={`${f.namespace}/${f.name}`} data-testid={`overview-function-${f.name}`}>
-                <td>
-                  <Link href={functionPath(f.namespace, f.name)}>
-                    {f.namespace}/{f.name}
-                  </Link>
-                </td>
-                <td>
-                  <HealthBadge health={f.health} title={f.message} />
-                </td>
-                <td>{f.traffic.length ? f.traffic.map((t) => `${t.revisionName} ${t.percent} %`).join(', ') : <span className="muted">—</span>}</td>
-                <td>{f.requests ?? <span className="muted">not seen</span>}</td>
-                <td>{f.teleports ?? <span className="muted">—</span>}</td>
-                <td>
-                  {f.state ? (
-                    f.state.keys === null ? (
-                      <span className="muted">{f.state.keyspace}: usage unavailable</span>
-                    ) : (
-                      `${f.state.keys} / ${f.state.maxKeys} (${f.state.keysPercent} %)`
-                    )
-                  ) : (
-                    <span className="muted">stateless</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        caption="Functions with health, requests since the routers started and keyspace usage"
+        columns={['Function', 'Health', 'Serving', 'Requests', 'Teleports', 'Keys used']}
+        rows={functions}
+        empty={<NoFunctions />}
+        row={(f) => (
+          <tr key={`${f.namespace}/${f.name}`} data-testid={`overview-function-${f.name}`}>
+            <td>
+              <Link href={functionPath(f.namespace, f.name)}>
+                {f.namespace}/{f.name}
+              </Link>
+            </td>
+            <td>
+              <HealthBadge health={f.health} title={f.message} />
+            </td>
+            <td>{f.traffic.length ? f.traffic.map((t) => `${t.revisionName} ${t.percent} %`).join(', ') : <span className="muted">—</span>}</td>
+            <td>{f.requests ?? <span className="muted">not seen</span>}</td>
+            <td>{f.teleports ?? <span className="muted">—</span>}</td>
+            <td>
+              {f.state ? (
+                f.state.keys === null ? (
+                  <span className="muted">{f.state.keyspace}: usage unavailable</span>
+                ) : (
+                  `${f.state.keys} / ${f.state.maxKeys} (${f.state.keysPercent} %)`
+                )
+              ) : (
+                <span className="muted">stateless</span>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       {namespaces.length > 0 ? (
         <ul className={styles.namespaces} aria-label="Keyed state per namespace">
           {namespaces.map((n) => (
@@ -179,43 +167,31 @@ function RecentAudit({ rows }: { rows: Summary['recentAudit'] }) {
       <h2 id="recent-audit-heading">
         What changed <Link href="/audit" className={styles.more}>Full audit log</Link>
       </h2>
-      {rows.length === 0 ? (
-        <p className="muted">No audited actions yet.</p>
-      ) : (
-        <table>
-          <caption className="sr-only">The ten newest audit log entries</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id} data-testid="recent-audit-row">
-                <td>
-                  <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
-                </td>
-                <td>
-                  {r.who} <span className="muted">({r.role})</span>
-                </td>
-                <td>
-                  <Link href={`/audit?action=${encodeURIComponent(r.action)}`}>
-                    <code>{r.action}</code>
-                  </Link>
-                </td>
-                <td>{r.target}</td>
-                <td>
-                  <AuditResultBadge result={r.result} title={r.error ?? undefined} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        caption="The ten newest audit log entries"
+        columns={['When', 'Who', 'Action', 'Target', 'Result']}
+        rows={rows}
+        empty={<p className="muted">No audited actions yet.</p>}
+        row={(r) => (
+          <tr key={r.id} data-testid="recent-audit-row">
+            <td>
+              <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
+            </td>
+            <td>
+              {r.who} <span className="muted">({r.role})</span>
+            </td>
+            <td>
+              <Link href={`/audit?action=${encodeURIComponent(r.action)}`}>
+                <code>{r.action}</code>
+              </Link>
+            </td>
+            <td>{r.target}</td>
+            <td>
+              <AuditResultBadge result={r.result} title={r.error ?? undefined} />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -3,15 +3,11 @@
  * counters moved, no secret in it), and `GET /v1/events` telling the Function's story (store
  * token only): revision created → ready, and a revision whose code cannot load → failed.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OperatorEventRecord, type OrreryFunction, OperatorEventListSchema } from '@orrery/spec';
-import { type ResourceStore, createHttpStore } from '@orrery/store';
-import { type SpawnedServer, spawnServer, until } from '../testing/spawn-server.ts';
-
-const OPERATOR_BIN = join(import.meta.dirname, '..', '..', 'bin', 'orrery-operator.mjs');
+import type { ResourceStore } from '@orrery/store';
+import { type LocalOperatorProcess, startLocalOperator } from '../testing/local-operator-process.ts';
+import { type SpawnedServer, until } from '../testing/spawn-server.ts';
 
 const fn = (name: string, inline: string) => ({
   apiVersion: 'orrery.dev/v1alpha1',
@@ -27,7 +23,7 @@ const sample = (text: string, series: string): number | undefined => {
 };
 
 describe('operator /metrics and /v1/events on the local backend', () => {
-  let dir: string;
+  let local: LocalOperatorProcess;
   let op: SpawnedServer;
   let token = '';
   let store: ResourceStore;
@@ -44,15 +40,12 @@ describe('operator /metrics and /v1/events on the local backend', () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'orrery-operator-metrics-'));
-    op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', dir, '--endpoints-file', join(dir, 'endpoints.yaml'), '--resync-seconds', '2']);
-    token = readFileSync(join(dir, 'secrets', 'store.token'), 'utf8').trim();
-    store = createHttpStore(op.url, { token });
+    local = await startLocalOperator('orrery-operator-metrics-');
+    ({ op, token, store } = local);
   }, 90_000);
 
   afterAll(async () => {
-    await op?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await local?.stop();
   });
 
   it('counts reconciles, KPA decisions and scales after a rollout, without a token and without secrets', async () => {

@@ -4,7 +4,7 @@ import { type Server as HttpsServer, createServer as createHttpsServer } from 'n
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ValidationLookup } from '@orrery/spec';
-import { JsonBodyError, readJsonBody, sendJson } from '@orrery/control-http';
+import { JsonBodyError, readJsonBody, routes, sendJson } from '@orrery/control-http';
 import { BadReviewError, defaultAdmission, parseReview, review, validateAdmission } from './admission.ts';
 
 /** AdmissionReviews for our kinds are small; the API server caps objects at ~3 MiB. */
@@ -66,26 +66,43 @@ function replaceOn(https: HttpsServer, log: (msg: string) => void) {
  */
 export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<WebhookServer> {
   const log = o.log ?? (() => {});
+  /** Reads the AdmissionReview, answers it with `decide`'s response; a body or review it cannot take is its 4xx. */
+  const admit = async (req: IncomingMessage, res: ServerResponse, decide: typeof validateAdmission) => {
+    let request;
+    try {
+      request = parseReview(await readJsonBody(req, { limit: MAX_REVIEW_BYTES }));
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (!refusal) throw err;
+      return sendJson(res, refusal.status, refusal.body);
+    }
+    const response = decide(request, o.lookup);
+    if (!response.allowed) log(`denied ${request.operation} ${request.kind.kind} ${request.namespace ?? ''}/${request.name ?? ''}`);
+    sendJson(res, 200, review(response));
+  };
+  const healthy = (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 200, { ok: true });
+  const notFound = (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 404, { error: 'not found: POST /validate or /mutate', code: 'not_found' });
+  const table = routes(
+    [
+      { method: 'GET', path: '/healthz', handler: healthy },
+      { method: 'GET', path: '/readyz', handler: healthy },
+      { method: 'POST', path: '/validate', handler: (req, res) => admit(req, res, validateAdmission) },
+      { method: 'POST', path: '/mutate', handler: (req, res) => admit(req, res, defaultAdmission) },
+    ],
+    {
+      notFound,
+      // Only the review paths answer 405; a probe path asked with another method is unknown (404), as it always was.
+      methodNotAllowed: (req, res, allow) => (allow === 'POST' ? sendJson(res, 405, { error: 'use POST with an AdmissionReview', code: 'method_not_allowed' }) : notFound(req, res)),
+    },
+  );
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      const path = (req.url ?? '/').split('?')[0];
-      if (req.method === 'GET' && (path === '/healthz' || path === '/readyz')) return sendJson(res, 200, { ok: true });
-      if (path !== '/validate' && path !== '/mutate') return sendJson(res, 404, { error: 'not found: POST /validate or /mutate', code: 'not_found' });
-      if (req.method !== 'POST') return sendJson(res, 405, { error: 'use POST with an AdmissionReview', code: 'method_not_allowed' });
-      let request;
       try {
-        request = parseReview(await readJsonBody(req, { limit: MAX_REVIEW_BYTES }));
+        await table(req, res);
       } catch (err) {
-        const refusal = refusalOf(err);
-        if (!refusal) throw err;
-        return sendJson(res, refusal.status, refusal.body);
+        if (!res.headersSent) sendJson(res, 500, { error: (err as Error).message, code: 'internal' });
       }
-      const response = path === '/validate' ? validateAdmission(request, o.lookup) : defaultAdmission(request, o.lookup);
-      if (!response.allowed) log(`denied ${request.operation} ${request.kind.kind} ${request.namespace ?? ''}/${request.name ?? ''}`);
-      sendJson(res, 200, review(response));
-    })().catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { error: (err as Error).message, code: 'internal' });
-    });
+    })();
   };
 
   let server: Server | HttpsServer;

@@ -1,4 +1,4 @@
-import { sameEntries, stepInstanceWrite } from './instance-writes.ts';
+import { instanceModelStep } from './instance-writes.ts';
 import type { Model } from './wgl.ts';
 
 /**
@@ -64,18 +64,5 @@ export function candidateSet(state: SetState, selector: readonly SelectorTerm[])
 export const candidateSetModel: Model<SetState, SetInput, SetOutput> = {
   init: () => new Map(),
   key: (s) => candidateSet(s, []).join(' '),
-  step(state, input, output) {
-    switch (input.kind) {
-      case 'register':
-        return stepInstanceWrite(state, { kind: 'register', id: input.id, content: input.labels }, output);
-      case 'deregister':
-      case 'heartbeat':
-        return stepInstanceWrite(state, input, output);
-      case 'query': {
-        if (output.kind === 'unknown') return { ok: true, state };
-        if (output.kind !== 'instances') return { ok: false, state };
-        return { ok: sameEntries(candidateSet(state, input.selector), output.entries), state };
-      }
-    }
-  },
+  step: instanceModelStep<Labels, SetInput>((register) => register.labels, (state, query) => candidateSet(state, query.selector)),
 };

@@ -1,4 +1,4 @@
-import { sameEntries, stepInstanceWrite } from './instance-writes.ts';
+import { instanceModelStep } from './instance-writes.ts';
 import type { Model } from './wgl.ts';
 
 /**
@@ -29,20 +29,8 @@ function render(state: RegistryState): string[] {
 export const registryModel: Model<RegistryState, RegistryInput, RegistryOutput> = {
   init: () => new Map(),
   key: (s) => render(s).join(','),
-  step(state, input, output) {
-    switch (input.kind) {
-      case 'register':
-        return stepInstanceWrite(state, { kind: 'register', id: input.id, content: input.value }, output);
-      case 'deregister':
-      case 'heartbeat':
-        return stepInstanceWrite(state, input, output);
-      case 'query': {
-        if (output.kind === 'unknown') return { ok: true, state };
-        if (output.kind !== 'instances') return { ok: false, state };
-        return { ok: sameEntries(render(state), output.entries), state };
-      }
-    }
-  },
+  // A query reads the whole registry: a per-instance partition holds only its instance.
+  step: instanceModelStep<string, RegistryInput>((register) => register.value, (state) => render(state)),
 };
 
 /** Failed reads dropped, failed writes maybe-applied: see prepare-history.ts (shared with the candidate-set model). */

@@ -1,17 +1,6 @@
+import { seededRandom } from '@orrery/spec';
 import type { Operation } from './wgl.ts';
 import { candidateSet, type Labels, type SelectorTerm, type SetInput, type SetOutput, type SetState } from './candidate-set-model.ts';
-
-/** A small deterministic PRNG (mulberry32): the same seed always gives the same history. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What a simulated registry answers to a query: the correct one reads the state at the query's linearization point. */
 export type QueryAnswerer = (ctx: {
@@ -46,7 +35,7 @@ export interface SimulationOptions {
  * Register labels carry the operation's number (`v`), so every registered content is unique.
  */
 export function simulateHistory(o: SimulationOptions): { ops: Array<Operation<SetInput, SetOutput>>; staleQueries: number } {
-  const rnd = prng(o.seed);
+  const rnd = seededRandom(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   interface Planned { call: number; ret: number; at: number; applied: boolean; lost: boolean; input: SetInput }
   const planned: Planned[] = [];

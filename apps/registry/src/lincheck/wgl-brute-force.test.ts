@@ -4,12 +4,13 @@
  * ones with one answer tampered with — so every shortcut the search takes (memo, backtracking,
  * maybe-applied writes) is checked for both verdicts.
  */
+import { seededRandom } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
 import { checkLinearizable, type Operation } from './wgl.ts';
 import { bruteForceLinearizable } from './brute-force.ts';
 import { prepareHistory } from './prepare-history.ts';
 import { candidateSetModel, instanceEntry, type SetInput, type SetOutput } from './candidate-set-model.ts';
-import { prng, simulateHistory } from './simulated-history.ts';
+import { simulateHistory } from './simulated-history.ts';
 
 type Op = Operation<SetInput, SetOutput>;
 
@@ -35,7 +36,7 @@ function tamper(ops: Op[], rnd: () => number): Op[] {
 
 describe('WGL agrees with brute force', () => {
   it('on 4 000 small histories, both verdicts well represented', () => {
-    const rnd = prng(424242);
+    const rnd = seededRandom(424242);
     const verdicts = { accepted: 0, rejected: 0 };
     for (let n = 0; n < 4000; n++) {
       const { ops } = simulateHistory({

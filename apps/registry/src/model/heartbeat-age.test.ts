@@ -1,16 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLOCK_SKEW_MS, EXPIRY_CLOCK_ALLOWANCE_MS, expiresAt, heartbeatExpired, leaseExpired, onlyStampChanged, STAMP_RESOLUTION_MS, stampDue } from './heartbeat-age.ts';
+import { ORDER_CENTER_API } from '../testkit/seed-instance.ts';
 import type { Instance } from './instance.ts';
 
 const inst = (over: Partial<Instance> = {}): Instance => ({
-  namespace: 'prod',
-  service: 'company.trade.order.order-center.api',
-  organization: 'company',
-  businessDomain: 'trade',
-  capabilityDomain: 'order',
-  application: 'order-center',
-  role: 'api',
+  ...ORDER_CENTER_API,
   instanceId: 'a',
   zone: 'az1',
   labels: { color: 'gray' },

@@ -1,35 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { SEED_REGISTRATION } from '../testkit/seed-instance.ts';
 import { parseIdentity, parseLeaseTtl, parseRegistration, shown } from './instance.ts';
-
-const seedExample = {
-  namespace: 'prod',
-  organization: 'company',
-  businessDomain: 'trade',
-  capabilityDomain: 'order',
-  application: 'order-center',
-  role: 'api',
-  service: 'company.trade.order.order-center.api',
-  instanceId: 'order-center-api-10.0.1.23',
-  zone: 'az1',
-  labels: { color: 'gray', version: 'v2' },
-  metadata: { build_sha: 'abc123', owner: 'trade-team' },
-  endpoints: [
-    { name: 'http', protocol: 'http', host: '10.0.1.23', port: 8080, weight: 100 },
-    { name: 'metrics', protocol: 'http', host: '10.0.1.23', port: 8080, path: '/metrics', weight: 100 },
-    { name: 'grpc', protocol: 'grpc', host: '10.0.1.23', port: 9090, weight: 100 },
-  ],
-  leaseTtlSeconds: 30,
-};
 
 describe('registration model', () => {
   it('accepts the seed example unchanged', () => {
-    const r = parseRegistration(seedExample);
+    const r = parseRegistration(SEED_REGISTRATION);
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.value.endpoints).toHaveLength(3);
   });
 
   it('derives service from segments, segments from service, and fills defaults', () => {
-    const { service: _s, ...noService } = seedExample;
+    const { service: _s, ...noService } = SEED_REGISTRATION;
     const a = parseRegistration({ ...noService, endpoints: [{ protocol: 'http', host: 'h', port: 1 }], leaseTtlSeconds: 0 });
     expect(a.ok && a.value.service).toBe('company.trade.order.order-center.api');
     expect(a.ok && a.value.endpoints[0]).toEqual({ name: 'http', protocol: 'http', host: 'h', port: 1, weight: 100 });
@@ -39,14 +20,14 @@ describe('registration model', () => {
   });
 
   it('rejects disagreeing or skipped segments, missing fields and bad values', () => {
-    expect(parseRegistration({ ...seedExample, role: 'worker' })).toMatchObject({ ok: false });
-    const { service: _s, ...noService } = seedExample;
+    expect(parseRegistration({ ...SEED_REGISTRATION, role: 'worker' })).toMatchObject({ ok: false });
+    const { service: _s, ...noService } = SEED_REGISTRATION;
     expect(parseRegistration({ ...noService, capabilityDomain: undefined })).toMatchObject({ ok: false });
     expect(parseRegistration({ namespace: 'prod', organization: 'company', application: 'x', instanceId: 'i' })).toMatchObject({ ok: false });
-    expect(parseRegistration({ ...seedExample, namespace: '' })).toMatchObject({ ok: false });
-    expect(parseRegistration({ ...seedExample, instanceId: 'a/b' })).toMatchObject({ ok: false });
-    expect(parseRegistration({ ...seedExample, endpoints: [{ protocol: 'http', host: 'h', port: 70000 }] })).toMatchObject({ ok: false });
-    expect(parseRegistration({ ...seedExample, labels: { color: 1 } })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...SEED_REGISTRATION, namespace: '' })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...SEED_REGISTRATION, instanceId: 'a/b' })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...SEED_REGISTRATION, endpoints: [{ protocol: 'http', host: 'h', port: 70000 }] })).toMatchObject({ ok: false });
+    expect(parseRegistration({ ...SEED_REGISTRATION, labels: { color: 1 } })).toMatchObject({ ok: false });
     expect(parseRegistration([])).toMatchObject({ ok: false });
   });
 
@@ -61,7 +42,7 @@ describe('registration model', () => {
 describe('error messages show client values without serialising them', () => {
   it('an endpoint name nested past the recursion limit is a plain 400 message (found by the HTTP fuzz: it overflowed the stack)', () => {
     const deep = JSON.parse(`${'['.repeat(6_000)}${']'.repeat(6_000)}`) as unknown;
-    const body = { ...seedExample, endpoints: [{ protocol: 'http', host: 'h', port: 1, name: deep }] };
+    const body = { ...SEED_REGISTRATION, endpoints: [{ protocol: 'http', host: 'h', port: 1, name: deep }] };
     const r = parseRegistration(body);
     expect(r).toEqual({ ok: false, message: 'endpoints[0].name must be letters, digits, "-", "_" or "." (got an array)' });
   });

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../model/instance.ts';
+import { ORDER_CENTER_API } from '../testkit/seed-instance.ts';
 import { matchesFilter, parseFilter, parseWatchOptions } from './filter.ts';
 
 const inst = (over: Partial<InstanceRecord> = {}): InstanceRecord => ({
-  namespace: 'prod',
-  service: 'company.trade.order.order-center.api',
-  organization: 'company',
-  businessDomain: 'trade',
-  capabilityDomain: 'order',
-  application: 'order-center',
-  role: 'api',
+  ...ORDER_CENTER_API,
   instanceId: 'i1',
   zone: 'az1',
   labels: { color: 'gray', version: 'v2' },

@@ -5,10 +5,10 @@
  * and the client resumes with `sinceRevision`; a 410 (revision expired) means a full resync.
  */
 import { request } from 'undici';
+import { EventStreamParser } from '@orrery/sdk';
 import { backoffDelay } from '@orrery/spec';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { EndpointSource } from './endpoint-source.ts';
-import { SseParser, type SseEvent } from './sse-parser.ts';
 import { checkWorkerInstance, instanceId, WORKER_SERVICE_PREFIX, type RegistryInstance } from './registry-instances.ts';
 
 export interface RegistryWatchOptions {
@@ -120,19 +120,20 @@ class NamespaceWatch {
       throw new Error(`registry watch ${this.namespace}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
     }
     this.connected = true;
-    const parser = new SseParser();
+    const parser = new EventStreamParser();
     let got = false;
     res.body.setEncoding('utf8');
     for await (const chunk of res.body as AsyncIterable<string>) {
-      for (const ev of parser.feed(chunk)) {
+      for (const item of parser.feed(chunk)) {
+        if (item.kind !== 'event') continue; // a position (an id alone) carries no change
         got = true;
-        this.apply(ev);
+        this.apply(item);
       }
     }
     return got;
   }
 
-  private apply(ev: SseEvent): void {
+  private apply(ev: { event: string; data: string; id: string | undefined }): void {
     if (ev.event !== 'snapshot' && ev.event !== 'upsert' && ev.event !== 'delete') return;
     let payload: WatchPayload;
     try {

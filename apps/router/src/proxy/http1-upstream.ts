@@ -467,20 +467,24 @@ class UpstreamConnection {
     return this.reused && !this.sawResponseByte && this.req !== undefined && !this.req.body && IDEMPOTENT_METHODS.has(this.req.method);
   }
 
+  /** Hands the request to a fresh connection when mayResendFresh allows it; true when it did. */
+  private resentFresh(): boolean {
+    if (!this.mayResendFresh()) return false;
+    const req = this.req!;
+    const h = this.handler!;
+    this.handler = undefined;
+    this.req = undefined;
+    busy.delete(this);
+    this.pool.dispatchFresh(req, h);
+    return true;
+  }
+
   private readonly onSocketError = (err: Error): void => {
     this.closed = true;
     this.pool.dropIdle(this);
     if (!this.handler) return;
     // A reused connection the server closed while idle, before any response byte: retry once fresh.
-    if (this.mayResendFresh()) {
-      const req = this.req!;
-      const h = this.handler;
-      this.handler = undefined;
-      this.req = undefined;
-      busy.delete(this);
-      this.pool.dispatchFresh(req, h);
-      return;
-    }
+    if (this.resentFresh()) return;
     this.fail(err);
   };
 
@@ -492,15 +496,7 @@ class UpstreamConnection {
       this.complete();
       return;
     }
-    if (this.mayResendFresh()) {
-      const req = this.req!;
-      const h = this.handler;
-      this.handler = undefined;
-      this.req = undefined;
-      busy.delete(this);
-      this.pool.dispatchFresh(req, h);
-      return;
-    }
+    if (this.resentFresh()) return;
     this.fail(new UpstreamError(`upstream ${this.pool.address} closed the connection mid-response`, 'ECONNRESET'));
   };
 }

@@ -3,6 +3,7 @@
  * Never on the data plane's port, so function traffic cannot reach it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { routes, sendJson } from '@orrery/control-http';
 import { hotKeysRoute } from '../hot-keys/hot-keys-route.ts';
 import { keyHashOf } from '../hot-keys/hot-key-owner.ts';
 import type { OwnerLookup, StickyHotKeys } from '../hot-keys/sticky-hot-keys.ts';
@@ -21,22 +22,34 @@ export interface AdminServerOptions {
 }
 
 export function createAdminServer(o: AdminServerOptions): Server {
+  const alive = (_req: IncomingMessage, res: ServerResponse) => sendJson(res, 200, { status: 'ok', routerId: o.routerId });
+  // No methods per route: the port's rule (read-only, checked first) covers every path, unknown ones too.
+  const table = routes(
+    [
+      { path: '/healthz', handler: alive },
+      { path: '/readyz', handler: alive },
+      {
+        path: '/metrics',
+        handler: async (_req, res) => {
+          const body = await o.metrics.registry.metrics();
+          res.writeHead(200, { 'content-type': o.metrics.registry.contentType });
+          res.end(body);
+        },
+      },
+      { path: '/v1/stats', handler: (_req, res) => sendJson(res, 200, { routerId: o.routerId, ...o.stats() }) },
+      {
+        path: '/v1/hot-keys',
+        handler: (req, res) => {
+          const a = hotKeysRoute(o.hotKeys, { query: (req.url ?? '').split('?')[1] ?? '', authorization: req.headers.authorization }, { routerId: o.routerId, token: o.token, owner: o.owner, hash: keyHashOf });
+          sendJson(res, a.status, a.body);
+        },
+      },
+    ],
+    { notFound: (_req, res) => sendJson(res, 404, { error: 'admin paths: /healthz, /readyz, /metrics, /v1/stats, /v1/hot-keys', code: 'not_found' }) },
+  );
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: 'admin endpoints are read-only: use GET', code: 'method_not_allowed' });
-    if (path === '/healthz' || path === '/readyz') return json(res, 200, { status: 'ok', routerId: o.routerId });
-    if (path === '/metrics') {
-      const body = await o.metrics.registry.metrics();
-      res.writeHead(200, { 'content-type': o.metrics.registry.contentType });
-      res.end(body);
-      return;
-    }
-    if (path === '/v1/stats') return json(res, 200, { routerId: o.routerId, ...o.stats() });
-    if (path === '/v1/hot-keys') {
-      const a = hotKeysRoute(o.hotKeys, { query: (req.url ?? '').split('?')[1] ?? '', authorization: req.headers.authorization }, { routerId: o.routerId, token: o.token, owner: o.owner, hash: keyHashOf });
-      return json(res, a.status, a.body);
-    }
-    json(res, 404, { error: 'admin paths: /healthz, /readyz, /metrics, /v1/stats, /v1/hot-keys', code: 'not_found' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'admin endpoints are read-only: use GET', code: 'method_not_allowed' });
+    await table(req, res);
   };
   return createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
@@ -44,10 +57,4 @@ export function createAdminServer(o: AdminServerOptions): Server {
       res.end(JSON.stringify({ error: String(err), code: 'internal' }));
     });
   });
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

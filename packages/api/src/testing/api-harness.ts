@@ -69,3 +69,14 @@ export const revisionManifest = (fn: string, n: number) => ({
   metadata: { name: `${fn}-${String(n).padStart(5, '0')}`, namespace: 'default', labels: { 'orrery.dev/function': fn } },
   spec: { function: fn, template: { source: { inline: `export default async () => new Response("${n}")` } } },
 });
+
+/** StateSync `default/routers` (every router replica, local Redis) with the given status. */
+export async function applyRouterStateSync(h: Harness, status: Record<string, unknown>): Promise<void> {
+  await h.store.apply({
+    apiVersion: 'orrery.dev/v1alpha1',
+    kind: 'StateSync',
+    metadata: { name: 'routers', namespace: 'default' },
+    spec: { target: { component: 'router' }, redis: { url: 'redis://127.0.0.1:6379' } },
+  });
+  await h.store.updateStatus('StateSync', 'default', 'routers', status);
+}

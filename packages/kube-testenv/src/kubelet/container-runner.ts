@@ -1,4 +1,5 @@
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
+import { backoffDelay } from '@orrery/spec';
 import type { ContainerRunConfig } from './container-config.ts';
 import { ContainerConfigError } from './env-resolve.ts';
 import { ContainerProcess, lastLogLine, type ProcessExit } from './container-process.ts';
@@ -6,6 +7,9 @@ import { type BackoffEntry, nextRestart } from './crash-backoff.ts';
 import { ProbeTracker, probeTiming } from './probe-tracker.ts';
 import { type Handler, type HandlerTarget, runHandler } from './probes.ts';
 import { type ContainerRecord, rfc3339, type TerminatedState } from './pod-status.ts';
+
+/** Waits between failed container starts: 250 ms, doubling up to 10 s. */
+const CONFIG_RETRY = { initialMs: 250, maxMs: 10_000 };
 
 /** What a container runner needs from its pod worker. */
 export interface RunnerHost {
@@ -48,7 +52,8 @@ export class ContainerRunner {
   private backoff?: BackoffEntry;
   private probesStop?: AbortController;
   private killReason?: string;
-  private configRetryMs = 250;
+  /** Failed starts in a row (a missing Secret, an unmapped image): the wait before the next grows with them. */
+  private configRetries = 0;
 
   constructor(
     readonly spec: V1Container,
@@ -92,7 +97,7 @@ export class ContainerRunner {
         }
         void proc.exited.then(releaseMountPoints);
         this.proc = proc;
-        this.configRetryMs = 250;
+        this.configRetries = 0;
         return proc;
       } catch (err) {
         const e = err as Error;
@@ -102,8 +107,7 @@ export class ContainerRunner {
         }
         this.waiting(reason, e.message);
         // An image that maps to nothing stays that way; a missing Secret may appear.
-        await sleep(reason === 'ErrImageNotMapped' ? 3_600_000 : this.configRetryMs, this.host.stopRequested);
-        this.configRetryMs = Math.min(this.configRetryMs * 2, 10_000);
+        await sleep(reason === 'ErrImageNotMapped' ? 3_600_000 : backoffDelay(this.configRetries++, CONFIG_RETRY), this.host.stopRequested);
       }
     }
   }

@@ -14,8 +14,8 @@ describe('nextRestart', () => {
   });
 
   it('starts over after a container ran 10 minutes since the last crash', () => {
-    const entry: BackoffEntry = { backoffMs: 160_000, lastUpdate: 0 };
-    expect(nextRestart(entry, 2 * MAX_BACKOFF_MS + 1)).toEqual({ delayMs: 0, entry: { backoffMs: 10_000, lastUpdate: 2 * MAX_BACKOFF_MS + 1 } });
+    const entry: BackoffEntry = { backoffs: 4, lastUpdate: 0 }; // 10 s × 2⁴: the next wait is 160 s
+    expect(nextRestart(entry, 2 * MAX_BACKOFF_MS + 1)).toEqual({ delayMs: 0, entry: { backoffs: 0, lastUpdate: 2 * MAX_BACKOFF_MS + 1 } });
     expect(nextRestart(entry, 2 * MAX_BACKOFF_MS).delayMs).toBe(160_000);
   });
 });

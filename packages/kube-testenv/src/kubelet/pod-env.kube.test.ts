@@ -7,21 +7,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { AppsV1Api, CoreV1Api, type V1Container } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, containerLog, createNamespace, testEnv } from '../cluster-access.ts';
+import { describe, expect, it } from 'vitest';
+import { containerLog, testEnv } from '../cluster-access.ts';
+import { namespaceForFile } from '../namespace-for-file.ts';
 
-let core: CoreV1Api;
-let apps: AppsV1Api;
-let ns: string;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  core = kc.makeApiClient(CoreV1Api);
-  apps = kc.makeApiClient(AppsV1Api);
-  ({ name: ns, dispose } = await createNamespace('kubelet-env'));
-});
-afterAll(async () => dispose());
+const { kc, ns } = namespaceForFile('kubelet-env');
+const core = kc.makeApiClient(CoreV1Api);
+const apps = kc.makeApiClient(AppsV1Api);
 
 /** Prints its environment as one JSON line and its argv, then idles. */
 const PRINT_ENV = "console.log('ENV ' + JSON.stringify(process.env)); console.log('ARGV ' + JSON.stringify(process.argv.slice(1))); setInterval(() => {}, 1000)";
@@ -29,7 +21,7 @@ const printer = (extra: Partial<V1Container> = {}): V1Container => ({ name: 'app
 
 async function envOf(pod: string): Promise<{ env: Record<string, string>; argv: string[] }> {
   const log = await waitFor(`${pod} prints its environment`, 30_000, async () => {
-    const l = containerLog(ns, pod, 'app');
+    const l = containerLog(ns(), pod, 'app');
     return l.includes('ARGV ') ? l : undefined;
   }, undefined, 200);
   const lines = log.split('\n');
@@ -56,11 +48,11 @@ function kubeletEnv(): Record<string, string> {
 
 describe('container environment', () => {
   it('is made from the pod spec only: values, fieldRef, secretKeyRef, configMapKeyRef, envFrom and $(VAR)', async () => {
-    await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'creds' }, stringData: { password: 'hunter2', token: 't0k' } } });
-    await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'settings' }, data: { MODE: 'fast', LEVEL: 'debug' } } });
-    await core.createNamespacedService({ namespace: ns, body: { metadata: { name: 'my-db' }, spec: { selector: { app: 'none' }, ports: [{ name: 'pg', port: 5432 }] } } });
+    await core.createNamespacedSecret({ namespace: ns(), body: { metadata: { name: 'creds' }, stringData: { password: 'hunter2', token: 't0k' } } });
+    await core.createNamespacedConfigMap({ namespace: ns(), body: { metadata: { name: 'settings' }, data: { MODE: 'fast', LEVEL: 'debug' } } });
+    await core.createNamespacedService({ namespace: ns(), body: { metadata: { name: 'my-db' }, spec: { selector: { app: 'none' }, ports: [{ name: 'pg', port: 5432 }] } } });
     await core.createNamespacedPod({
-      namespace: ns,
+      namespace: ns(),
       body: {
         metadata: { name: 'env-pod', labels: { tier: 'backend' }, annotations: { 'example.com/owner': 'team-a' } },
         spec: {
@@ -89,11 +81,11 @@ describe('container environment', () => {
       },
     });
     const { env, argv } = await envOf('env-pod');
-    const pod = await core.readNamespacedPod({ name: 'env-pod', namespace: ns });
-    const svc = await core.readNamespacedService({ name: 'my-db', namespace: ns });
+    const pod = await core.readNamespacedPod({ name: 'env-pod', namespace: ns() });
+    const svc = await core.readNamespacedService({ name: 'my-db', namespace: ns() });
     expect(env).toMatchObject({
       POD_NAME: 'env-pod',
-      POD_NAMESPACE: ns,
+      POD_NAMESPACE: ns(),
       POD_IP: pod.status!.podIP!,
       HOST_IP: '10.245.0.1',
       NODE: 'process-node-1',
@@ -104,7 +96,7 @@ describe('container environment', () => {
       CFG_MODE: 'fast',
       CFG_LEVEL: 'debug',
       MEM_MB: '256',
-      GREETING: `hello env-pod in ${ns} at ${svc.spec!.clusterIP}:5432`,
+      GREETING: `hello env-pod in ${ns()} at ${svc.spec!.clusterIP}:5432`,
       // The spec's value wins over the image's ENV (NODE_ENV=production in its Dockerfile).
       NODE_ENV: 'test',
       NODE_OPTIONS: '--enable-source-maps',
@@ -117,11 +109,11 @@ describe('container environment', () => {
       HOME: '/home/node',
       PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     });
-    expect(argv).toEqual([`hello env-pod in ${ns} at ${svc.spec!.clusterIP}:5432`, '$(GREETING)', '$(UNKNOWN_VAR)']);
+    expect(argv).toEqual([`hello env-pod in ${ns()} at ${svc.spec!.clusterIP}:5432`, '$(GREETING)', '$(UNKNOWN_VAR)']);
   });
 
   it("lets nothing of the kubelet's own environment in", async () => {
-    await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'bare' }, spec: { enableServiceLinks: false, containers: [printer()] } } });
+    await core.createNamespacedPod({ namespace: ns(), body: { metadata: { name: 'bare' }, spec: { enableServiceLinks: false, containers: [printer()] } } });
     const { env } = await envOf('bare');
     const fromImageOrKubernetes = new Set(['PATH', 'HOME', 'HOSTNAME', 'NODE_ENV', 'NODE_OPTIONS']);
     const own = kubeletEnv();
@@ -136,19 +128,19 @@ describe('container environment', () => {
 
   it('gives a rolled-out Deployment the new value from its spec', async () => {
     const template = (value: string) => ({ metadata: { labels: { app: 'roll' } }, spec: { containers: [printer({ env: [{ name: 'FEATURE', value }] })] } });
-    await apps.createNamespacedDeployment({ namespace: ns, body: { metadata: { name: 'roll' }, spec: { replicas: 1, selector: { matchLabels: { app: 'roll' } }, template: template('one') } } });
+    await apps.createNamespacedDeployment({ namespace: ns(), body: { metadata: { name: 'roll' }, spec: { replicas: 1, selector: { matchLabels: { app: 'roll' } }, template: template('one') } } });
     const podWith = (value: string) =>
       waitFor(`a roll pod with FEATURE=${value}`, 60_000, async () => {
-        const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: 'app=roll' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+        const pods = (await core.listNamespacedPod({ namespace: ns(), labelSelector: 'app=roll' })).items.filter((p) => !p.metadata?.deletionTimestamp);
         for (const p of pods) {
-          const log = containerLog(ns, p.metadata!.name!, 'app');
+          const log = containerLog(ns(), p.metadata!.name!, 'app');
           const line = log.split('\n').find((l) => l.startsWith('ENV '));
           if (line && (JSON.parse(line.slice(4)) as Record<string, string>).FEATURE === value) return p.metadata!.name!;
         }
         return undefined;
       }, undefined, 250);
     const first = await podWith('one');
-    await apps.patchNamespacedDeployment({ name: 'roll', namespace: ns, body: [{ op: 'replace', path: '/spec/template/spec/containers/0/env/0/value', value: 'two' }] });
+    await apps.patchNamespacedDeployment({ name: 'roll', namespace: ns(), body: [{ op: 'replace', path: '/spec/template/spec/containers/0/env/0/value', value: 'two' }] });
     const second = await podWith('two');
     expect(second).not.toBe(first);
   });

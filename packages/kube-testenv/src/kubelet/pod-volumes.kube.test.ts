@@ -9,26 +9,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type V1Container } from '@kubernetes/client-node';
 import { waitFor } from '@orrery/etcdcluster';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminKubeConfig, auditEvents, containerLog, createNamespace, podDir } from '../cluster-access.ts';
+import { describe, expect, it } from 'vitest';
+import { auditEvents, containerLog, podDir } from '../cluster-access.ts';
+import { namespaceForFile } from '../namespace-for-file.ts';
 
-let core: CoreV1Api;
-let rbac: RbacAuthorizationV1Api;
-let ns: string;
-let dispose: () => Promise<void>;
-
-beforeAll(async () => {
-  const kc = adminKubeConfig();
-  core = kc.makeApiClient(CoreV1Api);
-  rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-  ({ name: ns, dispose } = await createNamespace('kubelet-vol'));
-});
-afterAll(async () => dispose());
+const { kc, ns } = namespaceForFile('kubelet-vol');
+const core = kc.makeApiClient(CoreV1Api);
+const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
 
 const node = (name: string, script: string, extra: Partial<V1Container> = {}): V1Container => ({ name, image: 'orrery/runtime', command: ['node', '-e', script], ...extra });
 
 async function logLine(pod: string, container: string, prefix: string): Promise<string> {
-  return waitFor(`${pod}/${container} prints ${prefix}`, 40_000, async () => containerLog(ns, pod, container).split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length), () => containerLog(ns, pod, container), 250);
+  return waitFor(`${pod}/${container} prints ${prefix}`, 40_000, async () => containerLog(ns(), pod, container).split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length), () => containerLog(ns(), pod, container), 250);
 }
 
 /** Reads a list of files and prints them as JSON (missing files as null). */
@@ -39,10 +31,10 @@ describe('pod volumes', () => {
   it('mounts Secret, ConfigMap, downward API and emptyDir volumes at their paths; two pods keep different content at the same path', async () => {
     const files = ['/etc/demo/secret/password', '/etc/demo/config/app.yaml', '/etc/demo/info/labels', '/etc/demo/one-key', '/scratch/mine'];
     for (const who of ['alpha', 'beta']) {
-      await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: `${who}-secret` }, stringData: { password: `${who}-pw`, other: 'x' } } });
-      await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: `${who}-config` }, data: { 'app.yaml': `owner: ${who}\n` } } });
+      await core.createNamespacedSecret({ namespace: ns(), body: { metadata: { name: `${who}-secret` }, stringData: { password: `${who}-pw`, other: 'x' } } });
+      await core.createNamespacedConfigMap({ namespace: ns(), body: { metadata: { name: `${who}-config` }, data: { 'app.yaml': `owner: ${who}\n` } } });
       await core.createNamespacedPod({
-        namespace: ns,
+        namespace: ns(),
         body: {
           metadata: { name: who, labels: { who } },
           spec: {
@@ -79,7 +71,7 @@ describe('pod volumes', () => {
         '/scratch/mine': who,
       });
       // The volume's files stay in the pod's folder; the host path exists only as a mount point.
-      const dir = podDir(ns, who)!;
+      const dir = podDir(ns(), who)!;
       const secretFile = join(dir, 'volumes', 'kubernetes.io~secret', 'secret', 'password');
       expect(readFileSync(secretFile, 'utf8')).toBe(`${who}-pw`);
       const st = statSync(secretFile);
@@ -89,10 +81,10 @@ describe('pod volumes', () => {
   });
 
   it('updates a mounted Secret in place (atomically, through ..data) when the Secret changes', async () => {
-    await core.replaceNamespacedSecret({ name: 'alpha-secret', namespace: ns, body: { metadata: { name: 'alpha-secret' }, stringData: { password: 'rotated', other: 'x' } } });
-    const file = join(podDir(ns, 'alpha')!, 'volumes', 'kubernetes.io~secret', 'secret', 'password');
+    await core.replaceNamespacedSecret({ name: 'alpha-secret', namespace: ns(), body: { metadata: { name: 'alpha-secret' }, stringData: { password: 'rotated', other: 'x' } } });
+    const file = join(podDir(ns(), 'alpha')!, 'volumes', 'kubernetes.io~secret', 'secret', 'password');
     await waitFor('the rotated password on disk', 40_000, async () => (readFileSync(file, 'utf8') === 'rotated' ? true : undefined), undefined, 500);
-    const dir = join(podDir(ns, 'alpha')!, 'volumes', 'kubernetes.io~secret', 'secret');
+    const dir = join(podDir(ns(), 'alpha')!, 'volumes', 'kubernetes.io~secret', 'secret');
     expect(readdirSync(dir).filter((e) => e.startsWith('..2')).length).toBe(1);
   });
 
@@ -100,14 +92,14 @@ describe('pod volumes', () => {
     const hostDir = mkdtempSync(join(tmpdir(), 'kubelet-pv-'));
     // hostPath volumes get no ownership changes (as on a real node): the folder must let uid 1000 write.
     chmodSync(hostDir, 0o777);
-    const pv = `kubelet-test-${ns}`;
-    await core.createPersistentVolume({ body: { metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: hostDir }, storageClassName: 'manual', claimRef: { namespace: ns, name: 'data' } } } });
+    const pv = `kubelet-test-${ns()}`;
+    await core.createPersistentVolume({ body: { metadata: { name: pv }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: hostDir }, storageClassName: 'manual', claimRef: { namespace: ns(), name: 'data' } } } });
     try {
-      await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'manual', resources: { requests: { storage: '1Gi' } } } } });
-      await waitFor('the claim bound', 30_000, async () => ((await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns })).status?.phase === 'Bound' ? true : undefined), undefined, 250);
+      await core.createNamespacedPersistentVolumeClaim({ namespace: ns(), body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'manual', resources: { requests: { storage: '1Gi' } } } } });
+      await waitFor('the claim bound', 30_000, async () => ((await core.readNamespacedPersistentVolumeClaim({ name: 'data', namespace: ns() })).status?.phase === 'Bound' ? true : undefined), undefined, 250);
       const writer = (name: string, script: string) =>
         core.createNamespacedPod({
-          namespace: ns,
+          namespace: ns(),
           body: { metadata: { name }, spec: { restartPolicy: 'Never', volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }], containers: [node('c', script, { volumeMounts: [{ name: 'd', mountPath: '/var/lib/app' }] })] } },
         });
       await writer('pv-writer', "require('fs').writeFileSync('/var/lib/app/state', 'kept')");
@@ -115,19 +107,19 @@ describe('pod volumes', () => {
       await writer('pv-reader', "console.log('READ ' + require('fs').readFileSync('/var/lib/app/state', 'utf8'))");
       expect(await logLine('pv-reader', 'c', 'READ ')).toBe('kept');
     } finally {
-      await core.deleteNamespacedPod({ name: 'pv-writer', namespace: ns }).catch(() => undefined);
-      await core.deleteNamespacedPod({ name: 'pv-reader', namespace: ns }).catch(() => undefined);
+      await core.deleteNamespacedPod({ name: 'pv-writer', namespace: ns() }).catch(() => undefined);
+      await core.deleteNamespacedPod({ name: 'pv-reader', namespace: ns() }).catch(() => undefined);
       await core.deletePersistentVolume({ name: pv }).catch(() => undefined);
       rmSync(hostDir, { recursive: true, force: true });
     }
   });
 
   it("authenticates the pod's process as its ServiceAccount with the projected token, and RBAC decides", async () => {
-    await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'reader' } } });
-    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'read-configmaps' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } });
+    await core.createNamespacedServiceAccount({ namespace: ns(), body: { metadata: { name: 'reader' } } });
+    await rbac.createNamespacedRole({ namespace: ns(), body: { metadata: { name: 'read-configmaps' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'] }] } });
     await rbac.createNamespacedRoleBinding({
-      namespace: ns,
-      body: { metadata: { name: 'reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-configmaps' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }] },
+      namespace: ns(),
+      body: { metadata: { name: 'reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-configmaps' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns() }] },
     });
     // An in-cluster client, as Orrery's operator is one: KUBERNETES_SERVICE_HOST:PORT and the mounted token.
     const CLIENT = `
@@ -141,7 +133,7 @@ describe('pod volumes', () => {
       console.log('RBAC ' + JSON.stringify({ server: kc.getCurrentCluster().server, cms, secrets }));
       setInterval(() => {}, 1000);`;
     await core.createNamespacedPod({
-      namespace: ns,
+      namespace: ns(),
       body: { metadata: { name: 'api-client' }, spec: { serviceAccountName: 'reader', containers: [{ name: 'client', image: 'orrery/runtime', command: ['node', '--input-type=module', '-e', CLIENT] }] } },
     });
     const got = JSON.parse(await logLine('api-client', 'client', 'RBAC ')) as { server: string; cms: string; secrets: string };
@@ -149,8 +141,8 @@ describe('pod volumes', () => {
     expect(got.cms).toMatch(/^OK \d+$/);
     expect(got.secrets).toBe('ERR 403');
 
-    const pod = await core.readNamespacedPod({ name: 'api-client', namespace: ns });
-    const denied = auditEvents((e) => e.user.username === `system:serviceaccount:${ns}:reader` && e.objectRef?.resource === 'secrets' && e.objectRef.namespace === ns);
+    const pod = await core.readNamespacedPod({ name: 'api-client', namespace: ns() });
+    const denied = auditEvents((e) => e.user.username === `system:serviceaccount:${ns()}:reader` && e.objectRef?.resource === 'secrets' && e.objectRef.namespace === ns());
     expect(denied.at(-1)?.responseStatus?.code).toBe(403);
     // A bound token: the audit log names the pod it was issued for.
     expect(denied.at(-1)?.user.extra?.['authentication.kubernetes.io/pod-name']).toEqual(['api-client']);

@@ -2,6 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, stat
 import { hostname as osHostname } from 'node:os';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Container, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
+import { backoffDelay } from '@orrery/spec';
 import { type ApiClient, ApiError, isConflict, isNotFound } from './api-client.ts';
 import { containerRunConfig, type VolumeOnHost } from './container-config.ts';
 import { launcherScript } from './container-launch.ts';
@@ -273,14 +274,14 @@ export class PodWorker {
     if (this.pod.spec?.hostNetwork) {
       this.rt.podIP = this.ctx.hostIP;
     } else {
-      for (let delay = 1000; !this.stopping(); delay = Math.min(delay * 2, 30_000)) {
+      for (let attempt = 0; !this.stopping(); attempt++) {
         try {
           this.sandbox = await this.ctx.network.create(this.uid);
           this.rt.podIP = this.sandbox.podIP;
           break;
         } catch (err) {
           this.event('Warning', 'FailedCreatePodSandBox', `Failed to create pod sandbox: ${(err as Error).message}`);
-          await Promise.race([sleep(delay), this.stopRequested]);
+          await Promise.race([sleep(backoffDelay(attempt, { initialMs: 1000, maxMs: 30_000 })), this.stopRequested]);
         }
       }
       if (!this.sandbox) return;
@@ -334,14 +335,14 @@ export class PodWorker {
 
   private async setUpVolumes(): Promise<void> {
     // Short first retries: right after binding, the Node authorizer may not know yet that this pod names a Secret.
-    for (let delay = 250; !this.stopping() && this.volumes; delay = Math.min(delay * 2, 16_000)) {
+    for (let attempt = 0; !this.stopping() && this.volumes; attempt++) {
       try {
         this.volumeDirs = await this.volumes.setUp();
         return;
       } catch (err) {
         if (!(err instanceof MountError)) this.ctx.log(`pod ${this.ref}: volumes: ${(err as Error).stack}`);
         this.event('Warning', 'FailedMount', (err as Error).message);
-        await Promise.race([sleep(delay), this.stopRequested]);
+        await Promise.race([sleep(backoffDelay(attempt, { initialMs: 250, maxMs: 16_000 })), this.stopRequested]);
       }
     }
   }

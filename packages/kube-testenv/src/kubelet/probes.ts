@@ -47,14 +47,8 @@ export function resolvePort(port: number | string | undefined, c: V1Container): 
   return named.containerPort;
 }
 
-function httpGet(h: V1HTTPGetAction, t: HandlerTarget, timeoutMs: number): Promise<HandlerResult> {
+function httpGet(h: V1HTTPGetAction, port: number, t: HandlerTarget, timeoutMs: number): Promise<HandlerResult> {
   return new Promise((resolve) => {
-    let port: number;
-    try {
-      port = resolvePort(h.port, t.container);
-    } catch (e) {
-      return resolve({ ok: false, output: (e as Error).message });
-    }
     const scheme = (h.scheme ?? 'HTTP').toUpperCase();
     const host = h.host || t.podIP;
     const path = h.path || '/';
@@ -79,14 +73,8 @@ function httpGet(h: V1HTTPGetAction, t: HandlerTarget, timeoutMs: number): Promi
   });
 }
 
-function tcpSocket(h: V1TCPSocketAction, t: HandlerTarget, timeoutMs: number): Promise<HandlerResult> {
+function tcpSocket(h: V1TCPSocketAction, port: number, t: HandlerTarget, timeoutMs: number): Promise<HandlerResult> {
   return new Promise((resolve) => {
-    let port: number;
-    try {
-      port = resolvePort(h.port, t.container);
-    } catch (e) {
-      return resolve({ ok: false, output: (e as Error).message });
-    }
     const host = h.host || t.podIP;
     const sock = connect({ host, port, timeout: timeoutMs });
     sock.once('connect', () => {
@@ -139,8 +127,17 @@ function exec(h: V1ExecAction, t: HandlerTarget, timeoutMs: number): Promise<Han
 
 /** Runs a probe or hook handler once, as the kubelet's prober and lifecycle handler runner do. */
 export async function runHandler(h: Handler, t: HandlerTarget, timeoutMs: number): Promise<HandlerResult> {
-  if (h.httpGet) return httpGet(h.httpGet, t, timeoutMs);
-  if (h.tcpSocket) return tcpSocket(h.tcpSocket, t, timeoutMs);
+  const network = h.httpGet ?? h.tcpSocket;
+  if (network) {
+    // A port named after none of the container's ports fails the probe, as the kubelet's does.
+    let port: number;
+    try {
+      port = resolvePort(network.port, t.container);
+    } catch (e) {
+      return { ok: false, output: (e as Error).message };
+    }
+    return h.httpGet ? httpGet(h.httpGet, port, t, timeoutMs) : tcpSocket(h.tcpSocket!, port, t, timeoutMs);
+  }
   if (h.exec) return exec(h.exec, t, timeoutMs);
   if (h.sleep) {
     await new Promise((r) => setTimeout(r, Math.min(h.sleep!.seconds * 1000, timeoutMs)));

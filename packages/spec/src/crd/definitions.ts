@@ -25,71 +25,25 @@ const READY: PrinterColumn = { name: 'Ready', type: 'string', jsonPath: '.status
 const REASON: PrinterColumn = { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason', priority: 1 };
 const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
+/**
+ * Kubernetes' names for a kind (lower-case singular, plural with an s) and its `kubectl get`
+ * columns: its own, then Ready, Ready's reason in wide output where that says more, and Age.
+ */
+function kindNames(kind: ResourceKind, shortName: string, own: PrinterColumn[], { reason = false } = {}): KindNames {
+  const singular = kind.toLowerCase();
+  return { plural: `${singular}s`, singular, shortNames: [shortName], columns: [...own, READY, ...(reason ? [REASON] : []), AGE] };
+}
+
+/** A string / an integer printer column at a JSON path; `priority: 1` shows only with `-o wide`. */
+const text = (name: string, jsonPath: string, priority?: number): PrinterColumn => ({ name, type: 'string', jsonPath, ...(priority ? { priority } : {}) });
+const count = (name: string, jsonPath: string): PrinterColumn => ({ name, type: 'integer', jsonPath });
+
 export const KIND_NAMES: Record<ResourceKind, KindNames> = {
-  Function: {
-    plural: 'functions',
-    singular: 'function',
-    shortNames: ['fn'],
-    columns: [
-      { name: 'URL', type: 'string', jsonPath: '.status.url' },
-      { name: 'LatestCreated', type: 'string', jsonPath: '.status.latestCreatedRevision' },
-      { name: 'LatestReady', type: 'string', jsonPath: '.status.latestReadyRevision' },
-      READY,
-      REASON,
-      AGE,
-    ],
-  },
-  Revision: {
-    plural: 'revisions',
-    singular: 'revision',
-    shortNames: ['rev'],
-    columns: [
-      { name: 'Function', type: 'string', jsonPath: '.spec.function' },
-      { name: 'Desired', type: 'integer', jsonPath: '.status.desiredScale' },
-      { name: 'Actual', type: 'integer', jsonPath: '.status.actualScale' },
-      { name: 'Mode', type: 'string', jsonPath: '.status.autoscalerMode' },
-      READY,
-      REASON,
-      AGE,
-    ],
-  },
-  Environment: {
-    plural: 'environments',
-    singular: 'environment',
-    shortNames: ['env'],
-    columns: [
-      { name: 'Image', type: 'string', jsonPath: '.spec.image' },
-      { name: 'Pool', type: 'integer', jsonPath: '.spec.poolSize' },
-      { name: 'Sharing', type: 'string', jsonPath: '.spec.allowedFunctionsPerContainer', priority: 1 },
-      READY,
-      AGE,
-    ],
-  },
-  RegistryCluster: {
-    plural: 'registryclusters',
-    singular: 'registrycluster',
-    shortNames: ['rc'],
-    columns: [
-      { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-      { name: 'ReadyReplicas', type: 'integer', jsonPath: '.status.readyReplicas' },
-      { name: 'Leader', type: 'string', jsonPath: '.status.leader' },
-      { name: 'Version', type: 'string', jsonPath: '.spec.version', priority: 1 },
-      READY,
-      AGE,
-    ],
-  },
-  StateSync: {
-    plural: 'statesyncs',
-    singular: 'statesync',
-    shortNames: ['ss'],
-    columns: [
-      { name: 'Component', type: 'string', jsonPath: '.spec.target.component' },
-      { name: 'Period', type: 'string', jsonPath: '.spec.syncPeriod' },
-      { name: 'RecordTTL', type: 'string', jsonPath: '.spec.recordTTL', priority: 1 },
-      READY,
-      AGE,
-    ],
-  },
+  Function: kindNames('Function', 'fn', [text('URL', '.status.url'), text('LatestCreated', '.status.latestCreatedRevision'), text('LatestReady', '.status.latestReadyRevision')], { reason: true }),
+  Revision: kindNames('Revision', 'rev', [text('Function', '.spec.function'), count('Desired', '.status.desiredScale'), count('Actual', '.status.actualScale'), text('Mode', '.status.autoscalerMode')], { reason: true }),
+  Environment: kindNames('Environment', 'env', [text('Image', '.spec.image'), count('Pool', '.spec.poolSize'), text('Sharing', '.spec.allowedFunctionsPerContainer', 1)]),
+  RegistryCluster: kindNames('RegistryCluster', 'rc', [count('Replicas', '.spec.replicas'), count('ReadyReplicas', '.status.readyReplicas'), text('Leader', '.status.leader'), text('Version', '.spec.version', 1)]),
+  StateSync: kindNames('StateSync', 'ss', [text('Component', '.spec.target.component'), text('Period', '.spec.syncPeriod'), text('RecordTTL', '.spec.recordTTL', 1)]),
 };
 
 /** The CustomResourceDefinition object for one kind (apiextensions.k8s.io/v1). */

@@ -5,24 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../random/seeded-random.ts';
 import { DecayedTopK } from './decayed-top-k.ts';
 import { HOT_KEYS_DEFAULT_CAPACITY } from './hot-key-defaults.ts';
 
 const UNIVERSE = 100_000;
 const EVENTS = 200_000;
 const TOP = 10;
-
-/** mulberry32: a seeded PRNG, so a failing run can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Zipf(s) sampler over ranks 1..n: the cumulative weights and a binary search. */
 function zipf(n: number, s: number, random: () => number): () => number {
@@ -52,7 +41,8 @@ interface Outcome {
 }
 
 function run(seed: number, s: number, halfLifeMs: number, capacity = HOT_KEYS_DEFAULT_CAPACITY): Outcome {
-  const random = prng(seed);
+  // Seeded, so that a failing run can be replayed from its seed.
+  const random = seededRandom(seed);
   const sample = zipf(UNIVERSE, s, random);
   // Key names unrelated to rank, as real keys are.
   const names = Array.from({ length: UNIVERSE }, (_, i) => `key-${((i * 2654435761) >>> 0).toString(36)}-${i}`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, StatusBaseSchema } from '../meta.ts';
+import { ResourceRequirementsSchema, StatusBaseSchema } from '../meta.ts';
+import { kindSchema } from './kind-schema.ts';
 import { says } from '../validate/reasons.ts';
 
 export const EnvironmentSpecSchema = z.object({
@@ -17,12 +18,6 @@ export const EnvironmentStatusSchema = StatusBaseSchema.extend({
   readyPoolWorkers: z.number().int().nonnegative().optional(),
 });
 
-export const EnvironmentSchema = z.object({
-  apiVersion: z.literal(GROUP_VERSION),
-  kind: z.literal('Environment'),
-  metadata: ObjectMetaSchema,
-  spec: EnvironmentSpecSchema,
-  status: EnvironmentStatusSchema.optional(),
-});
+export const EnvironmentSchema = kindSchema('Environment', EnvironmentSpecSchema, EnvironmentStatusSchema);
 export type Environment = z.infer<typeof EnvironmentSchema>;
 export type EnvironmentInput = z.input<typeof EnvironmentSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, GROUP_VERSION, ObjectMetaSchema, StatusBaseSchema } from '../meta.ts';
+import { ConditionSchema, DNS1035_LABEL, DNS1123_LABEL, StatusBaseSchema } from '../meta.ts';
+import { kindSchema } from './kind-schema.ts';
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
@@ -250,12 +251,6 @@ export const FunctionStatusSchema = StatusBaseSchema.extend({
 });
 export type FunctionStatus = z.infer<typeof FunctionStatusSchema>;
 
-export const FunctionSchema = z.object({
-  apiVersion: z.literal(GROUP_VERSION),
-  kind: z.literal('Function'),
-  metadata: ObjectMetaSchema,
-  spec: FunctionSpecSchema,
-  status: FunctionStatusSchema.optional(),
-});
+export const FunctionSchema = kindSchema('Function', FunctionSpecSchema, FunctionStatusSchema);
 export type OrreryFunction = z.infer<typeof FunctionSchema>;
 export type OrreryFunctionInput = z.input<typeof FunctionSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GROUP_VERSION, ObjectMetaSchema, ResourceRequirementsSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { ResourceRequirementsSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { kindSchema } from './kind-schema.ts';
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
@@ -72,12 +73,6 @@ export const RegistryClusterStatusSchema = StatusBaseSchema.extend({
   learnerObservations: z.array(LearnerObservationSchema).max(LEARNER_PROMOTION_RULE.stablePolls).optional(),
 });
 
-export const RegistryClusterSchema = z.object({
-  apiVersion: z.literal(GROUP_VERSION),
-  kind: z.literal('RegistryCluster'),
-  metadata: ObjectMetaSchema,
-  spec: RegistryClusterSpecSchema,
-  status: RegistryClusterStatusSchema.optional(),
-});
+export const RegistryClusterSchema = kindSchema('RegistryCluster', RegistryClusterSpecSchema, RegistryClusterStatusSchema);
 export type RegistryCluster = z.infer<typeof RegistryClusterSchema>;
 export type RegistryClusterInput = z.input<typeof RegistryClusterSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GROUP_VERSION, ObjectMetaSchema, StatusBaseSchema } from '../meta.ts';
+import { StatusBaseSchema } from '../meta.ts';
+import { kindSchema } from './kind-schema.ts';
 import { FunctionTemplateSchema } from './function.ts';
 
 /** Label that ties a Revision to its Function. */
@@ -31,12 +32,6 @@ export const RevisionStatusSchema = StatusBaseSchema.extend({
 });
 export type RevisionStatus = z.infer<typeof RevisionStatusSchema>;
 
-export const RevisionSchema = z.object({
-  apiVersion: z.literal(GROUP_VERSION),
-  kind: z.literal('Revision'),
-  metadata: ObjectMetaSchema,
-  spec: RevisionSpecSchema,
-  status: RevisionStatusSchema.optional(),
-});
+export const RevisionSchema = kindSchema('Revision', RevisionSpecSchema, RevisionStatusSchema);
 export type Revision = z.infer<typeof RevisionSchema>;
 export type RevisionInput = z.input<typeof RevisionSchema>;

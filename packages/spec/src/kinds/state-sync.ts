@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { GROUP_VERSION, ObjectMetaSchema, SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { SecretKeyRefSchema, StatusBaseSchema } from '../meta.ts';
+import { kindSchema } from './kind-schema.ts';
 import { says } from '../validate/reasons.ts';
 import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
@@ -60,12 +61,6 @@ export const StateSyncStatusSchema = StatusBaseSchema.extend({
   replicas: z.array(StateSyncReplicaStatusSchema).optional(),
 });
 
-export const StateSyncSchema = z.object({
-  apiVersion: z.literal(GROUP_VERSION),
-  kind: z.literal('StateSync'),
-  metadata: ObjectMetaSchema,
-  spec: StateSyncSpecSchema,
-  status: StateSyncStatusSchema.optional(),
-});
+export const StateSyncSchema = kindSchema('StateSync', StateSyncSpecSchema, StateSyncStatusSchema);
 export type StateSync = z.infer<typeof StateSyncSchema>;
 export type StateSyncInput = z.input<typeof StateSyncSchema>;

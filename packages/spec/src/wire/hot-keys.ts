@@ -17,12 +17,24 @@ export const HotKeySchema = z.object({
 });
 export type HotKey = z.infer<typeof HotKeySchema>;
 
-export const KeyspaceHotKeysSchema = z.object({
-  namespace: z.string(),
-  keyspace: z.string(),
-  rate: rate.describe("All of the keyspace's keyed requests per second (GET, PUT, DELETE, CAS), decayed; exact."),
-  boundRate: rate.describe('The error bound as a rate: no key is over-counted by more, and an unlisted key has at most this rate (0 while fewer keys than counters were seen).'),
-  keys: z.array(HotKeySchema).describe('Highest rate first.'),
+/**
+ * One subject's hot keys (a keyspace at statesvc, a sticky function at the router): where it is,
+ * its whole rate, the error bound and its keys. Both answers share this; the subject and the
+ * rows differ.
+ */
+function hotKeysOf<Subject extends string, Key extends z.ZodType>(subject: Subject, key: Key, descriptions: { rate: string; boundRate: string }) {
+  return z.object({
+    namespace: z.string(),
+    ...({ [subject]: z.string() } as Record<Subject, z.ZodString>),
+    rate: rate.describe(descriptions.rate),
+    boundRate: rate.describe(descriptions.boundRate),
+    keys: z.array(key).describe('Highest rate first.'),
+  });
+}
+
+export const KeyspaceHotKeysSchema = hotKeysOf('keyspace', HotKeySchema, {
+  rate: "All of the keyspace's keyed requests per second (GET, PUT, DELETE, CAS), decayed; exact.",
+  boundRate: 'The error bound as a rate: no key is over-counted by more, and an unlisted key has at most this rate (0 while fewer keys than counters were seen).',
 });
 export type KeyspaceHotKeys = z.infer<typeof KeyspaceHotKeysSchema>;
 
@@ -51,12 +63,9 @@ export const StickyHotKeySchema = HotKeySchema.extend({
 });
 export type StickyHotKey = z.infer<typeof StickyHotKeySchema>;
 
-export const FunctionHotKeysSchema = z.object({
-  namespace: z.string(),
-  function: z.string(),
-  rate: rate.describe("The function's requests carrying a sticky key, per second (decayed; exact)."),
-  boundRate: rate.describe('The error bound as a rate (see KeyspaceHotKeys).'),
-  keys: z.array(StickyHotKeySchema).describe('Highest rate first.'),
+export const FunctionHotKeysSchema = hotKeysOf('function', StickyHotKeySchema, {
+  rate: "The function's requests carrying a sticky key, per second (decayed; exact).",
+  boundRate: 'The error bound as a rate (see KeyspaceHotKeys).',
 });
 export type FunctionHotKeys = z.infer<typeof FunctionHotKeysSchema>;
 

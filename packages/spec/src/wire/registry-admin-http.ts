@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpApi, HttpParam } from './http-route.ts';
+import type { HttpApi, HttpMethod, HttpParam, HttpRoute } from './http-route.ts';
 import { RegistryAdminStatusSchema, RegistryMemberViewSchema } from './registry-admin-status.ts';
 import { REGISTRY_ENVELOPE_DESCRIPTION, REGISTRY_ERROR_CODES, RegistryErrorEnvelopeSchema, registryOkEnvelope, type RegistryErrorCode } from './registry-envelope.ts';
 
@@ -100,6 +100,15 @@ export const RegistryLeaderTransferDataSchema = z.object({
 export type RegistryLeaderTransferData = z.infer<typeof RegistryLeaderTransferDataSchema>;
 
 const ADMIN_HEADERS: HttpParam[] = [{ name: 'Authorization', required: true, description: '`Bearer <admin_token>`; callers must be on loopback.' }];
+/** Every admin route takes the admin token, from loopback only. */
+const adminRoute = (method: HttpMethod, path: string, { purpose, ...rest }: Omit<HttpRoute, 'method' | 'path' | 'auth' | 'headers'>): HttpRoute => ({
+  method,
+  path,
+  purpose,
+  auth: 'admin token',
+  headers: ADMIN_HEADERS,
+  ...rest,
+});
 const AUTH_ERRORS: RegistryErrorCode[] = ['unauthorized', 'forbidden', 'method_not_allowed'];
 const CHANGE_ERRORS: RegistryErrorCode[] = [...AUTH_ERRORS, 'bad_request', 'payload_too_large', 'not_found', 'conf_change_failed', 'not_leader', 'not_ready', 'read_failed'];
 
@@ -113,66 +122,42 @@ export const REGISTRY_ADMIN_HTTP_API: HttpApi = {
   errorCodes: REGISTRY_ERROR_CODES,
   envelope: { wrap: registryOkEnvelope, description: REGISTRY_ENVELOPE_DESCRIPTION },
   routes: [
-    {
-      method: 'GET',
-      path: '/admin/v1/status',
+    adminRoute('GET', '/admin/v1/status', {
       purpose: 'Cluster id, leader, and every member as it answers its own status call.',
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       responses: { 200: { description: 'Status.', schema: RegistryAdminStatusSchema } },
       errors: [...AUTH_ERRORS, 'read_failed', 'not_leader'],
-    },
-    {
-      method: 'GET',
-      path: '/admin/v1/replication/status',
+    }),
+    adminRoute('GET', '/admin/v1/replication/status', {
       purpose: "Raft progress and lag per member, this replica's index, and each cross-region replication stream (per target and namespace: connected, last revision applied, last error, since when).",
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       responses: { 200: { description: 'Replication status.', schema: RegistryReplicationStatusSchema } },
       errors: [...AUTH_ERRORS, 'read_failed', 'not_leader'],
-    },
-    {
-      method: 'POST',
-      path: '/admin/v1/members/add-learner',
+    }),
+    adminRoute('POST', '/admin/v1/members/add-learner', {
       purpose: 'MemberAdd as a learner; answers how to start the new etcd.',
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       body: RegistryAddLearnerRequestSchema,
       responses: { 200: { description: 'Added.', schema: RegistryAddLearnerDataSchema } },
       errors: CHANGE_ERRORS,
-    },
-    {
-      method: 'POST',
-      path: '/admin/v1/members/promote',
+    }),
+    adminRoute('POST', '/admin/v1/members/promote', {
       purpose:
         "MemberPromote once the learner passes the promotion rule (@orrery/spec's learnerPromotion): polled twice ~1 s apart, applied index within 100 entries of the leader's committed index (and ≥ 90 % of it), healthy, under one leader and term; else 409 `learner_not_caught_up`. `force` skips the rule.",
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       query: [{ name: 'force', required: false, description: '`true` skips the promotion rule (same as `force: true` in the body).' }],
       body: RegistryPromoteRequestSchema,
       responses: { 200: { description: 'Promoted.', schema: RegistryPromoteDataSchema } },
       errors: [...CHANGE_ERRORS, 'learner_not_caught_up'],
-    },
-    {
-      method: 'POST',
-      path: '/admin/v1/members/remove',
+    }),
+    adminRoute('POST', '/admin/v1/members/remove', {
       purpose: 'MemberRemove, sent to a member that stays.',
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       body: RegistryMemberIdRequestSchema,
       responses: { 200: { description: 'Removed.', schema: RegistryRemoveDataSchema } },
       errors: CHANGE_ERRORS,
-    },
-    {
-      method: 'POST',
-      path: '/admin/v1/leader/transfer',
+    }),
+    adminRoute('POST', '/admin/v1/leader/transfer', {
       purpose: 'MoveLeader, sent to the current leader.',
-      auth: 'admin token',
-      headers: ADMIN_HEADERS,
       body: RegistryLeaderTransferRequestSchema,
       responses: { 200: { description: 'Transferred (or already there).', schema: RegistryLeaderTransferDataSchema } },
       errors: CHANGE_ERRORS,
-    },
+    }),
   ],
   schemas: {
     RegistryAdminStatus: RegistryAdminStatusSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HttpApi, HttpParam } from './http-route.ts';
+import type { HttpApi, HttpParam, HttpRoute } from './http-route.ts';
 import { REGISTRY_ENVELOPE_DESCRIPTION, REGISTRY_ERROR_CODES, RegistryErrorEnvelopeSchema, registryOkEnvelope, type RegistryErrorCode } from './registry-envelope.ts';
 
 /**
@@ -186,6 +186,15 @@ const WRITE_CREDENTIAL: HttpParam = {
   description:
     '`Bearer <credential>`: the revision\'s registration credential for services under `orrery.functions.` (always required); a write token covering the namespace and service for other services when write tokens are on (configured or required); otherwise optional, but a credential that is sent must be valid.',
 };
+/** The three writes: a JSON POST carrying the write credential. */
+const writeRoute = (path: string, { purpose, ...rest }: Omit<HttpRoute, 'method' | 'path' | 'auth' | 'headers'>): HttpRoute => ({
+  method: 'POST',
+  path,
+  purpose,
+  auth: WRITE_AUTH,
+  headers: [WRITE_CREDENTIAL, JSON_BODY],
+  ...rest,
+});
 
 export const REGISTRY_HTTP_API: HttpApi = {
   id: 'registry',
@@ -196,36 +205,24 @@ export const REGISTRY_HTTP_API: HttpApi = {
   errorCodes: REGISTRY_ERROR_CODES,
   envelope: { wrap: registryOkEnvelope, description: REGISTRY_ENVELOPE_DESCRIPTION },
   routes: [
-    {
-      method: 'POST',
-      path: '/api/v1/registry/register',
+    writeRoute('/api/v1/registry/register', {
       purpose: 'Grant a lease with the TTL and put the record on it; re-registering moves it to a new lease.',
-      auth: WRITE_AUTH,
-      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryRegisterRequestSchema,
       responses: { 200: { description: 'Registered.', schema: RegistryRegisterDataSchema } },
       errors: WRITE_ERRORS,
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/registry/heartbeat',
+    }),
+    writeRoute('/api/v1/registry/heartbeat', {
       purpose: "Keep the instance's lease alive (linearizable read, then a keep-alive).",
-      auth: WRITE_AUTH,
-      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryHeartbeatRequestSchema,
       responses: { 200: { description: 'Renewed.', schema: RegistryHeartbeatDataSchema } },
       errors: [...WRITE_ERRORS, 'not_found', 'read_failed'],
-    },
-    {
-      method: 'POST',
-      path: '/api/v1/registry/deregister',
+    }),
+    writeRoute('/api/v1/registry/deregister', {
       purpose: 'Delete the instance, then revoke its lease.',
-      auth: WRITE_AUTH,
-      headers: [WRITE_CREDENTIAL, JSON_BODY],
       body: RegistryIdentityRequestSchema,
       responses: { 200: { description: 'Deleted.', schema: RegistryDeregisterDataSchema } },
       errors: [...WRITE_ERRORS, 'not_found'],
-    },
+    }),
     {
       method: 'GET',
       path: '/api/v1/registry/instances',

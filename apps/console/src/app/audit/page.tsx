@@ -2,6 +2,7 @@
 import { Suspense, useEffect, useState } from 'react';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
+import { DataTable } from '../../components/data-table.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { auditFilterFromParams, auditListInput, paramsFromAuditFilter, type AuditFilter } from './audit-filter.ts';
@@ -81,56 +82,47 @@ function AuditLog() {
         An action ending in <code>.</code> matches every action with that prefix. {cursor ? 'Showing older rows; this page refreshes too.' : 'Newest first; refreshes every 2 s.'}
       </p>
       <QueryState isLoading={q.isLoading} error={q.error} />
-      {q.data && items.length === 0 ? (
-        <p className="muted" data-testid="audit-empty">
-          No audit rows match.
-        </p>
-      ) : null}
-      {items.length > 0 ? (
-        <table data-testid="audit-table">
-          <caption className="sr-only">Audit rows, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Result</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((r) => (
-              <tr key={r.id} data-testid="audit-row" data-id={r.id} data-result={r.result}>
-                <td>
-                  <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
-                </td>
-                <td data-testid="audit-who">
-                  {r.who} <span className="muted">({r.role})</span>
-                </td>
-                <td data-testid="audit-action">
-                  <code>{r.action}</code>
-                </td>
-                <td data-testid="audit-target">{r.target}</td>
-                <td>
-                  <AuditResultBadge result={r.result} testId="audit-result" />
-                  {r.error ? <div className={`error ${styles.errorText}`}>{r.error}</div> : null}
-                </td>
-                <td>
-                  {r.input !== null || r.before !== null || r.after !== null ? (
-                    <details>
-                      <summary>input, before, after</summary>
-                      <pre className={styles.json}>{JSON.stringify({ input: r.input, before: r.before, after: r.after }, null, 2)}</pre>
-                    </details>
-                  ) : (
-                    <span className="muted">—</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      <DataTable
+        data-testid="audit-table"
+        caption="Audit rows, newest first"
+        columns={['When', 'Who', 'Action', 'Target', 'Result', 'Details']}
+        rows={items}
+        empty={
+          q.data ? (
+            <p className="muted" data-testid="audit-empty">
+              No audit rows match.
+            </p>
+          ) : null
+        }
+        row={(r) => (
+          <tr key={r.id} data-testid="audit-row" data-id={r.id} data-result={r.result}>
+            <td>
+              <time dateTime={r.at}>{new Date(r.at).toLocaleString()}</time>
+            </td>
+            <td data-testid="audit-who">
+              {r.who} <span className="muted">({r.role})</span>
+            </td>
+            <td data-testid="audit-action">
+              <code>{r.action}</code>
+            </td>
+            <td data-testid="audit-target">{r.target}</td>
+            <td>
+              <AuditResultBadge result={r.result} testId="audit-result" />
+              {r.error ? <div className={`error ${styles.errorText}`}>{r.error}</div> : null}
+            </td>
+            <td>
+              {r.input !== null || r.before !== null || r.after !== null ? (
+                <details>
+                  <summary>input, before, after</summary>
+                  <pre className={styles.json}>{JSON.stringify({ input: r.input, before: r.before, after: r.after }, null, 2)}</pre>
+                </details>
+              ) : (
+                <span className="muted">—</span>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <p className={styles.pager}>
         <button type="button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
           ← Newer

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { functionPath, revisionPath } from '@orrery/spec';
+import { DataTable } from '../../components/data-table.tsx';
 import { HealthBadge } from '../../components/health-badge.tsx';
 import { NoFunctions } from '../../components/no-functions.tsx';
 import { QueryState } from '../../components/query-state.tsx';
@@ -36,58 +37,47 @@ export default function FunctionsPage() {
         </label>
       </p>
       <QueryState isLoading={list.isLoading} error={list.error} />
-      {list.data && shown.length === 0 ? <NoFunctions /> : null}
-      {shown.length > 0 ? (
-        <table>
-          <caption className="sr-only">Functions: namespace, name, health, latest revision and traffic split</caption>
-          <thead>
-            <tr>
-              <th scope="col">Namespace</th>
-              <th scope="col">Name</th>
-              <th scope="col">Ready / health</th>
-              <th scope="col">Latest revision</th>
-              <th scope="col">Traffic</th>
+      <DataTable
+        caption="Functions: namespace, name, health, latest revision and traffic split"
+        columns={['Namespace', 'Name', 'Ready / health', 'Latest revision', 'Traffic']}
+        rows={shown}
+        empty={list.data ? <NoFunctions /> : null}
+        row={(f) => {
+          const key = `${f.metadata.namespace}/${f.metadata.name}`;
+          const h = health.get(key);
+          const ready = f.status?.conditions?.find((c) => c.type === 'Ready');
+          const href = functionPath(f.metadata.namespace, f.metadata.name);
+          return (
+            <tr key={key} data-testid={`function-row-${f.metadata.name}`} data-namespace={f.metadata.namespace}>
+              <td>{f.metadata.namespace}</td>
+              <td>
+                <Link href={href}>{f.metadata.name}</Link>
+              </td>
+              <td>
+                {h ? <HealthBadge health={h.health} title={h.message} /> : <span className="muted">…</span>}{' '}
+                <span className="muted" data-testid="function-ready">
+                  Ready={ready?.status ?? 'not reported'}
+                  {ready?.reason ? ` (${ready.reason})` : ''}
+                </span>
+              </td>
+              <td>
+                {f.status?.latestReadyRevision ? (
+                  <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestReadyRevision)}>{f.status.latestReadyRevision}</Link>
+                ) : (
+                  <span className="muted">none ready</span>
+                )}
+                {f.status?.latestCreatedRevision && f.status.latestCreatedRevision !== f.status.latestReadyRevision ? (
+                  <span className="muted">
+                    {' '}
+                    (newest: <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestCreatedRevision)}>{f.status.latestCreatedRevision}</Link>)
+                  </span>
+                ) : null}
+              </td>
+              <td data-testid="function-traffic">{trafficSummary(f.spec.traffic, f.status?.traffic)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {shown.map((f) => {
-              const key = `${f.metadata.namespace}/${f.metadata.name}`;
-              const h = health.get(key);
-              const ready = f.status?.conditions?.find((c) => c.type === 'Ready');
-              const href = functionPath(f.metadata.namespace, f.metadata.name);
-              return (
-                <tr key={key} data-testid={`function-row-${f.metadata.name}`} data-namespace={f.metadata.namespace}>
-                  <td>{f.metadata.namespace}</td>
-                  <td>
-                    <Link href={href}>{f.metadata.name}</Link>
-                  </td>
-                  <td>
-                    {h ? <HealthBadge health={h.health} title={h.message} /> : <span className="muted">…</span>}{' '}
-                    <span className="muted" data-testid="function-ready">
-                      Ready={ready?.status ?? 'not reported'}
-                      {ready?.reason ? ` (${ready.reason})` : ''}
-                    </span>
-                  </td>
-                  <td>
-                    {f.status?.latestReadyRevision ? (
-                      <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestReadyRevision)}>{f.status.latestReadyRevision}</Link>
-                    ) : (
-                      <span className="muted">none ready</span>
-                    )}
-                    {f.status?.latestCreatedRevision && f.status.latestCreatedRevision !== f.status.latestReadyRevision ? (
-                      <span className="muted">
-                        {' '}
-                        (newest: <Link href={revisionPath(f.metadata.namespace, f.metadata.name, f.status.latestCreatedRevision)}>{f.status.latestCreatedRevision}</Link>)
-                      </span>
-                    ) : null}
-                  </td>
-                  <td data-testid="function-traffic">{trafficSummary(f.spec.traffic, f.status?.traffic)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      ) : null}
+          );
+        }}
+      />
     </>
   );
 }

@@ -4,6 +4,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import { Bar, BarChart, CartesianGrid, Cell, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { AppRouter } from '@orrery/api';
 import { HOT_KEY_ALERT_DEFAULT_SHARE, HOT_KEY_OWNER_BUSY_ALERT_SHARE, HOT_KEYS_SECTION_ID } from '@orrery/spec';
+import { DataTable } from '../../components/data-table.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { formatRate, hotKeyBars, type HotKeyBar } from './hot-key-bars.ts';
@@ -95,37 +96,30 @@ function ShareChart({ bars, title }: { bars: HotKeyBar[]; title: string }) {
 
 function StateTable({ bars, total }: { bars: HotKeyBar[]; total: number }) {
   return (
-    <table data-testid="hot-keys-state-table">
-      <caption className="sr-only">State calls per key, highest first, out of {formatRate(total)}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Calls</th>
-          <th scope="col">Share</th>
-          <th scope="col">May be over by</th>
+    <DataTable
+      data-testid="hot-keys-state-table"
+      caption={`State calls per key, highest first, out of ${formatRate(total)}`}
+      columns={['Key', 'Calls', 'Share', 'May be over by']}
+      rows={bars}
+      row={(b, i) => (
+        <tr key={b.key} data-testid={`hot-key-state-${i}`} data-hot={b.hot ? 'true' : 'false'}>
+          <th scope="row" className={styles.keyCell}>
+            <code data-testid={`hot-key-state-key-${i}`}>{b.key}</code>
+          </th>
+          <td className={styles.num}>{formatRate(b.rate)}</td>
+          <td className={styles.num}>
+            <span data-testid={`hot-key-state-share-${i}`}>{b.percent} %</span>
+            {b.hot ? (
+              <>
+                {' '}
+                <span className="badge warning">hot</span>
+              </>
+            ) : null}
+          </td>
+          <td className={styles.num}>{b.errorPercent > 0 ? `${b.errorPercent} points` : '—'}</td>
         </tr>
-      </thead>
-      <tbody>
-        {bars.map((b, i) => (
-          <tr key={b.key} data-testid={`hot-key-state-${i}`} data-hot={b.hot ? 'true' : 'false'}>
-            <th scope="row" className={styles.keyCell}>
-              <code data-testid={`hot-key-state-key-${i}`}>{b.key}</code>
-            </th>
-            <td className={styles.num}>{formatRate(b.rate)}</td>
-            <td className={styles.num}>
-              <span data-testid={`hot-key-state-share-${i}`}>{b.percent} %</span>
-              {b.hot ? (
-                <>
-                  {' '}
-                  <span className="badge warning">hot</span>
-                </>
-              ) : null}
-            </td>
-            <td className={styles.num}>{b.errorPercent > 0 ? `${b.errorPercent} points` : '—'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+    />
   );
 }
 
@@ -149,24 +143,13 @@ function StickyPart({ sticky, fn }: { sticky: NonNullable<HotKeys['sticky']>; fn
       ) : (
         <>
           <ShareChart bars={bars} title={`Share of ${fn}'s sticky requests per key`} />
-          <table data-testid="hot-keys-sticky-table">
-            <caption className="sr-only">Sticky requests per key with the owner worker&apos;s load</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Share</th>
-                <th scope="col">Owner worker</th>
-                <th scope="col">In flight / limit</th>
-                <th scope="col">Found the owner busy</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sticky.keys.map((k, i) => (
-                <StickyRow key={k.key} k={k} i={i} bar={bars[i]!} />
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            data-testid="hot-keys-sticky-table"
+            caption="Sticky requests per key with the owner worker's load"
+            columns={['Key', 'Requests', 'Share', 'Owner worker', 'In flight / limit', 'Found the owner busy']}
+            rows={sticky.keys}
+            row={(k, i) => <StickyRow key={k.key} k={k} i={i} bar={bars[i]!} />}
+          />
           <p className="muted">
             {formatRate(sticky.rate)} sticky requests over {sticky.replicas.filter((r) => r.ok).length} router replica(s). &quot;Found the owner busy&quot;: the part of the key&apos;s requests whose
             owner was at its concurrency limit, so they went to another worker or waited; at {pct(HOT_KEY_OWNER_BUSY_ALERT_SHARE)} or more the key has outgrown one worker.

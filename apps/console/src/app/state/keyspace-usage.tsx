@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { useQueries } from '@tanstack/react-query';
 import { statePath } from '@orrery/spec';
+import { DataTable } from '../../components/data-table.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { formatBytes } from './format-bytes.ts';
@@ -27,50 +28,37 @@ export function KeyspaceUsage({ namespaces, linkNamespaces }: { namespaces: stri
     <section aria-labelledby="keyspace-usage-title" className="card">
       <h2 id="keyspace-usage-title">Keyspace usage per function</h2>
       <QueryState isLoading={loading && rows.length === 0} error={error} />
-      {!loading && rows.length === 0 && !error ? <p className="muted">No stateful functions in {namespaces.join(', ') || 'any namespace'}.</p> : null}
-      {rows.length > 0 ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Function</th>
-              <th scope="col">Keyspace</th>
-              <th scope="col">Keys / maxKeys</th>
-              <th scope="col">Keys used</th>
-              <th scope="col">Bytes</th>
-              <th scope="col">Value-size limit</th>
-              <th scope="col">Default TTL</th>
+      <DataTable
+        columns={['Function', 'Keyspace', 'Keys / maxKeys', 'Keys used', 'Bytes', 'Value-size limit', 'Default TTL']}
+        rows={rows}
+        empty={!loading && !error ? <p className="muted">No stateful functions in {namespaces.join(', ') || 'any namespace'}.</p> : null}
+        row={(k) => {
+          const id = `${k.namespace}-${k.function}`;
+          return (
+            <tr key={id} data-testid={`keyspace-row-${id}`}>
+              <th scope="row">
+                {linkNamespaces ? <Link href={statePath(k.namespace)}>{k.namespace}</Link> : k.namespace}/{k.function}
+              </th>
+              <td>
+                <Link href={statePath(k.namespace, k.keyspace)} title={`history of keyspace ${k.keyspace}`}>
+                  <code>{k.keyspace}</code>
+                </Link>
+              </td>
+              <td className={styles.num}>
+                <span data-testid={`keyspace-keys-${id}`}>{k.keys}</span> / <span data-testid={`keyspace-maxkeys-${id}`}>{k.maxKeys}</span>
+              </td>
+              <td>
+                <UsageBar used={k.keys} limit={k.maxKeys} what={`${k.function} keys`} />
+              </td>
+              <td className={styles.num}>
+                <span data-testid={`keyspace-bytes-${id}`}>{k.bytes}</span> B{k.bytes >= 1024 ? <span className="muted"> ({formatBytes(k.bytes)})</span> : null}
+              </td>
+              <td className={styles.num}>{formatBytes(k.maxValueBytes)}</td>
+              <td>{ttlText(k.defaultTTL)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((k) => {
-              const id = `${k.namespace}-${k.function}`;
-              return (
-                <tr key={id} data-testid={`keyspace-row-${id}`}>
-                  <th scope="row">
-                    {linkNamespaces ? <Link href={statePath(k.namespace)}>{k.namespace}</Link> : k.namespace}/{k.function}
-                  </th>
-                  <td>
-                    <Link href={statePath(k.namespace, k.keyspace)} title={`history of keyspace ${k.keyspace}`}>
-                      <code>{k.keyspace}</code>
-                    </Link>
-                  </td>
-                  <td className={styles.num}>
-                    <span data-testid={`keyspace-keys-${id}`}>{k.keys}</span> / <span data-testid={`keyspace-maxkeys-${id}`}>{k.maxKeys}</span>
-                  </td>
-                  <td>
-                    <UsageBar used={k.keys} limit={k.maxKeys} what={`${k.function} keys`} />
-                  </td>
-                  <td className={styles.num}>
-                    <span data-testid={`keyspace-bytes-${id}`}>{k.bytes}</span> B{k.bytes >= 1024 ? <span className="muted"> ({formatBytes(k.bytes)})</span> : null}
-                  </td>
-                  <td className={styles.num}>{formatBytes(k.maxValueBytes)}</td>
-                  <td>{ttlText(k.defaultTTL)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      ) : null}
+          );
+        }}
+      />
     </section>
   );
 }

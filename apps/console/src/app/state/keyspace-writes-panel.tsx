@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@orrery/api';
 import { KEYSPACE_WRITES_SECTION_ID } from '@orrery/spec';
+import { DataTable } from '../../components/data-table.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { feedStrip, formatAge, formatRetention, type FeedStrip } from './feed-strip.ts';
@@ -61,41 +62,32 @@ function ChangeFeed({ d, keyspace }: { d: Writes; keyspace: string }) {
         {c.low > 0 ? ` A reader resuming from before change ${c.low + 1} gets 410 changes_expired and re-reads the keys.` : ''}
       </p>
       {strip.spanMs !== null ? <Strip strip={strip} keyspace={keyspace} /> : null}
-      {c.recent.length === 0 ? (
-        <p className="muted" data-testid="feed-empty">
-          No change retained: <code>GET /v1/changes</code> readers are waiting for the next write.
-        </p>
-      ) : (
-        <table data-testid="feed-table">
-          <caption className="sr-only">Newest changes first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Seq</th>
-              <th scope="col">Key</th>
-              <th scope="col">Op</th>
-              <th scope="col">Version</th>
-              <th scope="col">Age</th>
-            </tr>
-          </thead>
-          <tbody>
-            {strip.ticks.map((t, i) => (
-              <tr key={t.seq} data-testid={`feed-change-${i}`} data-op={t.op}>
-                <td className={styles.num}>{t.seq}</td>
-                <th scope="row" className={styles.keyCell}>
-                  <code data-testid={`feed-change-key-${i}`}>{t.key}</code>
-                </th>
-                <td>
-                  <span className="badge" style={{ color: OP_COLOUR[t.op] }}>
-                    {t.op}
-                  </span>
-                </td>
-                <td className={styles.num}>{c.recent[i]!.version}</td>
-                <td className={styles.num}>{formatAge(t.ageMs)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        data-testid="feed-table"
+        caption="Newest changes first"
+        columns={['Seq', 'Key', 'Op', 'Version', 'Age']}
+        rows={strip.ticks}
+        empty={
+          <p className="muted" data-testid="feed-empty">
+            No change retained: <code>GET /v1/changes</code> readers are waiting for the next write.
+          </p>
+        }
+        row={(t, i) => (
+          <tr key={t.seq} data-testid={`feed-change-${i}`} data-op={t.op}>
+            <td className={styles.num}>{t.seq}</td>
+            <th scope="row" className={styles.keyCell}>
+              <code data-testid={`feed-change-key-${i}`}>{t.key}</code>
+            </th>
+            <td>
+              <span className="badge" style={{ color: OP_COLOUR[t.op] }}>
+                {t.op}
+              </span>
+            </td>
+            <td className={styles.num}>{c.recent[i]!.version}</td>
+            <td className={styles.num}>{formatAge(t.ageMs)}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }
@@ -168,31 +160,25 @@ function Fences({ d }: { d: Writes }) {
           ) : null}
         </dd>
       </dl>
-      {f.newest.length > 0 ? (
-        <table data-testid="fence-table">
-          <caption className="sr-only">Most recently claimed keys, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Current fence</th>
-            </tr>
-          </thead>
-          <tbody>
-            {f.newest.map((x, i) => (
-              <tr key={x.key} data-testid={`fence-${i}`}>
-                <th scope="row" className={styles.keyCell}>
-                  <code data-testid={`fence-key-${i}`}>{x.key}</code>
-                </th>
-                <td className={styles.num}>{x.fence}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p className="muted" data-testid="fence-empty">
-          No key was claimed: the keyspace&apos;s Function does not use <code>spec.state.fencing</code>, or no worker has written yet.
-        </p>
-      )}
+      <DataTable
+        data-testid="fence-table"
+        caption="Most recently claimed keys, newest first"
+        columns={['Key', 'Current fence']}
+        rows={f.newest}
+        empty={
+          <p className="muted" data-testid="fence-empty">
+            No key was claimed: the keyspace&apos;s Function does not use <code>spec.state.fencing</code>, or no worker has written yet.
+          </p>
+        }
+        row={(x, i) => (
+          <tr key={x.key} data-testid={`fence-${i}`}>
+            <th scope="row" className={styles.keyCell}>
+              <code data-testid={`fence-key-${i}`}>{x.key}</code>
+            </th>
+            <td className={styles.num}>{x.fence}</td>
+          </tr>
+        )}
+      />
     </>
   );
 }

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import { functionStickyPath } from '@orrery/spec';
 import { HealthBadge } from '../../components/health-badge.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { QueryState } from '../../components/query-state.tsx';
 import { useTRPC } from '../../lib/trpc.ts';
 import { StickyHistoryChart } from './sticky-history-chart.tsx';
@@ -42,44 +43,30 @@ export default function StickyPage() {
       </section>
       <section className="card" aria-labelledby="live-title">
         <h2 id="live-title">Live counters per function</h2>
-        {live.data && functions.length === 0 ? <p className="muted">No function has been routed yet.</p> : null}
-        {functions.length > 0 ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Function</th>
-                <th scope="col">Requests</th>
-                <th scope="col">Sticky requests</th>
-                <th scope="col">Missing keys</th>
-                <th scope="col">Hits</th>
-                <th scope="col">Hit ratio</th>
-                <th scope="col">Teleports</th>
-                <th scope="col">Replicas</th>
+        <DataTable
+          columns={['Function', 'Requests', 'Sticky requests', 'Missing keys', 'Hits', 'Hit ratio', 'Teleports', 'Replicas']}
+          rows={functions}
+          empty={live.data ? <p className="muted">No function has been routed yet.</p> : null}
+          row={(f) => {
+            const id = `${f.namespace}-${f.function}`;
+            return (
+              <tr key={id} data-testid={`sticky-row-${f.function}`} data-namespace={f.namespace}>
+                <th scope="row">
+                  <Link href={functionStickyPath(f.namespace, f.function)} title={`the sticky panel of ${f.namespace}/${f.function}`}>
+                    {f.namespace}/{f.function}
+                  </Link>
+                </th>
+                <td className={styles.num} data-testid={`sticky-requests-${id}`}>{f.requests}</td>
+                <td className={styles.num} data-testid={`sticky-sticky-requests-${id}`}>{f.stickyRequests}</td>
+                <td className={styles.num} data-testid={`sticky-missing-${id}`}>{f.stickyKeyMissing}</td>
+                <td className={styles.num}>{f.stickyHits}</td>
+                <td className={styles.num} data-testid={`sticky-hit-ratio-${id}`}>{percent(f.hitRatio)}</td>
+                <td className={styles.num} data-testid={`sticky-teleports-${id}`}>{f.teleports}</td>
+                <td className={styles.num}>{f.replicas}</td>
               </tr>
-            </thead>
-            <tbody>
-              {functions.map((f) => {
-                const id = `${f.namespace}-${f.function}`;
-                return (
-                  <tr key={id} data-testid={`sticky-row-${f.function}`} data-namespace={f.namespace}>
-                    <th scope="row">
-                      <Link href={functionStickyPath(f.namespace, f.function)} title={`the sticky panel of ${f.namespace}/${f.function}`}>
-                        {f.namespace}/{f.function}
-                      </Link>
-                    </th>
-                    <td className={styles.num} data-testid={`sticky-requests-${id}`}>{f.requests}</td>
-                    <td className={styles.num} data-testid={`sticky-sticky-requests-${id}`}>{f.stickyRequests}</td>
-                    <td className={styles.num} data-testid={`sticky-missing-${id}`}>{f.stickyKeyMissing}</td>
-                    <td className={styles.num}>{f.stickyHits}</td>
-                    <td className={styles.num} data-testid={`sticky-hit-ratio-${id}`}>{percent(f.hitRatio)}</td>
-                    <td className={styles.num} data-testid={`sticky-teleports-${id}`}>{f.teleports}</td>
-                    <td className={styles.num}>{f.replicas}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        ) : null}
+            );
+          }}
+        />
       </section>
       {functions.length > 0 ? (
         <section aria-labelledby="history-title">

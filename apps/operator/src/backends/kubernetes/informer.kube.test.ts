@@ -43,19 +43,25 @@ async function namespace(): Promise<string> {
   return ns.name;
 }
 
+/** An informer on the Functions of `ns` through the cuttable proxy, synced and watching; its events as `TYPE name`. */
+async function watchingInformer(ns: string): Promise<{ inf: Informer; events: string[] }> {
+  const inf = new Informer(viaProxy, { apiVersion: GV, kind: 'Function', namespace: ns, restartDelayMs: 50 });
+  const events: string[] = [];
+  inf.on((t, o) => events.push(`${t} ${o.metadata.name}`));
+  inf.start();
+  cleanups.push(() => inf.stop());
+  await inf.hasSynced();
+  await eventually('watch open', () => inf.stats.watches > 0);
+  return { inf, events };
+}
+
 describe('informer on a real API server', () => {
   it('relists after a real expiry (compacted etcd, restarted API server) and emits exactly what it missed', { timeout: 120_000 }, async () => {
     const ns = await namespace();
     await admin.apply(fnObj(ns, 'keep'));
     await admin.apply(fnObj(ns, 'gone'));
     await admin.apply(fnObj(ns, 'changed'));
-    const inf = new Informer(viaProxy, { apiVersion: GV, kind: 'Function', namespace: ns, restartDelayMs: 50 });
-    const events: string[] = [];
-    inf.on((t, o) => events.push(`${t} ${o.metadata.name}`));
-    inf.start();
-    cleanups.push(() => inf.stop());
-    await inf.hasSynced();
-    await eventually('watch open', () => inf.stats.watches > 0);
+    const { inf, events } = await watchingInformer(ns);
     expect(events.sort()).toEqual(['ADDED changed', 'ADDED gone', 'ADDED keep']);
     events.length = 0;
     // Cut the informer off; meanwhile the world changes and its resourceVersion is compacted away.
@@ -80,13 +86,7 @@ describe('informer on a real API server', () => {
   it('a dropped connection resumes from the last resourceVersion: no relist, no replay', { timeout: 60_000 }, async () => {
     const ns = await namespace();
     await admin.apply(fnObj(ns, 'before'));
-    const inf = new Informer(viaProxy, { apiVersion: GV, kind: 'Function', namespace: ns, restartDelayMs: 50 });
-    const events: string[] = [];
-    inf.on((t, o) => events.push(`${t} ${o.metadata.name}`));
-    inf.start();
-    cleanups.push(() => inf.stop());
-    await inf.hasSynced();
-    await eventually('watch open', () => inf.stats.watches > 0);
+    const { inf, events } = await watchingInformer(ns);
     proxy.partition();
     await admin.apply(fnObj(ns, 'during'));
     await new Promise((r) => setTimeout(r, 300));

@@ -21,6 +21,7 @@ import { objectKey } from '../../queue/object-key.ts';
 import type { Informer } from './informer.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { parsed } from './parsed-object.ts';
+import { WrittenStatus } from './written-status.ts';
 
 export interface KubeFunctionBackendOptions {
   client: KubeClient;
@@ -32,11 +33,7 @@ export interface KubeFunctionBackendOptions {
 }
 
 export class KubeFunctionBackend implements FunctionBackend {
-  /**
-   * The status this term last wrote per Function: the informer may not show it yet, and an Event
-   * is the change from the status written before (a lagging cache would report it twice).
-   */
-  private readonly written = new Map<string, FunctionStatus>();
+  private readonly written = new WrittenStatus<FunctionStatus>();
   readonly finalizer: KeyspaceFinalizer;
 
   constructor(private readonly o: KubeFunctionBackendOptions) {
@@ -58,7 +55,7 @@ export class KubeFunctionBackend implements FunctionBackend {
   }
 
   async gone(namespace: string, name: string): Promise<void> {
-    this.written.delete(objectKey(namespace, name));
+    this.written.forget(objectKey(namespace, name));
   }
 
   async revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
@@ -95,11 +92,8 @@ export class KubeFunctionBackend implements FunctionBackend {
     return this.o.settle(key, status);
   }
 
-  async writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
-    const key = objectKey(fn.metadata.namespace, fn.metadata.name);
-    await this.o.client.applyStatus('Function', fn.metadata.namespace, fn.metadata.name, status);
-    const before = this.written.get(key) ?? fn.status;
-    this.written.set(key, status);
-    return before;
+  writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
+    const { namespace, name } = fn.metadata;
+    return this.written.write(objectKey(namespace, name), fn.status, status, () => this.o.client.applyStatus('Function', namespace, name, status));
   }
 }

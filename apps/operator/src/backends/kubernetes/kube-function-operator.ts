@@ -1,49 +1,32 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  type Condition,
-  EnvironmentSchema,
-  FunctionSchema,
-  GROUP_VERSION,
-  type Environment,
-  type OrreryFunction,
-  type Revision,
-  RevisionSchema,
-  type StateCredentials,
-} from '@orrery/spec';
+import { type Condition, FunctionSchema, GROUP_VERSION, type OrreryFunction, type Revision, RevisionSchema, type StateCredentials } from '@orrery/spec';
 import { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
-import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
+import { EnvironmentReconciler } from '../../environment/environment-reconciler.ts';
+import { FunctionFamilyEvents } from '../../function/function-family-events.ts';
 import { FunctionReconciler } from '../../function/function-reconciler.ts';
 import type { RevisionGcSettings } from '../../function/revision-collection.ts';
-import { revisionWanted } from '../../function/revision-wanted.ts';
 import { kindQueue } from '../../queue/kind-queue.ts';
 import { splitKey } from '../../queue/object-key.ts';
 import type { WorkQueue } from '../../queue/work-queue.ts';
-import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
-import { conditionTrue, setCondition } from '../../reconcile/conditions.ts';
-import { revisionStatus } from '../../reconcile/revision-status.ts';
-import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
-import { environmentStatus } from '../../reconcile/environment-status.ts';
 import { stateCredentials } from '../../reconcile/state-credentials.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { statusChanged } from '../../reconcile/status-changed.ts';
-import { revisionEvents } from '../../reconcile/status-events.ts';
+import { RevisionReconciler } from '../../revision/revision-reconciler.ts';
 import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 import { createSpecializeHandler } from '../../pool-executor/specialize-http.ts';
-import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
-import { Informer, cacheKey } from './informer.ts';
-import type { KubeClient, KubeObject } from './kube-client.ts';
+import { Informer } from './informer.ts';
+import type { KubeClient } from './kube-client.ts';
+import { KubeEnvironmentBackend } from './kube-environment-backend.ts';
 import { KubeFunctionBackend } from './kube-function-backend.ts';
 import { KubernetesPoolExecutor, type KubernetesPoolExecutorOptions } from './kube-pool-executor.ts';
+import { KubeRevisionBackend } from './kube-revision-backend.ts';
 import { parsed } from './parsed-object.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
 import { RECONCILED, reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
-import { deploymentFailure } from './deployment-failure.ts';
-import { renderPoolChildren } from './render/pool.ts';
-import { renderRevisionChildren, renderServiceAccount } from './render/revision-children.ts';
 
 export interface KubernetesOperatorOptions {
   client: KubeClient;
@@ -104,16 +87,11 @@ export class KubernetesFunctionOperator {
   readonly handleSpecialize: ReturnType<typeof createSpecializeHandler>;
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
-  /** Each Function as its last event showed it: the keyspace it held before a change. */
-  private readonly lastSeen = new Map<string, KubeObject>();
   private readonly functionBackend: KubeFunctionBackend;
   private readonly functionReconciler: FunctionReconciler;
   private readonly events: EventRecorder;
-  /**
-   * The status this term last wrote per object: the informer may not show it yet, and an Event
-   * is the change from the status written before (a lagging cache would report it twice).
-   */
-  private readonly writtenRevisions = new Map<string, NonNullable<Revision['status']>>();
+  private readonly revisionReconciler: RevisionReconciler;
+  private readonly environmentReconciler: EnvironmentReconciler;
   /** `Kind/namespace/name` → the reason of the Reconciled=False this process wrote. */
   private readonly recordedFailures = new Map<string, string>();
 
@@ -177,6 +155,32 @@ export class KubernetesFunctionOperator {
       onDecision: o.metrics?.decided,
     });
     o.metrics?.watchAutoscaler(this.autoscaler);
+    this.revisionReconciler = new RevisionReconciler({
+      backend: new KubeRevisionBackend({
+        ...o,
+        functions: this.functions,
+        revisions: this.revisions,
+        environments: this.environments,
+        deployments: this.deployments,
+        functionBackend: this.functionBackend,
+        pool: this.pool,
+        credentials: (fn) => this.stateToken(fn),
+        settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Revision/${key}`, status.conditions)) }),
+      }),
+      autoscaler: this.autoscaler,
+      events: this.events,
+      now: this.now,
+    });
+    this.environmentReconciler = new EnvironmentReconciler({
+      backend: new KubeEnvironmentBackend({
+        ...o,
+        environments: this.environments,
+        deployments: this.deployments,
+        pool: this.pool,
+        settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Environment/${key}`, status.conditions)) }),
+      }),
+      now: this.now,
+    });
     // No `readyAddresses`: routers find new workers through the registry, so a poke is answered at once.
     this.handleAutoscaler = createAutoscalerHandler(this.autoscaler);
     this.handleSpecialize = createSpecializeHandler({
@@ -189,28 +193,10 @@ export class KubernetesFunctionOperator {
       credentials: (fn) => this.stateToken(fn),
     });
 
-    this.functions.on((t, f) => {
-      const key = cacheKey(f);
-      const before = this.lastSeen.get(key);
-      if (t === 'DELETED') this.lastSeen.delete(key);
-      else this.lastSeen.set(key, f);
-      this.functionQueue.add(key);
-      // One keyspace, one owner: the others declaring the keyspace it held or now declares may
-      // have to wait for it or may proceed now (its deletion, its move to another keyspace).
-      for (const k of keyspaceNeighbours(before ? [before, f] : [f], this.functions.list())) this.functionQueue.add(k);
-    });
-    this.revisions.on((_t, r) => {
-      this.revisionQueue.add(cacheKey(r));
-      const fn = (r.spec as { function?: string } | undefined)?.function;
-      if (fn) this.functionQueue.add(`${r.metadata.namespace}/${fn}`);
-    });
-    this.environments.on((_t, e) => {
-      this.environmentQueue.add(cacheKey(e));
-      // Functions on it: a rule that reads the Environment may now hold or fail for them.
-      for (const f of this.functions.list()) {
-        if (f.metadata.namespace === e.metadata.namespace && (f.spec as { template?: { environment?: string } } | undefined)?.template?.environment === e.metadata.name) this.functionQueue.add(cacheKey(f));
-      }
-    });
+    const events = new FunctionFamilyEvents({ functions: this.functionQueue, revisions: this.revisionQueue, environments: this.environmentQueue }, () => this.functions.list());
+    this.functions.on((t, f) => events.functionChanged(f, t === 'DELETED'));
+    this.revisions.on((_t, r) => events.revisionChanged(r));
+    this.environments.on((_t, e) => events.environmentChanged(e));
     this.deployments.on((_t, d) => {
       const rev = d.metadata.labels?.[REVISION_LABEL];
       if (rev) this.revisionQueue.add(`${d.metadata.namespace}/${rev}`);
@@ -279,103 +265,11 @@ export class KubernetesFunctionOperator {
   }
 
   async reconcileRevision(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key);
-    const rev = parsed<Revision>(RevisionSchema, this.revisions.get(namespace, name));
-    if (!rev) {
-      this.autoscaler.forget(key); // its Deployment goes with it through garbage collection
-      this.writtenRevisions.delete(key);
-      return;
-    }
-    const fnRaw = this.functions.get(namespace, rev.spec.function);
-    const fn = parsed<OrreryFunction>(FunctionSchema, fnRaw);
-    if (!fn || fnRaw?.metadata.deletionTimestamp) {
-      this.autoscaler.forget(key);
-      return;
-    }
-    const t = rev.spec.template;
-    const environment = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, t.environment));
-    // The token Secret only for the keyspace's owner (the Function reconcile, which judged on the
-    // API server's Functions, creates no revision for another declarer).
-    const state = this.stateToken(fn);
-    if (fn.spec.state && !state && this.o.stateUrl) {
-      // A token it got before its keyspace's owner showed up (two creates racing through
-      // admission in one second) goes: the pods roll without it.
-      await this.o.client.delete('v1', 'Secret', namespace, childName(name, 'state'));
-    }
-    const children = renderRevisionChildren({
-      fn, revision: rev, environment, state, runtimeImage: this.o.runtimeImage, registryUrls: this.o.registryUrls,
-      registration: this.o.registrationCredential?.(rev), progressDeadlineSeconds: this.o.progressDeadlineSeconds, workerTraceEnv: this.o.workerTraceEnv,
-    });
-    if (t.executor !== 'pool') children.unshift(renderServiceAccount(fn));
-    for (const child of children) await this.o.client.apply(child);
-
-    const { routable, wanted } = revisionWanted(fn, await this.functionBackend.revisionsOf(namespace, fn.metadata.name), name);
-    let workers: RevisionWorkers;
-    let decision: KpaDecision | undefined;
-    let poolCondition: { status: 'True' | 'Unknown'; reason: string; message: string } | undefined;
-    if (t.executor === 'pool') {
-      // The KPA drives pooled revisions through the pool executor: at zero the last specialized
-      // pod goes when idle; the first request specializes one through /v1/executor/specialize.
-      if (wanted) {
-        decision = this.autoscaler.desired(key, rev, routable);
-        this.pool.scale(rev, decision.desired, state);
-      } else {
-        this.autoscaler.forget(key);
-        if (this.pool.specializedCount(key)) await this.pool.release(key);
-      }
-      const ready = this.pool.readySpecialized(key);
-      workers = { desired: decision?.desired ?? 0, actual: this.pool.specializedCount(key), ready, restarts: 0 };
-      const warm = this.pool.warmCounts()[`${namespace}/${t.environment}`] ?? 0;
-      if (ready === 0 && wanted) {
-        // Pool revisions serve on demand: ready once the pool has warm pods (and stays so, as a
-        // deploy revision scaled to zero does, while the pool refills after a claim).
-        poolCondition =
-          warm > 0 || conditionTrue(rev.status?.conditions, 'Ready')
-            ? { status: 'True', reason: 'PoolExecutor', message: `served by specialized pool pods on demand (${warm} warm in environment ${t.environment})` }
-            : { status: 'Unknown', reason: 'PoolWarming', message: `waiting for warm pods of environment ${t.environment}` };
-      }
-    } else {
-      // The KPA decides (initial scale, min/max, scale to zero); revisions nobody can reach run nothing.
-      if (wanted) decision = this.autoscaler.desired(key, rev, routable);
-      else this.autoscaler.forget(key);
-      const desired = decision?.desired ?? 0;
-      const deploymentName = childName(name, 'deployment');
-      const dep = this.deployments.get(namespace, deploymentName);
-      const specReplicas = (dep?.spec as { replicas?: number } | undefined)?.replicas;
-      if (specReplicas !== desired) await this.o.client.scaleDeployment(namespace, deploymentName, desired);
-      const st = (dep?.status ?? {}) as { replicas?: number; readyReplicas?: number };
-      workers = { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0, failed: deploymentFailure(dep) };
-    }
-    const status = revisionStatus(rev, workers, this.now());
-    if (poolCondition) status.conditions = withReadyProgress(setCondition(status.conditions, { type: 'Ready', ...poolCondition }, this.now()), this.now());
-    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Revision/${key}`, status.conditions));
-    if (decision) {
-      status.autoscalerMode = decision.mode;
-      status.lastDecision = decision.reason;
-    }
-    if (statusChanged(status, rev.status)) {
-      await this.o.client.applyStatus('Revision', namespace, name, status);
-      const before = this.writtenRevisions.get(key) ?? rev.status;
-      this.writtenRevisions.set(key, status);
-      this.events.record(eventTarget(GROUP_VERSION, 'Revision', rev), ...revisionEvents(before, status, decision?.reason));
-    }
+    await this.revisionReconciler.reconcile(key);
   }
 
   async reconcileEnvironment(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key);
-    const env = parsed<Environment>(EnvironmentSchema, this.environments.get(namespace, name));
-    if (!env) return;
-    // The token Secret before the pool: pool pods mount it and do not start without it.
-    await this.pool.ensureSpecializeSecret(env);
-    for (const child of renderPoolChildren(env, this.o.runtimeImage, { registryUrls: this.o.registryUrls, stateUrl: this.o.stateUrl, workerTraceEnv: this.o.workerTraceEnv })) await this.o.client.apply(child);
-    const pool = this.deployments.get(namespace, childName('orrery-pool', name));
-    const ready = Number((pool?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0);
-    // The same status as the local backend (Ready once accepted), so GitOps health checks read it.
-    const status = environmentStatus(env, ready, this.now());
-    status.conditions = withSuccess(status.conditions, this.now(), this.recordedFailure(`Environment/${key}`, status.conditions));
-    if (statusChanged(status, env.status)) {
-      await this.o.client.applyStatus('Environment', namespace, name, status);
-    }
+    await this.environmentReconciler.reconcile(key);
   }
 
   /** Judged on the informer's Functions: no API-server read on a cold request's path. */

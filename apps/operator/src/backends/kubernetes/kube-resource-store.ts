@@ -13,6 +13,7 @@ import {
   checkRevisionWrite,
   parseForApply,
   parseStatus,
+  watchEnding,
 } from '@orrery/store';
 import { collectionPath, resourceFor } from './api-resources.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
@@ -142,32 +143,20 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       assertKind(kind);
       const path = collectionPath(resourceFor(GROUP_VERSION, kind), opts.namespace ?? o.namespace);
       let cursor = opts.sinceResourceVersion !== undefined ? String(opts.sinceResourceVersion) : undefined;
-      let stopped = false;
       let failures = 0;
       let abort: AbortController | undefined;
       let timer: NodeJS.Timeout | undefined;
-      let finish!: () => void;
-      let fail!: (e: unknown) => void;
-      const done = new Promise<void>((res, rej) => {
-        finish = res;
-        fail = rej;
-      });
-      done.catch(() => {}); // the caller may not await it
-
-      const stop = (err?: unknown) => {
-        if (stopped) return;
-        stopped = true;
+      const ending = watchEnding(() => {
         clearTimeout(timer);
         abort?.abort();
-        if (err) fail(err);
-        else finish();
-      };
+      });
+      const stop = (err?: unknown) => ending.end(err);
       const expired = () =>
         new StoreError('expired', `resourceVersion ${cursor} is older than the API server's retained history: list again and watch from the list's resourceVersion`);
       // A watch ends on the API server's timeout, a dropped connection or an error: resume from the
       // last delivered version, so the consumer sees no gap (410 aside).
       const again = (afterError: boolean) => {
-        if (stopped) return;
+        if (ending.ended) return;
         failures = afterError ? failures + 1 : 0;
         const delay = afterError ? watchRestartDelay(failures, o.rewatchMs ?? 200) : 0;
         clearTimeout(timer);
@@ -176,7 +165,7 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
       };
 
       const connect = async (): Promise<void> => {
-        if (stopped) return;
+        if (ending.ended) return;
         try {
           // No version given: start from "now", not from a replay of every object.
           if (cursor === undefined) cursor = String((await list(kind, { namespace: opts.namespace })).resourceVersion);
@@ -187,7 +176,7 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
             path,
             { resourceVersion: cursor, allowWatchBookmarks: true },
             (type: string, obj: KubeObject) => {
-              if (stopped) return;
+              if (ending.ended) return;
               if (type === 'ERROR') {
                 if ((obj as unknown as { code?: number }).code === 410) gone = true;
                 else broken = true;
@@ -200,23 +189,23 @@ export function createKubernetesResourceStore(o: KubernetesResourceStoreOptions)
               onEvent({ type: type === 'ADDED' ? 'added' : type === 'DELETED' ? 'deleted' : 'modified', object, resourceVersion: toNumber(object.metadata.resourceVersion) });
             },
             (err: unknown) => {
-              if (stopped) return;
+              if (ending.ended) return;
               if (gone || storeErrorFrom(err, path).code === 'expired') stop(expired());
               // A watch that ends at once is treated like a failure, so a misbehaving server is not
               // hammered; a quiet stream's idle timeout is not one.
               else again((Boolean(err) && !isIdleTimeout(err)) || broken || Date.now() - startedAt < 1000);
             },
           );
-          if (stopped) controller.abort();
+          if (ending.ended) controller.abort();
           else abort = controller;
         } catch (err) {
-          if (stopped) return;
+          if (ending.ended) return;
           if (storeErrorFrom(err, path).code === 'expired') stop(expired());
           else again(true);
         }
       };
       void connect();
-      return { close: () => stop(), done };
+      return { close: () => stop(), done: ending.done };
     },
 
     async close() {},

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { REGISTRY_CREDENTIAL_ENV, type Revision, type StateCredentials } from '@orrery/spec';
 import { objectKey } from '../../queue/object-key.ts';
+import { revisionWorkerArgs } from '../../revision/revision-worker-args.ts';
 import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
@@ -209,18 +210,7 @@ export class LocalBackend {
     const workDir = this.isolation.workDir('workers', rev.metadata.namespace, id);
     const who = this.isolation.forFunction(rev.metadata.namespace, rev.spec.function);
     this.isolation.prepareWorkDir(workDir, who);
-    const args = [
-      ...this.opts.runtimeCommand.args,
-      '--port', '0',
-      '--namespace', rev.metadata.namespace,
-      '--function', rev.spec.function,
-      '--revision', rev.metadata.name,
-      '--entrypoint', t.entrypoint,
-      '--container-concurrency', String(t.containerConcurrency),
-      '--timeout-seconds', String(t.timeoutSeconds),
-      '--instance-id', `${id}-${process.pid}`,
-      '--work-dir', workDir,
-    ];
+    const args = [...this.opts.runtimeCommand.args, '--port', '0', '--instance-id', `${id}-${process.pid}`, ...revisionWorkerArgs(rev, workDir)];
     // The template's variables (secret references already resolved; never on the command line).
     const env: Record<string, string> = { ...templateEnv };
     // Code travels in the environment, not argv: argv is visible to every user in `ps`.

@@ -1,31 +1,20 @@
-import {
-  type Environment,
-  GROUP_VERSION,
-  type OrreryFunction,
-  type Revision,
-  type ResourceKind,
-  type StateCredentials,
-} from '@orrery/spec';
+import { GROUP_VERSION, type OrreryFunction, type StateCredentials } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import type { LocalBackend } from './local-backend.ts';
+import { LocalEnvironmentBackend } from './local-environment-backend.ts';
 import { LocalFunctionBackend } from './local-function-backend.ts';
+import { LocalRevisionBackend, type LocalRevisionPool } from './local-revision-backend.ts';
 import type { Autoscaler } from '../../autoscaler/autoscaler.ts';
-import type { KpaDecision } from '../../autoscaler/kpa-decider.ts';
+import { EnvironmentReconciler } from '../../environment/environment-reconciler.ts';
+import { FunctionFamilyEvents } from '../../function/function-family-events.ts';
 import { FunctionReconciler } from '../../function/function-reconciler.ts';
 import type { RevisionGcSettings } from '../../function/revision-collection.ts';
-import { revisionWanted } from '../../function/revision-wanted.ts';
-import { setCondition } from '../../reconcile/conditions.ts';
-import { withReadyProgress } from '../../reconcile/kstatus-conditions.ts';
 import { kindQueue } from '../../queue/kind-queue.ts';
 import { objectKey, splitKey } from '../../queue/object-key.ts';
 import type { WorkQueue } from '../../queue/work-queue.ts';
-import { keyspaceNeighbours } from '../../reconcile/keyspace-neighbours.ts';
-import { environmentStatus } from '../../reconcile/environment-status.ts';
-import { revisionStatus } from '../../reconcile/revision-status.ts';
 import { stateCredentials } from '../../reconcile/state-credentials.ts';
-import { statusChanged } from '../../reconcile/status-changed.ts';
-import { revisionEvents } from '../../reconcile/status-events.ts';
-import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
+import { RevisionReconciler } from '../../revision/revision-reconciler.ts';
+import type { EventRecorder } from '../../events/event-recorder.ts';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 
 export interface LocalFunctionOperatorOptions {
@@ -39,13 +28,7 @@ export interface LocalFunctionOperatorOptions {
   /** KPA for deploy-executor revisions; absent = the fixed scale max(1, minScale). */
   autoscaler?: Autoscaler;
   /** Pool-executor revisions are served by specialized pool workers, not by revision workers. */
-  pool?: {
-    keepWarm(rev: Revision): void;
-    release(key: string): Promise<void>;
-    readyWorkers?(namespace: string, environment: string): number;
-    /** The KPA's desired scale for a pooled revision (specializes more warm workers under load). */
-    scale?(rev: Revision, desired: number, credentials?: StateCredentials): void;
-  };
+  pool?: LocalRevisionPool;
   /**
    * Deletes a keyspace's data (statesvc's signed admin call) for a Function deleted with
    * `spec.state.onDelete: delete`; absent = keyspace data is always retained.
@@ -88,6 +71,8 @@ export class LocalFunctionOperator {
   private readonly log: NonNullable<LocalFunctionOperatorOptions['log']>;
   private readonly functionBackend: LocalFunctionBackend;
   private readonly functionReconciler: FunctionReconciler;
+  private readonly revisionReconciler: RevisionReconciler;
+  private readonly environmentReconciler: EnvironmentReconciler;
 
   constructor(private readonly o: LocalFunctionOperatorOptions) {
     this.now = o.now ?? (() => new Date());
@@ -115,44 +100,32 @@ export class LocalFunctionOperator {
       now: this.now,
       revisionGc: o.revisionGc,
     });
+    this.revisionReconciler = new RevisionReconciler({
+      backend: new LocalRevisionBackend({ store: o.store, functions: this.functionBackend, workers: o.backend, pool: o.pool, credentials: (fn) => this.credentials(fn) }),
+      autoscaler: o.autoscaler,
+      events: o.events,
+      now: this.now,
+    });
+    this.environmentReconciler = new EnvironmentReconciler({ backend: new LocalEnvironmentBackend(o.store, o.pool), now: this.now });
   }
 
   async start(): Promise<void> {
-    const watch = (kind: ResourceKind, on: (ns: string, name: string, obj: unknown) => void) =>
-      this.o.store.watch(kind, {}, (e) => on(e.object.metadata.namespace, e.object.metadata.name, e.object));
+    const events = new FunctionFamilyEvents({ functions: this.functions, revisions: this.revisions, environments: this.environments }, () => this.known.values());
     this.watches.push(
       this.o.store.watch('Function', {}, (e) => {
-        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-        const before = this.known.get(key);
+        const key = objectKey(e.object.metadata.namespace, e.object.metadata.name);
         if (e.type === 'deleted') this.known.delete(key);
         else this.known.set(key, e.object);
-        this.functions.add(key);
-        // One keyspace, one owner: the others declaring the keyspace it held or now declares
-        // may have to wait for it or may proceed now.
-        for (const k of keyspaceNeighbours(before ? [before, e.object] : [e.object], this.known.values())) this.functions.add(k);
+        events.functionChanged(e.object, e.type === 'deleted');
+        // The local store has no finalizers: a deleted Function is gone at once, so its keyspace
+        // cleanup works from the deleted object the watch delivers.
+        if (e.type === 'deleted' && this.o.deleteKeyspace) {
+          this.gone.set(key, e.object);
+          this.keyspaces.add(key);
+        }
       }),
-      // The local store has no finalizers: a deleted Function is gone at once, so its keyspace
-      // cleanup works from the deleted object the watch delivers.
-      this.o.store.watch('Function', {}, (e) => {
-        if (e.type !== 'deleted' || !this.o.deleteKeyspace) return;
-        const key = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
-        this.gone.set(key, e.object);
-        this.keyspaces.add(key);
-      }),
-      watch('Environment', (ns, name) => {
-        this.environments.add(`${ns}/${name}`);
-        // Functions on it: a rule that reads the Environment may now hold or fail for them.
-        void this.o.store
-          .list('Function', { namespace: ns })
-          .then(({ items }) => {
-            for (const f of items as OrreryFunction[]) if (f.spec.template.environment === name) this.functions.add(objectKey(ns, f.metadata.name));
-          })
-          .catch(() => {}); // the periodic resync catches up
-      }),
-      watch('Revision', (ns, name, obj) => {
-        this.revisions.add(`${ns}/${name}`);
-        this.functions.add(`${ns}/${(obj as Revision).spec.function}`);
-      }),
+      this.o.store.watch('Environment', {}, (e) => events.environmentChanged(e.object)),
+      this.o.store.watch('Revision', {}, (e) => events.revisionChanged(e.object)),
     );
     await this.resync();
     this.resyncTimer = setInterval(() => void this.resync().catch(() => {}), this.o.resyncMs ?? 30_000);
@@ -216,67 +189,11 @@ export class LocalFunctionOperator {
   }
 
   async reconcileEnvironment(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key);
-    const env = (await this.o.store.get('Environment', namespace, name)) as Environment | undefined;
-    if (!env) return;
-    const status = environmentStatus(env, this.o.pool?.readyWorkers?.(namespace, name) ?? 0, this.now());
-    if (statusChanged(status, env.status)) {
-      await this.o.store.updateStatus('Environment', namespace, name, status);
-    }
+    await this.environmentReconciler.reconcile(key);
   }
 
   async reconcileRevision(key: string): Promise<void> {
-    const [namespace, name] = splitKey(key);
-    const rev = (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
-    if (!rev) {
-      this.o.autoscaler?.forget(key);
-      await this.o.pool?.release(key);
-      await this.o.backend.scale({ metadata: { namespace, name } } as Revision, 0);
-      return;
-    }
-    const fn = (await this.o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined;
-    const template = rev.spec.template;
-    let desired = 0;
-    let decision: KpaDecision | undefined;
-    let unsupported: { reason: string; message: string } | undefined;
-    let poolDecision: KpaDecision | undefined;
-    if (template.executor === 'container') {
-      unsupported = { reason: 'ExecutorUnsupported', message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally' };
-    } else if (fn) {
-      const { routable, wanted } = revisionWanted(fn, await this.functionBackend.revisionsOf(namespace, fn.metadata.name), name);
-      const pooled = this.o.pool && template.executor === 'pool';
-      if (pooled && !wanted) await this.o.pool!.release(key);
-      if (wanted) {
-        if (pooled) {
-          this.o.pool!.keepWarm(rev);
-          // The KPA drives pooled revisions too, through the pool executor (never the backend).
-          const pooledDecision = this.o.pool!.scale && this.o.autoscaler?.desired(key, rev, routable);
-          if (pooledDecision) {
-            this.o.pool!.scale!(rev, pooledDecision.desired, fn ? this.credentials(fn) : undefined);
-            poolDecision = pooledDecision;
-          }
-        } else if (this.o.autoscaler) decision = this.o.autoscaler.desired(key, rev, routable);
-        else desired = Math.max(1, template.autoscaling.minScale ?? 1);
-        if (decision) desired = decision.desired;
-      }
-    }
-    if (!decision && !poolDecision) this.o.autoscaler?.forget(key);
-    await this.o.backend.scale(rev, desired, fn ? this.credentials(fn) : undefined);
-    const status = revisionStatus(rev, this.o.backend.observe(namespace, name), this.now(), unsupported);
-    if (decision) {
-      status.autoscalerMode = decision.mode;
-      status.lastDecision = decision.reason;
-    } else if (this.o.pool && template.executor === 'pool' && !unsupported) {
-      status.conditions = withReadyProgress(setCondition(status.conditions, { type: 'Ready', status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' }, this.now()), this.now());
-      if (poolDecision) {
-        status.autoscalerMode = poolDecision.mode;
-        status.lastDecision = poolDecision.reason;
-      }
-    }
-    if (statusChanged(status, rev.status)) {
-      await this.o.store.updateStatus('Revision', namespace, name, status);
-      this.o.events?.record(eventTarget(GROUP_VERSION, 'Revision', rev), ...revisionEvents(rev.status, status, (decision ?? poolDecision)?.reason));
-    }
+    await this.revisionReconciler.reconcile(key);
   }
 
   /** Scoped state credentials for a stateful function (deploy env or specialize body). */

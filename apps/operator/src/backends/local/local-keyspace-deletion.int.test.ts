@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBackend } from './local-backend.ts';
 import { LocalFunctionOperator } from './local-function-operator.ts';
 import { createKeyspaceDeleter } from '../../keyspace/delete-keyspace.ts';
+import { workerlessBackend } from './testing/workerless-backend.ts';
 
 const MASTER = randomBytes(32);
 const NS = 'shop';
@@ -58,7 +59,7 @@ beforeAll(async () => {
       return local.list(kind, opts);
     },
   };
-  backend = { scale: async () => {}, observe: () => ({ desired: 0, actual: 0, ready: 0, restarts: 0 }), revisionKeys: () => [] } as unknown as LocalBackend;
+  backend = workerlessBackend();
   operator = new LocalFunctionOperator({ store, backend, deleteKeyspace: createKeyspaceDeleter({ stateUrl: srv.url, masterKey: MASTER }), resyncMs: 3_600_000 });
   await operator.start();
 }, 120_000);

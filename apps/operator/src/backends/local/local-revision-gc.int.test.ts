@@ -10,8 +10,8 @@ import type { Revision } from '@orrery/spec';
 import { type ResourceStore, createLocalStore } from '@orrery/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventRecorder } from '../../events/event-recorder.ts';
-import type { LocalBackend } from './local-backend.ts';
 import { LocalFunctionOperator } from './local-function-operator.ts';
+import { workerlessBackend } from './testing/workerless-backend.ts';
 
 const NS = 'gc';
 let conn: ReturnType<typeof connect>;
@@ -42,7 +42,7 @@ beforeAll(async () => {
   conn = connect({ url: '' });
   store = await createLocalStore(conn);
   await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name: 'nodejs', namespace: NS }, spec: { image: 'orrery/runtime-node:latest' } });
-  const backend = { scale: async () => {}, observe: () => ({ desired: 0, actual: 0, ready: 0, restarts: 0 }), revisionKeys: () => [] } as unknown as LocalBackend;
+  const backend = workerlessBackend();
   const events = new EventRecorder({
     write: async (target, event) => {
       recorded.push({ name: target.name, reason: event.reason, message: event.message });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionRollups } from '@orrery/db';
-import { createHarness, fnManifest, rejection, revisionManifest, type Harness } from '../../testing/api-harness.ts';
+import { applyRouterStateSync, createHarness, fnManifest, rejection, revisionManifest, type Harness } from '../../testing/api-harness.ts';
 
 // statesvc and router replicas are stood in by small HTTP servers serving their documented shapes
 // (/healthz, /v1/admin/namespaces, /v1/stats); the e2e suite runs the real ones.
@@ -89,13 +89,7 @@ beforeAll(async () => {
       { type: 'Degraded', status: 'False', reason: 'AllHealthy', message: '' },
     ],
   });
-  await h.store.apply({
-    apiVersion: 'orrery.dev/v1alpha1',
-    kind: 'StateSync',
-    metadata: { name: 'routers', namespace: 'default' },
-    spec: { target: { component: 'router' }, redis: { url: 'redis://127.0.0.1:6379' } },
-  });
-  await h.store.updateStatus('StateSync', 'default', 'routers', {
+  await applyRouterStateSync(h, {
     replicas: [{ replica: 'router-b', entitiesPushed: 0, entitiesPulled: 0, lastError: 'ECONNREFUSED', backoffSeconds: 20 }],
     conditions: [{ type: 'Degraded', status: 'True', reason: 'SyncErrors', message: 'router-b: ECONNREFUSED' }],
   });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTRY_CLUSTER_REQUESTS_ANNOTATION, parseRegistryClusterRequests, type RegistryCluster } from '@orrery/spec';
 import { issuesOf } from '../../errors.ts';
-import { createHarness, rejection, type Harness } from '../../testing/api-harness.ts';
+import { applyRouterStateSync, createHarness, rejection, type Harness } from '../../testing/api-harness.ts';
 
 let h: Harness;
 let fakeRegistry: Server;
@@ -80,13 +80,7 @@ beforeAll(async () => {
     // The operator's last two polls of the learner: caught up in both (the promotion rule passes).
     learnerObservations: [look(1, 94), look(2, 95)],
   });
-  await h.store.apply({
-    apiVersion: 'orrery.dev/v1alpha1',
-    kind: 'StateSync',
-    metadata: { name: 'routers', namespace: 'default' },
-    spec: { target: { component: 'router' }, redis: { url: 'redis://127.0.0.1:6379' } },
-  });
-  await h.store.updateStatus('StateSync', 'default', 'routers', {
+  await applyRouterStateSync(h, {
     replicas: [
       { replica: 'router-a', lastSuccessfulCycle: '2026-01-01T00:00:00Z', entitiesPushed: 3, entitiesPulled: 4, backoffSeconds: 0 },
       // One failed cycle doubles the wait past the 10 s period.

@@ -4,6 +4,7 @@ import { useParams, useRouter, useSearchParams } from 'next/navigation';
 import { Suspense } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { statePath } from '@orrery/spec';
+import { DataTable } from '../../../components/data-table.tsx';
 import { QueryState } from '../../../components/query-state.tsx';
 import { useTRPC } from '../../../lib/trpc.ts';
 import { useScrollToHash } from '../../../lib/use-scroll-to-hash.ts';
@@ -58,40 +59,30 @@ function NamespaceState() {
       {ns ? (
         <section aria-labelledby="ns-keyspaces-title" className="card">
           <h2 id="ns-keyspaces-title">Keyspaces</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Keyspace</th>
-                <th scope="col">Declared</th>
-                <th scope="col">Keys / maxKeys</th>
-                <th scope="col">Keys used</th>
-                <th scope="col">Bytes</th>
-                <th scope="col">Value-size limit</th>
+          <DataTable
+            columns={['Keyspace', 'Declared', 'Keys / maxKeys', 'Keys used', 'Bytes', 'Value-size limit']}
+            rows={ns.keyspaces}
+            row={(k) => (
+              <tr key={k.keyspace} data-testid={`ns-keyspace-${k.keyspace}`} aria-current={k.keyspace === keyspace ? 'true' : undefined}>
+                <th scope="row">
+                  <Link href={statePath(namespace, k.keyspace)} scroll={false} title={`show the history of ${k.keyspace}`}>
+                    <code>{k.keyspace}</code>
+                  </Link>
+                </th>
+                <td>{k.declared ? 'yes' : 'no (data without a declaration)'}</td>
+                <td className={styles.num}>
+                  <span data-testid={`ns-keyspace-keys-${k.keyspace}`}>{k.keys}</span> / {k.maxKeys ?? '—'}
+                </td>
+                <td>
+                  <UsageBar used={k.keys} limit={k.maxKeys ?? null} what={`${k.keyspace} keys`} />
+                </td>
+                <td className={styles.num}>
+                  <span data-testid={`ns-keyspace-bytes-${k.keyspace}`}>{k.bytes}</span> B{k.bytes >= 1024 ? <span className="muted"> ({formatBytes(k.bytes)})</span> : null}
+                </td>
+                <td className={styles.num}>{k.maxValueBytes ? formatBytes(k.maxValueBytes) : '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {ns.keyspaces.map((k) => (
-                <tr key={k.keyspace} data-testid={`ns-keyspace-${k.keyspace}`} aria-current={k.keyspace === keyspace ? 'true' : undefined}>
-                  <th scope="row">
-                    <Link href={statePath(namespace, k.keyspace)} scroll={false} title={`show the history of ${k.keyspace}`}>
-                      <code>{k.keyspace}</code>
-                    </Link>
-                  </th>
-                  <td>{k.declared ? 'yes' : 'no (data without a declaration)'}</td>
-                  <td className={styles.num}>
-                    <span data-testid={`ns-keyspace-keys-${k.keyspace}`}>{k.keys}</span> / {k.maxKeys ?? '—'}
-                  </td>
-                  <td>
-                    <UsageBar used={k.keys} limit={k.maxKeys ?? null} what={`${k.keyspace} keys`} />
-                  </td>
-                  <td className={styles.num}>
-                    <span data-testid={`ns-keyspace-bytes-${k.keyspace}`}>{k.bytes}</span> B{k.bytes >= 1024 ? <span className="muted"> ({formatBytes(k.bytes)})</span> : null}
-                  </td>
-                  <td className={styles.num}>{k.maxValueBytes ? formatBytes(k.maxValueBytes) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+          />
         </section>
       ) : null}
       <KeyspaceUsage namespaces={[namespace]} />

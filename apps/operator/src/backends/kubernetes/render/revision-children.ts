@@ -10,6 +10,7 @@ import {
   ownerReferences,
 } from './labels.ts';
 import { isReservedEnvName } from '../../../env/template-env.ts';
+import { revisionWorkerArgs } from '../../../revision/revision-worker-args.ts';
 import { runtimeImageFor } from './runtime-image.ts';
 
 export const RUNTIME_PORT = 8080;
@@ -185,16 +186,7 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
         : { name: e.name, value: e.value ?? '' },
     );
   }
-  const args = [
-    ...workerNetworkArgs(registryUrls),
-    '--namespace', rev.metadata.namespace,
-    '--function', rev.spec.function,
-    '--revision', rev.metadata.name,
-    '--entrypoint', t.entrypoint,
-    '--container-concurrency', String(t.containerConcurrency),
-    '--timeout-seconds', String(t.timeoutSeconds),
-    '--work-dir', '/tmp/orrery',
-  ];
+  const args = [...workerNetworkArgs(registryUrls), ...revisionWorkerArgs(rev, '/tmp/orrery')];
   if (code) args.push('--source-file', `${CODE_DIR}/index.mjs`);
   // The runtime reads the mounted Secret at start (a token in env would show in the pod spec).
   if (state) args.push('--state-url', state.url, '--state-keyspace', state.keyspace, '--state-token-file', `${STATE_DIR}/${STATE_TOKEN_FILE}`);

@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
+import { DataTable } from '../../../../components/data-table.tsx';
 import { HealthBadge } from '../../../../components/health-badge.tsx';
 import { QueryState } from '../../../../components/query-state.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
@@ -63,29 +64,20 @@ export default function FunctionDetailPage() {
           </p>
           <details>
             <summary>Conditions</summary>
-            <table>
-              <caption className="sr-only">Status conditions</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Since</th>
+            <DataTable
+              caption="Status conditions"
+              columns={['Type', 'Status', 'Reason', 'Message', 'Since']}
+              rows={f.status?.conditions ?? []}
+              row={(c) => (
+                <tr key={c.type} data-testid={`condition-${c.type}`}>
+                  <td>{c.type}</td>
+                  <td>{c.status}</td>
+                  <td>{c.reason}</td>
+                  <td>{c.message}</td>
+                  <td>{c.lastTransitionTime ? new Date(c.lastTransitionTime).toLocaleString() : ''}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {(f.status?.conditions ?? []).map((c) => (
-                  <tr key={c.type} data-testid={`condition-${c.type}`}>
-                    <td>{c.type}</td>
-                    <td>{c.status}</td>
-                    <td>{c.reason}</td>
-                    <td>{c.message}</td>
-                    <td>{c.lastTransitionTime ? new Date(c.lastTransitionTime).toLocaleString() : ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              )}
+            />
           </details>
           <QueryState isLoading={revisions.isLoading} error={revisions.error} />
           {revisions.data ? (

@@ -1,5 +1,6 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
+import { DataTable } from '../../../../components/data-table.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
 import { QueryState } from '../../../../components/query-state.tsx';
 import styles from './function-detail.module.css';
@@ -24,42 +25,29 @@ export function RevisionLoad({ namespace, name }: { namespace: string; name: str
           {up} of {live.data.replicas.length} router replicas answered.
         </p>
       ) : null}
-      {rows.length ? (
-        <table>
-          <caption className="sr-only">Requests per second and concurrency per revision</caption>
-          <thead>
-            <tr>
-              <th scope="col">Revision</th>
-              <th scope="col">Requests/s</th>
-              <th scope="col">Share</th>
-              <th scope="col">Concurrency</th>
-              <th scope="col">In flight</th>
-              <th scope="col">Queued</th>
+      <DataTable
+        caption="Requests per second and concurrency per revision"
+        columns={['Revision', 'Requests/s', 'Share', 'Concurrency', 'In flight', 'Queued']}
+        rows={rows}
+        empty={live.data ? <p className="muted">No revision of this function has been routed since the routers started.</p> : null}
+        row={(r) => {
+          const share = total > 0 ? r.rps / total : 0;
+          return (
+            <tr key={r.revision} data-testid={`revision-load-${r.revision}`}>
+              <td>{r.revision}</td>
+              <td data-testid={`revision-rps-${r.revision}`}>{r.rps}</td>
+              <td>
+                <div className="bar" role="img" aria-label={`${Math.round(share * 100)} % of requests`}>
+                  <span style={{ width: `${Math.round(share * 100)}%` }} />
+                </div>
+              </td>
+              <td data-testid={`revision-concurrency-${r.revision}`}>{r.concurrency}</td>
+              <td>{r.inflight}</td>
+              <td>{r.queued}</td>
             </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => {
-              const share = total > 0 ? r.rps / total : 0;
-              return (
-                <tr key={r.revision} data-testid={`revision-load-${r.revision}`}>
-                  <td>{r.revision}</td>
-                  <td data-testid={`revision-rps-${r.revision}`}>{r.rps}</td>
-                  <td>
-                    <div className="bar" role="img" aria-label={`${Math.round(share * 100)} % of requests`}>
-                      <span style={{ width: `${Math.round(share * 100)}%` }} />
-                    </div>
-                  </td>
-                  <td data-testid={`revision-concurrency-${r.revision}`}>{r.concurrency}</td>
-                  <td>{r.inflight}</td>
-                  <td>{r.queued}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      ) : live.data ? (
-        <p className="muted">No revision of this function has been routed since the routers started.</p>
-      ) : null}
+          );
+        }}
+      />
     </section>
   );
 }

@@ -4,11 +4,17 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { OrreryFunction, TrafficTarget } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
+import { DataTable } from '../../../../components/data-table.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
 import { diffRows, LATEST_KEY, rowKeyOfIssue, rowsFromSpec, sumOf, trafficFromRows, type TrafficRow } from '../../traffic-draft.ts';
 import styles from './function-detail.module.css';
 
 const labelOf = (key: string) => (key === LATEST_KEY ? 'latest ready revision' : key);
+/** A number box and a slider per row edit the same percent; only the box marks the row's issues. */
+const PERCENT_INPUTS = [
+  { type: 'number', label: 'percent for', testid: 'traffic-input' },
+  { type: 'range', label: 'percent slider for', testid: 'traffic-slider' },
+] as const;
 
 /**
  * The traffic split editor: a number input and a slider per revision (plus "latest"), an optional
@@ -75,70 +81,57 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
         Percents must add up to 100. A tag makes a revision reachable with the header <code>Orrery-Tag: &lt;tag&gt;</code> whatever its percent.
         {draft ? ' Editing: the live values are paused until you apply or reset.' : ''}
       </p>
-      <table className={styles.traffic}>
-        <caption className="sr-only">Percent and tag per revision</caption>
-        <thead>
-          <tr>
-            <th scope="col">Target</th>
-            <th scope="col">Percent</th>
-            <th scope="col">Tag</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const rowIssues = issuesByRow.get(r.key);
-            const id = r.key === LATEST_KEY ? 'latest' : r.key;
-            return (
-              <tr key={r.key} data-testid={`traffic-row-${id}`}>
-                <th scope="row">
-                  {labelOf(r.key)}
-                  {r.key === LATEST_KEY && fn.status?.latestReadyRevision ? <span className="muted"> (now {fn.status.latestReadyRevision})</span> : null}
-                </th>
-                <td>
-                  <div className={styles.percent}>
+      <DataTable
+        className={styles.traffic}
+        caption="Percent and tag per revision"
+        columns={['Target', 'Percent', 'Tag']}
+        rows={rows}
+        row={(r) => {
+          const rowIssues = issuesByRow.get(r.key);
+          const id = r.key === LATEST_KEY ? 'latest' : r.key;
+          return (
+            <tr key={r.key} data-testid={`traffic-row-${id}`}>
+              <th scope="row">
+                {labelOf(r.key)}
+                {r.key === LATEST_KEY && fn.status?.latestReadyRevision ? <span className="muted"> (now {fn.status.latestReadyRevision})</span> : null}
+              </th>
+              <td>
+                <div className={styles.percent}>
+                  {PERCENT_INPUTS.map((input) => (
                     <input
-                      type="number"
+                      key={input.type}
+                      type={input.type}
                       min={0}
                       max={100}
                       step={1}
                       value={r.percent}
-                      aria-label={`percent for ${labelOf(r.key)}`}
-                      aria-invalid={rowIssues ? true : undefined}
-                      data-testid={`traffic-input-${id}`}
+                      aria-label={`${input.label} ${labelOf(r.key)}`}
+                      aria-invalid={input.type === 'number' && rowIssues ? true : undefined}
+                      data-testid={`${input.testid}-${id}`}
                       onChange={(e) => edit(r.key, { percent: percentOf(e.target.value) })}
                     />
-                    <input
-                      type="range"
-                      min={0}
-                      max={100}
-                      step={1}
-                      value={r.percent}
-                      aria-label={`percent slider for ${labelOf(r.key)}`}
-                      data-testid={`traffic-slider-${id}`}
-                      onChange={(e) => edit(r.key, { percent: percentOf(e.target.value) })}
-                    />
-                  </div>
-                  {rowIssues ? (
-                    <p className="error" role="alert" data-testid={`traffic-error-${id}`}>
-                      {rowIssues.join('; ')}
-                    </p>
-                  ) : null}
-                </td>
-                <td>
-                  <input
-                    value={r.tag}
-                    placeholder="none"
-                    aria-label={`tag for ${labelOf(r.key)}`}
-                    data-testid={`traffic-tag-${id}`}
-                    onChange={(e) => edit(r.key, { tag: e.target.value })}
-                    size={12}
-                  />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-        <tfoot>
+                  ))}
+                </div>
+                {rowIssues ? (
+                  <p className="error" role="alert" data-testid={`traffic-error-${id}`}>
+                    {rowIssues.join('; ')}
+                  </p>
+                ) : null}
+              </td>
+              <td>
+                <input
+                  value={r.tag}
+                  placeholder="none"
+                  aria-label={`tag for ${labelOf(r.key)}`}
+                  data-testid={`traffic-tag-${id}`}
+                  onChange={(e) => edit(r.key, { tag: e.target.value })}
+                  size={12}
+                />
+              </td>
+            </tr>
+          );
+        }}
+        footer={
           <tr>
             <th scope="row">Sum</th>
             <td colSpan={2}>
@@ -148,8 +141,8 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
               {sum === 100 ? <span className="muted">✓ adds up to 100</span> : <span className="error">✕ must be exactly 100 ({sum < 100 ? `${100 - sum} missing` : `${sum - 100} too many`})</span>}
             </td>
           </tr>
-        </tfoot>
-      </table>
+        }
+      />
       <p className={styles.actions}>
         <ActionButton
           procedure="functions.traffic.set"
@@ -206,28 +199,19 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
 export function TrafficDiff({ changes }: { changes: ReturnType<typeof diffRows> }) {
   const show = (v: { percent: number; tag: string }) => `${v.percent} %${v.tag ? ` #${v.tag}` : ''}`;
   return (
-    <table data-testid="traffic-diff">
-      <caption className="sr-only">Traffic before and after</caption>
-      <thead>
-        <tr>
-          <th scope="col">Target</th>
-          <th scope="col">Now</th>
-          <th scope="col">After</th>
-          <th scope="col">
-            <span className="sr-only">Changed</span>
-          </th>
+    <DataTable
+      data-testid="traffic-diff"
+      caption="Traffic before and after"
+      columns={['Target', 'Now', 'After', <span className="sr-only">Changed</span>]}
+      rows={changes}
+      row={(c) => (
+        <tr key={c.key} data-testid="traffic-diff-row" data-changed={c.changed}>
+          <th scope="row">{labelOf(c.key)}</th>
+          <td>{show(c.before)}</td>
+          <td>{c.changed ? <strong>{show(c.after)}</strong> : show(c.after)}</td>
+          <td className={c.changed ? 'warning' : 'muted'}>{c.changed ? 'changed' : 'same'}</td>
         </tr>
-      </thead>
-      <tbody>
-        {changes.map((c) => (
-          <tr key={c.key} data-testid="traffic-diff-row" data-changed={c.changed}>
-            <th scope="row">{labelOf(c.key)}</th>
-            <td>{show(c.before)}</td>
-            <td>{c.changed ? <strong>{show(c.after)}</strong> : show(c.after)}</td>
-            <td className={c.changed ? 'warning' : 'muted'}>{c.changed ? 'changed' : 'same'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+    />
   );
 }

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTRPC } from '../../../../lib/trpc.ts';
+import { DataTable } from '../../../../components/data-table.tsx';
 import styles from './registry.module.css';
 
 interface Instance {
@@ -81,47 +82,37 @@ export function InstancesBrowser({ namespace, cluster }: { namespace: string; cl
           <p className="muted" data-testid="instances-count">
             {list.length} instance{list.length === 1 ? '' : 's'} at registry revision {instances.data.revision}
           </p>
-          {list.length > 0 ? (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Instance</th>
-                  <th scope="col">Service</th>
-                  <th scope="col">Zone</th>
-                  <th scope="col">Labels</th>
-                  <th scope="col">Endpoints</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((i) => (
-                  <tr key={`${i.service}/${i.instanceId}`} data-testid={`instance-${i.instanceId}`} data-service={i.service}>
-                    <th scope="row">
-                      <code>{i.instanceId}</code>
-                    </th>
-                    <td>
-                      <code>{i.service}</code>
-                    </td>
-                    <td>{i.zone || '—'}</td>
-                    <td>
-                      {Object.entries(i.labels ?? {}).map(([k, v]) => (
-                        <code key={k} style={{ marginRight: 6 }}>
-                          {k}={v}
-                        </code>
-                      ))}
-                    </td>
-                    <td>
-                      {(i.endpoints ?? []).map((ep) => (
-                        <code key={ep.name} style={{ display: 'block' }}>
-                          {ep.name}: {ep.protocol}://{ep.host}:{ep.port}
-                          {ep.path ?? ''}
-                        </code>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : null}
+          <DataTable
+            columns={['Instance', 'Service', 'Zone', 'Labels', 'Endpoints']}
+            rows={list}
+            empty={null}
+            row={(i) => (
+              <tr key={`${i.service}/${i.instanceId}`} data-testid={`instance-${i.instanceId}`} data-service={i.service}>
+                <th scope="row">
+                  <code>{i.instanceId}</code>
+                </th>
+                <td>
+                  <code>{i.service}</code>
+                </td>
+                <td>{i.zone || '—'}</td>
+                <td>
+                  {Object.entries(i.labels ?? {}).map(([k, v]) => (
+                    <code key={k} style={{ marginRight: 6 }}>
+                      {k}={v}
+                    </code>
+                  ))}
+                </td>
+                <td>
+                  {(i.endpoints ?? []).map((ep) => (
+                    <code key={ep.name} style={{ display: 'block' }}>
+                      {ep.name}: {ep.protocol}://{ep.host}:{ep.port}
+                      {ep.path ?? ''}
+                    </code>
+                  ))}
+                </td>
+              </tr>
+            )}
+          />
         </>
       ) : null}
     </section>

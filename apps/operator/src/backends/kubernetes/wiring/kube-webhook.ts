@@ -1,0 +1,71 @@
+/**
+ * Admission, on every replica (absent without --webhook-port): validation needs its own
+ * (unelected) Environment and Function caches (the Functions: a keyspace belongs to one
+ * Function). A cache can lag a concurrent create, so two racing creates may both pass; keyspace
+ * deletion never wipes a keyspace another Function still declares.
+ */
+import { EventEmitter } from 'node:events';
+import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
+import { keyspaceHoldersAmong } from '@orrery/store';
+import { startWebhookServer } from '../../../webhook/webhook-server.ts';
+import { exitStartFailed } from '../../../wiring/command-line.ts';
+import { WebhookCertKeeper } from '../bootstrap/webhook-cert-keeper.ts';
+import { Informer } from '../informer.ts';
+import type { KubeClient } from '../kube-client.ts';
+import type { KubeOperatorConfig } from './kube-config.ts';
+
+export interface KubeWebhook {
+  url: string;
+  stop(): Promise<void>;
+}
+
+type CertificatePair = { cert: string; key: string };
+
+export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeClient, log: (msg: string, fields?: Record<string, unknown>) => void): Promise<KubeWebhook | undefined> {
+  const { webhook: settings } = config;
+  if (!settings) return undefined;
+  const environments = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Environment', namespace: config.namespace, log });
+  const functions = new Informer(client, { apiVersion: GROUP_VERSION, kind: 'Function', namespace: config.namespace, log });
+  // Every replica serves the webhook, so every replica runs the keeper: all serve the Secret's
+  // certificate, any of them may rotate it (a write guarded by resourceVersion; one wins). Its
+  // first certificate starts the server; the ones it rotates to later reach the server as events.
+  const rotated = new EventEmitter<{ certificate: [CertificatePair] }>();
+  const secretsNamespace = config.lease.namespace;
+  const certKeeper = settings.certSecret
+    ? new WebhookCertKeeper({
+        client,
+        namespace: secretsNamespace,
+        secretName: settings.certSecret.name,
+        dnsNames: [`${settings.certSecret.service}.${secretsNamespace}.svc`, `${settings.certSecret.service}.${secretsNamespace}.svc.cluster.local`],
+        configurations: settings.certSecret.configurations,
+        onCertificate: (pair) => rotated.emit('certificate', pair),
+        log: (msg) => log(msg),
+      })
+    : undefined;
+  const keptCert = await certKeeper?.start().catch((err: unknown) => exitStartFailed(`webhook certificate (--webhook-cert-secret): ${(err as Error).message}`));
+  const server = await startWebhookServer({
+    host: settings.host,
+    port: settings.port,
+    tls: keptCert ?? settings.certFiles,
+    lookup: {
+      environment: (ns, name) => {
+        const r = EnvironmentSchema.safeParse(environments.get(ns, name));
+        return r.success ? r.data : undefined;
+      },
+      keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
+    },
+    log,
+  });
+  rotated.on('certificate', (pair) => server.setCertificate(pair));
+  environments.start();
+  functions.start();
+  return {
+    url: server.url,
+    async stop() {
+      environments.stop();
+      functions.stop();
+      certKeeper?.stop();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Revisions on the local backend (revision/revision-backend.ts): read from the resource store, run
+ * as `orrery-runtime` child processes (local-backend.ts) or, for the pool executor, by the local
+ * pool executor's specialized workers.
+ */
+import { type OrreryFunction, type Revision, type RevisionStatus, type StateCredentials } from '@orrery/spec';
+import type { ResourceStore } from '@orrery/store';
+import type { FunctionBackend } from '../../function/function-backend.ts';
+import { objectKey } from '../../queue/object-key.ts';
+import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
+import type { ReadyOverride, RevisionBackend, RevisionPool } from '../../revision/revision-backend.ts';
+import type { LocalBackend } from './local-backend.ts';
+
+/** The local pool executor as the operator drives it (local-pool-executor.ts; absent: no pool). */
+export interface LocalRevisionPool {
+  keepWarm(rev: Revision): void;
+  release(key: string): Promise<void>;
+  readyWorkers?(namespace: string, environment: string): number;
+  /** The KPA's desired scale for a pooled revision (specializes more warm workers under load). */
+  scale?(rev: Revision, desired: number, credentials?: StateCredentials): void;
+}
+
+const CONTAINER_UNSUPPORTED: ReadyOverride = {
+  status: 'False',
+  reason: 'ExecutorUnsupported',
+  message: 'the container executor needs the Kubernetes backend; use executor deploy or pool locally',
+};
+
+const SERVED_BY_POOL: ReadyOverride = { status: 'True', reason: 'PoolExecutor', message: 'served by specialized pool workers on demand' };
+
+export interface LocalRevisionBackendOptions {
+  store: ResourceStore;
+  /** Where a Function's Revisions are listed (the Function reconciler's backend). */
+  functions: Pick<FunctionBackend, 'revisionsOf'>;
+  workers: LocalBackend;
+  pool?: LocalRevisionPool;
+  /** The Function's state token, judged on every Function the operator knows. */
+  credentials: (fn: OrreryFunction) => StateCredentials | undefined;
+}
+
+export class LocalRevisionBackend implements RevisionBackend {
+  readonly pool?: RevisionPool;
+
+  constructor(private readonly o: LocalRevisionBackendOptions) {
+    const pool = o.pool;
+    if (pool) {
+      this.pool = {
+        keep: (rev, desired, credentials) => {
+          pool.keepWarm(rev);
+          if (desired !== undefined) pool.scale?.(rev, desired, credentials);
+        },
+        release: (key) => pool.release(key),
+        // Pool revisions are Ready whenever the pool can specialize a worker for them.
+        observe: async (rev) => ({ workers: await this.runWorkers(rev, 0, undefined), ready: SERVED_BY_POOL }),
+      };
+    }
+  }
+
+  async revision(namespace: string, name: string): Promise<Revision | undefined> {
+    return (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
+  }
+
+  async owner(rev: Revision): Promise<OrreryFunction | undefined> {
+    return (await this.o.store.get('Function', rev.metadata.namespace, rev.spec.function)) as OrreryFunction | undefined;
+  }
+
+  revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
+    return this.o.functions.revisionsOf(namespace, fn);
+  }
+
+  async release(namespace: string, name: string): Promise<void> {
+    await this.o.pool?.release(objectKey(namespace, name));
+    await this.o.workers.scale({ metadata: { namespace, name } } as Revision, 0);
+  }
+
+  unsupported(rev: Revision): ReadyOverride | undefined {
+    return rev.spec.template.executor === 'container' ? CONTAINER_UNSUPPORTED : undefined;
+  }
+
+  credentials(fn: OrreryFunction): StateCredentials | undefined {
+    return this.o.credentials(fn);
+  }
+
+  async runWorkers(rev: Revision, desired: number, credentials: StateCredentials | undefined): Promise<RevisionWorkers> {
+    await this.o.workers.scale(rev, desired, credentials);
+    return this.o.workers.observe(rev.metadata.namespace, rev.metadata.name);
+  }
+
+  async writeStatus(rev: Revision, status: RevisionStatus): Promise<RevisionStatus | undefined> {
+    await this.o.store.updateStatus('Revision', rev.metadata.namespace, rev.metadata.name, status);
+    return rev.status;
+  }
+}
