@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@orrery/db';
 import { EtcdCluster } from '@orrery/etcdcluster';
-import { registryArgs } from '../../apps/registry/src/testkit/fixture.ts';
+import { registryArgs } from '../../apps/registry/src/testing/fixture.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const RUNS = Number(process.env.ORRERY_BENCH_APP_START_RUNS ?? 5);

@@ -19,7 +19,7 @@ import { request as httpRequest, Agent } from 'node:http';
 import { Pool } from 'undici';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { Etcd3 } from 'etcd3';
-import { spawnRegistry } from '../../apps/registry/src/testkit/fixture.ts';
+import { spawnRegistry } from '../../apps/registry/src/testing/fixture.ts';
 import { processCpuSeconds } from '../process-cpu.ts';
 
 const SECONDS = Number(process.env.ORRERY_BENCH_REGISTRY_SECONDS ?? 5);

@@ -1,7 +1,7 @@
 /**
  * The registry's answers while its etcd is paused (SIGSTOP: every call times out) and then gone
  * (SIGKILL: connections refused), with requests from the HTTP fuzz's generators
- * (testkit/fuzz-requests.ts) plus one valid request of every public route. 503 with the seed's
+ * (testing/fuzz-requests.ts) plus one valid request of every public route. 503 with the seed's
  * codes is the right answer for what needs etcd; the message must still be the registry's own —
  * no etcd member address, no gRPC status text (anyone on the pod network can call the public
  * port) — while etcd's text reaches the registry's stderr with the request id the client got.
@@ -10,10 +10,10 @@
 import fc from 'fast-check';
 import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerProblem } from './testkit/answer-contract.ts';
-import { call, regBody, spawnRegistry, TOKENS, type RegistryProcess } from './testkit/fixture.ts';
-import { FUZZ_NS, generatedRequest, renderRequest, type FuzzCredentials } from './testkit/fuzz-requests.ts';
-import { rawExchange, type RawAnswer } from './testkit/raw-http.ts';
+import { answerProblem } from './testing/answer-contract.ts';
+import { call, regBody, spawnRegistry, TOKENS, type RegistryProcess } from './testing/fixture.ts';
+import { FUZZ_NS, generatedRequest, renderRequest, type FuzzCredentials } from './testing/fuzz-requests.ts';
+import { rawExchange, type RawAnswer } from './testing/raw-http.ts';
 
 const SEED = 20_0030;
 const GENERATED = 40;

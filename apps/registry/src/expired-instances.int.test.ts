@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, noRetryClient, waitFor } from '@orrery/etcdcluster';
 import type { RunningRegistry } from './server.ts';
-import { call, regBody, SseClient, startTestRegistry, TOKENS, type Loose } from './testkit/fixture.ts';
+import { call, regBody, SseClient, startTestRegistry, TOKENS, type Loose } from './testing/fixture.ts';
 
 let cluster: EtcdCluster;
 let registry: RunningRegistry;

@@ -7,7 +7,7 @@ import { EtcdCluster, noRetryClient, waitFor } from '@orrery/etcdcluster';
 import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
-import { admin, call, regBody, startTestRegistry } from './testkit/fixture.ts';
+import { admin, call, regBody, startTestRegistry } from './testing/fixture.ts';
 
 let cluster: EtcdCluster;
 let registry: RunningRegistry;

@@ -4,9 +4,9 @@
  */
 import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerProblem } from './testkit/answer-contract.ts';
-import { spawnRegistry, TOKENS, type RegistryProcess } from './testkit/fixture.ts';
-import { rawExchange, rawOpen, type RawAnswer } from './testkit/raw-http.ts';
+import { answerProblem } from './testing/answer-contract.ts';
+import { spawnRegistry, TOKENS, type RegistryProcess } from './testing/fixture.ts';
+import { rawExchange, rawOpen, type RawAnswer } from './testing/raw-http.ts';
 
 let etcd: EtcdCluster;
 let registry: RegistryProcess;

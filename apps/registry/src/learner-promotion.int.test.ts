@@ -11,7 +11,7 @@ import { EtcdCluster, noRetryClient, waitFor } from '@orrery/etcdcluster';
 import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API } from '@orrery/spec';
 import type { MemberView } from './admin/cluster-admin.ts';
 import type { RunningRegistry } from './server.ts';
-import { admin as adminCall, startTestRegistry } from './testkit/fixture.ts';
+import { admin as adminCall, startTestRegistry } from './testing/fixture.ts';
 
 let cluster: EtcdCluster;
 let registry: RunningRegistry;

@@ -12,8 +12,8 @@ import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API, REGISTRY_HTTP_API, RegistryA
 import type { RunningRegistry } from './server.ts';
 import type { Instance } from './model/instance.ts';
 import type { MemberView } from './admin/cluster-admin.ts';
-import { admin as adminCall, call, credentialHeader, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testkit/fixture.ts';
-import { SEED_REGISTRATION } from './testkit/seed-instance.ts';
+import { admin as adminCall, call, credentialHeader, regBody, SseClient, spawnRegistry, startTestRegistry, TOKENS } from './testing/fixture.ts';
+import { SEED_REGISTRATION } from './testing/seed-instance.ts';
 import { checkLinearizable, type Operation } from './lincheck/wgl.ts';
 import { prepareHistory, registryModel, type RegistryInput, type RegistryOutput } from './lincheck/registry-model.ts';
 

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, credentialHeader, regBody, SseClient, spawnRegistry, TOKENS, type RegistryProcess } from './testkit/fixture.ts';
+import { call, credentialHeader, regBody, SseClient, spawnRegistry, TOKENS, type RegistryProcess } from './testing/fixture.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'registry-security-'));
 const SVC = 'orrery.functions.shop.counter.counter-00001';

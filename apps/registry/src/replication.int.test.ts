@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import { checkRouteAnswer, REGISTRY_ADMIN_HTTP_API } from '@orrery/spec';
 import type { RunningRegistry } from './server.ts';
-import { admin, call, regBody, startTestRegistry, TOKENS, type Loose } from './testkit/fixture.ts';
+import { admin, call, regBody, startTestRegistry, TOKENS, type Loose } from './testing/fixture.ts';
 
 let etcdBj: EtcdCluster;
 let etcdSh: EtcdCluster;

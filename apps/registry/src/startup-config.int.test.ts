@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from '@orrery/etcdcluster';
-import { call, regBody, type Loose } from './testkit/fixture.ts';
+import { call, regBody, type Loose } from './testing/fixture.ts';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../bin/orrery-registry.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'registry-startup-'));

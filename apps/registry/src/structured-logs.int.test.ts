@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { logLineProblems, logRecords, startLoggingProcess, type LoggingProcess } from '@orrery/log/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, regBody, testMasterKeyFile } from './testkit/fixture.ts';
+import { call, regBody, testMasterKeyFile } from './testing/fixture.ts';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'orrery-registry.mjs');
 const CANARIES = {

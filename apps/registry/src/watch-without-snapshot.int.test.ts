@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import type { RunningRegistry } from './server.ts';
-import { call, regBody, SseClient, startTestRegistry } from './testkit/fixture.ts';
+import { call, regBody, SseClient, startTestRegistry } from './testing/fixture.ts';
 
 let cluster: EtcdCluster;
 let registry: RunningRegistry;

@@ -1,5 +1,5 @@
 /**
- * A real `orrery-router` process in front of real upstream processes (test-fixtures/upstream.mjs).
+ * A real `orrery-router` process in front of real upstream processes (fixtures/upstream.mjs).
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Registers } from './fixtures/registers.ts';
-import { bytes } from './fixtures/fake-syncable.ts';
-import { freePort } from './fixtures/free-port.ts';
-import { waitFor } from './fixtures/redis.ts';
+import { Registers } from './testing/registers.ts';
+import { bytes } from './testing/fake-syncable.ts';
+import { freePort } from './testing/free-port.ts';
+import { waitFor } from './testing/redis.ts';
 import { entityKey } from './keys.ts';
 import { createStateSync, type StateSync } from './state-sync.ts';
 

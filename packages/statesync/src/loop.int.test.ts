@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeSyncable } from './fixtures/fake-syncable.ts';
-import { dropPrefix, testPrefix, testRedis, waitFor } from './fixtures/redis.ts';
+import { fakeSyncable } from './testing/fake-syncable.ts';
+import { dropPrefix, testPrefix, testRedis, waitFor } from './testing/redis.ts';
 import type { StateSyncTimers } from './options.ts';
 import { createStateSync } from './state-sync.ts';
 

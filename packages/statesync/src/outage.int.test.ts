@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Registers } from './fixtures/registers.ts';
-import { freePort } from './fixtures/free-port.ts';
-import { waitFor } from './fixtures/redis.ts';
+import { Registers } from './testing/registers.ts';
+import { freePort } from './testing/free-port.ts';
+import { waitFor } from './testing/redis.ts';
 import { createStateSync, type StateSync } from './state-sync.ts';
 
 const REDIS_SERVER = '/usr/bin/redis-server';

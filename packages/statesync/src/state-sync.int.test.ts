@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { dropPrefix, testPrefix, testRedis, TEST_REDIS_URL, waitFor } from './fixtures/redis.ts';
-import { bytes, fakeSyncable, text, TOMBSTONE } from './fixtures/fake-syncable.ts';
+import { dropPrefix, testPrefix, testRedis, TEST_REDIS_URL, waitFor } from './testing/redis.ts';
+import { bytes, fakeSyncable, text, TOMBSTONE } from './testing/fake-syncable.ts';
 import { entityKey } from './keys.ts';
-import { Registers } from './fixtures/registers.ts';
+import { Registers } from './testing/registers.ts';
 import type { StateSyncLogger, StateSyncOptions } from './options.ts';
 import { pullNamespace } from './pull.ts';
 import { pushNamespace } from './push.ts';

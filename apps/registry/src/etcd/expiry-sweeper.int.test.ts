@@ -9,7 +9,7 @@ import { EtcdCluster } from '@orrery/etcdcluster';
 import type { Etcd3, ILeaseLeasesResponse } from 'etcd3';
 import type { Instance } from '../model/instance.ts';
 import { parseRegistration } from '../model/instance.ts';
-import { regBody } from '../testkit/fixture.ts';
+import { regBody } from '../testing/fixture.ts';
 import { dataClient } from './data-client.ts';
 import { ExpirySweeper } from './expiry-sweeper.ts';
 import { decodeInstance } from './instance-index.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, waitFor } from '@orrery/etcdcluster';
 import type { Etcd3 } from 'etcd3';
 import { parseRegistration, type InstanceRecord } from '../model/instance.ts';
-import { regBody } from '../testkit/fixture.ts';
+import { regBody } from '../testing/fixture.ts';
 import { dataClient } from './data-client.ts';
 import { InstanceWriter } from './instance-writer.ts';
 import { KeepAliveChannel } from './keepalive-channel.ts';

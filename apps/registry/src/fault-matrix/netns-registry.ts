@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killOnExit, type NetnsNetwork } from '@orrery/etcdcluster';
-import { registryArgs } from '../testkit/fixture.ts';
+import { registryArgs } from '../testing/fixture.ts';
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '../../bin/orrery-registry.mjs');
 

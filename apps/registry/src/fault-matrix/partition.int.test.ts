@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, preferredEtcdBin, waitFor } from '@orrery/etcdcluster';
 import type { Instance } from '../model/instance.ts';
-import { call, regBody } from '../testkit/fixture.ts';
+import { call, regBody } from '../testing/fixture.ts';
 import { checkLinearizable, type Operation } from '../lincheck/wgl.ts';
 import { prepareHistory } from '../lincheck/prepare-history.ts';
 import { candidateSetModel, instanceEntry, selectorParam, type SelectorTerm, type SetInput, type SetOutput } from '../lincheck/candidate-set-model.ts';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster, noRetryClient, preferredEtcdBin, waitFor } from '@orrery/etcdcluster';
 import type { Instance } from '../model/instance.ts';
 import type { MemberView } from '../admin/cluster-admin.ts';
-import { admin, call, regBody, spawnRegistry, type RegistryProcess } from '../testkit/fixture.ts';
+import { admin, call, regBody, spawnRegistry, type RegistryProcess } from '../testing/fixture.ts';
 import { snapshotCounters } from './snapshot-metrics.ts';
 import { corruptWalRecord } from './wal-corruption.ts';
 

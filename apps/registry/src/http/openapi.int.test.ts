@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from '@orrery/etcdcluster';
 import { OPENAPI_PATH, OpenApiDocumentSchema, RegistryErrorEnvelopeSchema } from '@orrery/spec';
 import type { RunningRegistry } from '../server.ts';
-import { startTestRegistry } from '../testkit/fixture.ts';
+import { startTestRegistry } from '../testing/fixture.ts';
 
 const CHECKED_IN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'docs', 'openapi', 'registry.json');
 let cluster: EtcdCluster;

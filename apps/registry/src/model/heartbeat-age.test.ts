@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLOCK_SKEW_MS, EXPIRY_CLOCK_ALLOWANCE_MS, expiresAt, heartbeatExpired, leaseExpired, onlyStampChanged, STAMP_RESOLUTION_MS, stampDue } from './heartbeat-age.ts';
-import { ORDER_CENTER_API } from '../testkit/seed-instance.ts';
+import { ORDER_CENTER_API } from '../testing/seed-instance.ts';
 import type { Instance } from './instance.ts';
 
 const inst = (over: Partial<Instance> = {}): Instance => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SEED_REGISTRATION } from '../testkit/seed-instance.ts';
+import { SEED_REGISTRATION } from '../testing/seed-instance.ts';
 import { parseIdentity, parseLeaseTtl, parseRegistration, shown } from './instance.ts';
 
 describe('registration model', () => {

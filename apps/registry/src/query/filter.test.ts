@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { InstanceRecord } from '../model/instance.ts';
-import { ORDER_CENTER_API } from '../testkit/seed-instance.ts';
+import { ORDER_CENTER_API } from '../testing/seed-instance.ts';
 import { matchesFilter, parseFilter, parseWatchOptions } from './filter.ts';
 
 const inst = (over: Partial<InstanceRecord> = {}): InstanceRecord => ({

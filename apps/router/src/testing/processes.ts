@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { StatsView } from '../stats/router-stats.ts';
 
 const appDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const UPSTREAM = join(appDir, 'test-fixtures', 'upstream.mjs');
+const UPSTREAM = join(appDir, 'fixtures', 'upstream.mjs');
 const ROUTER_BIN = join(appDir, 'bin', 'orrery-router.mjs');
 
 export interface Started {
