@@ -70,12 +70,17 @@ export interface AuditEvent {
   stageTimestamp: string;
 }
 
-/** Audit events so far that match `filter` (the log is written synchronously by the API server). */
+/**
+ * Audit events so far that match `filter`. The API server appends one JSON line per event and may
+ * be in the middle of one as we read: a last line without its newline is not an event yet.
+ */
 export function auditEvents(filter: (e: AuditEvent) => boolean = () => true): AuditEvent[] {
   const file = testEnv().auditLog;
   if (!existsSync(file)) return [];
   const out: AuditEvent[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop(); // '' after the last newline, or the line still being written
+  for (const line of lines) {
     if (!line) continue;
     const e = JSON.parse(line) as AuditEvent;
     if (e.stage === 'ResponseComplete' && filter(e)) out.push(e);
