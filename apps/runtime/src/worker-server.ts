@@ -5,7 +5,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
-import { JsonBodyError, readJsonBody, routes, sendJson, type RouteTable } from '@orrery/control-http';
+import { JsonBodyError, readJsonBody, routes, sendJson, urlPath, type RouteTable } from '@orrery/control-http';
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
@@ -83,7 +83,7 @@ export class WorkerServer {
     this.inFlightMeter = new ConcurrencyMeter(opts.now);
     const sharedPort = opts.adminPort === undefined;
     this.main = createServer((req, res) => {
-      const path = pathOf(req);
+      const path = urlPath(req.url);
       if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req, res);
       else void this.serveFunction(req, res);
     });
@@ -311,7 +311,7 @@ export class WorkerServer {
     try {
       await this.adminRoutes(req, res);
     } catch (err) {
-      this.opts.log.error('runtime route failed', { route: `${req.method ?? 'GET'} ${pathOf(req)}`, error: (err as Error).message });
+      this.opts.log.error('runtime route failed', { route: `${req.method ?? 'GET'} ${urlPath(req.url)}`, error: (err as Error).message });
       return sendJson(res, 500, { error: 'internal error', code: 'internal' });
     }
   }
@@ -332,9 +332,9 @@ export class WorkerServer {
         { method: 'POST', path: '/v1/specialize', handler: (req, res) => this.specialize(req, res) },
       ],
       {
-        notFound: (req, res) => sendJson(res, 404, { error: `no runtime route ${pathOf(req)} (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)`, code: 'not_found' }),
+        notFound: (req, res) => sendJson(res, 404, { error: `no runtime route ${urlPath(req.url)} (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)`, code: 'not_found' }),
         // No Allow header: the runtime never sent one.
-        methodNotAllowed: (req, res) => sendJson(res, 405, { error: `${req.method ?? 'GET'} is not allowed on ${pathOf(req)}`, code: 'method_not_allowed' }),
+        methodNotAllowed: (req, res) => sendJson(res, 405, { error: `${req.method ?? 'GET'} is not allowed on ${urlPath(req.url)}`, code: 'method_not_allowed' }),
       },
     );
   }
@@ -357,12 +357,6 @@ export class WorkerServer {
 /** node joins a repeated header into one string; the array form (set-cookie only) is handled for the type's sake. */
 function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
-}
-
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
 }
 
 /** The admin routes' body, or the refusal to answer with (runtime error codes). */

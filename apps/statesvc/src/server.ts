@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
-import { routes } from '@orrery/control-http';
+import { routes, urlPath, urlQuery } from '@orrery/control-http';
 import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
   DEFAULT_IDEMPOTENCY_RETENTION_MS,
@@ -106,20 +106,6 @@ function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
     socket.end();
     setTimeout(() => socket.destroy(), 2000).unref();
   };
-}
-
-/** The path of a request's URL, without its query. */
-function pathOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const qi = url.indexOf('?');
-  return qi < 0 ? url : url.slice(0, qi);
-}
-
-/** The query of a request's URL, '' when it has none. */
-function queryOf(req: IncomingMessage): string {
-  const url = req.url ?? '/';
-  const qi = url.indexOf('?');
-  return qi < 0 ? '' : url.slice(qi + 1);
 }
 
 /**
@@ -358,7 +344,7 @@ export function createStateHandler(opts: StateServerOptions) {
       {
         path: '/v1/admin/usage',
         handler: async (req, res) => {
-          const params = new URLSearchParams(queryOf(req));
+          const params = new URLSearchParams(urlQuery(req.url));
           const namespace = params.get('scope-namespace');
           const keyspace = params.get('scope-keyspace');
           if (!namespace || !keyspace) throw new HttpError('bad_request', 'usage needs scope-namespace and scope-keyspace query parameters');
@@ -374,7 +360,7 @@ export function createStateHandler(opts: StateServerOptions) {
         handler: async (req, res) => {
           // Deliberately not limited to declared keyspaces: the operator deletes a keyspace's data
           // after the Function that declared it is gone.
-          const params = new URLSearchParams(queryOf(req));
+          const params = new URLSearchParams(urlQuery(req.url));
           const namespace = params.get('scope-namespace');
           const keyspace = params.get('scope-keyspace');
           if (!namespace || !keyspace) throw new HttpError('bad_request', 'keyspace deletion needs scope-namespace and scope-keyspace query parameters');
@@ -388,12 +374,12 @@ export function createStateHandler(opts: StateServerOptions) {
       },
       {
         path: '/v1/admin/hot-keys',
-        handler: (req, res) => sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, new URLSearchParams(queryOf(req)), performance.now()))),
+        handler: (req, res) => sendJson(res, 200, JSON.stringify(hotKeysAnswer(hotKeys, new URLSearchParams(urlQuery(req.url)), performance.now()))),
       },
       {
         path: '/v1/admin/keyspace-writes',
         handler: async (req, res) => {
-          const answer = await keyspaceWritesAnswer(new URLSearchParams(queryOf(req)), {
+          const answer = await keyspaceWritesAnswer(new URLSearchParams(urlQuery(req.url)), {
             driver: opts.driver,
             keyspaces: opts.keyspaces(),
             counters: writeCounts,
@@ -408,7 +394,7 @@ export function createStateHandler(opts: StateServerOptions) {
         path: '/v1/admin/namespaces',
         handler: async (req, res) => {
           const table = opts.keyspaces();
-          const only = new URLSearchParams(queryOf(req)).get('scope-namespace');
+          const only = new URLSearchParams(urlQuery(req.url)).get('scope-namespace');
           const names = new Set<string>([...table.values()].map((d) => d.namespace));
           for (const n of await opts.driver.namespaces()) names.add(n);
           const namespaces: StateNamespaceUsage[] = [];
@@ -436,7 +422,7 @@ export function createStateHandler(opts: StateServerOptions) {
     ],
     {
       notFound: (req) => {
-        throw new HttpError('not_found', `no admin route ${pathOf(req)}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys, GET /v1/admin/keyspace-writes or DELETE /v1/admin/keyspace`);
+        throw new HttpError('not_found', `no admin route ${urlPath(req.url)}; use GET /v1/admin/usage, GET /v1/admin/namespaces, GET /v1/admin/hot-keys, GET /v1/admin/keyspace-writes or DELETE /v1/admin/keyspace`);
       },
     },
   );
@@ -489,10 +475,10 @@ export function createStateHandler(opts: StateServerOptions) {
   // checked inside each route, where statesvc answers 400 bad_request with the usage, not 405.
   const controlRoutes = routes(
     [
-      { path: '/v1/fences/*', handler: observed('fence', (req, res, span) => fenceRoute(req, res, pathOf(req).slice(11), span)) },
-      { path: '/v1/state', handler: observed('list', (req, res, span) => listRoute(req, res, queryOf(req), span)) },
-      { path: '/v1/changes', handler: observed('changes', (req, res, span) => changesRoute(req, res, queryOf(req), span)) },
-      { path: '/v1/admin/*', handler: observed('admin', (req, res) => adminRoute(req, res, pathOf(req))) },
+      { path: '/v1/fences/*', handler: observed('fence', (req, res, span) => fenceRoute(req, res, urlPath(req.url).slice(11), span)) },
+      { path: '/v1/state', handler: observed('list', (req, res, span) => listRoute(req, res, urlQuery(req.url), span)) },
+      { path: '/v1/changes', handler: observed('changes', (req, res, span) => changesRoute(req, res, urlQuery(req.url), span)) },
+      { path: '/v1/admin/*', handler: observed('admin', (req, res) => adminRoute(req, res, urlPath(req.url))) },
       { path: '/healthz', handler: (_req, res) => sendJson(res, 200, '{"status":"ok"}') },
       {
         path: '/readyz',
@@ -521,7 +507,7 @@ export function createStateHandler(opts: StateServerOptions) {
     ],
     {
       notFound: (req) => {
-        throw new HttpError('not_found', `no route ${pathOf(req)}; the state API is under /v1/state`);
+        throw new HttpError('not_found', `no route ${urlPath(req.url)}; the state API is under /v1/state`);
       },
     },
   );

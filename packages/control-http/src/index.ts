@@ -2,3 +2,4 @@ export * from './json-body.ts';
 export * from './send-json.ts';
 export * from './post-json.ts';
 export * from './route-table.ts';
+export * from './request-url.ts';

@@ -17,6 +17,7 @@
  * an exact path passes one shared empty `params`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { urlPath } from './request-url.ts';
 import { sendJson } from './send-json.ts';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -79,7 +80,7 @@ export function routes<const P extends readonly string[]>(list: { readonly [I in
     opts.methodNotAllowed ??
     ((req: IncomingMessage, res: ServerResponse, allow: string, path: string) => sendJson(res, 405, { error: `${req.method} is not allowed on ${path}: use ${allow}`, code: 'method_not_allowed' }, { allow }));
 
-  return (req, res, path = pathOf(req.url)) => {
+  return (req, res, path = urlPath(req.url)) => {
     const method = req.method ?? 'GET';
     let allowed: string[] | undefined;
     for (const route of compiled) {
@@ -103,13 +104,6 @@ export function routes<const P extends readonly string[]>(list: { readonly [I in
 function answered(result: unknown): Promise<boolean> {
   const thenable = typeof (result as PromiseLike<unknown> | undefined)?.then === 'function';
   return thenable ? Promise.resolve(result).then(() => true) : Promise.resolve(true);
-}
-
-/** The path of a request URL, without its query string. */
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '/';
-  const q = url.indexOf('?');
-  return q < 0 ? url : url.slice(0, q);
 }
 
 function compile(route: Route): Compiled {
