@@ -6,6 +6,8 @@ import { boundedDuration } from '../validate/rules/duration-rules.ts';
 import { withCel } from '../validate/rules/object-rule.ts';
 import { FENCING_NEEDS_STICKY, MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_COOKIE_NAME, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
 import { STATE_DRIVERS } from './state-drivers.ts';
+import { TriggersSchema, TriggersStatusSchema } from './function-triggers.ts';
+import { DomainSchema, DomainStatusSchema } from './function-domains.ts';
 import {
   ACTIVATION_SCALE_BOUND,
   BURST_CAPACITY,
@@ -19,6 +21,8 @@ import {
 import { MAX_TRAFFIC_TARGETS, TAGS_UNIQUE, TRAFFIC_REVISION_CONFLICT, TRAFFIC_REVISION_MISSING, TRAFFIC_SUM } from '../validate/rules/traffic-rules.ts';
 
 export { STATE_DRIVERS, type StateDriverName, isStateDriverName } from './state-drivers.ts';
+export * from './function-triggers.ts';
+export * from './function-domains.ts';
 /** `spec.state.onDelete`: keep the keyspace's data when the Function goes (default), or delete it. */
 export const STATE_ON_DELETE = ['retain', 'delete'] as const;
 export type StateOnDelete = (typeof STATE_ON_DELETE)[number];
@@ -227,6 +231,10 @@ export const FunctionSpecSchema = withCel(
     traffic: withCel(z.array(TrafficTargetSchema).max(MAX_TRAFFIC_TARGETS), [TRAFFIC_SUM, TAGS_UNIQUE]).default([]),
     state: StateConfigSchema.optional(),
     revisionGC: RevisionGcSchema.optional(),
+    /** Cron schedules and message queues that invoke the Function (docs/triggers.md). */
+    triggers: TriggersSchema.optional(),
+    /** Host names the router serves the Function on, with TLS (docs/domains.md). */
+    domains: z.array(DomainSchema).max(16).optional(),
   }),
   [STATE_NOT_ON_CONTAINER],
 );
@@ -248,6 +256,8 @@ export const FunctionStatusSchema = StatusBaseSchema.extend({
     .optional(),
   revisions: z.array(RevisionScaleSchema).optional(),
   conditions: z.array(ConditionSchema).optional(),
+  triggers: TriggersStatusSchema.optional(),
+  domains: z.array(DomainStatusSchema).optional(),
 });
 export type FunctionStatus = z.infer<typeof FunctionStatusSchema>;
 

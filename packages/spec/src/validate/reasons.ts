@@ -46,6 +46,7 @@ export const REASONS = {
   state_keyspace_taken:
     'a keyspace belongs to one Function (state is never shared between functions, and both would get the same token): set another spec.state.keyspace, or remove the other Function\'s spec.state first',
   state_backend: `state.backend must name a driver statesvc offers: ${STATE_DRIVERS.map((d) => `"${d}"`).join(' or ')} (or leave it out: statesvc serves every keyspace with its configured driver)`,
+  trigger_name: 'a trigger name must be a DNS-1123 label (lower-case letters, digits and "-", at most 63 characters), unique among the Function\'s triggers',
   revision_gc_keep: 'revisionGC.keep must be a whole number from 0 to 1000: how many non-routed revisions are kept besides the routed ones (default 20)',
   revision_gc_min_age: 'revisionGC.minAge must be a duration >= 0, e.g. "48h": a revision younger than this is never collected (default 48h)',
   state_on_delete: 'state.onDelete must be "retain" (the keyspace\'s data outlives the Function) or "delete" (deleted with the Function)',
