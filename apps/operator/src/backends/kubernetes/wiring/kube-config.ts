@@ -13,7 +13,7 @@ import { parseDefaultRegistryClusterSpec } from '../bootstrap/default-registry-c
 import { parseSecretRef } from '../bootstrap/generated-secret.ts';
 import { DEFAULT_RUNTIME_IMAGE } from '../render/runtime-image.ts';
 
-export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 0.0.0.0] [--port 0]
+export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 127.0.0.1 (the chart passes 0.0.0.0)] [--port 0]
   [--kubeconfig FILE | --server URL (no auth; tests and kubectl proxy)]   (default: in-cluster)
   [--namespace NS (watch one namespace; default all)] [--lease-namespace orrery-system] [--lease-name orrery-operator]
   [--identity NAME] [--lease-duration-seconds 15] [--renew-deadline-seconds 10] [--retry-period-seconds 2]
