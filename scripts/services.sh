@@ -40,7 +40,10 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v lua5.1 >/dev/null 2>&1 || need+=(lua5.1)   # runs docs/argocd/*.lua (Argo CD's Lua 5.1 dialect) in tests
 command -v zsh >/dev/null 2>&1 || need+=(zsh)         # the CLI's completion tests drive bash, zsh and fish
 command -v fish >/dev/null 2>&1 || need+=(fish)
-if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl, lua5.1, zsh, fish"; fi
+# NATS JetStream for queue triggers (docs/triggers.md): tests start their own nats-server on a free
+# port, and the process kubelet runs it for the official `nats` image. Debian puts it in /usr/sbin.
+[ -x /usr/sbin/nats-server ] || command -v nats-server >/dev/null 2>&1 || need+=(nats-server)
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl, lua5.1, zsh, fish, nats-server"; fi
 
 # --- Postgres -----------------------------------------------------------------------------
 pg_ready() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }

@@ -2,7 +2,7 @@
 # `npm start`: install what is missing, then run the whole platform in the foreground with
 # `orrery up` (Ctrl-C stops everything). Extra arguments go to `orrery up`, e.g.
 #   npm start -- --state-driver postgres --port-base 9080
-# Optional parts (etcd for the registry, Redis for shared router tables) are installed when
+# Optional parts (etcd for the registry, Redis for shared router tables, NATS for queue triggers) are installed when
 # running as root on Debian/Ubuntu; otherwise the platform starts without them and shows
 # them as Degraded.
 set -uo pipefail
@@ -20,6 +20,7 @@ ensure_npm_deps '[start]' || { say "npm install failed"; exit 1; }
 missing=()
 command -v etcd >/dev/null 2>&1 || [ -x /usr/bin/etcd ] || missing+=(etcd-server)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v nats-server >/dev/null 2>&1 || [ -x /usr/sbin/nats-server ] || missing+=(nats-server)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing ${missing[*]} (apt-get)"
@@ -35,6 +36,7 @@ if [ ${#missing[@]} -gt 0 ]; then
       case $p in
         etcd-server) say "  etcd-server  → the service registry (3 etcd members) is off; routers use the operator's endpoints file" ;;
         redis-server) say "  redis-server → the two routers keep separate quarantine/sticky tables" ;;
+        nats-server) say "  nats-server  → queue triggers have no broker (their status says NoBroker)" ;;
       esac
     done
     say "to get them: sudo apt-get install -y ${missing[*]}  (then run npm start again)"

@@ -27,6 +27,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   rollback: () => import('./commands/rollback.ts'),
   secret: () => import('./commands/secret.ts'),
   status: () => import('./commands/status.ts'),
+  tls: () => import('./commands/tls.ts'),
   traffic: () => import('./commands/traffic.ts'),
   up: () => import('./commands/up.ts'),
   validate: () => import('./commands/validate.ts'),

@@ -42,6 +42,8 @@ startLocalServer(config, c, warn);
 
 await c.operator.start();
 c.autoscaler.start();
+c.cron.start();
+c.queueTriggers.start();
 c.pool.start();
 log('operator started', { dataDir: config.dataDir, store: c.db.kind, masterKey: c.masterKey ? 'configured' : 'absent', registryMasterKey: config.registryAuth.masterKeyFile ? 'configured' : 'absent' });
 await c.registryClusters.start();

@@ -13,8 +13,9 @@ import { hrwKeyStateOfKeyHash } from './admit/hrw.ts';
 import type { ActivatorModes } from './activator/activator-modes.ts';
 import type { AdmissionWaiter, RevisionQueues } from './activator/revision-queues.ts';
 import type { WaitingQueue } from './activator/waiting-queue.ts';
-import type { IngressRequest, IngressResponse, ResponseListener } from './ingress/ingress.ts';
-import { appendForwardedHeaders } from './proxy/forwarded-headers.ts';
+import type { Socket } from 'node:net';
+import type { IngressRequest, IngressResponse, ResponseListener, TunnelClosed } from './ingress/ingress.ts';
+import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import type { UpstreamHandler } from './proxy/http1-upstream.ts';
@@ -23,6 +24,8 @@ import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-t
 import { cookieValue, queryValue } from './routing/sticky-key.ts';
 import { pickSticky, pickWeighted } from './routing/traffic-pick.ts';
 import { parseIngressTarget } from './server/ingress-target.ts';
+import { domainTarget, matchDomain } from './routing/domain-routes.ts';
+import { httpsLocation, needsHttpsRedirect } from './routing/https-redirect.ts';
 import type { QuarantineTable, StickyOwnerRecorder } from './shared-tables.ts';
 import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-stats.ts';
 import type { StickyHotKeys } from './hot-keys/sticky-hot-keys.ts';
@@ -69,6 +72,12 @@ function sendError(res: IngressResponse, status: number, code: string, message: 
   res.end(body);
 }
 
+/** 308 to HTTPS (routing/https-redirect.ts): method and body kept by the client, no body of ours. */
+function sendRedirect(res: IngressResponse, location: string): void {
+  res.writeHead(308, undefined, ['location', location, 'content-length', '0']);
+  res.end();
+}
+
 function isDialRefused(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH';
@@ -88,6 +97,8 @@ export class DataPlane {
   readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
+  /** The port HTTP → HTTPS redirects name (routing/https-redirect.ts): `--tls-redirect-port`, else the bound TLS port. */
+  httpsPort = 443;
 
   constructor(
     readonly opts: DataPlaneOptions,
@@ -100,10 +111,20 @@ export class DataPlane {
   }
 
   /** One request from either ingress (ingress/raw-ingress-server.ts, ingress/node-http-ingress.ts). */
-  readonly handle = (req: IngressRequest, res: IngressResponse): void => {
+  readonly handle = (req: IngressRequest, res: IngressResponse): void => this.route(req, res, false);
+  /** One request that arrived on the TLS port (tls/tls-listener.ts): it serves the custom domains only. */
+  readonly handleTls = (req: IngressRequest, res: IngressResponse): void => this.route(req, res, true);
+
+  private route(req: IngressRequest, res: IngressResponse, tls: boolean): void {
     const t0 = performance.now();
     const domain = this.opts.domainSuffix;
-    const target = parseIngressTarget(req.url, domain ? findHost(req.rawHeaders) : undefined, domain);
+    // Custom domains first: an exact Host match (spec.domains, docs/domains.md); then path and --domain rules.
+    const custom = this.routes.hosts.size > 0 ? matchDomain(this.routes.hosts, findHost(req.rawHeaders), domain) : undefined;
+    if (tls && !custom) {
+      sendError(res, 421, 'misdirected_request', 'the TLS port serves the hosts of spec.domains only: send the Host header of the name you connected to');
+      return;
+    }
+    const target = custom ? domainTarget(custom, req.url) : parseIngressTarget(req.url, domain ? findHost(req.rawHeaders) : undefined, domain);
     if (!target) {
       sendError(res, 404, 'not_found', 'route requests as /{namespace}/{function}/... or by host <function>.<namespace>.<domain>');
       return;
@@ -116,6 +137,10 @@ export class DataPlane {
     const fnStats = this.opts.stats.fn(fn.key, fn.namespace, fn.name);
     fnStats.requests++;
     const head = scanRequestHead(req.rawHeaders, fn.sticky?.source === 'header' ? fn.sticky.name : undefined);
+    if (custom?.redirectToHTTPS && needsHttpsRedirect(true, tls, this.opts.trustedProxies?.contains(plainAddress(req.remoteAddress)) === true, head.forwardedProto)) {
+      sendRedirect(res, httpsLocation(custom.host, req.url, this.httpsPort));
+      return;
+    }
     const limit = this.opts.maxBodyBytes;
     if (limit > 0 && head.contentLength !== undefined && Number(head.contentLength) > limit) {
       sendError(res, 413, 'body_too_large', `request bodies are limited to ${limit} bytes; send less or raise --max-body-bytes`);
@@ -160,12 +185,12 @@ export class DataPlane {
       tracer === undefined
         ? undefined
         : new RequestTrace(tracer, { method: req.method, namespace: fn.namespace, function: fn.name, revision: rev.revision, traceparent: head.traceparent, tracestate: head.tracestate, keyHash, t0 });
-    const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0, trace);
+    const ex = new Exchange(this, req, res, head, fn, fnStats, rev, this.opts.stats.revision(rev.key, rev.namespace, rev.function, rev.revision), keyHash, keyState, target.upstreamPath, t0, trace, tls);
     ex.start();
     // Counted once per request, after its first admission attempt: did it get the key's owner?
     // (Waiting for a first worker is a cold start, not a busy owner.)
     if (keyHash && this.opts.hotKeys) this.opts.hotKeys.observe(fn.namespace, fn.name, key!, keyHash[0]!, keyHash[1]!, !ex.gotOwner && this.opts.index.ready(rev.key).length > 0);
-  };
+  }
 
 }
 
@@ -177,8 +202,13 @@ function onRetry(ex: Exchange): void {
   ex.retry();
 }
 
-/** One request from arrival to the end of its response; also the upstream handler, the queue waiter and the response listener. */
-class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
+/**
+ * One request from arrival to the end of its response; also the upstream handler, the queue
+ * waiter and the response listener. A WebSocket handshake (`req.upgrade`) is one request too:
+ * routed and admitted alike, it holds its slot — in flight for Admit, the autoscaler's stats and
+ * the containerConcurrency cap — from the 101 until the spliced connection closes.
+ */
+class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, TunnelClosed {
   done = false;
   private admission: Admission | undefined;
   private avoid: Endpoint | undefined;
@@ -193,6 +223,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
   private tDispatch = 0;
   private ownOverhead = 0;
   private status = 0;
+  /** The worker answered 101: the duration histogram got the handshake's time already. */
+  private switched = false;
 
   constructor(
     private readonly plane: DataPlane,
@@ -208,6 +240,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
     private readonly upstreamPath: string,
     private readonly t0: number,
     private readonly trace: RequestTrace | undefined,
+    /** Arrived on the TLS port: forwarded as proto https. */
+    private readonly tls: boolean,
   ) {}
 
   /** Admitted to the sticky key's HRW owner (false while queued or when it spilled to another endpoint). */
@@ -302,16 +336,64 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
     const req = this.req;
     const h = this.head;
     // A retry reuses the list: the forwarding headers are appended once.
-    if (this.attempts === 0) appendForwardedHeaders(h.forward, req.remoteAddress, h.host, h, this.plane.opts.trustedProxies);
+    if (this.attempts === 0) appendForwardedHeaders(h.forward, req.remoteAddress, h.host, h, this.plane.opts.trustedProxies, this.tls);
     // Each attempt is its own client span; its traceparent replaces the client's (or the last attempt's).
     this.trace?.upstream(endpoint.address, this.attempts, h.forward);
     const hasLength = h.contentLength !== undefined;
     const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
     this.tDispatch = performance.now();
+    // The one check the common request pays for WebSockets (the raw ingress never sets it).
+    if (req.upgrade !== undefined) {
+      this.dispatchUpgrade(endpoint);
+      return;
+    }
     this.plane.opts.pools.get(endpoint.address).dispatch(
       { method: req.method, path: this.upstreamPath, headers: h.forward, body: hasBody ? req.body : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
       this,
     );
+  }
+
+  /** The handshake on a connection of its own; scanRequestHead dropped the client's hop-by-hop Connection and Upgrade, the router says its own. */
+  private dispatchUpgrade(endpoint: Endpoint): void {
+    const h = this.head;
+    if (this.attempts === 0) h.forward.push('Connection', 'Upgrade', 'Upgrade', 'websocket');
+    this.plane.opts.pools.get(endpoint.address).dispatchUpgrade(
+      { method: this.req.method, path: this.upstreamPath, headers: h.forward, body: null, bodyHasLength: false, timeoutMs: this.rev.timeoutMs },
+      this,
+    );
+  }
+
+  onUpgrade(statusText: string, headers: string[], protocol: string | undefined, socket: Socket, head: Buffer): void {
+    const tunnel = this.req.upgrade;
+    this.abortUpstream = undefined;
+    if (tunnel === undefined || protocol?.trim().toLowerCase() !== 'websocket') {
+      socket.destroy();
+      this.trace?.endUpstream(undefined, 'upstream_error');
+      this.finish(502, 'upstream_error', `the worker switched to ${protocol === undefined ? 'no named protocol' : JSON.stringify(protocol)} instead of websocket`);
+      return;
+    }
+    const tHeaders = performance.now();
+    this.admission!.endpoint!.dialTimeoutStrikes = 0;
+    this.status = 101;
+    this.trace?.upstreamStatus(101);
+    try {
+      tunnel.splice(statusText, headers, socket, head, this);
+    } catch (err) {
+      socket.destroy();
+      this.trace?.endUpstream(undefined, 'upstream_error');
+      this.finish(this.res.destroyed ? 499 : 502, 'upstream_error', `the worker's 101 cannot be forwarded: ${(err as Error).message}`);
+      return;
+    }
+    // The handshake's time is the request's duration; the open socket's lifetime is not a latency.
+    this.switched = true;
+    this.fnStats.duration.observe((tHeaders - this.t0) / 1000);
+    this.ownOverhead = this.tDispatch - this.t0 + (performance.now() - tHeaders);
+  }
+
+  /** The spliced connection closed (either side): the slot is released now, exactly once. */
+  onTunnelClosed(): void {
+    this.trace?.endUpstream(undefined, undefined);
+    this.finish(101, undefined, undefined);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -426,7 +508,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter {
     const now = performance.now();
     this.revStats.meter.change(-1, now);
     this.revStats.countCode(status);
-    this.fnStats.duration.observe((now - this.t0) / 1000);
+    if (!this.switched) this.fnStats.duration.observe((now - this.t0) / 1000);
     if (this.ownOverhead > 0) this.plane.opts.stats.overhead.observe(this.ownOverhead / 1000);
     this.releaseSlot();
   }

@@ -22,5 +22,5 @@ const tracing = config.tracing.enabled ? await startTracing(config.tracing) : un
 if (tracing) log(`tracing: spans go to ${endpointForLog(tracing.endpoint)} as ${tracing.serviceName}`);
 
 const router = await startRouter({ ...config.router, sharedTables, tracer: tracing?.tracer, log });
-console.log(`listening ${router.url} admin ${router.adminUrl}`);
+console.log(`listening ${router.url} admin ${router.adminUrl}${router.tlsUrl ? ` tls ${router.tlsUrl}` : ''}`);
 shutdownOnSignals(router, { drainMs: config.drainMs, tracing, log });

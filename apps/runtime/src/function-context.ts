@@ -1,4 +1,5 @@
 import type { StateClient } from '@orrery/sdk';
+import type { WebSocket } from 'ws';
 import type { Logger } from '@orrery/log';
 import type { FunctionTrace } from './tracing/invocation-trace.ts';
 
@@ -21,3 +22,11 @@ export interface FunctionContext {
 
 /** A handler: Web-standard request in, Web-standard response out. */
 export type FunctionHandler = (request: Request, ctx: FunctionContext) => Response | Promise<Response>;
+
+/**
+ * A WebSocket handler (the module's `websocket` export): called once per accepted connection,
+ * after the 101, with the open socket (the `ws` package's WebSocket), the handshake as a
+ * bodiless Request whose `signal` aborts when the connection closes, and the same ctx as HTTP.
+ * The connection holds one concurrency slot until it closes, whenever the handler returns.
+ */
+export type WebSocketHandler = (socket: WebSocket, request: Request, ctx: FunctionContext) => void | Promise<void>;

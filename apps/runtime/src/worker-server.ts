@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
-import type { FunctionContext, FunctionHandler } from './function-context.ts';
+import type { FunctionContext, FunctionHandler, WebSocketHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
 import { JsonBodyError, readJsonBody, routes, sendJson, urlPath, type RouteTable } from '@orrery/control-http';
@@ -10,6 +10,8 @@ import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
 import { InvocationTrace } from './tracing/invocation-trace.ts';
+import { refuseHandshake } from './websocket/handshake-refusal.ts';
+import { CLOSE_GOING_AWAY, WebSocketSessions } from './websocket/websocket-sessions.ts';
 
 /** A loaded function together with its queue-proxy settings. */
 export interface ActiveFunction {
@@ -17,6 +19,8 @@ export interface ActiveFunction {
   function: string;
   revision: string;
   handler: FunctionHandler;
+  /** The module's `websocket` export: WebSocket handshakes are refused without one. */
+  websocket?: WebSocketHandler;
   /** The keyspace `ctx.state` is bound to (stateful functions); named on the state call spans. */
   keyspace?: string;
   /** The context shared by every request; `trace` (and `state`'s trace binding) are per request. */
@@ -49,6 +53,8 @@ export interface WorkerServerOptions {
    */
   admitSpecialize?: (authorization: string | undefined) => AdminAnswer | undefined;
   now?: () => number;
+  /** Ping period of open WebSockets (a peer that misses one ping is cut); default 30 s, 0 = none. */
+  webSocketHeartbeatMs?: number;
   /** Tracing on (`--otlp-endpoint`): a span per invocation; absent = the caller's trace context is passed on unrecorded. */
   tracer?: Tracer;
 }
@@ -77,6 +83,7 @@ export class WorkerServer {
   /** In-flight plus queued, as Knative's queue-proxy reports concurrency. */
   private meter: ConcurrencyMeter;
   private inFlightMeter: ConcurrencyMeter;
+  private readonly webSockets: WebSocketSessions;
 
   constructor(private readonly opts: WorkerServerOptions) {
     this.meter = new ConcurrencyMeter(opts.now);
@@ -89,6 +96,9 @@ export class WorkerServer {
     });
     // The function's timeout and the breaker govern requests; Node's whole-request timer would cut long streams.
     this.main.requestTimeout = 0;
+    // A message is a request body by another name: the same cap.
+    this.webSockets = new WebSocketSessions({ maxPayloadBytes: opts.maxRequestBytes, heartbeatMs: opts.webSocketHeartbeatMs, log: opts.log });
+    this.main.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.serveUpgrade(req, socket, head));
     this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res));
   }
 
@@ -142,14 +152,16 @@ export class WorkerServer {
   }
 
   /**
-   * Stops accepting (readyz answers 503, new requests 503 `draining`), waits for in-flight
-   * and queued requests to finish for at most `timeoutMs`, then closes every connection.
+   * Stops accepting (readyz answers 503, new requests 503 `draining`), sends every open
+   * WebSocket a close frame (1001 going away), waits for in-flight and queued requests and
+   * for the sockets to close, for at most `timeoutMs`, then closes every connection.
    * Resolves true when everything finished in time.
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
     this.main.close();
     this.main.closeIdleConnections();
+    this.webSockets.closeAll(CLOSE_GOING_AWAY, 'worker draining');
     const drained =
       this.pending === 0 ||
       (await new Promise<boolean>((resolve) => {
@@ -159,6 +171,8 @@ export class WorkerServer {
           resolve(true);
         });
       }));
+    // Upgraded sockets are no longer node's connections: closeAllConnections does not see them.
+    this.webSockets.terminateAll();
     this.main.closeAllConnections();
     if (this.admin) {
       this.admin.close();
@@ -184,7 +198,8 @@ export class WorkerServer {
         averageInFlight: f.averageConcurrency,
         requestCount: w.requestCount,
       },
-      current: { inFlight: fn?.breaker.inFlight ?? 0, queued: fn?.breaker.queued ?? 0 },
+      // An open WebSocket is one of inFlight for as long as it is open.
+      current: { inFlight: fn?.breaker.inFlight ?? 0, queued: fn?.breaker.queued ?? 0, webSockets: this.webSockets.size },
       totalRequests: this.meter.totalRequests,
       ready: this.isReady,
       draining: this.draining,
@@ -206,20 +221,7 @@ export class WorkerServer {
 
     this.pending++;
     this.meter.arrive();
-    const traced = new InvocationTrace(this.opts.tracer, {
-      method: req.method ?? 'GET',
-      namespace: fn.namespace,
-      function: fn.function,
-      revision: fn.revision,
-      keyspace: fn.keyspace,
-      traceparent: headerValue(req.headers.traceparent),
-      tracestate: headerValue(req.headers.tracestate),
-    });
-    const base: FunctionContext =
-      traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
-    // The router marks the first request of a sticky key that moved to this worker: ctx.state
-    // claims a new fence before each key's next write (docs/state.md "Fencing").
-    const ctx: FunctionContext = req.headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
+    const { traced, ctx } = this.invocation(fn, req);
     const ac = new AbortController();
     let headSent = false;
     let timedOut = false;
@@ -262,6 +264,99 @@ export class WorkerServer {
       discardRestOfBody(req, this.opts.maxRequestBytes);
       res.off('close', onClose);
       traced.end(res.headersSent ? res.statusCode : 499);
+      this.meter.depart();
+      if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    }
+  }
+
+  /** The span and the ctx of one invocation (an HTTP request or a WebSocket connection). */
+  private invocation(fn: ActiveFunction, req: IncomingMessage): { traced: InvocationTrace; ctx: FunctionContext } {
+    const traced = new InvocationTrace(this.opts.tracer, {
+      method: req.method ?? 'GET',
+      namespace: fn.namespace,
+      function: fn.function,
+      revision: fn.revision,
+      keyspace: fn.keyspace,
+      traceparent: headerValue(req.headers.traceparent),
+      tracestate: headerValue(req.headers.tracestate),
+    });
+    const base: FunctionContext =
+      traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
+    // The router marks the first request of a sticky key that moved to this worker: ctx.state
+    // claims a new fence before each key's next write (docs/state.md "Fencing").
+    const ctx: FunctionContext = req.headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
+    return { traced, ctx };
+  }
+
+  /**
+   * A WebSocket handshake: one request for the breaker, the meters and the drain, from its
+   * arrival until the connection closes. Over the limit it waits in the same FIFO queue (and
+   * gets the same 503 `queue_full` when that is full); `timeoutSeconds` bounds the time to the
+   * 101 (queueing included: 504 `timeout`), never an open connection.
+   */
+  private async serveUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', ignore);
+    const fn = this.active;
+    const refused = refuseHandshake({
+      runtimePath: this.opts.adminPort === undefined && isRuntimePath(urlPath(req.url)),
+      draining: this.draining,
+      specialized: fn !== undefined,
+      hasWebSocketHandler: fn?.websocket !== undefined,
+      functionName: fn ? `${fn.namespace}/${fn.function}` : '',
+      upgrade: req.headers.upgrade,
+    });
+    if (refused || !fn?.websocket) {
+      if (refused) refuseUpgrade(socket, refused.status, { error: refused.error, code: refused.code });
+      return;
+    }
+    const websocket = fn.websocket;
+    this.pending++;
+    this.meter.arrive();
+    const { traced, ctx } = this.invocation(fn, req);
+    const ac = new AbortController();
+    // The Request's signal aborts when the connection closes, whether queued or open.
+    const onClose = () => ac.abort(new Error('the connection closed'));
+    socket.once('close', onClose);
+    let status = 499;
+    const timer =
+      fn.timeoutMs > 0
+        ? setTimeout(() => {
+            status = 504;
+            ac.abort(new Error('timeout'));
+            refuseUpgrade(socket, 504, { error: `no slot for the WebSocket within the function's timeout (${fn.timeoutMs / 1000} s)`, code: 'timeout' });
+          }, fn.timeoutMs)
+        : undefined;
+    let release: Release | undefined;
+    try {
+      try {
+        release = await fn.breaker.acquire(ac.signal);
+      } catch (err) {
+        if (err instanceof BreakerError && err.code === 'queue_full') {
+          status = 503;
+          refuseUpgrade(socket, 503, { error: err.message, code: 'queue_full' });
+        }
+        return;
+      }
+      if (ac.signal.aborted) return;
+      if (this.draining) {
+        status = 503;
+        refuseUpgrade(socket, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' });
+        return;
+      }
+      // The 101 goes out within handleUpgrade: the timeout has done its part.
+      clearTimeout(timer);
+      this.inFlightMeter.arrive();
+      try {
+        const request = toWebRequest(req, { signal: ac.signal, maxBytes: this.opts.maxRequestBytes });
+        status = await this.webSockets.accept(req, socket, head, (ws) => websocket(ws, request, ctx), fn.ctx.log);
+      } finally {
+        this.inFlightMeter.depart();
+      }
+    } finally {
+      clearTimeout(timer);
+      release?.();
+      socket.off('close', onClose);
+      traced.end(status);
       this.meter.depart();
       if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
     }
@@ -352,6 +447,19 @@ export class WorkerServer {
     const answer = await this.opts.specialize(body.value);
     return sendJson(res, answer.status, answer.body);
   }
+}
+
+function ignore(): void {
+  // 'close' follows a socket error and does the cleanup.
+}
+
+/** A handshake the worker does not take: a JSON answer on the raw socket, then close (as sendJson does for HTTP). */
+function refuseUpgrade(socket: Socket, status: number, body: { error: string; code: string }): void {
+  if (socket.destroyed || !socket.writable) return;
+  const json = JSON.stringify(body);
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n`, 'latin1');
+  socket.end(json, 'utf8');
+  socket.destroySoon();
 }
 
 /** node joins a repeated header into one string; the array form (set-cookie only) is handled for the type's sake. */

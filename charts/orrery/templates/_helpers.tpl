@@ -250,6 +250,12 @@ before the operator made it waits (a non-optional Secret volume holds the kubele
 {{- end -}}
 {{- end -}}
 
+{{/* The router Service's in-cluster URL, whatever router.publicUrl says: where the operator sends triggered calls (cron, queue). */}}
+{{- define "orrery.routerServiceUrl" -}}
+{{- $svc := printf "http://%s.%s.svc" (include "orrery.componentName" (dict "root" . "component" "router")) .Release.Namespace -}}
+{{- if eq (int .Values.router.service.port) 80 }}{{ $svc }}{{ else }}{{ printf "%s:%v" $svc .Values.router.service.port }}{{ end -}}
+{{- end -}}
+
 {{- define "orrery.statesvcUrl" -}}
 {{- printf "http://%s.%s.svc:%v" (include "orrery.componentName" (dict "root" . "component" "statesvc")) .Release.Namespace .Values.statesvc.port -}}
 {{- end -}}

@@ -153,6 +153,17 @@ export const ChartValuesSchema = z
           })
           .strict()
           .describe('Revision garbage collection where a Function’s spec.revisionGC says nothing (docs/functions.md "Old revisions").'),
+        queue: z
+          .object({
+            url: z
+              .string()
+              .regex(/^$|^(nats|tls):\/\/[^@/,\s]+(,(nats|tls):\/\/[^@/,\s]+)*$/, 'empty, or nats://HOST:PORT (comma-separated; tls:// for TLS) without credentials')
+              .describe('Passed as --queue-url: the NATS JetStream broker of queue triggers (docs/triggers.md "Queue"); empty = none (NoBroker).'),
+            credentialsSecret: secretName.describe('Secret with the broker credentials, mounted and passed as --queue-credentials-file; empty = none.'),
+            credentialsKey: z.string().min(1),
+          })
+          .strict()
+          .describe('Queue triggers: where the leader consumes Functions’ queue triggers from.'),
         logLevel: componentLogLevel,
         podDisruptionBudget: pdb('maxUnavailable'),
         extraArgs: z.array(z.string()),
@@ -215,6 +226,10 @@ export const ChartValuesSchema = z
         syncPeriodMs: z.union([z.string(), z.number().int().positive()]),
         logLevel: componentLogLevel,
         registryNamespaces: z.array(z.string()),
+        tls: z
+          .object({ enabled: z.boolean(), port, servicePort: port })
+          .strict()
+          .describe('HTTPS for the custom domains of Functions (spec.domains): the routers terminate TLS with the certificates the operator copies into <fullname>-router-certs (docs/domains.md).'),
         service,
         ingress,
         resources: k8s,
@@ -263,6 +278,7 @@ export const ChartValuesSchema = z
         apiServer: z.object({ cidrs: z.array(z.string()), ports: z.array(port) }).strict(),
         postgres: z.object({ cidrs: z.array(z.string()), port }).strict(),
         redis: z.object({ cidrs: z.array(z.string()), port }).strict(),
+        queue: z.object({ cidrs: z.array(z.string()), port }).strict().describe('The queue triggers’ NATS broker: operator egress when operator.queue.url is set.'),
         registry: z.object({ podSelector: k8s, publicPort: port }).strict(),
         etcd: z.object({ podSelector: k8s, clientPort: port, peerPort: port }).strict(),
         functionWorkerPort: port,

@@ -42,6 +42,7 @@ const MODEL: Array<[Who, Who, number, boolean, string]> = [
   ['ingressController', 'router', 8080, true, 'the ingress controller forwards to the router'],
   ['outsider', 'router', 9090, false, 'the router admin port (stats, metrics) is for the operator and monitoring'],
   ['operator', 'router', 9090, true, 'the admin API asks every router for live counters'],
+  ['operator', 'router', 8080, true, 'cron and queue triggers call Functions through the router (docs/triggers.md)'],
   ['outsider', 'workerA', 8080, false, 'function workers are reached only through the router'],
   ['tenantApp', 'workerA', 8080, false, 'not even from their own namespace: the router enforces traffic splits and concurrency'],
   ['workerB', 'workerA', 8080, false, 'one function cannot call another function’s workers directly'],

@@ -33,6 +33,7 @@ export * from './wire/registry-admin-http.ts';
 export * from './wire/check-answer.ts';
 export * from './wire/route-answer-check.ts';
 export * from './wire/local-secrets.ts';
+export * from './wire/router-certificates.ts';
 export * from './wire/operator-events.ts';
 export * from './wire/state-credentials.ts';
 export * from './openapi/openapi-route.ts';

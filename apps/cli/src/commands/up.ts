@@ -7,13 +7,14 @@ import { REPO_ROOT, Supervisor } from '../platform/supervisor.ts';
 import { pidAlive } from '../platform/pid-alive.ts';
 import { stopStaleChildren } from '../platform/stale-children.ts';
 import { urlHasPassword } from '../platform/url-without-password.ts';
+import { queueUrlProblem } from '../platform/queue-broker.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const summary = 'run the whole platform locally (operator, statesvc, registry cluster, routers, console, examples)';
 
 const HELP = `usage: orrery up [--data-dir .orrery] [--port-base 8080] [--state-driver memory|postgres]
-                 [--no-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
-                 [--log-level info]
+                 [--no-examples] [--python-examples] [--no-console] [--users-file FILE] [--redis-url redis://127.0.0.1:6379] [--redis-key-prefix orrery]
+                 [--queue-url nats://127.0.0.1:4222] [--log-level info]
 
 Starts every component under one supervisor, in the foreground; Ctrl-C (or \`orrery down\`) stops
 them all. A component that exits on its own is restarted (backoff from 0.5 s to 30 s; after 5
@@ -27,6 +28,8 @@ crashes within 2 minutes it stays Degraded). Data (functions, revisions, registr
   --state-driver D        memory (default; journaled to <data-dir>/state, kept across restarts)
                           or postgres (DATABASE_URL or postgres://postgres@127.0.0.1:5432/orrery)
   --no-examples           do not apply examples/
+  --python-examples       also apply examples/python (the python Environment and the Python twins
+                          of counter and canary: python3 workers, docs/python.md)
   --no-console            do not build or serve the console (the admin API still runs)
   --users-file FILE       console / admin API users, one name:role:hash line each (orrery passwd);
                           the admin token always logs in as admin
@@ -34,6 +37,12 @@ crashes within 2 minutes it stays Degraded). Data (functions, revisions, registr
                           $ORRERY_REDIS_URL: use the variable when the URL holds a password,
                           a flag shows in \`ps\`); the routers get it in their environment
   --redis-key-prefix P    key prefix in that Redis (orrery)
+  --queue-url URL         NATS JetStream for queue triggers (or $ORRERY_QUEUE_URL; no credentials
+                          in it); default: a nats-server of its own on port N+9 when Debian's
+                          nats-server is installed, else none (queue triggers report NoBroker)
+  --tls                   the routers also serve spec.domains over HTTPS (ports N+10, N+11) with the
+                          certificates the operator checks; a development CA (<data-dir>/tls, see
+                          orrery tls) signs one for every tls.secretName without a local Secret
   --log-level L           trace|debug|info|warn|error|fatal|silent: every component's log level
                           (or $ORRERY_LOG_LEVEL; default info). Component logs are JSON records in
                           <data-dir>/logs/_platform/ (supervisor.log is the supervisor's own);
@@ -64,11 +73,14 @@ export const options = {
   'port-base': { type: 'string', default: '8080' },
   'state-driver': { type: 'string', default: 'memory' },
   'no-examples': { type: 'boolean', default: false },
+  'python-examples': { type: 'boolean', default: false },
   'no-console': { type: 'boolean', default: false },
   'users-file': { type: 'string' },
   'redis-url': { type: 'string' },
+  'queue-url': { type: 'string' },
   'redis-key-prefix': { type: 'string' },
   'log-level': { type: 'string' },
+  tls: { type: 'boolean', default: false },
   foreground: { type: 'boolean', default: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -87,6 +99,12 @@ export async function run(argv: string[]): Promise<number> {
   const portBase = Number(values['port-base']);
   if (!Number.isInteger(portBase) || portBase < 0 || portBase > 65_000) {
     console.error('orrery up: --port-base must be 0 (free ports) or a port number below 65000');
+    return 2;
+  }
+  const queueUrl = values['queue-url'] ?? (process.env.ORRERY_QUEUE_URL || undefined);
+  const queueProblem = queueUrl ? queueUrlProblem(queueUrl) : undefined;
+  if (queueProblem) {
+    console.error(`orrery up: ${queueProblem}`);
     return 2;
   }
   if (values['redis-url'] && urlHasPassword(values['redis-url'])) {
@@ -112,9 +130,12 @@ export async function run(argv: string[]): Promise<number> {
     portBase,
     stateDriver: driver,
     examples: !values['no-examples'],
+    pythonExamples: values['python-examples'],
     console: !values['no-console'],
     usersFile: values['users-file'],
     redisUrl: values['redis-url'] ?? (process.env.ORRERY_REDIS_URL || undefined),
+    queueUrl: values['queue-url'] ?? (process.env.ORRERY_QUEUE_URL || undefined),
+    tls: values.tls,
     redisKeyPrefix: values['redis-key-prefix'],
     logLevel: logLevel.value,
   });
@@ -135,11 +156,16 @@ export async function run(argv: string[]): Promise<number> {
     }
     const info = await starting;
     const examples = !values['no-examples'];
-    const exampleKinds = examples ? collectExampleManifests(join(REPO_ROOT, 'examples')).map((m) => m.object.kind ?? '') : [];
+    const exampleKinds = examples ? collectExampleManifests(join(REPO_ROOT, 'examples'), values['python-examples'] ? ['python'] : []).map((m) => m.object.kind ?? '') : [];
     // The admin token goes to a terminal only; piped output (CI, log collectors) gets its file.
     const terminal = process.stdout.isTTY === true;
     const { adminTokenFile, registryWriteTokenFile } = supervisor.secretFiles;
     console.log(renderSummary(info, { adminTokenFile, adminToken: supervisor.adminToken, terminal, registryWriteTokenFile, examples, exampleKinds }));
+    if (supervisor.tlsInfo) {
+      const { ca, ports } = supervisor.tlsInfo;
+      console.log(`HTTPS for spec.domains on ${ports.map((p) => `:${p}`).join(' and ')}, e.g. curl --cacert ${ca.certFile} https://hello.localtest.me:${ports[0]}/`);
+      console.log(`  (orrery tls dev-ca prints how to trust the development CA; orrery tls cert HOST makes more certificates)`);
+    }
     console.log('orrery up: ready');
   } catch (err) {
     console.error(`orrery up: start failed: ${(err as Error).message}`);

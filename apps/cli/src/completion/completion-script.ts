@@ -45,6 +45,7 @@ export const COMMAND_POSITIONALS: Readonly<Record<string, readonly Positional[]>
   completion: [{ words: SHELLS }],
   registry: [{ words: ['status', 'member', 'leader'] }],
   secret: [{ words: ['set', 'list', 'delete'] }],
+  tls: [{ words: ['dev-ca', 'cert'] }],
 };
 
 /** Flags whose value is a file (the shell's file completion); the others complete as below or not at all. */

@@ -1,12 +1,13 @@
 /**
  * `orrery describe function NAME` as text (kubectl describe's shape): the function, its traffic
- * split, its revisions (ready, workers, age, percent, tags), its conditions and those of the
+ * split, its revisions (ready, workers, age, percent, tags), its cron triggers and their last runs, its conditions and those of the
  * revisions that are not ready, recent Events when the platform records them, and the last
  * errors of its workers. Pure: the command gathers the data, this lays it out.
  */
 import { revisionNumber, type Condition, type OrreryFunction, type Revision } from '@orrery/spec';
 import { formatTraffic } from '../functions/traffic-notation.ts';
 import { formatAge } from '../resources/age.ts';
+import { cronTriggerLines } from './cron-trigger-description.ts';
 import type { WorkerError } from './worker-errors.ts';
 
 /** A Kubernetes Event about the function or one of its revisions. */
@@ -88,6 +89,7 @@ export function describeFunction({ fn, revisions, events, workerErrors, now }: F
       ),
     );
   }
+  out.push(...cronTriggerLines(fn, now, table));
   out.push('', 'Conditions:');
   const fnConditions = conditionRows(fn.status?.conditions, now);
   out.push(...(fnConditions.length > 0 ? table(CONDITION_HEADER, fnConditions) : ['  <none yet: the operator has not reconciled it>']));

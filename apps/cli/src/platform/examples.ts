@@ -1,8 +1,9 @@
 /**
  * Applies the repository's examples through the store: every manifest under `examples/`
- * except the deliberately broken ones in `examples/invalid/`. Revision manifests are replayed
- * before their Function (see replayRevision), so a Function that routes to a named revision
- * (canary) finds it holding the template the manifest says.
+ * except the deliberately broken ones in `examples/invalid/` and the opt-in folders
+ * (OPT_IN_EXAMPLES) not asked for. Revision manifests are replayed before their Function (see
+ * replayRevision), so a Function that routes to a named revision (canary) finds it holding the
+ * template the manifest says.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -16,13 +17,19 @@ export interface Manifest {
 
 const KIND_ORDER = ['Environment', 'Revision', 'Function', 'RegistryCluster', 'StateSync'];
 
-export function collectExampleManifests(dir: string): Manifest[] {
+/**
+ * Folders applied only when asked (`orrery up --python-examples`): the Python twins of counter and
+ * canary start python3 workers, which the default platform (and every test that starts it) need not pay for.
+ */
+export const OPT_IN_EXAMPLES: readonly string[] = ['python'];
+
+export function collectExampleManifests(dir: string, include: readonly string[] = []): Manifest[] {
   const out: Manifest[] = [];
   const walk = (d: string) => {
     for (const entry of readdirSync(d).sort()) {
       const path = join(d, entry);
       if (statSync(path).isDirectory()) {
-        if (entry !== 'invalid') walk(path);
+        if (entry !== 'invalid' && (!OPT_IN_EXAMPLES.includes(entry) || include.includes(entry))) walk(path);
       } else if (/\.ya?ml$/.test(entry)) {
         for (const doc of parseAllDocuments(readFileSync(path, 'utf8'))) {
           const object: unknown = doc.toJS();
@@ -68,10 +75,10 @@ async function replayRevision(store: ResourceStore, rev: Obj, functions: Obj[], 
   say(`  ! the operator did not create ${ns}/${name} within 30 s (is it running?)`);
 }
 
-export async function applyExamples(store: ResourceStore, dir: string, say: (line: string) => void): Promise<{ applied: number; failed: number }> {
+export async function applyExamples(store: ResourceStore, dir: string, say: (line: string) => void, include: readonly string[] = []): Promise<{ applied: number; failed: number }> {
   let applied = 0;
   let failed = 0;
-  const manifests = collectExampleManifests(dir);
+  const manifests = collectExampleManifests(dir, include);
   const functions = manifests.filter((m) => m.object.kind === 'Function').map((m) => m.object as Obj);
   // Environments, then Revisions (oldest first), then Functions and the rest.
   for (const m of manifests) {

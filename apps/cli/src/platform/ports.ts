@@ -5,7 +5,8 @@
  */
 import { freePorts } from '@orrery/etcdcluster';
 
-export const PORT_SLOTS = ['router1', 'router2', 'operator', 'statesvc', 'registry', 'registryAdmin', 'router1Admin', 'router2Admin', 'console'] as const;
+// New slots go last: --port-base N keeps every earlier component on the port it had.
+export const PORT_SLOTS = ['router1', 'router2', 'operator', 'statesvc', 'registry', 'registryAdmin', 'router1Admin', 'router2Admin', 'console', 'nats', 'router1Tls', 'router2Tls'] as const;
 export type PortSlot = (typeof PORT_SLOTS)[number];
 export type PortPlan = Record<PortSlot, number>;
 

@@ -12,6 +12,7 @@ import { type ProcInfo, listProcesses, terminate } from './processes.ts';
 /** What the command line of the child recorded under `name` must contain. */
 export function expectedProgram(name: string): RegExp {
   if (name === 'redis') return /(^|\/)redis-server(\s|$)/;
+  if (name === 'nats') return /(^|\/)nats-server(\s|$)/;
   const app = name.replace(/-\d+$/, ''); // router-1 → router
   return new RegExp(`(^|[/ ])orrery-${app.replace(/[^a-z0-9-]/gi, '')}\\.mjs(\\s|$)`);
 }

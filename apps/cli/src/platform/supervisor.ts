@@ -4,10 +4,11 @@
  * and stops everything (SIGTERM, drain, SIGKILL) so no process outlives it.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { connect as connectTcp } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger, type LogLevel, registerSecret, registerUrlSecret } from '@orrery/log';
-import type { RegistryCluster } from '@orrery/spec';
+import { LOCAL_ROUTER_CERTS_DIR, type RegistryCluster } from '@orrery/spec';
 import { type ResourceStore, createHttpStore } from '@orrery/store';
 import { ETCD_BIN, PLATFORM_REGISTRY, readPlatformRegistryManifest } from './platform-registry.ts';
 import { applyExamples } from './examples.ts';
@@ -21,6 +22,9 @@ import { buildConsole, consoleBuildIsFresh } from './console-build.ts';
 import { type RestartPolicy, type RestartState, DEFAULT_RESTART_POLICY, decideRestart, formatDelay, initialRestartState, markStarted } from './restart-policy.ts';
 import { stopProcessGroup } from './processes.ts';
 import { urlWithoutPassword } from './url-without-password.ts';
+import { type DevCa, ensureDevCa } from '../tls/dev-ca.ts';
+import { issueMissingDevCertificates } from '../tls/missing-dev-certificates.ts';
+import { planQueueBroker } from './queue-broker.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const bin = (app: string) => join(REPO_ROOT, 'apps', app, 'bin', `orrery-${app}.mjs`);
@@ -35,8 +39,18 @@ export interface UpOptions {
   databaseUrl?: string;
   examples: boolean;
   examplesDir?: string;
+  /** Also the opt-in examples/python (OPT_IN_EXAMPLES in examples.ts): the Python twins of counter and canary. */
+  pythonExamples?: boolean;
   redisUrl?: string;
   redisKeyPrefix?: string;
+  /** NATS JetStream for queue triggers, run elsewhere; absent = our own nats-server when installed (queue-broker.ts). */
+  queueUrl?: string;
+  /**
+   * `--tls`: the routers also listen for HTTPS (ports N+10 and N+11) for spec.domains, with the
+   * certificates the operator checks into <data-dir>/router-certs; a development CA in
+   * <data-dir>/tls signs a certificate for every tls.secretName without a local Secret yet.
+   */
+  tls?: boolean;
   routerReplicas?: number;
   /** Console / admin API users (`name:role:hash` lines from `orrery passwd`). */
   usersFile?: string;
@@ -102,6 +116,9 @@ export class Supervisor {
   get adminToken(): string {
     return this.secrets.adminToken;
   }
+
+  /** With `--tls`, once started: the development CA and the routers' HTTPS ports. */
+  tlsInfo?: { ca: DevCa; ports: number[] };
 
   get secretFiles(): Pick<PlatformSecrets, 'adminTokenFile' | 'registryWriteTokenFile'> {
     return { adminTokenFile: this.secrets.adminTokenFile, registryWriteTokenFile: this.secrets.registryWriteTokenFile };
@@ -253,6 +270,10 @@ export class Supervisor {
     // Workers register at the platform registry cluster's API (fixed port), once it runs.
     if (existsSync(ETCD_BIN)) operatorArgs.push('--registry-cluster', `${PLATFORM_REGISTRY.namespace}/${PLATFORM_REGISTRY.name}:${ports.registry}`);
     if (this.o.usersFile) operatorArgs.push('--users-file', resolve(this.o.usersFile));
+    // Queue triggers' broker: started before the operator (it is up in milliseconds); without one the
+    // operator still runs and each queue trigger says NoBroker.
+    const queueUrl = await this.ensureQueueBroker(ports.nats);
+    if (queueUrl) operatorArgs.push('--queue-url', queueUrl);
     await this.run(this.nodeApp('operator', operatorArgs, operatorEnv, 'operator', (c) => ({ name: 'operator', state: 'ready', url: c.url, healthUrl: `${c.url}/healthz`, pid: c.pid })));
     this.store = createHttpStore(storeUrl, { token: this.storeToken() });
 
@@ -287,6 +308,9 @@ export class Supervisor {
         env.ORRERY_REDIS_URL = redisUrl;
         args.push('--redis-key-prefix', this.o.redisKeyPrefix ?? 'orrery');
       }
+      const tlsPort = i === 1 ? ports.router1Tls : i === 2 ? ports.router2Tls : 0;
+      // Custom domains over HTTPS: the operator writes the checked certificates there (docs/domains.md).
+      if (this.o.tls) args.push('--tls-port', String(tlsPort), '--tls-certs-dir', join(this.dataDir, LOCAL_ROUTER_CERTS_DIR));
       const name = `router-${i}`;
       try {
         const r = await this.run(this.nodeApp(name, args, env, 'router', (c) => ({ name, state: 'ready', url: c.url, adminUrl: c.adminUrl, healthUrl: `${c.adminUrl}/healthz`, pid: c.pid })));
@@ -300,7 +324,7 @@ export class Supervisor {
     const platformEndpoints = (): string[] => [
       statesvcUrl,
       httpUrl(ports.console),
-      ...[ports.router1, ports.router2, ports.router1Admin, ports.router2Admin].filter((p) => p > 0).map(httpUrl),
+      ...[ports.router1, ports.router2, ports.router1Admin, ports.router2Admin, ...(this.o.tls ? [ports.router1Tls, ports.router2Tls] : [])].filter((p) => p > 0).map(httpUrl),
       ...(this.components.find((c) => c.name === 'etcd')?.url ?? '').split(',').filter(Boolean),
     ];
     const startRouters = async (registryUrl: string | undefined): Promise<string[]> => {
@@ -330,10 +354,15 @@ export class Supervisor {
     if (this.o.examples) {
       const dir = this.o.examplesDir ?? join(REPO_ROOT, 'examples');
       this.say(`  … applying examples from ${dir}`);
-      const { applied, failed } = await applyExamples(this.store, dir, this.say);
+      const { applied, failed } = await applyExamples(this.store, dir, this.say, this.o.pythonExamples ? ['python'] : []);
       this.say(`  ✓ examples: ${applied} resources applied${failed ? `, ${failed} failed` : ''}`);
       if (failed) this.log.warn('examples applied, some failed', { dir, applied, failed });
       else this.log.info('examples applied', { dir, applied });
+    }
+    if (this.o.tls) {
+      const ca = await ensureDevCa(this.dataDir);
+      for (const line of await issueMissingDevCertificates(this.store, this.dataDir, ca)) this.say(`  ✓ ${line}`);
+      this.tlsInfo = { ca, ports: [ports.router1Tls, ports.router2Tls].slice(0, this.o.routerReplicas ?? 2) };
     }
 
     this.info = {
@@ -357,6 +386,42 @@ export class Supervisor {
     for (const c of this.children) if (!c.exited()) pids[c.name] = c.pid;
     this.info = { ...this.info, pids, components: this.components };
     writePlatformInfo(this.info);
+  }
+
+  /** NATS JetStream for queue triggers as planQueueBroker decides; its URL, or undefined (Degraded). */
+  private async ensureQueueBroker(port: number): Promise<string | undefined> {
+    const plan = planQueueBroker({ queueUrl: this.o.queueUrl, natsServer: findBinary('nats-server'), port, dataDir: this.dataDir });
+    if (plan.kind === 'none') {
+      this.component({ name: 'nats', state: 'degraded', reason: plan.reason });
+      return undefined;
+    }
+    if (plan.kind === 'external') {
+      this.component({ name: 'nats', state: 'ready', url: plan.url });
+      return plan.url;
+    }
+    mkdirSync(plan.storeDir, { recursive: true });
+    const spec: ChildSpec = { name: 'nats', command: plan.command, args: plan.args, logDir: this.logDir };
+    try {
+      await this.run({
+        name: 'nats',
+        component: (c) => ({ name: 'nats', state: 'ready', url: plan.url, pid: c.pid }),
+        // Ready once it accepts connections (nats-server prints no `listening http://` line).
+        start: async (signal) => {
+          const child = await startChild(spec);
+          const end = Date.now() + 10_000;
+          while (Date.now() < end && !child.exited() && !signal.aborted) {
+            if (await tcpAccepts(port)) return child;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          await child.stop(3_000);
+          throw new Error(`nats-server did not accept connections on port ${port} (see ${child.logFile})`);
+        },
+      });
+      return plan.url;
+    } catch (err) {
+      this.component({ name: 'nats', state: 'degraded', reason: `${(err as Error).message}: queue triggers report NoBroker` });
+      return undefined;
+    }
   }
 
   /**
@@ -474,7 +539,7 @@ export class Supervisor {
     await this.store?.close().catch(() => {});
     // Reverse start order: traffic stops first, the registry and etcd last.
     const byName = (prefix: string) => this.children.filter((c) => c.name === prefix || c.name.startsWith(`${prefix}-`));
-    for (const group of [byName('console'), byName('router'), byName('statesvc'), byName('operator'), byName('registry'), byName('etcd'), byName('redis')]) {
+    for (const group of [byName('console'), byName('router'), byName('statesvc'), byName('operator'), byName('nats'), byName('registry'), byName('etcd'), byName('redis')]) {
       if (group.length === 0) continue;
       this.say(`  … stopping ${group.map((c) => c.name).join(', ')}`);
       this.log.info('stopping', { names: group.map((c) => c.name) });
@@ -505,4 +570,16 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+function tcpAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connectTcp(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }

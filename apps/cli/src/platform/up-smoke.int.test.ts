@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { OrreryFunction, RegistryCluster } from '@orrery/spec';
 import { createHttpStore } from '@orrery/store';
 import { CLI, type OrreryUp, startOrreryUp } from '../testing/orrery-up-process.ts';
@@ -24,6 +25,20 @@ import { type PlatformInfo, readPlatformInfo } from './platform-file.ts';
 async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A WebSocket that has opened, with its first message; rejects when the handshake is refused. */
+function webSocket(url: string): Promise<{ ws: WebSocket; echo(text: string): Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { handshakeTimeout: 30_000 });
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => {
+      res.resume();
+      ws.terminate();
+      reject(new Error(`handshake answered ${res.statusCode}`));
+    });
+    ws.once('open', () => resolve({ ws, echo: (text) => new Promise((r) => (ws.once('message', (d) => r((d as Buffer).toString())), ws.send(text))) }));
+  });
 }
 
 /** Every live process whose command line names the data dir: catches anything pids missed. */
@@ -159,6 +174,11 @@ describe('orrery up (local platform smoke test)', () => {
       expect(workers.size, `session ${session} moved between workers: ${[...workers].join(', ')}`).toBe(1);
       expect((last.cart as { items: Record<string, number> }).items.apple).toBe(4);
     }
+
+    // ws-echo: a WebSocket through the router; its handshake wakes the revision from zero.
+    const socket = await until(() => webSocket(`${router.replace(/^http/, 'ws')}/default/ws-echo/`), () => true, 60_000, 'ws-echo accepts a WebSocket');
+    expect(await socket.echo('hello over a socket')).toBe('hello over a socket');
+    socket.ws.close();
 
     // canary: wait until both revisions serve, then ~90/10 over 200 requests; tags pin a revision
     const store = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });

@@ -223,3 +223,39 @@ describe('examples/canary', () => {
     expect(versions).toEqual(['v1', 'v2']);
   });
 });
+
+describe('examples/queue', () => {
+  it('stores an order once per message (the delivery id is the write\'s Idempotency-Key), refuses what is not an order, reads it back', async () => {
+    const handler = await loadHandler('examples/queue/function.yaml');
+    const writes: Array<{ key: string; value: unknown; opts: unknown }> = [];
+    const data = new Map<string, unknown>();
+    const state = {
+      get: async (key: string) => (data.has(key) ? { value: data.get(key), version: 1 } : null),
+      set: async (key: string, value: unknown, opts: unknown) => {
+        writes.push({ key, value, opts });
+        data.set(key, value);
+        return { version: 1 };
+      },
+    } as unknown as MemoryState;
+    const delivery = (body: string, attempt = 1) =>
+      new Request('http://x/', { method: 'POST', body, headers: { 'content-type': 'application/json', 'orrery-delivery-id': 'ORDERS:7', 'orrery-delivery-attempt': String(attempt) } });
+    const first = await handler(delivery('{"id":"o-1","item":"tea","qty":2}', 2), { state });
+    expect(first.status).toBe(200);
+    expect(writes).toEqual([{ key: 'order:o-1', value: { id: 'o-1', item: 'tea', qty: 2, delivery: 'ORDERS:7', attempt: 2 }, opts: { idempotencyKey: 'ORDERS:7' } }]);
+    expect((await handler(delivery('not json'), { state })).status).toBe(400);
+    expect((await handler(delivery('{"item":"tea"}'), { state })).status).toBe(400);
+    expect(await (await handler(new Request('http://x/?id=o-1'), { state })).json()).toMatchObject({ id: 'o-1', item: 'tea' });
+    expect((await handler(new Request('http://x/?id=none'), { state })).status).toBe(404);
+  });
+});
+
+describe('examples/cron', () => {
+  it('records the tick its cron trigger sends, and reads the last heartbeat back', async () => {
+    const handler = await loadHandler('examples/cron/function.yaml');
+    const state = new MemoryState();
+    expect((await handler(new Request('http://x/'), { state })).status).toBe(404);
+    const tick = new Request('http://x/', { method: 'POST', headers: { 'orrery-trigger': 'cron/every-minute', 'orrery-scheduled-time': '2026-03-01T12:00:00Z' } });
+    expect((await handler(tick, { state })).status).toBe(200);
+    expect(await (await handler(new Request('http://x/'), { state })).json()).toMatchObject({ scheduledTime: '2026-03-01T12:00:00Z', trigger: 'cron/every-minute', receivedAt: expect.any(String) });
+  });
+});

@@ -56,6 +56,28 @@ describe('Autoscaler (stats → decider → change events)', () => {
     expect(a.desired('ns/f-00001', rev(), true).desired).toBe(1);
   });
 
+  it('reads the queue backlog of the revision at each decision (backlogOf): wakes from zero and holds while it lasts', () => {
+    let now = 100_000;
+    const backlog = { n: 0 };
+    const asked: string[] = [];
+    const changed: string[] = [];
+    const a = new Autoscaler({
+      defaults: { ...KPA_DEFAULTS, stableWindowMs: 6000, scaleToZeroGracePeriodMs: 0, initialScale: 0 },
+      readyOf: () => 0,
+      onChange: (k) => changed.push(k),
+      backlogOf: (key, fn) => (asked.push(`${key} ${fn}`), backlog.n),
+      now: () => now,
+    });
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(0);
+    backlog.n = 3;
+    now += 2000;
+    a.tickAll();
+    expect(a.decisionOf('ns/f-00001')?.desired).toBe(3);
+    expect(a.decisionOf('ns/f-00001')?.reason).toMatch(/queue backlog 3/);
+    expect(changed).toEqual(['ns/f-00001']);
+    expect(asked.at(-1)).toBe('ns/f-00001 f');
+  });
+
   it('rps metric: requests per second of the window', () => {
     const { a, state } = setup(1);
     state.ready = 1;

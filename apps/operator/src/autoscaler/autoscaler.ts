@@ -15,6 +15,11 @@ export interface AutoscalerOptions {
   onChange: (key: string) => void;
   /** A router reported demand for a revision (keeps specialized pool workers from being reaped). */
   onActivity?: (key: string) => void;
+  /**
+   * Demand waiting for a revision outside the routers, in concurrent requests (the queue triggers'
+   * backlog share, trigger/queue/queue-backlog.ts); absent = none. Read at every decision.
+   */
+  backlogOf?: (key: string, fn: string) => number;
   /** A revision's first decision (`before` undefined) or a changed one (metrics count them). */
   onDecision?: (key: string, fn: string, before: KpaDecision | undefined, next: KpaDecision) => void;
   now?: () => number;
@@ -175,6 +180,7 @@ export class Autoscaler {
       panic: w.average(now, s.panicWindowMs),
       ready: this.o.readyOf(key),
       reachable: t.reachable,
+      backlog: this.o.backlogOf?.(key, t.fn) ?? 0,
     });
   }
 

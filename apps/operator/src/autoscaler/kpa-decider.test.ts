@@ -165,6 +165,58 @@ describe('KpaDecider', () => {
   });
 });
 
+describe('KpaDecider: a queue backlog (queue triggers, trigger/queue/)', () => {
+  const q = (nowMs: number, backlog: number, ready: number, stable = 0, panic = stable): KpaObservation => ({ nowMs, stable, panic, ready, reachable: true, backlog });
+
+  it('wakes a revision at zero and scales with the backlog (concurrency: a floor under both windows)', () => {
+    const d = new KpaDecider(S({ stableWindowMs: 6000, scaleToZeroGracePeriodMs: 0 }), 0);
+    expect(d.decide(q(1000, 0, 0)).desired).toBe(0);
+    const woken = d.decide(q(2000, 5, 0));
+    expect(woken.desired).toBe(1); // target 10 per worker
+    expect(woken.reason).toMatch(/queue backlog 5/);
+    expect(d.decide(q(4000, 35, 1)).desired).toBe(4); // panic: 4 workers' worth on 1 ready
+    expect(d.decide(q(6000, 35, 4)).desired).toBe(4);
+  });
+
+  it('takes the larger of router load and backlog, never their sum (in-flight messages are router load too)', () => {
+    const d = new KpaDecider(S(), 0);
+    expect(d.decide(q(1000, 20, 2, 30)).desired).toBe(3);
+    const e = new KpaDecider(S(), 0);
+    expect(e.decide(q(1000, 30, 2, 20)).desired).toBe(3);
+  });
+
+  it('keeps the revision from zero while messages wait; zero only a stable window and the grace after the queue drained', () => {
+    const d = new KpaDecider(S({ stableWindowMs: 6000, scaleToZeroGracePeriodMs: 2000, initialScale: 1 }), 0);
+    expect(d.decide(q(1000, 1, 1)).desired).toBe(1);
+    // no router traffic for a minute, but a message still waits (e.g. in its backoff)
+    expect(d.decide(q(60_000, 1, 1)).desired).toBe(1);
+    // last seen waiting at 60s: zero a window (6s) and the grace (2s) later, and not before
+    expect(d.decide(q(62_000, 0, 1)).desired).toBe(1);
+    expect(d.decide(q(67_999, 0, 1)).desired).toBe(1);
+    const zero = d.decide(q(68_000, 0, 1));
+    expect(zero.desired).toBe(0);
+    expect(zero.reason).toMatch(/idle/);
+  });
+
+  it('rps metric: a backlog cannot be read as a rate, so it asks for one worker', () => {
+    const d = new KpaDecider(S({ metric: 'rps', stableWindowMs: 6000, scaleToZeroGracePeriodMs: 0 }), 0);
+    expect(d.decide(q(1000, 500, 0))).toMatchObject({ desired: 1, reason: expect.stringMatching(/queue backlog 500 → 1/) });
+    // the rate decides beyond one worker
+    expect(d.decide(q(3000, 500, 1, 35, 35)).desired).toBe(4);
+  });
+
+  it('bounds still apply: max scale caps what a backlog asks', () => {
+    const d = new KpaDecider(S({ maxScale: 2 }), 0);
+    expect(d.decide(q(1000, 1000, 2)).desired).toBe(2);
+  });
+
+  it('a negative or absent backlog is none', () => {
+    const d = new KpaDecider(S({ stableWindowMs: 6000, scaleToZeroGracePeriodMs: 0 }), 0);
+    expect(d.decide(q(1000, -3, 0)).desired).toBe(0);
+    expect(d.decide(obs(2000, 0, 0, 0)).desired).toBe(0);
+  });
+});
+
 describe('KpaDecider: where the activator stands (targetBurstCapacity)', () => {
   // containerConcurrency 10 → total 10 per worker (metric-target.ts).
   const T = (targetBurstCapacity?: number): KpaSettings => ({ ...kpaSettings({ targetBurstCapacity }, 10), initialScale: 0 });

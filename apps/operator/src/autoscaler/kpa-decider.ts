@@ -11,6 +11,13 @@ export interface KpaObservation {
   ready: number;
   /** Receives traffic (a traffic target or tag): only then is scale-down rate limited. */
   reachable?: boolean;
+  /**
+   * Demand waiting outside the routers, in concurrent requests: messages of the Function's queue
+   * triggers not yet worked, each trigger's share capped at its maxInFlight (trigger/queue/). With
+   * the concurrency metric it is a floor under both windows; with rps (a rate it cannot be turned
+   * into) it asks for one worker. Either way a queue wakes its revision and keeps it from zero.
+   */
+  backlog?: number;
 }
 
 export interface KpaDecision {
@@ -56,12 +63,15 @@ export class KpaDecider {
     const readyF = Math.max(1, o.ready);
     const maxUp = Math.ceil(s.maxScaleUpRate * readyF);
     const maxDown = o.reachable === false ? 0 : Math.floor(readyF / s.maxScaleDownRate);
-    const dspc = Math.ceil(o.stable / s.target);
-    const dppc = Math.ceil(o.panic / s.target);
+    const backlog = Math.max(0, o.backlog ?? 0);
+    const stable = s.metric === 'concurrency' ? Math.max(o.stable, backlog) : o.stable;
+    const panic = s.metric === 'concurrency' ? Math.max(o.panic, backlog) : o.panic;
+    const dspc = Math.ceil(stable / s.target);
+    const dppc = Math.ceil(panic / s.target);
     const clamp = (n: number) => Math.min(Math.max(n, maxDown), maxUp);
     const stableDesired = clamp(dspc);
     const panicDesired = clamp(dppc);
-    if (o.panic > 0) this.lastActiveMs = now;
+    if (panic > 0 || backlog > 0) this.lastActiveMs = now;
 
     const over = dppc / readyF >= s.panicThreshold;
     if (over) this.panicSinceMs = now; // begin, or extend while still over
@@ -71,13 +81,20 @@ export class KpaDecider {
       this.maxPanicPods = 0;
     }
     let desired = stableDesired;
-    let why = `stable ${fmt(o.stable)}/${fmt(s.target)} per worker → ${stableDesired}`;
+    let why = `stable ${fmt(stable)}/${fmt(s.target)} per worker → ${stableDesired}`;
     if (this.panicSinceMs !== undefined) {
       desired = Math.max(stableDesired, panicDesired);
       // In panic the scale only goes up.
       if (desired > this.maxPanicPods) this.maxPanicPods = desired;
       else desired = this.maxPanicPods;
-      why = `panic ${fmt(o.panic)}/${fmt(s.target)} per worker → ${desired}`;
+      why = `panic ${fmt(panic)}/${fmt(s.target)} per worker → ${desired}`;
+    }
+    if (backlog > 0) {
+      why += `, queue backlog ${fmt(backlog)}`;
+      if (desired === 0) {
+        desired = 1;
+        why += ' → 1';
+      }
     }
 
     if (s.scaleDownDelayMs > 0) {

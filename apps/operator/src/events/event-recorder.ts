@@ -31,6 +31,15 @@ export const EVENT_REASONS = {
   MembershipStepFailed: 'Warning',
   ReconcileFailed: 'Warning',
   FieldsTakenOver: 'Warning',
+  // cron triggers (trigger/cron/)
+  CronTriggered: 'Normal',
+  CronFailed: 'Warning',
+  CronMissed: 'Warning',
+  CronScheduleInvalid: 'Warning',
+  // queue triggers (trigger/queue/)
+  QueueDeadLettered: 'Warning',
+  QueueConnectFailed: 'Warning',
+  QueueConsumerFailed: 'Warning',
 } as const;
 export type EventReason = keyof typeof EVENT_REASONS;
 export type EventType = (typeof EVENT_REASONS)[EventReason];

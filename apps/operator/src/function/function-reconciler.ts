@@ -5,7 +5,7 @@
  * keyspace of a Function deleted with `spec.state.onDelete: delete`. Level-triggered: each call
  * reads the current state and converges, so missed or repeated events are harmless.
  */
-import { GROUP_VERSION, type FunctionStatus, type OrreryFunction, type Revision, declaredKeyspace, effectiveOnDelete } from '@orrery/spec';
+import { GROUP_VERSION, type DomainStatus, type FunctionStatus, type OrreryFunction, type Revision, declaredKeyspace, effectiveOnDelete } from '@orrery/spec';
 import { type EventRecorder, eventTarget } from '../events/event-recorder.ts';
 import { keyspaceCleanup } from '../keyspace/keyspace-cleanup.ts';
 import { objectKey, splitKey } from '../queue/object-key.ts';
@@ -32,6 +32,8 @@ export interface FunctionReconcilerOptions {
   now: () => Date;
   /** Revision garbage collection where a Function's `spec.revisionGC` says nothing (`--revision-gc-keep`, `--revision-gc-min-age`). */
   revisionGc?: RevisionGcSettings;
+  /** status.domains, decided cluster-wide by the domain reconciler (domain/domain-reconciler.ts); absent = none written. */
+  domains?: (fn: OrreryFunction) => DomainStatus[] | undefined;
 }
 
 export class FunctionReconciler {
@@ -67,8 +69,12 @@ export class FunctionReconciler {
       if (created) revisions = [...revisions, created];
     }
     let status = functionStatus({ fn, revisions, routerUrl: this.o.routerUrl, now: this.o.now(), blocked });
+    const domains = this.o.domains?.(fn);
+    if (domains?.length) status.domains = domains;
     if (b.settle) status = b.settle(key, status);
-    if (statusChanged(status, fn.status)) {
+    // status.triggers is the triggers' own record (trigger/trigger-status-store.ts): never computed here.
+    const { triggers: _triggers, ...ownStored } = fn.status ?? {};
+    if (statusChanged(status, fn.status ? ownStored : undefined)) {
       const before = await b.writeStatus(fn, status);
       this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', stored), ...functionEvents(before, status, { blocked, keyspace: declaredKeyspace(stored)?.keyspace }));
     }

@@ -11,6 +11,11 @@ describe('readSharedFlags (the flags both backends take)', () => {
     expect(s.registryAuth).toEqual({ masterKeyFile: 'k', previousMasterKeyFile: 'old', writeTokensFile: undefined, requireWriteTokens: false });
   });
 
+  it('reads the queue triggers\' broker (--queue-url, --queue-credentials-file); none without it', () => {
+    expect(readSharedFlags(DEFAULTS, {}).queue).toBeUndefined();
+    expect(readSharedFlags({ ...DEFAULTS, 'queue-url': 'nats://broker:4222', 'queue-credentials-file': '/etc/q' }, {}).queue).toEqual({ servers: ['nats://broker:4222'], credentialsFile: '/etc/q' });
+  });
+
   it('a previous registry key needs the new one: the file, or the backend\'s other source of it', () => {
     const values = { ...DEFAULTS, 'previous-registry-master-key-file': 'old' };
     expect(() => readSharedFlags(values, {})).toThrow(new UsageError('--previous-registry-master-key-file needs --registry-master-key-file (the new key)'));
@@ -23,6 +28,7 @@ describe('readSharedFlags (the flags both backends take)', () => {
     [{ 'rollup-interval': 'often' }, '--rollup-interval must be a duration of at least 1s, like "10s"'],
     [{ 'autoscaler-panic-threshold-percentage': '100' }, '--autoscaler-panic-threshold-percentage must be a number ≥ 110'],
     [{ 'revision-gc-min-age': 'old' }, '--revision-gc-min-age must be a duration'],
+    [{ 'queue-url': 'nats://u:p@broker:4222' }, '--queue-url carries credentials'],
   ])('%j is a usage error naming the flag', (bad, message) => {
     expect(() => readSharedFlags({ ...DEFAULTS, ...bad }, {})).toThrow(UsageError);
     expect(() => readSharedFlags({ ...DEFAULTS, ...bad }, {})).toThrow(message);

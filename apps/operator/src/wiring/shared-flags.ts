@@ -8,6 +8,8 @@ import { AUTOSCALER_FLAGS, kpaDefaultsFromFlags } from '../autoscaler/autoscaler
 import type { KpaDefaults } from '../autoscaler/kpa-settings.ts';
 import { REVISION_GC_FLAGS, revisionGcFromFlags } from '../function/revision-gc-flags.ts';
 import type { RevisionGcSettings } from '../function/revision-collection.ts';
+import { TRIGGER_FLAGS, type TriggerSettings, triggerSettingsFromFlags } from '../trigger/trigger-flags.ts';
+import { QUEUE_FLAGS, type QueueSettings, queueSettingsFromFlags } from '../trigger/queue/queue-flags.ts';
 import { flagCheck, UsageError } from './command-line.ts';
 
 export const SHARED_FLAGS = {
@@ -33,13 +35,15 @@ export const SHARED_FLAGS = {
   'otlp-endpoint': { type: 'string' },
   ...AUTOSCALER_FLAGS,
   ...REVISION_GC_FLAGS,
+  ...TRIGGER_FLAGS,
+  ...QUEUE_FLAGS,
   help: { type: 'boolean' },
 } as const;
 
 type Optional = 'database-url' | 'store-token-file' | 'registry-url' | 'state-url' | 'master-key-file' | 'registry-master-key-file' | 'previous-registry-master-key-file' | 'registry-write-tokens-file' | 'router-url' | 'admin-token-file' | 'users-file' | 'trusted-proxies' | 'router-admin-urls' | 'log-level' | 'otlp-endpoint';
 
 /** The parsed values of SHARED_FLAGS (the defaulted ones always present). */
-export type SharedFlagValues = { host: string; port: string; 'pool-idle-timeout': string; 'rollup-interval': string; 'require-registry-write-tokens': boolean } & Partial<Record<Optional | keyof typeof AUTOSCALER_FLAGS | keyof typeof REVISION_GC_FLAGS, string>>;
+export type SharedFlagValues = { host: string; port: string; 'pool-idle-timeout': string; 'rollup-interval': string; 'require-registry-write-tokens': boolean } & Partial<Record<Optional | keyof typeof AUTOSCALER_FLAGS | keyof typeof REVISION_GC_FLAGS | keyof typeof TRIGGER_FLAGS | keyof typeof QUEUE_FLAGS, string>>;
 
 export interface SharedSettings {
   host: string;
@@ -63,6 +67,10 @@ export interface SharedSettings {
   rollupIntervalMs: number;
   kpa: KpaDefaults;
   revisionGc: RevisionGcSettings;
+  /** Cron and queue triggers (--trigger-url). */
+  triggers: TriggerSettings;
+  /** The NATS JetStream broker of queue triggers (--queue-url, --queue-credentials-file); undefined = none. */
+  queue: QueueSettings | undefined;
   /** For observabilityFromFlags (which prints its own usage error). */
   observability: { 'log-level'?: string; 'otlp-endpoint'?: string };
 }
@@ -109,6 +117,8 @@ export function readSharedFlags(values: SharedFlagValues, environment: NodeJS.Pr
     rollupIntervalMs,
     kpa: flagCheck(() => kpaDefaultsFromFlags(values)),
     revisionGc: flagCheck(() => revisionGcFromFlags(values)),
+    triggers: triggerSettingsFromFlags(values),
+    queue: queueSettingsFromFlags(values),
     observability: { 'log-level': values['log-level'], 'otlp-endpoint': values['otlp-endpoint'] },
   };
 }

@@ -1,14 +1,16 @@
 /**
  * The data plane's port: the raw ingress for the common request, with node:http for the
  * connections it hands over (`raw`, the default), or node:http for everything (`node`).
- * While draining, every answer says Connection: close.
+ * While draining, every answer says Connection: close. WebSocket handshakes reach node's
+ * 'upgrade' event in both modes (upgrade-ingress.ts).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { listen } from '../server/listen.ts';
 import type { IngressHandler } from './ingress.ts';
 import { nodeHttpListener } from './node-http-ingress.ts';
 import { RawIngress } from './raw-ingress-server.ts';
+import { UpgradeConnections, upgradeListener } from './upgrade-ingress.ts';
 
 export type IngressMode = 'raw' | 'node';
 
@@ -31,26 +33,36 @@ export class DataPlaneListener {
   private readonly node: Server;
   /** Absent in `node` mode. */
   private readonly raw: RawIngress | undefined;
+  private readonly upgrades = new UpgradeConnections();
   private draining = false;
 
-  constructor(mode: IngressMode, handle: IngressHandler) {
+  /** `server`: listen and accept on it instead of a plain TCP port — the TLS listener's (tls/tls-listener.ts). */
+  constructor(mode: IngressMode, handle: IngressHandler, private readonly server?: NetServer) {
     const nodeListener = nodeHttpListener(handle);
     this.node = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: 0 }, (req, res) => {
       if (this.draining) res.setHeader('connection', 'close');
       nodeListener(req, res);
     });
     this.node.headersTimeout = HEADERS_TIMEOUT_MS;
-    this.raw = mode === 'raw' ? new RawIngress({ handle, fallback: this.node, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS }) : undefined;
+    this.node.on('upgrade', upgradeListener(handle, this.upgrades));
+    this.raw = mode === 'raw' ? new RawIngress({ handle, fallback: this.node, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS, server }) : undefined;
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
-    return this.raw ? this.raw.listen(port, host) : listen(this.node, port, host);
+    if (this.raw) return this.raw.listen(port, host);
+    const server = this.server;
+    if (!server) return listen(this.node, port, host);
+    // node mode behind TLS: node's server serves the decrypted sockets (as https does) and never listens itself.
+    server.on('secureConnection', (socket) => this.node.emit('connection', socket));
+    this.node.emit('listening');
+    return listen(server, port, host);
   }
 
   /** For `/v1/stats`. */
-  view(): { mode: 'raw'; connections: number; open: number; handovers: RawIngress['handovers'] } | { mode: 'node' } {
+  view(): { mode: 'raw'; connections: number; open: number; handovers: RawIngress['handovers']; upgraded: number } | { mode: 'node'; upgraded: number } {
     const raw = this.raw;
-    return raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers } : { mode: 'node' };
+    const upgraded = this.upgrades.size;
+    return raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers, upgraded } : { mode: 'node', upgraded };
   }
 
   /** From now on every answer says Connection: close (the raw ingress through its flag, node's through ours). */
@@ -60,6 +72,9 @@ export class DataPlaneListener {
   }
 
   async close(drained: boolean): Promise<void> {
+    // An open WebSocket cannot move to another replica, nor be told to (the router does not
+    // frame): its TCP connection is cut once the drain is over, and the client reconnects.
+    this.upgrades.destroyAll();
     if (this.raw) {
       // After a drain, an idle connection closes only once a client honouring the announced
       // keep-alive has stopped using it: closing one a client is sending on loses a POST.
@@ -67,6 +82,7 @@ export class DataPlaneListener {
       await this.raw.close(grace + 5_000, grace);
       return;
     }
+    this.server?.close();
     await new Promise<void>((r) => {
       this.node.close(() => r());
       this.node.closeIdleConnections();

@@ -3,6 +3,7 @@
  * data-plane code path serves both ingresses: the raw `net` one (raw-connection.ts) for the
  * common request, and node:http (node-http-ingress.ts) for everything else.
  */
+import type { Socket } from 'node:net';
 
 /** A request body as the upstream client reads it (node's IncomingMessage fits this too). */
 export interface RequestBody {
@@ -25,6 +26,22 @@ export interface IngressRequest {
   readonly body: RequestBody | null;
   /** Some of the body has been handed out: a retry could no longer send it whole. */
   readonly readableDidRead: boolean;
+  /** Set only on a WebSocket handshake (upgrade-ingress.ts): the client connection to splice on a 101. */
+  readonly upgrade?: UpgradeTunnel;
+}
+
+/**
+ * A client connection that asked to switch to WebSocket. On the worker's 101 the data plane hands
+ * it the upstream socket: it writes the 101 head and splices the two sockets both ways (no frame
+ * is parsed). `onClosed` runs exactly once, when the first of the two sockets closes.
+ */
+export interface UpgradeTunnel {
+  /** Throws (sending nothing) when a header of the worker's 101 cannot be forwarded. */
+  splice(statusText: string, headers: string[], upstream: Socket, upstreamHead: Buffer, onClosed: TunnelClosed): void;
+}
+
+export interface TunnelClosed {
+  onTunnelClosed(): void;
 }
 
 /** Told about the client side of a response while an exchange is attached. */

@@ -29,6 +29,11 @@ export interface RawIngressOptions {
   headersTimeoutMs: number;
   /** Heads this large or larger go to node (default: node's 16 KiB). */
   maxHeadBytes?: number;
+  /**
+   * Listens and accepts instead of a plain TCP server: the TLS listener's (tls/tls-listener.ts),
+   * whose decrypted sockets arrive on 'secureConnection' and are served exactly like plain ones.
+   */
+  server?: Server;
 }
 
 export class RawIngress implements RawConnectionHost {
@@ -56,7 +61,8 @@ export class RawIngress implements RawConnectionHost {
     this.headersTimeoutMs = opts.headersTimeoutMs;
     this.maxHeadBytes = opts.maxHeadBytes ?? MAX_HEAD_BYTES;
     // The same socket options node's http server uses (it may end up owning the socket).
-    this.server = createServer({ allowHalfOpen: true, noDelay: true }, this.accept);
+    this.server = opts.server ?? createServer({ allowHalfOpen: true, noDelay: true }, this.accept);
+    if (opts.server) opts.server.on('secureConnection', this.accept);
     // node starts tracking connections (headersTimeout checks, closeIdleConnections) on its
     // 'listening' event; the fallback never listens, so it is told here.
     opts.fallback.emit('listening');

@@ -41,9 +41,9 @@ export function forwardedValue(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
-/** This hop's Forwarded element: who connected, the Host it asked for, and plain HTTP (the router does not terminate TLS). */
-function ownElement(peer: string, host: string | undefined): string {
-  return host ? `for=${forwardedNode(peer)};host=${forwardedValue(host)};proto=http` : `for=${forwardedNode(peer)};proto=http`;
+/** This hop's Forwarded element: who connected, the Host it asked for, and the protocol it arrived over (https on the TLS port). */
+function ownElement(peer: string, host: string | undefined, proto = 'http'): string {
+  return host ? `for=${forwardedNode(peer)};host=${forwardedValue(host)};proto=${proto}` : `for=${forwardedNode(peer)};proto=${proto}`;
 }
 
 /** `https`/`http` from the first element of a trusted X-Forwarded-Proto; anything else is not believed. */
@@ -87,12 +87,14 @@ export function clientAddress(forwardedFor: string | undefined, peer: string, tr
 
 /**
  * Appends the upstream's forwarding headers to `out` (a flat [name, value, …] list from which
- * request-head.ts removed the client's). `peer` is the socket's remote address.
+ * request-head.ts removed the client's). `peer` is the socket's remote address; `tls`: the
+ * request arrived on the router's TLS port (custom domains), so its protocol is https.
  */
-export function appendForwardedHeaders(out: string[], peerAddress: string, host: string | undefined, incoming: IncomingForwarding, trusted: TrustedProxies | undefined): void {
+export function appendForwardedHeaders(out: string[], peerAddress: string, host: string | undefined, incoming: IncomingForwarding, trusted: TrustedProxies | undefined, tls = false): void {
   const peer = plainAddress(peerAddress);
+  const own = tls ? 'https' : 'http';
   if (trusted === undefined || !trusted.contains(peer)) {
-    out.push('x-forwarded-for', peer, 'x-forwarded-proto', 'http', 'x-forwarded-host', host ?? '', 'forwarded', ownElement(peer, host), 'x-real-ip', peer);
+    out.push('x-forwarded-for', peer, 'x-forwarded-proto', own, 'x-forwarded-host', host ?? '', 'forwarded', ownElement(peer, host, own), 'x-real-ip', peer);
     return;
   }
   const xff = incoming.forwardedFor;
@@ -100,11 +102,11 @@ export function appendForwardedHeaders(out: string[], peerAddress: string, host:
     'x-forwarded-for',
     xff ? `${xff}, ${peer}` : peer,
     'x-forwarded-proto',
-    trustedProto(incoming.forwardedProto),
+    tls ? 'https' : trustedProto(incoming.forwardedProto),
     'x-forwarded-host',
     incoming.forwardedHost ?? host ?? '',
     'forwarded',
-    incoming.forwarded ? `${incoming.forwarded}, ${ownElement(peer, host)}` : ownElement(peer, host),
+    incoming.forwarded ? `${incoming.forwarded}, ${ownElement(peer, host, own)}` : ownElement(peer, host, own),
     'x-real-ip',
     clientAddress(xff, peer, trusted),
   );

@@ -185,6 +185,86 @@ describe('http1 upstream client', () => {
   });
 });
 
+describe('http1 upstream client: upgrade requests (dispatchUpgrade)', () => {
+  const upgradeHeaders = ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version', '13', 'Connection', 'Upgrade', 'Upgrade', 'websocket'];
+
+  it('a 101 hands the socket over with its headers (hop-by-hop dropped), the Upgrade value and the bytes after the head', async () => {
+    let seen = '';
+    const address = await raw((req, sock) => {
+      seen = req;
+      // The first frame arrives in the same packet as the 101 head.
+      sock.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n\x81\x02hi', 'latin1');
+      sock.on('data', (d) => sock.write(d)); // then echo whatever comes
+    });
+    const pool = new UpstreamPool(address, 1000, 4000);
+    const switched = await new Promise<{ statusText: string; headers: string[]; protocol: string | undefined; head: Buffer; socket: Socket }>((resolve, reject) => {
+      pool.dispatchUpgrade(
+        { method: 'GET', path: '/chat', headers: upgradeHeaders, body: null, bodyHasLength: false, timeoutMs: 5_000 },
+        {
+          onConnect() {},
+          onHeaders: () => (reject(new Error('onHeaders on a 101')), false),
+          onData: () => true,
+          onComplete: () => reject(new Error('onComplete on a 101')),
+          onError: reject,
+          onUpgrade: (statusText, headers, protocol, socket, head) => resolve({ statusText, headers, protocol, head, socket }),
+        },
+      );
+    });
+    expect(seen).toMatch(/^GET \/chat HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n$/);
+    expect(switched).toMatchObject({ statusText: 'Switching Protocols', protocol: 'websocket', headers: ['Sec-WebSocket-Accept', 's3pPLMBiTxaQ9kYGzzhZRbK+xOo='] });
+    expect(switched.head.toString('latin1')).toBe('\x81\x02hi');
+    // The socket is the handler's now: no listener of the client reads it.
+    expect(switched.socket.listenerCount('data')).toBe(0);
+    const echoed = new Promise<string>((r) => switched.socket.once('data', (d: Buffer) => r(d.toString())));
+    switched.socket.write('raw bytes');
+    expect(await echoed).toBe('raw bytes');
+    switched.socket.destroy();
+    pool.close();
+  });
+
+  it('any other answer is an ordinary response, and that connection is never reused', async () => {
+    let connections = 0;
+    const address = await raw((_req, sock) => sock.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 7\r\nConnection: keep-alive\r\n\r\nbad key'));
+    servers.at(-1)!.on('connection', () => connections++);
+    const pool = new UpstreamPool(address, 1000, 4000);
+    const refusal = await new Promise<Result>((resolve) => {
+      const r: Result = { status: 0, statusText: '', headers: [], body: '' };
+      pool.dispatchUpgrade(
+        { method: 'GET', path: '/', headers: upgradeHeaders, body: null, bodyHasLength: false, timeoutMs: 5_000 },
+        {
+          onConnect() {},
+          onHeaders(status, headers) {
+            r.status = status;
+            r.headers = headers;
+            return true;
+          },
+          onData: () => true,
+          onComplete(_t, last) {
+            r.body = last?.toString() ?? '';
+            resolve(r);
+          },
+          onError(err) {
+            r.error = err;
+            resolve(r);
+          },
+          onUpgrade: () => undefined,
+        },
+      );
+    });
+    expect(refusal).toMatchObject({ status: 400, body: 'bad key', headers: ['Content-Length', '7'] });
+    expect((await run(pool, {})).status).toBe(400);
+    expect(connections).toBe(2);
+    pool.close();
+  });
+
+  it('a 101 to an ordinary request is not a switch: its bytes are the body, read until close', async () => {
+    const address = await raw((_req, sock) => sock.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\nframes'));
+    const pool = new UpstreamPool(address, 1000, 4000);
+    expect(await run(pool, {})).toMatchObject({ status: 101, body: 'frames', headers: [] });
+    pool.close();
+  });
+});
+
 describe('scanRequestHead', () => {
   it('keeps end-to-end headers and takes out hop-by-hop ones, Host, Expect and the forwarding headers', () => {
     const h = scanRequestHead(

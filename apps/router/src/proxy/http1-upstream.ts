@@ -19,6 +19,13 @@ export interface UpstreamHandler {
   /** The response ended; `lastChunk` is the final body piece when it arrived together with the end. */
   onComplete(trailers: string[] | null, lastChunk?: Buffer): void;
   onError(err: Error): void;
+  /**
+   * The worker answered an upgrade request (`UpstreamPool.dispatchUpgrade`) with 101: the
+   * connection is the handler's from now on (no listener of this client is left on it).
+   * `headers` are the 101's without hop-by-hop ones; `protocol` is its Upgrade value;
+   * `head` holds bytes that came after the 101 head (the first frames).
+   */
+  onUpgrade?(statusText: string, headers: string[], protocol: string | undefined, socket: Socket, head: Buffer): void;
 }
 
 /** Methods a client may send again when it cannot know whether the first try ran (RFC 9110 §9.2.2). */
@@ -91,6 +98,8 @@ class UpstreamConnection {
   closed = false;
   idleSince = 0;
   private paused = false;
+  /** Carries an upgrade request: a 101 hands the socket over, any other answer closes it. */
+  upgrading = false;
 
   constructor(
     readonly pool: UpstreamPool,
@@ -240,7 +249,7 @@ class UpstreamConnection {
             this.pending = Buffer.from(buf.subarray(pos));
             return;
           }
-          const ok = this.onHead(buf.toString('latin1', pos, end));
+          const ok = this.onHead(buf.toString('latin1', pos, end), buf, end + 4);
           pos = end + 4;
           if (!ok) return;
           break;
@@ -331,8 +340,8 @@ class UpstreamConnection {
     }
   }
 
-  /** Parses status line and headers; false when the exchange ended inside (error, or a 1xx to skip). */
-  private onHead(text: string): boolean {
+  /** Parses status line and headers; false when the exchange ended inside (error, or a 1xx to skip, or a 101 that took the socket). */
+  private onHead(text: string, buf: Buffer, bodyStart: number): boolean {
     const lines = text.split('\r\n');
     const status = lines[0]!;
     // "HTTP/1.1 200 OK"
@@ -352,6 +361,7 @@ class UpstreamConnection {
     let chunked = false;
     let connectionTokens: string[] | undefined;
     let keepAliveHeader = false;
+    let upgrade: string | undefined;
     for (let i = 1; i < lines.length; i++) {
       const line = lines[i]!;
       const colon = line.indexOf(':');
@@ -384,11 +394,13 @@ class UpstreamConnection {
           }
           continue;
         }
+        case 'upgrade':
+          upgrade = value;
+          continue;
         case 'keep-alive':
         case 'proxy-connection':
         case 'te':
         case 'trailer':
-        case 'upgrade':
         case 'proxy-authenticate':
         case 'proxy-authorization':
           continue;
@@ -404,6 +416,10 @@ class UpstreamConnection {
     }
     if (connectionTokens) {
       for (let i = out.length - 2; i >= 0; i -= 2) if (connectionTokens.includes(out[i]!.toLowerCase())) out.splice(i, 2);
+    }
+    if (code === 101 && this.upgrading) {
+      this.switchProtocols(statusText, out, upgrade, buf.subarray(bodyStart));
+      return false;
     }
     if (this.isHead || code === 204 || code === 304) this.state = State.Done;
     else if (chunked) this.state = State.BodyChunkSize;
@@ -424,6 +440,30 @@ class UpstreamConnection {
     return true;
   }
 
+  /** A 101 to an upgrade request: the socket leaves this client for the handler (never back to the pool). */
+  private switchProtocols(statusText: string, headers: string[], protocol: string | undefined, head: Buffer): void {
+    const h = this.handler!;
+    const s = this.socket;
+    busy.delete(this);
+    this.handler = undefined;
+    this.req = undefined;
+    this.bodyStream = undefined;
+    this.deadline = 0;
+    this.state = State.Done;
+    this.closed = true;
+    this.paused = false;
+    s.removeListener('data', this.onSocketData);
+    s.removeListener('error', this.onSocketError);
+    s.removeListener('close', this.onSocketClose);
+    s.removeListener('drain', this.onSocketDrain);
+    if (!h.onUpgrade) {
+      s.destroy();
+      h.onError(new UpstreamError(`upstream ${this.pool.address} switched protocols unasked`, 'ORRERY_BAD_RESPONSE'));
+      return;
+    }
+    h.onUpgrade(statusText, headers, protocol, s, head);
+  }
+
   private complete(lastChunk?: Buffer): void {
     const h = this.handler!;
     this.release(this.keepAlive && this.bodyWritten);
@@ -441,7 +481,7 @@ class UpstreamConnection {
       this.paused = false;
       this.socket.resume();
     }
-    if (reusable && !this.closed) {
+    if (reusable && !this.closed && !this.upgrading) {
       this.reused = true;
       this.idleSince = performance.now();
       this.pool.putIdle(this);
@@ -532,6 +572,17 @@ export class UpstreamPool {
 
   dispatchFresh(req: UpstreamRequest, handler: UpstreamHandler): void {
     new UpstreamConnection(this, this.host, this.port).start(req, handler);
+  }
+
+  /**
+   * An upgrade request (its headers carry Connection: upgrade and Upgrade), on a connection of
+   * its own: a 101 gives the socket to `handler.onUpgrade`; any other answer is an ordinary
+   * response, after which the connection closes instead of going back to the pool.
+   */
+  dispatchUpgrade(req: UpstreamRequest, handler: UpstreamHandler): void {
+    const c = new UpstreamConnection(this, this.host, this.port);
+    c.upgrading = true;
+    c.start(req, handler);
   }
 
   putIdle(c: UpstreamConnection): void {

@@ -4,6 +4,7 @@
  */
 import { revisionNumber, type OrreryFunction, type Revision } from '@orrery/spec';
 import { namespacedKey } from './namespaced-key.ts';
+import { compileDomainRoutes, type DomainRoute } from './domain-routes.ts';
 
 export interface RevisionRoute {
   namespace: string;
@@ -49,6 +50,8 @@ export class RouteTable {
   constructor(
     private readonly functions: Map<string, FunctionRoute>,
     readonly revisions: Map<string, RevisionRoute>,
+    /** Custom domains (spec.domains): exact host → the Function holding it (domain-routes.ts). */
+    readonly hosts: ReadonlyMap<string, DomainRoute> = new Map(),
   ) {
     for (const f of functions.values()) {
       let m = this.byNamespace.get(f.namespace);
@@ -145,5 +148,5 @@ export function compileRoutes(functions: readonly OrreryFunction[], revisions: r
       sticky: sticky && sticky.name ? { source: sticky.source, name: sticky.source === 'header' ? sticky.name.toLowerCase() : sticky.name } : undefined,
     });
   }
-  return new RouteTable(fnRoutes, revRoutes);
+  return new RouteTable(fnRoutes, revRoutes, compileDomainRoutes(functions, fnRoutes));
 }

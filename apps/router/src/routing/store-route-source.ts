@@ -40,7 +40,8 @@ export function routingFingerprint(functions: Iterable<Resource>, revisions: Ite
   const parts: string[] = [];
   for (const f of functions) {
     const fn = f as OrreryFunction;
-    parts.push(`F ${namespacedKey(fn.metadata.namespace, fn.metadata.name)} ${fn.metadata.generation ?? 0} ${fn.status?.latestReadyRevision ?? ''} ${JSON.stringify(fn.status?.traffic ?? null)}`);
+    // A Function being deleted gives up its custom domains (the claim rule): its deletion counts too.
+    parts.push(`F ${namespacedKey(fn.metadata.namespace, fn.metadata.name)} ${fn.metadata.generation ?? 0} ${fn.status?.latestReadyRevision ?? ''} ${JSON.stringify(fn.status?.traffic ?? null)}${fn.metadata.deletionTimestamp ? ' deleting' : ''}`);
   }
   for (const r of revisions) parts.push(`R ${namespacedKey(r.metadata.namespace, r.metadata.name)} ${r.metadata.generation ?? 0} ${(r as Revision).spec.function}`);
   return parts.sort().join('\n');

@@ -1,6 +1,5 @@
 /** Starts a node server listening and resolves with the bound address (a port of 0 is known only then). */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
 
 export function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {

@@ -33,6 +33,8 @@ const USAGE = `usage: orrery-router [--host 127.0.0.1] [--port 8080] [--admin-po
   (--routes-file routes.yaml | --store-url http://operator:7070 [--store-token-file FILE])
   [--endpoints-file endpoints.yaml]
   [--registry-url http://registry:8500 [--registry-token-file FILE]] [--registry-namespace ns ...] [--domain example.com]
+  [--tls-port 8443 --tls-certs-dir DIR (TLS for spec.domains: <host>.pem files the operator writes; off by default)]
+  [--tls-redirect-port 443 (the port HTTP → HTTPS redirects name; default the TLS port)]
   [--queue-depth 10000] [--autoscaler-url http://operator:7070]
   [--executor-url http://operator:7070 (pool executor cold path)] [--redis-url redis://127.0.0.1:6379]
   [--redis-key-prefix orrery] [--sync-period-ms 10000] [--record-ttl-ms 120000]
@@ -83,6 +85,9 @@ export function readRouterConfig(argv: string[], environment: NodeJS.ProcessEnv)
         'registry-token-file': { type: 'string' },
         'registry-namespace': { type: 'string', multiple: true },
         domain: { type: 'string' },
+        'tls-port': { type: 'string' },
+        'tls-certs-dir': { type: 'string' },
+        'tls-redirect-port': { type: 'string' },
         'queue-depth': { type: 'string' },
         'autoscaler-url': { type: 'string' },
         'executor-url': { type: 'string' },
@@ -154,6 +159,10 @@ export function readRouterConfig(argv: string[], environment: NodeJS.ProcessEnv)
     }
   }
 
+  if (args['tls-port'] !== undefined && !args['tls-certs-dir']) fail('--tls-port needs --tls-certs-dir (the folder of <host>.pem files the operator writes)');
+  if (args['tls-certs-dir'] && args['tls-port'] === undefined) fail('--tls-certs-dir needs --tls-port');
+  const tls = args['tls-port'] !== undefined ? { port: int('tls-port', args['tls-port'], 0), certsDir: args['tls-certs-dir']! } : undefined;
+
   const platformEndpoints = (args['platform-endpoint'] ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   for (const p of platformEndpoints) if (!parseHostPort(p)) fail(`--platform-endpoint takes HOST, HOST:PORT, [IPv6]:PORT or a URL, got ${JSON.stringify(p)}`);
 
@@ -216,6 +225,8 @@ export function readRouterConfig(argv: string[], environment: NodeJS.ProcessEnv)
       registryToken,
       platformEndpoints: [...platformEndpoints, ...[args['store-url'], redisUrlGiven].filter((u): u is string => !!u)],
       domain: args.domain,
+      tls,
+      tlsRedirectPort: args['tls-redirect-port'] !== undefined ? int('tls-redirect-port', args['tls-redirect-port'], 443, 1) : undefined,
       queueDepth: int('queue-depth', args['queue-depth'], 10_000, 1),
       autoscalerUrl: args['autoscaler-url']?.replace(/\/+$/, ''),
       // The operator's control endpoints take the token of its store.

@@ -5,6 +5,7 @@ import type { Tracer } from '@orrery/tracing';
 import type { IngressMode } from '../ingress/data-plane-listener.ts';
 import type { TrustedProxies } from '../proxy/trusted-proxies.ts';
 import type { SharedTables } from '../shared-tables.ts';
+import type { RouterTlsSettings } from '../tls/router-tls.ts';
 
 export interface RouterOptions {
   host: string;
@@ -27,6 +28,10 @@ export interface RouterOptions {
   platformEndpoints?: string[];
   /** Host-based routing domain (`<function>.<namespace>.<domain>`). */
   domain?: string;
+  /** `--tls-port` and `--tls-certs-dir`: the TLS listener of the custom domains (tls/router-tls.ts); absent = off. */
+  tls?: RouterTlsSettings;
+  /** `--tls-redirect-port`: the port HTTP → HTTPS redirects name; default the TLS port, else 443. */
+  tlsRedirectPort?: number;
   queueDepth: number;
   autoscalerUrl?: string;
   /** Bearer token for the operator's `/v1/autoscaler/*` and `/v1/executor/*` (its store token). */

@@ -15,6 +15,8 @@ import type { RouterOptions } from './router-options.ts';
 export interface RunningRouter {
   url: string;
   adminUrl: string;
+  /** With `--tls-port`: `https://HOST:PORT` of the custom domains' TLS listener. */
+  tlsUrl?: string;
   plane: DataPlane;
   /**
    * Stops. With `drainMs` (SIGTERM in a pod) the data plane first serves on that long, every
@@ -29,7 +31,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   const servers = await startRouterServers(o, c, sources);
 
   // Ports picked by `0` are known only now: registry endpoints on them are refused too.
-  c.guard.addSelfPorts([servers.port, servers.adminPort]);
+  c.guard.addSelfPorts([servers.port, servers.adminPort, ...(servers.tlsPort !== undefined ? [servers.tlsPort] : [])]);
   const names = refreshPlatformNames(c.guard, () => c.endpoints.recheckRegistry());
   c.endpoints.recheckRegistry();
   if (c.guard.entries.length) o.log(`registry endpoints on platform addresses are never used: ${c.guard.entries.join(', ')} (and this router's ports ${servers.port}, ${servers.adminPort})`);
@@ -38,6 +40,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   return {
     url: servers.url,
     adminUrl: servers.adminUrl,
+    tlsUrl: servers.tlsUrl,
     plane: c.plane,
     close: ({ drainMs = 0 } = {}) => closeRouter({ timers: [statsLoop, names], sources, servers, sharedTables: o.sharedTables, pools: c.pools }, drainMs),
   };

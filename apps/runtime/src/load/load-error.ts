@@ -6,7 +6,8 @@ export type LoadErrorCode =
   | 'source_too_large'
   | 'module_load_failed'
   | 'entrypoint_not_found'
-  | 'entrypoint_not_function';
+  | 'entrypoint_not_function'
+  | 'websocket_not_function';
 
 export class LoadError extends Error {
   readonly code: LoadErrorCode;

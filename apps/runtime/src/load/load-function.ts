@@ -3,9 +3,12 @@ import { resolveEntrypoint, type Handler } from './entrypoint.ts';
 import { materializeSource, type FunctionSource, type MaterializeOptions } from './function-source.ts';
 import { LoadError } from './load-error.ts';
 import { registerTypeScriptLoader } from './typescript-loader.ts';
+import { resolveWebSocketHandler, type WebSocketExport } from './websocket-export.ts';
 
 export interface LoadedFunction {
   handler: Handler;
+  /** The module's `websocket` export (websocket-export.ts), if any. */
+  websocket?: WebSocketExport;
   /** The module file that was imported. */
   modulePath: string;
 }
@@ -30,5 +33,5 @@ export async function loadFunction(
     throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
   }
   const where = spec.source.file ?? (spec.source.url ? 'the downloaded function module' : 'the inline function module');
-  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), modulePath };
+  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), websocket: resolveWebSocketHandler(mod, where), modulePath };
 }

@@ -14,6 +14,7 @@ const tools: HostTools = {
   etcd: '/k/bin/etcd',
   postgresBin: '/usr/lib/postgresql/15/bin',
   redisServer: '/usr/bin/redis-server',
+  natsServer: '/usr/sbin/nats-server',
   imageBin: '/repo/packages/kube-testenv/src/kubelet/image-bin',
   readFile: (p) => {
     if (p === '/repo/apps/runtime/Dockerfile') return DOCKERFILE;
@@ -90,12 +91,55 @@ describe('mapImage', () => {
     for (const image of ['redis', 'redis:7', 'docker.io/library/redis:7.2']) expect(mapped(image).cmd).toEqual(['redis-server']);
   });
 
+  it("maps nats from Docker Hub to Debian's nats-server; the pod's args replace the image's config file", () => {
+    for (const image of ['nats', 'nats:2.10', 'docker.io/library/nats:2.9-alpine']) {
+      const m = mapped(image);
+      expect(m.entrypoint).toEqual(['/nats-server']);
+      expect(m.cmd).toEqual([]);
+      expect(m.executables['/nats-server']).toBe('/usr/sbin/nats-server');
+    }
+    expect(mapImage('example.com/team/nats', tools)).toHaveProperty('notMapped');
+    expect((mapImage('nats:2.10', { ...tools, natsServer: undefined }) as { notMapped: string }).notMapped).toMatch(/Debian's nats-server/);
+  });
+
   it('keeps the entrypoint stand-ins of postgres and redis as host folders, so a volume over a parent (an emptyDir at /tmp, the checkout in /tmp) cannot hide them', () => {
     for (const [image, dir] of [['postgres:17', 'postgres'], ['redis:7', 'redis']] as const) {
       const shims = mapped(image).env.find(([k]) => k === 'PATH')![1].split(':')[0]!;
       expect(shims).toMatch(new RegExp(`image-bin/${dir}$`));
       expect(mapped(image).pathAliases).toContainEqual({ imagePath: shims, hostPath: shims });
     }
+  });
+
+  it('runs the Python runtime image with Debian\'s python3 and the script of this checkout, as its Dockerfile says', () => {
+    const PYTHON_DOCKERFILE = `FROM python:3.11-slim AS runtime
+ENV PYTHONDONTWRITEBYTECODE=1
+WORKDIR /app
+USER 65532:65532
+ENTRYPOINT ["python3", "-I", "-B", "apps/runtime-python/orrery-runtime-python.py"]
+CMD ["--host", "0.0.0.0", "--port", "8080"]
+`;
+    const withPython: HostTools = {
+      ...tools,
+      python: '/usr/bin/python3',
+      readFile: (p) => (p === '/repo/apps/runtime-python/Dockerfile' ? PYTHON_DOCKERFILE : tools.readFile(p)),
+      orreryApps: () => ['router', 'runtime', 'runtime-python'],
+      fileExists: (p) => p === '/repo/apps/runtime-python/orrery-runtime-python.py' || tools.fileExists(p),
+    };
+    const m = mapImage('orrery/runtime-python:latest', withPython);
+    if ('notMapped' in m) throw new Error(m.notMapped);
+    expect(m).toMatchObject<Partial<ImageConfig>>({
+      entrypoint: ['python3', '-I', '-B', 'apps/runtime-python/orrery-runtime-python.py'],
+      workingDir: '/repo',
+      user: { uid: 65532 },
+      imageID: 'process-kubelet:///repo/apps/runtime-python/orrery-runtime-python.py',
+      pathAliases: [{ imagePath: '/app', hostPath: '/repo' }],
+    });
+    expect(m.executables.python3).toBe('/usr/bin/python3');
+    expect(m.executables['/usr/local/bin/python3']).toBe('/usr/bin/python3');
+    expect(m.env).toContainEqual(['PYTHONDONTWRITEBYTECODE', '1']);
+    expect(m.env.find(([k]) => k === 'PATH')![1]).toMatch(/^\/usr\/local\/bin:/);
+    expect((mapImage('orrery/runtime-python', { ...withPython, python: undefined }) as { notMapped: string }).notMapped).toMatch(/Debian's python3/);
+    expect((mapImage('orrery/runtime-python', { ...withPython, fileExists: () => false }) as { notMapped: string }).notMapped).toMatch(/missing from this checkout/);
   });
 
   it('refuses everything else, naming what it can run', () => {

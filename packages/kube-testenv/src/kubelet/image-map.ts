@@ -4,7 +4,8 @@ import { parseDockerfile } from './dockerfile.ts';
  * The one table that says what the process kubelet runs for an image, since it has no container
  * runtime: Orrery's images run the project's own code from this checkout (as their Dockerfiles
  * say), etcd images the etcd built for the test cluster, postgres and redis images Debian's
- * binaries behind small stand-ins for the official images' entrypoints. Anything else is not run.
+ * binaries behind small stand-ins for the official images' entrypoints, the nats image Debian's
+ * nats-server. Anything else is not run.
  */
 
 /** A user the image's /etc/passwd knows (for HOME). */
@@ -55,7 +56,11 @@ export interface HostTools {
   etcd?: string;
   /** Debian's /usr/lib/postgresql/<version>/bin. */
   postgresBin?: string;
+  /** Debian's python3, for images whose Dockerfile starts python3 (orrery/runtime-python). */
+  python?: string;
   redisServer?: string;
+  /** Debian's /usr/sbin/nats-server (the official `nats` image). */
+  natsServer?: string;
   /** This package's stand-ins for image scripts (kubelet/image-bin). */
   imageBin: string;
   /** Reads a file (a Dockerfile); throws when missing. */
@@ -96,12 +101,15 @@ export function parseImageRef(ref: string): ImageRef {
 
 const NODE_IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const NODE_IMAGE_USERS: ImageUser[] = [{ name: 'node', uid: 1000, gid: 1000, home: '/home/node' }];
+/** The official python image's PATH (its python3 is /usr/local/bin/python3) and locale. */
+const PYTHON_IMAGE_PATH = `/usr/local/bin:${NODE_IMAGE_PATH}`;
+const PYTHON_EXECUTABLES = ['python3', 'python', '/usr/local/bin/python3', '/usr/local/bin/python', '/usr/bin/python3'];
 const ETCD_IMAGES = ['quay.io/coreos/etcd', 'registry.k8s.io/etcd', 'gcr.io/etcd-development/etcd'];
 
 /** What the error message lists: every image family the table maps. */
 export function mappedImagesSummary(tools: HostTools): string {
   const apps = tools.orreryApps().map((a) => `orrery/${a}`);
-  return [...apps, ...ETCD_IMAGES, 'postgres', 'redis'].join(', ');
+  return [...apps, ...ETCD_IMAGES, 'postgres', 'redis', 'nats'].join(', ');
 }
 
 function parseUser(user: string | undefined, known: ImageUser[]): ImageConfig['user'] {
@@ -118,7 +126,27 @@ function orreryImage(app: string, image: string, tools: HostTools): ImageConfig 
   const df = parseDockerfile(tools.readFile(`${tools.repoRoot}/apps/${app}/Dockerfile`));
   const workdir = df.workingDir ?? '/';
   const aliases = workdir === '/' ? [] : [{ imagePath: workdir, hostPath: tools.repoRoot }];
-  const script = [...df.entrypoint, ...df.cmd].find((a) => /\.(m?js|ts)$/.test(a));
+  const script = [...df.entrypoint, ...df.cmd].find((a) => /\.(m?js|ts|py)$/.test(a));
+  // A Python image (apps/runtime-python) runs its script with Debian's python3, from this checkout.
+  if (/(^|\/)python3?$/.test(df.entrypoint[0] ?? '')) {
+    if (!tools.python) return { notMapped: `image "${image}" runs python3 (apps/${app}/Dockerfile), and Debian's python3 (/usr/bin/python3) is not installed` };
+    if (script && !tools.fileExists(`${tools.repoRoot}/${script}`)) return { notMapped: `image "${image}" runs ${script} (apps/${app}/Dockerfile), which is missing from this checkout` };
+    return {
+      image,
+      imageID: `process-kubelet://${script ? `${tools.repoRoot}/${script}` : tools.python}`,
+      runs: `${tools.python} from ${tools.repoRoot} (apps/${app}/Dockerfile)`,
+      entrypoint: df.entrypoint,
+      cmd: df.cmd,
+      env: [['PATH', PYTHON_IMAGE_PATH], ['LANG', 'C.UTF-8'], ...df.env.filter(([k]) => k !== 'PATH' && k !== 'LANG')],
+      workingDir: aliases.length ? tools.repoRoot : workdir,
+      user: parseUser(df.user, []),
+      users: [],
+      executables: Object.fromEntries(PYTHON_EXECUTABLES.map((name) => [name, tools.python!])),
+      privateDirs: [],
+      pathAliases: aliases,
+      stopSignal: 'SIGTERM',
+    };
+  }
   // The images run a compiled bundle (apps/<app>/dist), built like the image's build stage builds it.
   if (script && !tools.fileExists(`${tools.repoRoot}/${script}`)) {
     return { notMapped: `image "${image}" runs ${script} (apps/${app}/Dockerfile), which is not built: run npm run build:apps` };
@@ -217,6 +245,26 @@ export function mapImage(image: string, tools: HostTools): ImageConfig | { notMa
       executables: {},
       privateDirs: [{ path: '/data', mode: 0o777 }],
       pathAliases: [{ imagePath: bin, hostPath: bin }],
+      stopSignal: 'SIGTERM',
+    };
+  }
+  // The official image (scratch) has ENTRYPOINT /nats-server and CMD --config nats-server.conf; pods
+  // that want JetStream pass their own args (`-js -sd /data`), which replace that CMD. Without args
+  // Debian's defaults apply: port 4222 on every interface, no monitoring port, no cluster.
+  if (last === 'nats' && dockerHub && (segments.length === 1 || (segments.length === 2 && segments[0] === 'library'))) {
+    if (!tools.natsServer) return notMapped('needs Debian\'s nats-server, which is not installed (scripts/services.sh installs it)');
+    return {
+      image,
+      imageID: `process-kubelet://${tools.natsServer}`,
+      runs: tools.natsServer,
+      entrypoint: ['/nats-server'],
+      cmd: [],
+      env: [['PATH', NODE_IMAGE_PATH]],
+      workingDir: '/',
+      users: [],
+      executables: { '/nats-server': tools.natsServer, 'nats-server': tools.natsServer },
+      privateDirs: [{ path: '/tmp/nats', mode: 0o755 }],
+      pathAliases: [],
       stopSignal: 'SIGTERM',
     };
   }

@@ -107,6 +107,8 @@ export class ProcessKubelet {
       etcd: publishEtcd(this.o.binDir, dir),
       postgresBin: postgresBin(),
       redisServer: existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined,
+      python: existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined,
+      natsServer: existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : undefined,
       imageBin: join(import.meta.dirname, 'image-bin'),
       readFile: (f) => readFileSync(f, 'utf8'),
       orreryApps: () =>

@@ -4,7 +4,7 @@ import { kindSchema } from './kind-schema.ts';
 import { says } from '../validate/reasons.ts';
 
 export const EnvironmentSpecSchema = z.object({
-  /** Container image of the runtime (the local backend runs `orrery-runtime` directly). */
+  /** Container image of the runtime; it picks the runtime (`orrery/runtime-node`, `orrery/runtime-python`). The local backend runs only those, as processes. */
   image: z.string().min(1).default('orrery/runtime-node:latest'),
   /** Warm generic workers kept ready for the pool executor. */
   poolSize: z.number().int().min(0, says('pool_size')).default(3),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CronTriggerSchema, CronTriggerStatusSchema } from './function-cron-trigger.ts';
-import { QueueTriggerSchema, QueueTriggerStatusSchema } from './function-queue-trigger.ts';
+import { CronTriggerListSchema, CronTriggerStatusSchema } from './function-cron-trigger.ts';
+import { QueueTriggerListSchema, QueueTriggerStatusSchema } from './function-queue-trigger.ts';
 
 export * from './function-cron-trigger.ts';
 export * from './function-queue-trigger.ts';
@@ -11,8 +11,8 @@ export * from './function-queue-trigger.ts';
  * GitOps object of its own (docs/triggers.md says why in full).
  */
 export const TriggersSchema = z.object({
-  cron: z.array(CronTriggerSchema).max(16).default([]),
-  queue: z.array(QueueTriggerSchema).max(16).default([]),
+  cron: CronTriggerListSchema.default([]),
+  queue: QueueTriggerListSchema.default([]),
 });
 export type Triggers = z.infer<typeof TriggersSchema>;
 

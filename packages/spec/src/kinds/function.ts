@@ -7,7 +7,7 @@ import { withCel } from '../validate/rules/object-rule.ts';
 import { FENCING_NEEDS_STICKY, MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_COOKIE_NAME, STICKY_NAME_NOT_BLANK } from '../validate/rules/state-rules.ts';
 import { STATE_DRIVERS } from './state-drivers.ts';
 import { TriggersSchema, TriggersStatusSchema } from './function-triggers.ts';
-import { DomainSchema, DomainStatusSchema } from './function-domains.ts';
+import { DomainsSchema, DomainStatusSchema } from './function-domains.ts';
 import {
   ACTIVATION_SCALE_BOUND,
   BURST_CAPACITY,
@@ -234,7 +234,7 @@ export const FunctionSpecSchema = withCel(
     /** Cron schedules and message queues that invoke the Function (docs/triggers.md). */
     triggers: TriggersSchema.optional(),
     /** Host names the router serves the Function on, with TLS (docs/domains.md). */
-    domains: z.array(DomainSchema).max(16).optional(),
+    domains: DomainsSchema.optional(),
   }),
   [STATE_NOT_ON_CONTAINER],
 );

@@ -7,6 +7,7 @@ import { checkStatePlacement } from './state.ts';
 import { checkStateSync } from './state-sync.ts';
 import { checkTemplate } from './template.ts';
 import { checkTraffic } from './traffic.ts';
+import { checkDomains } from './domains.ts';
 import type { ValidationError, ValidationLookup } from './types.ts';
 import { checkUnknownFields } from './unknown-fields.ts';
 
@@ -23,6 +24,7 @@ export {
   keyspaceOwner,
   rivalClaims,
 } from './keyspace-owner.ts';
+export { type DomainClaim, type DomainHolder, compareDomainClaims, domainClaimsOf, domainHolders } from './domain-claims.ts';
 export { formatPath, parsePath } from './path.ts';
 export { REASONS, type Reason } from './reasons.ts';
 export type { ValidationError, ValidationLookup } from './types.ts';
@@ -53,6 +55,7 @@ export function validate(obj: unknown, lookup?: ValidationLookup): ValidationErr
       errors.push(...checkTemplate(spec.template, 'spec.template'));
       errors.push(...checkTraffic(metadata.name, spec.traffic));
       errors.push(...checkStatePlacement(obj, lookup));
+      errors.push(...checkDomains(spec.domains));
       break;
     case 'Revision':
       errors.push(...checkTemplate(spec.template, 'spec.template'));

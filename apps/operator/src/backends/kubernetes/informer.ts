@@ -11,6 +11,8 @@ export interface InformerOptions {
   kind: string;
   namespace?: string;
   labelSelector?: string;
+  /** e.g. `type=kubernetes.io/tls` for Secrets: only those are listed, watched and cached. */
+  fieldSelector?: string;
   /** First delay before restarting a watch that failed for a reason other than 410; it doubles (watch-restart-delay.ts). */
   restartDelayMs?: number;
   /**
@@ -92,7 +94,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.stopped) return;
     try {
       this.stats.lists++;
-      const { items, resourceVersion } = await this.client.list<T>(this.o.apiVersion, this.o.kind, this.o.namespace, this.o.labelSelector);
+      const { items, resourceVersion } = await this.client.list<T>(this.o.apiVersion, this.o.kind, this.o.namespace, this.o.labelSelector, this.o.fieldSelector);
       if (this.stopped) return;
       const seen = new Set<string>();
       for (const item of items) {
@@ -136,6 +138,7 @@ export class Informer<T extends KubeObject = KubeObject> {
         resourceVersion: this.resourceVersion,
         allowWatchBookmarks: true,
         labelSelector: this.o.labelSelector,
+        ...(this.o.fieldSelector ? { fieldSelector: this.o.fieldSelector } : {}),
         timeoutSeconds: this.o.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300),
       },
       (type: string, obj: T) => {

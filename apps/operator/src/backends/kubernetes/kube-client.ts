@@ -127,8 +127,10 @@ export class KubeClient {
   /**
    * Status through the status subresource (a server-side apply of `status` only). With
    * `resourceVersion` the write is conditional: a newer stored object makes it a 409.
+   * `fieldManager` (default the operator's): a part of the status another writer owns (trigger
+   * status, trigger/trigger-status-store.ts), which the operator's own apply must not remove.
    */
-  async applyStatus(kind: string, namespace: string, name: string, status: unknown, opts: { resourceVersion?: string } = {}): Promise<KubeObject> {
+  async applyStatus(kind: string, namespace: string, name: string, status: unknown, opts: { resourceVersion?: string; fieldManager?: string } = {}): Promise<KubeObject> {
     const r = resourceFor(`${API_GROUP}/${API_VERSION}`, kind);
     const metadata = { name, namespace, ...(opts.resourceVersion ? { resourceVersion: opts.resourceVersion } : {}) };
     return plain(await withThrottleRetry(() => this.custom.patchNamespacedCustomObjectStatus(
@@ -139,7 +141,7 @@ export class KubeClient {
         plural: r.plural,
         name,
         body: { apiVersion: r.apiVersion, kind, metadata, status },
-        fieldManager: FIELD_MANAGER,
+        fieldManager: opts.fieldManager ?? FIELD_MANAGER,
         force: true,
       },
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
@@ -165,8 +167,8 @@ export class KubeClient {
     }
   }
 
-  async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
-    const res = await withThrottleRetry(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, undefined, labelSelector));
+  async list<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string, labelSelector?: string, fieldSelector?: string): Promise<{ items: T[]; resourceVersion: string }> {
+    const res = await withThrottleRetry(() => this.objects.list(apiVersion, kind, namespace, undefined, undefined, undefined, fieldSelector, labelSelector));
     return { items: plain(res.items) as T[], resourceVersion: res.metadata?.resourceVersion ?? '' };
   }
 

@@ -92,8 +92,13 @@ export class KubeFunctionBackend implements FunctionBackend {
     return this.o.settle(key, status);
   }
 
+  /**
+   * `status.triggers` is left out of the apply: the triggers own it under their own field managers
+   * (trigger/trigger-status-store.ts), and a copy from the informer's cache could be older.
+   */
   writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
     const { namespace, name } = fn.metadata;
-    return this.written.write(objectKey(namespace, name), fn.status, status, () => this.o.client.applyStatus('Function', namespace, name, status));
+    const { triggers: _owned, ...own } = status;
+    return this.written.write(objectKey(namespace, name), fn.status, status, () => this.o.client.applyStatus('Function', namespace, name, own));
   }
 }

@@ -17,6 +17,8 @@ import { RevisionReconciler } from '../../revision/revision-reconciler.ts';
 import { type EventRecorder, eventTarget } from '../../events/event-recorder.ts';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
 import { createSpecializeHandler } from '../../pool-executor/specialize-http.ts';
+import { DomainReconciler } from '../../domain/domain-reconciler.ts';
+import { KubeDomainBackend, TLS_SECRET_SELECTOR } from './kube-domain-backend.ts';
 import { Informer } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
 import { KubeEnvironmentBackend } from './kube-environment-backend.ts';
@@ -43,6 +45,8 @@ export interface KubernetesOperatorOptions {
   registrationCredential?: RegistrationCredentials;
   /** Platform-wide KPA defaults (`--autoscaler-*` flags); the KPA scales deploy and pool revisions. */
   kpa?: KpaDefaults;
+  /** Demand waiting for a revision outside the routers (queue triggers' backlog, Autoscaler `backlogOf`). */
+  kpaBacklog?: (key: string, fn: string) => number;
   /** The pool executor of each term (specialized pool pods); `idleTimeoutMs` defaults to 120 s. */
   pool?: Partial<Pick<KubernetesPoolExecutorOptions, 'idleTimeoutMs' | 'podAddress' | 'readyWaitMs' | 'specializeTimeoutMs'>>;
   /** External cleanup for policy `delete` (statesvc admin call); absent = nothing to clean. */
@@ -57,6 +61,8 @@ export interface KubernetesOperatorOptions {
   revisionGc?: RevisionGcSettings;
   /** OTEL_* for deploy and pool workers (render/revision-children.ts, render/pool.ts workerTraceEnv). */
   workerTraceEnv?: Record<string, string>;
+  /** `--router-certs-secret`: the router-owned Secret the checked certificates of spec.domains go to (kube-domain-backend.ts). */
+  routerCertsSecret?: { namespace: string; name: string };
   log?: (msg: string) => void;
   now?: () => Date;
 }
@@ -74,6 +80,10 @@ export class KubernetesFunctionOperator {
   readonly revisions: Informer;
   readonly environments: Informer;
   readonly deployments: Informer;
+  /** Secrets of type kubernetes.io/tls: the certificates spec.domains name. */
+  readonly tlsSecrets: Informer;
+  /** Custom domains: who holds each host, the routers' certificates, status.domains. */
+  readonly domains: DomainReconciler;
   readonly functionQueue: WorkQueue;
   readonly revisionQueue: WorkQueue;
   readonly environmentQueue: WorkQueue;
@@ -106,6 +116,7 @@ export class KubernetesFunctionOperator {
     this.revisions = inf(GROUP_VERSION, 'Revision');
     this.environments = inf(GROUP_VERSION, 'Environment');
     this.deployments = inf('apps/v1', 'Deployment', `app.kubernetes.io/managed-by=${FIELD_MANAGER}`);
+    this.tlsSecrets = new Informer(o.client, { apiVersion: 'v1', kind: 'Secret', namespace: o.namespace, fieldSelector: TLS_SECRET_SELECTOR, log: this.log });
     const onError = (kind: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${apiErrorText(err)}`);
       void this.recordFailure(kind, key, err);
@@ -120,6 +131,12 @@ export class KubernetesFunctionOperator {
       environments: this.environments,
       settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Function/${key}`, status.conditions)) }),
     });
+    this.domains = new DomainReconciler({
+      backend: new KubeDomainBackend({ client: o.client, functions: this.functions, secrets: this.tlsSecrets, routerSecret: o.routerCertsSecret }),
+      functionChanged: (key) => this.functionQueue.add(key),
+      now: this.now,
+      log: (msg) => this.log(msg),
+    });
     this.functionReconciler = new FunctionReconciler({
       backend: this.functionBackend,
       routerUrl: o.routerUrl,
@@ -129,6 +146,7 @@ export class KubernetesFunctionOperator {
       log: this.log,
       now: this.now,
       revisionGc: o.revisionGc,
+      domains: (fn) => this.domains.statusOf(fn),
     });
     this.pool = new KubernetesPoolExecutor({
       client: o.client,
@@ -153,6 +171,7 @@ export class KubernetesFunctionOperator {
       // Router demand keeps specialized pool pods from being reaped as idle.
       onActivity: (key) => this.pool.touch(key),
       onDecision: o.metrics?.decided,
+      backlogOf: o.kpaBacklog,
     });
     o.metrics?.watchAutoscaler(this.autoscaler);
     this.revisionReconciler = new RevisionReconciler({
@@ -194,7 +213,11 @@ export class KubernetesFunctionOperator {
     });
 
     const events = new FunctionFamilyEvents({ functions: this.functionQueue, revisions: this.revisionQueue, environments: this.environmentQueue }, () => this.functions.list());
-    this.functions.on((t, f) => events.functionChanged(f, t === 'DELETED'));
+    this.functions.on((t, f) => {
+      events.functionChanged(f, t === 'DELETED');
+      // A host is claimed cluster-wide: any Function's change may move one.
+      this.domains.kick();
+    });
     this.revisions.on((_t, r) => events.revisionChanged(r));
     this.environments.on((_t, e) => events.environmentChanged(e));
     this.deployments.on((_t, d) => {
@@ -216,10 +239,12 @@ export class KubernetesFunctionOperator {
   }
 
   async start(): Promise<void> {
-    const all = [this.functions, this.revisions, this.environments, this.deployments];
+    const all = [this.functions, this.revisions, this.environments, this.deployments, this.tlsSecrets];
     for (const i of all) i.start();
     this.autoscaler.start();
     await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start()]);
+    // After the caches listed: a pass on half a list would move hosts and drop certificates.
+    this.domains.start(30_000);
     // Only now: a Revision reconciled before the Environments listed would render its pods
     // without the Environment's resources and roll every revision on each leader change.
     for (const q of [this.environmentQueue, this.functionQueue, this.revisionQueue]) q.release();
@@ -227,7 +252,8 @@ export class KubernetesFunctionOperator {
 
   async stop(): Promise<void> {
     this.autoscaler.stop();
-    for (const i of [this.functions, this.revisions, this.environments, this.deployments]) i.stop();
+    await this.domains.stop();
+    for (const i of [this.functions, this.revisions, this.environments, this.deployments, this.tlsSecrets]) i.stop();
     for (const q of [this.functionQueue, this.revisionQueue, this.environmentQueue]) q.stop();
     // Specialized pods keep serving; the next leader's executor adopts them by their labels.
     await this.pool.stop();

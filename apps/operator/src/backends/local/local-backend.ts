@@ -8,6 +8,7 @@ import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
+import type { LocalRuntime } from './local-runtime-for-image.ts';
 import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
 
@@ -32,12 +33,18 @@ export interface LocalBackendOptions {
   envPassthrough?: readonly string[];
   /** More endpoints to publish with the backend's own (the pool executor's specialized workers). */
   extraEndpoints?: () => Array<{ namespace: string; function: string; revision: string; address: string; ready: boolean }>;
+  /**
+   * The runtime a revision's workers run, from its Environment's image (local-runtime-for-image.ts);
+   * absent: every worker runs `runtimeCommand`.
+   */
+  runtimeFor?: (rev: Revision) => Promise<LocalRuntime>;
 }
 
 
 /**
- * The local runtime backend: each worker is an `orrery-runtime` child process on a free
- * loopback port, supervised (restarted with backoff) and stopped with a drain.
+ * The local runtime backend: each worker is an `orrery-runtime` child process (or
+ * `orrery-runtime-python`, as its Environment's image says) on a free loopback port, supervised
+ * (restarted with backoff) and stopped with a drain.
  */
 export class LocalBackend {
   private readonly workers = new Map<string, WorkerProcess[]>();
@@ -48,6 +55,8 @@ export class LocalBackend {
   private endpointsTimer?: NodeJS.Timeout;
   private readonly readyWaiters = new Map<string, Set<() => void>>();
   private readonly configErrors = new Map<string, string>();
+  /** Revisions whose Environment's image has no local runtime: reported as the revision's failure. */
+  private readonly runtimeErrors = new Map<string, { reason: string; message: string }>();
   private readonly secretLookup: SecretLookup;
   private readonly isolation: WorkerIsolation;
 
@@ -65,6 +74,10 @@ export class LocalBackend {
     const list = this.workers.get(key) ?? [];
     this.workers.set(key, list);
     if (list.length < desired) {
+      // The Environment's image picks the program; one without a local runtime starts none.
+      const runtime: LocalRuntime = this.opts.runtimeFor ? await this.opts.runtimeFor(rev) : { ok: true, runtime: 'node', command: this.opts.runtimeCommand };
+      if (runtime.ok) this.runtimeErrors.delete(key);
+      else this.runtimeErrors.set(key, { reason: runtime.reason, message: runtime.message });
       // Secrets are read when workers start (as the kubelet does): a missing one starts none.
       let env: Record<string, string> | undefined;
       try {
@@ -74,8 +87,8 @@ export class LocalBackend {
         if (!(err instanceof MissingSecretError)) throw err;
         this.configErrors.set(key, err.message);
       }
-      while (env && list.length < desired && !this.stopped) {
-        const w = new WorkerProcess(this.workerSpec(rev, env, credentials), () => this.changed(key));
+      while (env && runtime.ok && list.length < desired && !this.stopped) {
+        const w = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials), () => this.changed(key));
         list.push(w);
         w.start();
       }
@@ -93,6 +106,7 @@ export class LocalBackend {
       this.workers.delete(key);
       this.desired.delete(key);
       this.configErrors.delete(key);
+      this.runtimeErrors.delete(key);
     }
     this.publishEndpoints();
   }
@@ -108,6 +122,7 @@ export class LocalBackend {
       restarts: list.reduce((n, w) => n + w.restarts, 0),
       crashLoop: crashing ? crashing.recentErrors().slice(-3).join(' | ') || `exited with code ${crashing.lastExit?.code}` : undefined,
       configError: this.configErrors.get(key),
+      failed: this.runtimeErrors.get(key),
     };
   }
 
@@ -203,14 +218,14 @@ export class LocalBackend {
     renameSync(tmp, file); // atomic: the router never reads half a file
   }
 
-  private workerSpec(rev: Revision, templateEnv: Record<string, string>, credentials?: StateCredentials) {
+  private workerSpec(rev: Revision, templateEnv: Record<string, string>, runtime: { command: string; args: string[] }, credentials?: StateCredentials) {
     const t = rev.spec.template;
     const id = `${rev.metadata.name}-${++this.seq}`;
     // Its own dir, and as root its function's own uid: no worker reads another's files or environ.
     const workDir = this.isolation.workDir('workers', rev.metadata.namespace, id);
     const who = this.isolation.forFunction(rev.metadata.namespace, rev.spec.function);
     this.isolation.prepareWorkDir(workDir, who);
-    const args = [...this.opts.runtimeCommand.args, '--port', '0', '--instance-id', `${id}-${process.pid}`, ...revisionWorkerArgs(rev, workDir)];
+    const args = [...runtime.args, '--port', '0', '--instance-id', `${id}-${process.pid}`, ...revisionWorkerArgs(rev, workDir)];
     // The template's variables (secret references already resolved; never on the command line).
     const env: Record<string, string> = { ...templateEnv };
     // Code travels in the environment, not argv: argv is visible to every user in `ps`.
@@ -227,7 +242,7 @@ export class LocalBackend {
     }
     const spec = {
       id,
-      command: this.opts.runtimeCommand.command,
+      command: runtime.command,
       args,
       env,
       logFile: join(this.opts.dataDir, 'logs', rev.metadata.namespace, rev.spec.function, `${id}.log`),

@@ -3,7 +3,7 @@
  * store, so it is fresh; the store has no finalizers, and a Function's Revisions are deleted with it.
  */
 import { FUNCTION_LABEL, type Environment, type FunctionStatus, type OrreryFunction, type Revision, type RevisionInput } from '@orrery/spec';
-import type { ResourceStore } from '@orrery/store';
+import { type ResourceStore, StoreError } from '@orrery/store';
 import type { FunctionBackend, FunctionRead } from '../../function/function-backend.ts';
 
 export class LocalFunctionBackend implements FunctionBackend {
@@ -41,8 +41,25 @@ export class LocalFunctionBackend implements FunctionBackend {
     await this.store.delete('Revision', namespace, name);
   }
 
+  /**
+   * The store replaces the whole status, and `status.triggers` is the triggers' record
+   * (trigger/trigger-status-store.ts): the write keeps the stored one and is conditional on the
+   * version it was taken from, so a trigger's write in between is never rolled back.
+   */
   async writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
-    await this.store.updateStatus('Function', fn.metadata.namespace, fn.metadata.name, status);
+    const { namespace, name } = fn.metadata;
+    let stored: OrreryFunction | undefined = fn;
+    for (let attempt = 1; stored; attempt++) {
+      const { triggers: _computed, ...own } = status;
+      const triggers = stored.status?.triggers;
+      try {
+        await this.store.updateStatus('Function', namespace, name, triggers ? { ...own, triggers } : own, { resourceVersion: stored.metadata.resourceVersion });
+        break;
+      } catch (err) {
+        if (!(err instanceof StoreError && err.code === 'conflict') || attempt >= 5) throw err;
+        stored = (await this.store.get('Function', namespace, name)) as OrreryFunction | undefined;
+      }
+    }
     return fn.status;
   }
 }

@@ -16,6 +16,7 @@ import { stateCredentials } from '../../reconcile/state-credentials.ts';
 import { RevisionReconciler } from '../../revision/revision-reconciler.ts';
 import type { EventRecorder } from '../../events/event-recorder.ts';
 import type { OperatorMetrics } from '../../metrics/operator-metrics.ts';
+import type { DomainReconciler } from '../../domain/domain-reconciler.ts';
 
 export interface LocalFunctionOperatorOptions {
   store: ResourceStore;
@@ -42,6 +43,8 @@ export interface LocalFunctionOperatorOptions {
   now?: () => Date;
   /** Revision garbage collection where a Function says nothing (`--revision-gc-keep`, `--revision-gc-min-age`). */
   revisionGc?: RevisionGcSettings;
+  /** Custom domains (spec.domains): claims, certificates and status.domains; absent = no status.domains. */
+  domains?: DomainReconciler;
 }
 
 /**
@@ -99,6 +102,7 @@ export class LocalFunctionOperator {
       log: this.log,
       now: this.now,
       revisionGc: o.revisionGc,
+      domains: o.domains ? (fn) => o.domains!.statusOf(fn) : undefined,
     });
     this.revisionReconciler = new RevisionReconciler({
       backend: new LocalRevisionBackend({ store: o.store, functions: this.functionBackend, workers: o.backend, pool: o.pool, credentials: (fn) => this.credentials(fn) }),
@@ -117,6 +121,8 @@ export class LocalFunctionOperator {
         if (e.type === 'deleted') this.known.delete(key);
         else this.known.set(key, e.object);
         events.functionChanged(e.object, e.type === 'deleted');
+        // A host is claimed cluster-wide: any Function's change may move one.
+        this.o.domains?.kick();
         // The local store has no finalizers: a deleted Function is gone at once, so its keyspace
         // cleanup works from the deleted object the watch delivers.
         if (e.type === 'deleted' && this.o.deleteKeyspace) {
@@ -128,6 +134,7 @@ export class LocalFunctionOperator {
       this.o.store.watch('Revision', {}, (e) => events.revisionChanged(e.object)),
     );
     await this.resync();
+    this.o.domains?.start(this.o.resyncMs ?? 30_000);
     this.resyncTimer = setInterval(() => void this.resync().catch(() => {}), this.o.resyncMs ?? 30_000);
     this.resyncTimer.unref();
   }
@@ -163,6 +170,7 @@ export class LocalFunctionOperator {
 
   async stop(): Promise<void> {
     clearInterval(this.resyncTimer);
+    await this.o.domains?.stop();
     for (const w of this.watches) w.close();
     this.functions.stop();
     this.revisions.stop();

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { mintSpecializeNonce, specializeVerifier } from '@orrery/auth';
 import type { Revision, StateCredentials } from '@orrery/spec';
 import { postJson } from '@orrery/control-http';
+import type { LocalRuntime } from './local-runtime-for-image.ts';
 import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
@@ -37,6 +38,11 @@ export interface LocalPoolExecutorOptions {
   isolation?: WorkerIsolation;
   /** Names passed to workers from the operator's environment besides the allow-list. */
   envPassthrough?: readonly string[];
+  /**
+   * The runtime an Environment's generic workers run, from its image (local-runtime-for-image.ts);
+   * absent: every pool worker runs `runtimeCommand`.
+   */
+  runtimeFor?: (namespace: string, environment: string) => Promise<LocalRuntime>;
   log?: (msg: string) => void;
 }
 
@@ -60,6 +66,10 @@ const UNPUBLISH_DELAY_MS = 500;
  */
 export class LocalPoolExecutor implements PoolSpecializer {
   private readonly pools = new Map<string, WorkerProcess[]>();
+  /** The program each pool's workers run (a changed image replaces the pool's generic workers). */
+  private readonly poolRuntimes = new Map<string, { command: string; args: string[] }>();
+  /** Pools whose Environment's image has no local runtime: why none of its workers start. */
+  private readonly runtimeErrors = new Map<string, { reason: string; message: string }>();
   private readonly specialized = new Map<string, Specialized[]>();
   private readonly pending = new Map<string, Promise<Specialization>>();
   /** Specializations the KPA started per revision and that have not finished yet. */
@@ -90,12 +100,28 @@ export class LocalPoolExecutor implements PoolSpecializer {
   async ensurePool(namespace: string, environment: string): Promise<void> {
     const key = `${namespace}/${environment}`;
     const size = await this.o.poolSizeOf(namespace, environment);
+    const runtime: LocalRuntime = this.o.runtimeFor ? await this.o.runtimeFor(namespace, environment) : { ok: true, runtime: 'node', command: this.o.runtimeCommand };
     if (this.stopped) return; // shutting down: start nothing
-    const list = this.pools.get(key) ?? [];
+    let list = this.pools.get(key) ?? [];
+    if (!runtime.ok) {
+      this.runtimeErrors.set(key, { reason: runtime.reason, message: runtime.message });
+      this.pools.delete(key);
+      await Promise.all(list.map((w) => w.stop()));
+      return;
+    }
+    this.runtimeErrors.delete(key);
+    const before = this.poolRuntimes.get(key);
+    if (before && (before.command !== runtime.command.command || before.args.join(' ') !== runtime.command.args.join(' '))) {
+      // The Environment's image changed runtime: its warm workers run the old one.
+      this.o.log?.(`pool ${key}: the Environment's runtime changed; replacing its ${list.length} generic worker(s)`);
+      void Promise.all(list.map((w) => w.stop()));
+      list = [];
+    }
+    this.poolRuntimes.set(key, runtime.command);
     this.pools.set(key, list);
     while (list.length < size) {
       const nonce = mintSpecializeNonce();
-      const w = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce)), () => this.poolWorkerChanged(key));
+      const w = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce), runtime.command), () => this.poolWorkerChanged(key));
       this.nonces.set(w, nonce);
       list.push(w);
       w.start();
@@ -215,6 +241,8 @@ export class LocalPoolExecutor implements PoolSpecializer {
     let worker = this.takeReady(poolKey);
     if (!worker) {
       await this.ensurePool(ns, env);
+      const problem = this.runtimeErrors.get(poolKey);
+      if (problem) throw new SpecializeError(422, 'runtime_unavailable', problem.message);
       worker = await this.takeWarm(poolKey);
     }
     // Refill just after this specialization: spawning a node process now would take CPU from
@@ -302,21 +330,21 @@ export class LocalPoolExecutor implements PoolSpecializer {
     }
   }
 
-  private spec(namespace: string, environment: string, verifier: string) {
+  private spec(namespace: string, environment: string, verifier: string, runtime: { command: string; args: string[] }) {
     const id = `pool-${environment}-${++this.seq}`;
     // A generic worker does not know its function yet: as root it gets a uid of its own, so two
     // functions specialized from one pool never share one.
     const workDir = this.isolation.workDir('pool', namespace, id);
     const who = this.isolation.forPoolWorker();
     this.isolation.prepareWorkDir(workDir, who);
-    const args = [...this.o.runtimeCommand.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', workDir];
+    const args = [...runtime.args, '--mode', 'pool', '--port', '0', '--namespace', namespace, '--instance-id', `${id}-${process.pid}`, '--work-dir', workDir];
     if (this.o.registryUrls.length) args.push('--registry-url', this.o.registryUrls.join(','));
     // The verifier of the worker's own nonce (a hash: knowing it specializes nothing).
     const env: Record<string, string> = { ORRERY_SPECIALIZE_VERIFIER: verifier };
     if (this.o.stateUrl) env.ORRERY_STATE_URL = this.o.stateUrl;
     return {
       id,
-      command: this.o.runtimeCommand.command,
+      command: runtime.command,
       args,
       env,
       logFile: join(this.o.dataDir, 'logs', namespace, 'pool', `${id}.log`),

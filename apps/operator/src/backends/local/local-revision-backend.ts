@@ -18,6 +18,8 @@ export interface LocalRevisionPool {
   readyWorkers?(namespace: string, environment: string): number;
   /** The KPA's desired scale for a pooled revision (specializes more warm workers under load). */
   scale?(rev: Revision, desired: number, credentials?: StateCredentials): void;
+  /** Why this Environment's workers cannot run here (its image has no local runtime), if they cannot. */
+  runtimeProblem?(namespace: string, environment: string): Promise<{ reason: string; message: string } | undefined>;
 }
 
 const CONTAINER_UNSUPPORTED: ReadyOverride = {
@@ -51,7 +53,10 @@ export class LocalRevisionBackend implements RevisionBackend {
         },
         release: (key) => pool.release(key),
         // Pool revisions are Ready whenever the pool can specialize a worker for them.
-        observe: async (rev) => ({ workers: await this.runWorkers(rev, 0, undefined), ready: SERVED_BY_POOL }),
+        observe: async (rev) => {
+          const problem = await pool.runtimeProblem?.(rev.metadata.namespace, rev.spec.template.environment);
+          return { workers: await this.runWorkers(rev, 0, undefined), ready: problem ? { status: 'False', ...problem } : SERVED_BY_POOL };
+        },
       };
     }
   }

@@ -43,9 +43,10 @@ function celValue(value: unknown, node: SchemaNode | undefined): unknown {
 
 // cel-js types `self` as dyn and knows sum() only on typed lists; Kubernetes' list library sums
 // a list of ints whatever its static type, so the test registers that overload.
-const cel = new Environment({ unlistedVariablesAreDyn: true }).registerFunction('list<dyn>.sum(): dyn', (list: bigint[]) =>
-  list.reduce((total, n) => total + n, 0n),
-);
+const cel = new Environment({ unlistedVariablesAreDyn: true })
+  .registerFunction('list<dyn>.sum(): dyn', (list: bigint[]) => list.reduce((total, n) => total + n, 0n))
+  // Kubernetes' strings library (cel-go ext.Strings): replace every occurrence.
+  .registerFunction('string.replace(string, string): string', (s: string, from: string, to: string) => s.replaceAll(from, to));
 /** The CEL verdict; an evaluation error refuses the object, as in the API server. */
 function celHolds(rule: ObjectRule, self: unknown): boolean {
   try {
@@ -177,9 +178,58 @@ const CASES: Partial<Record<Reason, Array<[unknown, boolean]>>> = {
     [{ source: 'cookie', name: 'sitzung-ä' }, false],
     [{ source: 'cookie', name: ' sid' }, false],
   ],
+  domain_duplicate: [
+    [[], true],
+    [[{ host: 'a.example.com' }, { host: 'b.example.com' }], true],
+    [[{ host: 'a.example.com' }, {}, {}], true],
+    [[{ host: 'a.example.com' }, { host: 'a.example.com' }], false],
+    [[{ host: 'b.example.com' }, { host: 'a.example.com', tls: { secretName: 's' } }, { host: 'a.example.com' }], false],
+  ],
+  domain_redirect_needs_tls: [
+    [{ host: 'a.example.com' }, true],
+    [{ host: 'a.example.com', redirectToHTTPS: false }, true],
+    [{ host: 'a.example.com', redirectToHTTPS: true, tls: { secretName: 's' } }, true],
+    [{ host: 'a.example.com', redirectToHTTPS: true }, false],
+  ],
+  cron_schedule: [
+    ['* * * * *', true], ['*/15 * * * *', true], ['0 3 * * mon-fri', true], ['0 3 * * MON-Fri', true], ['0 0 1 jan,jul ?', true],
+    ['@hourly', true], ['@daily', true], ['0,30 * * * * *', true], ['  0  0 * * *  ', true], ['0 0 1-31/2 * *', true], ['0 0 * * 7', true],
+    ['@reboot', false], ['*/5 * * * * *', false], ['0,1,2,3,4,5,6 * * * * *', false], ['61 * * * *', false], ['0 24 * * *', false],
+    ['5/10 * * * *', false], ['* * *', false], ['*/0 * * * *', false], ['0 0 * * 8', false], ['0 0 L * *', false], ['0 0 * * 1#2', false], ['', false],
+  ],
+  cron_header_reserved: [
+    [{ name: 'X-Report', value: 'v' }, true], [{ name: 'Content-Type', value: 'v' }, true], [{ name: 'x-orrery', value: 'v' }, true], [{ value: 'v' }, true],
+    [{ name: 'Orrery-Trigger', value: 'v' }, false], [{ name: 'ORRERY-SCHEDULED-TIME', value: 'v' }, false], [{ name: 'X-Orrery-Fence', value: 'v' }, false],
+    [{ name: 'Host', value: 'v' }, false], [{ name: 'content-length', value: 'v' }, false], [{ name: 'Transfer-Encoding', value: 'v' }, false],
+    [{ name: 'Proxy-Authorization', value: 'v' }, false], [{ name: 'X-Forwarded-For', value: 'v' }, false], [{ name: 'te', value: 'v' }, false],
+  ],
+  cron_header_duplicate: [
+    [[], true], [[{ name: 'A' }, { name: 'B' }], true], [[{ name: 'A' }, {}, {}], true],
+    [[{ name: 'A' }, { name: 'A' }], false], [[{ name: 'X-Key' }, { name: 'B' }, { name: 'x-key' }], false],
+  ],
+  cron_body_method: [
+    [{ body: 'x' }, true], [{ method: 'POST', body: 'x' }, true], [{ method: 'GET' }, true], [{ method: 'GET', body: '' }, true],
+    [{ method: 'GET', body: 'x' }, false],
+  ],
   replicas_odd: [[1, true], [3, true], [5, true], [0, true], [2, false], [4, false]],
   statesync_redis: [[{ url: 'redis://r:6379' }, true], [{ urlSecretRef: { name: 's', key: 'url' } }, true], [{}, false], [{ url: 'redis://r', urlSecretRef: { name: 's', key: 'url' } }, false]],
   statesync_syncable_duplicate: [[[], true], [['a', 'b'], true], [['a', 'b', 'a'], false]],
+  trigger_name_duplicate: [[[], true], [[{ name: 'a' }, { name: 'b' }], true], [[{ name: 'a' }, { name: 'b' }, { name: 'a' }], false]],
+  queue_ack_wait: [['1s', true], ['30s', true], ['1h', true], ['1.5m', true], ['abc', true], ['0s', false], ['999ms', false], ['61m', false], ['-1s', false]],
+  queue_backoff: [['0s', true], ['0', true], ['250ms', true], ['1h', true], ['1h1ms', false], ['-1s', false]],
+  queue_dead_letter_loop: [
+    [{ subject: 'orders.new' }, true],
+    [{ subject: 'orders.new', deadLetterSubject: 'orders.dead' }, true],
+    [{ subject: 'orders.*', deadLetterSubject: 'dead.orders' }, true],
+    [{ subject: 'orders.*', deadLetterSubject: 'orders.new.dead' }, true],
+    [{ subject: 'orders.>', deadLetterSubject: 'orders' }, true],
+    [{ subject: 'a.b', deadLetterSubject: 'aXb' }, true],
+    [{ subject: 'orders.*', deadLetterSubject: 'orders.dead' }, false],
+    [{ subject: 'orders.>', deadLetterSubject: 'orders.dead.letters' }, false],
+    [{ subject: '>', deadLetterSubject: 'anything' }, false],
+    [{ subject: '*.new', deadLetterSubject: 'dead.new' }, false],
+    [{ subject: 'orders.new', deadLetterSubject: 'orders.new' }, false],
+  ],
   statesync_record_ttl_short: [
     [{}, true],
     [{ syncPeriod: '1m' }, true],

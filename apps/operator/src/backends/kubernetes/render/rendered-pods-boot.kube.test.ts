@@ -17,7 +17,7 @@ import { specializeRequest } from '../../../pool-executor/specialize-request.ts'
 import { registrationCredentials, revisionServiceName } from '../../../reconcile/registration-credential.ts';
 import { KubeClient, type KubeObject } from '../kube-client.ts';
 import { type HostRegistry, type HostStatesvc, defaultServiceAccount, startHostRegistry, startHostStatesvc } from '../testing/kube-fixtures.ts';
-import { COMPONENT_LABEL, FUNCTION_LABEL, type Manifest, REVISION_LABEL } from './labels.ts';
+import { COMPONENT_LABEL, ENVIRONMENT_LABEL, FUNCTION_LABEL, type Manifest, REVISION_LABEL } from './labels.ts';
 import { renderPoolChildren, renderSpecializeSecret } from './pool.ts';
 import { STATE_TOKEN_FILE } from '@orrery/spec';
 import { STATE_DIR, renderRevisionChildren, renderServiceAccount } from './revision-children.ts';
@@ -32,6 +32,14 @@ const COUNTER = `export default async (req, ctx) => {
   await ctx.state.set('visits', next, cur ? { ifVersion: cur.version } : {});
   return Response.json({ count: next, revision: ctx.revision });
 };`;
+
+// The same counter in Python (docs/python.md): ctx.state is the Python SDK over the mounted token.
+const PY_COUNTER = `def handler(request, ctx):
+    cur = ctx.state.get("visits")
+    nxt = (cur["value"] if cur else 0) + 1
+    ctx.state.set("visits", nxt, if_version=cur["version"] if cur else None)
+    return {"count": nxt, "revision": ctx.revision, "runtime": "python"}
+`;
 
 let client: KubeClient;
 let NS = '';
@@ -76,7 +84,7 @@ beforeAll(async () => {
   await installCrds(kc, join(REPO_ROOT, 'charts', 'orrery', 'crds'));
   ({ name: NS, dispose } = await createNamespace('pods-boot'));
   await defaultServiceAccount(client, NS);
-  statesvc = await startHostStatesvc([{ namespace: NS, keyspace: 'counter' }], MASTER);
+  statesvc = await startHostStatesvc([{ namespace: NS, keyspace: 'counter' }, { namespace: NS, keyspace: 'counter-py' }], MASTER);
   registry = await startHostRegistry();
 }, 120_000);
 
@@ -167,6 +175,60 @@ describe('rendered worker pods boot the real runtime under the process kubelet',
       return list.length ? list : undefined;
     });
     expect(instance).toMatchObject({ instanceId: pod.metadata.name, endpoints: [expect.objectContaining({ host: ip, port: 8080 })], labels: expect.objectContaining({ 'orrery.dev/executor': 'pool' }) });
+  });
+  it('a Python Function on the python Environment: the pod runs orrery/runtime-python (python3, the inline code from the mounted index.mjs), counts in statesvc, registers; its pool pod (init container in Python too) specializes', { timeout: 240_000 }, async () => {
+    const env = await store<Environment>({ apiVersion: GV, kind: 'Environment', metadata: { name: 'python', namespace: NS }, spec: { image: 'orrery/runtime-python:latest', poolSize: 1 } });
+    const template = { source: { inline: PY_COUNTER }, environment: 'python' };
+    const fn = await store<OrreryFunction>({ apiVersion: GV, kind: 'Function', metadata: { name: 'counter-py', namespace: NS }, spec: { template, state: { keyspace: 'counter-py' } } });
+    const rev = await store<Revision>({
+      apiVersion: GV,
+      kind: 'Revision',
+      metadata: { name: 'counter-py-00001', namespace: NS, labels: { [FUNCTION_LABEL]: 'counter-py' } },
+      spec: { function: 'counter-py', template },
+    });
+    const state = { url: statesvc!.url, namespace: NS, keyspace: 'counter-py', token: deriveStateToken(MASTER, NS, 'counter-py') };
+    const registration = registrationCredentials(registry!.masterKey)(rev)!;
+    const poolKey = 'pool-key-for-the-python-boot-test-0123456789';
+    // Both pods at once: they boot side by side.
+    await applyAll([
+      renderServiceAccount(fn),
+      ...renderRevisionChildren({ fn, revision: rev, environment: env, state, registryUrls: [registry!.url], registration }),
+      renderSpecializeSecret(env, poolKey),
+      ...renderPoolChildren(env, undefined, { registryUrls: [registry!.url], stateUrl: statesvc!.url }),
+    ]);
+
+    const pod = await readyPod(`${REVISION_LABEL}=counter-py-00001`);
+    const runtime = (pod.spec.containers as Any[]).find((c) => c.name === 'runtime')!;
+    expect(runtime.image).toBe('orrery/runtime-python:latest');
+    const ip = pod.status.podIP as string;
+    const log = containerLog(NS, pod.metadata.name, 'runtime');
+    expect(log).toMatch(/^listening http:\/\/0\.0\.0\.0:8080$/m);
+    expect(log).toMatch(/"component":"runtime".*"module":"\/var\/orrery\/code\/index\.mjs".*"msg":"function loaded"/);
+    const count = async () => (await (await fetch(`http://${ip}:8080/`)).json()) as { count: number; revision: string; runtime: string };
+    expect(await count()).toEqual({ count: 1, revision: 'counter-py-00001', runtime: 'python' });
+    expect(await count()).toEqual({ count: 2, revision: 'counter-py-00001', runtime: 'python' });
+    expect(containerLog(NS, pod.metadata.name, 'runtime')).not.toContain(state.token);
+    const [instance] = await eventually('registration', async () => {
+      const list = await registry!.instances(NS, revisionServiceName(rev));
+      return list.length ? list : undefined;
+    });
+    expect(instance).toMatchObject({ instanceId: pod.metadata.name, endpoints: [expect.objectContaining({ host: ip, port: 8080 })], labels: expect.objectContaining({ 'orrery.dev/executor': 'deploy' }) });
+
+    const poolPod = await readyPod(`${ENVIRONMENT_LABEL}=python,${COMPONENT_LABEL}=pool`);
+    const base = `http://${poolPod.status.podIP as string}:8080`;
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', specialized: false });
+    const hello = await store<Revision>({
+      apiVersion: GV,
+      kind: 'Revision',
+      metadata: { name: 'hello-py-00001', namespace: NS, labels: { [FUNCTION_LABEL]: 'hello-py' } },
+      spec: { function: 'hello-py', template: { source: { inline: 'def handler(request, ctx):\n    return "hi from %s" % ctx.revision\n' }, executor: 'pool', environment: 'python' } },
+    });
+    const body = JSON.stringify(specializeRequest(hello, { inline: hello.spec.template.source.inline }));
+    const specialize = (bearer: string) => fetch(`${base}/v1/specialize`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body });
+    expect((await specialize(poolKey)).status).toBe(401);
+    const ok = await specialize(deriveSpecializeNonce(poolKey, NS, poolPod.metadata.uid!));
+    expect(ok.status).toBe(200);
+    expect(await (await fetch(`${base}/`)).text()).toBe('hi from hello-py-00001');
   });
 });
 

@@ -7,6 +7,8 @@
 import { parseDurationMs } from '@orrery/spec';
 import { AUTOSCALER_USAGE } from '../../../autoscaler/autoscaler-flags.ts';
 import { REVISION_GC_USAGE } from '../../../function/revision-gc-flags.ts';
+import { TRIGGER_USAGE } from '../../../trigger/trigger-flags.ts';
+import { QUEUE_USAGE } from '../../../trigger/queue/queue-flags.ts';
 import { flagCheck, parseFlags, type ParsedCommandLine, UsageError } from '../../../wiring/command-line.ts';
 import { readSharedFlags, SHARED_FLAGS, type SharedSettings } from '../../../wiring/shared-flags.ts';
 import { parseDefaultRegistryClusterSpec } from '../bootstrap/default-registry-cluster.ts';
@@ -31,6 +33,8 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--runtime-image ${DEFAULT_RUNTIME_IMAGE}] [--pool-idle-timeout 120s (specialized pool pods without traffic are deleted)]
   [--progress-deadline 600s (a deploy revision whose workers make no rollout progress this long fails; default Kubernetes' 600s)]
   [--registry-image orrery/registry:latest (the registry API beside each RegistryCluster's etcd members)]
+  [--router-certs-secret NAME (the checked certificates of spec.domains go to this Secret in --lease-namespace, which
+   the router pods mount; absent = certificates are checked and reported in status.domains only)]
   [--registry-master-key-file FILE [--previous-registry-master-key-file FILE] (workers' registration credentials under
    orrery.functions.; copied with the write tokens into each RegistryCluster's registry-auth Secret)]
   [--registry-write-tokens-file FILE ([[write_tokens]] with inline tokens)] [--require-registry-write-tokens]
@@ -44,7 +48,9 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
   [--otlp-endpoint http://collector:4318 (reconcile spans over OTLP/HTTP; or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_* as in docs/tracing.md; default off)]
 ${AUTOSCALER_USAGE}
-${REVISION_GC_USAGE}`;
+${REVISION_GC_USAGE}
+${TRIGGER_USAGE}
+${QUEUE_USAGE}`;
 
 const KUBERNETES_FLAGS = {
   ...SHARED_FLAGS,
@@ -79,6 +85,7 @@ const KUBERNETES_FLAGS = {
   'router-namespace': { type: 'string' },
   'router-admin-port': { type: 'string', default: '9090' },
   'advertise-url': { type: 'string' },
+  'router-certs-secret': { type: 'string' },
 } as const;
 
 /** A Secret in --lease-namespace the operator reads, creating it with a random value if missing; `flag` names it in errors. */
@@ -117,6 +124,8 @@ export interface KubeOperatorConfig extends SharedSettings {
   /** Without a fixed --router-admin-urls, every router pod these select is asked. */
   routerPods: { namespace: string; labelSelector: string; adminPort: number };
   advertiseUrl: string | undefined;
+  /** --router-certs-secret, in --lease-namespace: where the routers' certificates go (docs/domains.md). */
+  routerCertsSecret: { namespace: string; name: string } | undefined;
 }
 
 export function parseKubeConfig(args: string[], environment: NodeJS.ProcessEnv): ParsedCommandLine<KubeOperatorConfig> {
@@ -190,5 +199,6 @@ export function parseKubeConfig(args: string[], environment: NodeJS.ProcessEnv):
     progressDeadlineSeconds: progressDeadlineMs === undefined ? undefined : progressDeadlineMs / 1000,
     routerPods: { namespace: values['router-namespace'] ?? leaseNamespace, labelSelector: values['router-pod-selector'], adminPort: routerAdminPort },
     advertiseUrl: values['advertise-url'],
+    routerCertsSecret: values['router-certs-secret'] ? { namespace: leaseNamespace, name: values['router-certs-secret'] } : undefined,
   };
 }

@@ -28,6 +28,8 @@ import { StateSyncReconciler } from '../../../state-sync/state-sync-reconciler.t
 import { exitStartFailed, exitWithUsage } from '../../../wiring/command-line.ts';
 import { listeningAddress } from '../../../wiring/listening-address.ts';
 import { LocalBackend } from '../local-backend.ts';
+import { DomainReconciler } from '../../../domain/domain-reconciler.ts';
+import { LocalDomainBackend } from '../local-domain-backend.ts';
 import { LocalFunctionOperator } from '../local-function-operator.ts';
 import { LocalPoolExecutor } from '../local-pool-executor.ts';
 import { LocalRegistryClusterBackend } from '../local-registry-cluster-backend.ts';
@@ -35,7 +37,13 @@ import { LocalRouterFleet, type ReplicaSet } from '../local-router-fleet.ts';
 import { LocalStateSyncBackend } from '../local-state-sync-backend.ts';
 import { ObservedReplicaSet } from '../observed-replica-set.ts';
 import { runtimeCommand } from '../runtime-bundle.ts';
+import { localRuntimeForImage } from '../local-runtime-for-image.ts';
+import { pythonRuntimeCommand } from '../python-runtime-command.ts';
 import { WorkerIsolation } from '../worker-isolation.ts';
+import { CronScheduler } from '../../../trigger/cron/cron-scheduler.ts';
+import { LocalTriggerStatus } from '../local-trigger-status.ts';
+import { localTriggerInvoker } from '../local-trigger-invoker.ts';
+import { QueueTriggers } from '../../../trigger/queue/queue-triggers.ts';
 import { LOCAL_USAGE, type LocalConfig } from './local-config.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -81,6 +89,11 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   const runtime = await runtimeCommand((msg) => log(msg));
   // The cold path reads Revisions, Functions and Environments from memory, not from the database.
   const executorView = createExecutorView(store, (err) => warn(`executor view: ${(err as Error).message}`));
+  // The Environment's image picks the runtime (docs/python.md): Node.js, or python3 with apps/runtime-python.
+  const runtimes = { node: runtime, python: pythonRuntimeCommand() };
+  if ('unavailable' in runtimes.python) log(`Python runtime unavailable (orrery/runtime-python Environments will not be Ready): ${runtimes.python.unavailable}`);
+  else log(`Python runtime: ${runtimes.python.command} ${runtimes.python.args.join(' ')}`);
+  const runtimeOf = async (namespace: string, environment: string) => localRuntimeForImage((await executorView.environment(namespace, environment))?.spec.image, runtimes);
   // The worker side and the Function operator call each other: the callbacks below name the
   // operator (and the pool, the scale-up) built further down; none runs before main.ts starts them.
   const backend = new LocalBackend({
@@ -93,6 +106,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     registrationCredential,
     isolation,
     envPassthrough: config.envPassthrough,
+    runtimeFor: (rev) => runtimeOf(rev.metadata.namespace, rev.spec.template.environment),
   });
   const pool: LocalPoolExecutor = new LocalPoolExecutor({
     runtimeCommand: runtime,
@@ -107,6 +121,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     registrationCredential,
     isolation,
     envPassthrough: config.envPassthrough,
+    runtimeFor: runtimeOf,
     log,
   });
   // Rewrite the endpoints file now (empty until workers run): a previous run's file would send
@@ -122,6 +137,8 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     },
     onActivity: (key) => pool.touch(key),
     onDecision: metrics.decided,
+    // Messages waiting for a Function's queue triggers count as demand (scale up, wake, stay up).
+    backlogOf: (key, fn) => queueTriggers.backlogOf(key, fn),
   });
   metrics.watchAutoscaler(autoscaler);
   // A raised decision starts workers at once; the reconcile queue follows for the rest.
@@ -132,13 +149,26 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     fn: (ns, name) => executorView.fn(ns, name),
     credentials: (fn) => operator.credentials(fn),
   });
+  // Custom domains (docs/domains.md): certificates from the local secret files, checked, handed to
+  // the routers as <data-dir>/router-certs/<host>.pem; status.domains through the Function reconciler.
+  const domains = new DomainReconciler({
+    backend: new LocalDomainBackend({ store, dataDir }),
+    functionChanged: (key) => operator.functions.add(key),
+    now: () => new Date(),
+    log,
+  });
   const operator: LocalFunctionOperator = new LocalFunctionOperator({
+    domains,
     autoscaler,
     pool: {
       keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => warn(`pool: ${(err as Error).message}`)),
       release: (key) => pool.release(key),
       readyWorkers: (namespace, environment) => pool.readyPoolWorkers(namespace, environment),
       scale: (rev, desired, credentials) => pool.scale(rev, desired, credentials),
+      runtimeProblem: async (namespace, environment) => {
+        const r = await runtimeOf(namespace, environment);
+        return r.ok ? undefined : { reason: r.reason, message: r.message };
+      },
     },
     store,
     backend,
@@ -191,6 +221,27 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   // A rollout restarts the routers one at a time: stop waits for it.
   const stateSyncs = new StateSyncReconciler({ store, backend: new LocalStateSyncBackend({ dataDir, replicas: syncReplicas, log }), stopTimeoutMs: 60_000, log });
 
+  // Cron triggers (docs/triggers.md): this operator is the only one, so it runs every schedule; calls
+  // go through the router (--trigger-url, --router-url, else a router it runs itself).
+  const cron = new CronScheduler({
+    store,
+    status: new LocalTriggerStatus(store),
+    invoker: localTriggerInvoker({ triggerUrl: config.triggers.url, routerUrl: config.routerUrl, replicas: () => syncReplicas.replicas() }),
+    events,
+    log,
+  });
+  // Queue triggers (docs/triggers.md "Queue"): NATS JetStream messages delivered through the router;
+  // without --queue-url each trigger's status says NoBroker and nothing else happens.
+  const queueTriggers: QueueTriggers = new QueueTriggers({
+    store,
+    statusStore: new LocalTriggerStatus(store),
+    invoker: localTriggerInvoker({ triggerUrl: config.triggers.url, routerUrl: config.routerUrl, replicas: () => syncReplicas.replicas() }),
+    broker: config.queue,
+    events,
+    log,
+    warn,
+  });
+
   // The admin API (console, CLI, automation) over the same store and database; see docs/api.md.
   const adminToken = config.adminTokenFile ? readAdminTokenFile(config.adminTokenFile) : undefined;
   registerSecret(adminToken);
@@ -207,5 +258,5 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     log,
   }).catch((err: unknown) => exitStartFailed((err as Error).message));
 
-  return { db, store, storeToken, isolation, masterKey, metrics, eventLog, executorView, backend, pool, autoscaler, operator, registryClusters, server, syncReplicas, stateSyncs, platformApi };
+  return { db, store, storeToken, isolation, masterKey, metrics, eventLog, executorView, backend, pool, autoscaler, operator, registryClusters, server, syncReplicas, stateSyncs, platformApi, cron, queueTriggers };
 }

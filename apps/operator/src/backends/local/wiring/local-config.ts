@@ -6,6 +6,8 @@
 import { resolve } from 'node:path';
 import { AUTOSCALER_USAGE } from '../../../autoscaler/autoscaler-flags.ts';
 import { REVISION_GC_USAGE } from '../../../function/revision-gc-flags.ts';
+import { TRIGGER_USAGE } from '../../../trigger/trigger-flags.ts';
+import { QUEUE_USAGE } from '../../../trigger/queue/queue-flags.ts';
 import { flagCheck, parseFlags, type ParsedCommandLine, UsageError } from '../../../wiring/command-line.ts';
 import { readSharedFlags, SHARED_FLAGS, type SharedSettings } from '../../../wiring/shared-flags.ts';
 import { parsePassthrough } from '../worker-env.ts';
@@ -20,6 +22,8 @@ export const LOCAL_USAGE = `usage: orrery-operator [--host 127.0.0.1] [--port 0]
   [--statesync-routers 0 (router replicas the operator runs for a StateSync)] [--statesync-router-admin-urls URL,URL (observe routers run elsewhere)]
 ${AUTOSCALER_USAGE}
 ${REVISION_GC_USAGE}
+${QUEUE_USAGE}
+${TRIGGER_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
   [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
   [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]

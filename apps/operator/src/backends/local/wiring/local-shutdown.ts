@@ -9,6 +9,8 @@ export async function stopLocalOperator(c: LocalComponents, rollups: { stop(): v
   c.server.close();
   c.server.closeAllConnections();
   c.autoscaler.stop();
+  await c.cron.stop();
+  await c.queueTriggers.stop();
   c.executorView.stop();
   rollups.stop();
   await c.operator.stop();

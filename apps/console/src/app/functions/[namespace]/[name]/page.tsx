@@ -9,11 +9,16 @@ import { useTRPC } from '../../../../lib/trpc.ts';
 import { useScrollToHash } from '../../../../lib/use-scroll-to-hash.ts';
 import { RevisionLoad } from './revision-load.tsx';
 import { RevisionsTimeline } from './revisions-timeline.tsx';
+import { DomainsPanel } from './domains-panel.tsx';
 import { StickyPanel } from './sticky-panel.tsx';
 import { TrafficEditor } from './traffic-editor.tsx';
+import { TriggersPanel } from './triggers-panel.tsx';
 import styles from './function-detail.module.css';
 
-/** One function: health and conditions, the traffic split editor, the revisions timeline with rollback, live counters. */
+/**
+ * One function: health and conditions, the traffic split editor, the revisions timeline with
+ * rollback, live counters, its triggers and its domains.
+ */
 export default function FunctionDetailPage() {
   const params = useParams<{ namespace: string; name: string }>();
   const namespace = decodeURIComponent(params.namespace);
@@ -26,7 +31,7 @@ export default function FunctionDetailPage() {
   const health = live.data?.health;
   const f = fn.data;
   const revisionNames = (revisions.data?.items ?? []).map((r) => r.metadata.name);
-  // Deep links: #sticky (the sticky panel) and #rev-<revision> (its timeline entry).
+  // Deep links: #sticky, #triggers, #domains (the panels) and #rev-<revision> (its timeline entry).
   useScrollToHash(Boolean(f && revisions.data));
   return (
     <>
@@ -89,6 +94,8 @@ export default function FunctionDetailPage() {
           <RevisionLoad namespace={namespace} name={name} />
           <StickyPanel live={live.data} sampledAt={live.dataUpdatedAt} />
           <QueryState isLoading={false} error={live.error} />
+          <TriggersPanel fn={f} />
+          <DomainsPanel fn={f} now={fn.dataUpdatedAt} />
         </>
       ) : null}
     </>

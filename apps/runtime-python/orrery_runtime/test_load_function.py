@@ -1,0 +1,121 @@
+import http.server
+import os
+import stat
+import tempfile
+import threading
+import types
+import unittest
+
+from .load_error import LoadError
+from .load_function import load_function, resolve_entrypoint, takes_context
+
+SERVED = {
+    "/fn.py": (200, b"def handler(request, ctx):\n    return 'from url'\n"),
+    "/missing.py": (404, b"nope"),
+    "/huge.py": (200, b"#" * 5000),
+}
+
+
+class _Serve(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        status, body = SERVED.get(self.path.split("?")[0], (404, b""))
+        self.send_response(status)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+class LoadFunctionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        cls.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Serve)
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+        cls.base = "http://127.0.0.1:%d" % cls.server.server_address[1]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    def test_inline_code_goes_into_a_read_only_content_addressed_file(self):
+        code = "def handler(request, ctx):\n    return 'inline'\n"
+        a = load_function({"inline": code}, None, self.dir)
+        self.assertTrue(a.module_path.startswith(self.dir) and a.module_path.endswith(".py"))
+        self.assertEqual(stat.S_IMODE(os.stat(a.module_path).st_mode), 0o444)
+        self.assertEqual(a.handler(None, None), "inline")
+        self.assertEqual(load_function({"inline": code}, None, self.dir).module_path, a.module_path)
+        self.assertFalse(a.is_async)
+
+    def test_a_file_of_any_name_with_a_named_or_async_entrypoint_and_its_neighbours(self):
+        # Kubernetes mounts inline code as index.mjs: the name does not matter.
+        sub = tempfile.mkdtemp(dir=self.dir)
+        with open(os.path.join(sub, "helper_mod_for_test.py"), "w") as f:
+            f.write("VALUE = 'neighbour'\n")
+        path = os.path.join(sub, "index.mjs")
+        with open(path, "w") as f:
+            f.write("import helper_mod_for_test\nasync def hello(request):\n    return helper_mod_for_test.VALUE\n")
+        f = load_function({"file": path}, "hello", self.dir)
+        self.assertTrue(f.is_async)
+        self.assertFalse(f.wants_ctx)
+        with self.assertRaises(LoadError) as caught:
+            load_function({"file": path}, None, self.dir)
+        self.assertEqual(caught.exception.code, "entrypoint_not_found")
+        self.assertIn('defines "hello"', caught.exception.message)
+
+    def test_a_url_source_and_its_refusals(self):
+        f = load_function({"url": self.base + "/fn.py?sig=secret"}, "handler", self.dir)
+        self.assertEqual(f.handler(None, None), "from url")
+        with self.assertRaises(LoadError) as missing:
+            load_function({"url": self.base + "/missing.py?sig=secret"}, None, self.dir)
+        self.assertEqual(missing.exception.code, "source_fetch_failed")
+        self.assertIn("HTTP 404", missing.exception.message)
+        self.assertNotIn("secret", missing.exception.message)
+        for source, code, kw in (
+            ({"url": self.base + "/huge.py"}, "source_too_large", {"max_bytes": 1000}),
+            ({"url": "file:///etc/passwd"}, "source_invalid", {}),
+            ({}, "source_invalid", {}),
+            ({"inline": "x", "file": "/a"}, "source_invalid", {}),
+            ({"file": os.path.join(self.dir, "absent.py")}, "source_not_found", {}),
+            ({"inline": "def handler(:"}, "module_load_failed", {}),
+            ({"inline": "raise SystemExit(3)"}, "module_load_failed", {}),
+            ({"inline": "x" * 20}, "source_too_large", {"max_bytes": 10}),
+            ({"inline": "handler = 42"}, "entrypoint_not_function", {}),
+        ):
+            with self.assertRaises(LoadError, msg=source) as caught:
+                load_function(source, None, self.dir, **kw)
+            self.assertEqual(caught.exception.code, code, msg=(source, caught.exception.message))
+
+
+class EntrypointTest(unittest.TestCase):
+    def test_default_finds_default_then_handler_and_dotted_paths_walk(self):
+        def h(request, ctx):
+            return "h"
+
+        def d(request, ctx):
+            return "d"
+
+        mod = types.ModuleType("m")
+        mod.handler = h
+        self.assertIs(resolve_entrypoint(mod), h)
+        mod.default = d
+        self.assertIs(resolve_entrypoint(mod), d)
+        mod.handlers = {"greet": h}
+        self.assertIs(resolve_entrypoint(mod, "handlers.greet"), h)
+        for bad in ("a..b", "__class__", "handlers.missing"):
+            with self.assertRaises(LoadError) as caught:
+                resolve_entrypoint(mod, bad)
+            self.assertEqual(caught.exception.code, "entrypoint_not_found")
+
+    def test_context_argument_detection(self):
+        self.assertTrue(takes_context(lambda request, ctx: 1))
+        self.assertFalse(takes_context(lambda request: 1))
+        self.assertTrue(takes_context(lambda *args: 1))
+        self.assertTrue(takes_context(print))
+
+
+if __name__ == "__main__":
+    unittest.main()
