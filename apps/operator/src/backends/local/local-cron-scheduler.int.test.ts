@@ -38,6 +38,8 @@ const calls: Call[] = [];
 /** Answers held back by the test (a slow Function), released by calling them. */
 const held: Array<() => void> = [];
 let holdNext = 0;
+/** Only calls under this path are held: a call a previous test's scheduler sent late must not take the hold. */
+let holdOnly = '';
 const recorded: Array<{ name: string; reason: string; message: string }> = [];
 const events = new EventRecorder({
   write: async (target, event) => {
@@ -57,7 +59,7 @@ beforeAll(async () => {
     req.on('end', () => {
       calls.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() });
       const answer = () => res.writeHead(req.url?.endsWith('/fail') ? 500 : 200).end('ok');
-      if (holdNext > 0) {
+      if (holdNext > 0 && req.url?.startsWith(holdOnly)) {
         holdNext--;
         held.push(answer);
       } else answer();
@@ -70,6 +72,7 @@ afterEach(async () => {
   for (const s of schedulers.splice(0)) await s.stop(0);
   for (const h of held.splice(0)) h();
   holdNext = 0;
+  holdOnly = '';
   calls.length = 0;
   recorded.length = 0;
 });
@@ -229,6 +232,7 @@ describe('cron scheduler (real store, fake clock, a stand-in router)', () => {
     ]);
     const s = await scheduler(c.now);
     await passAll('slow', s);
+    holdOnly = `/${NS}/slow/`;
     holdNext = 1;
     c.set('2026-01-05T10:01:00Z');
     await passAll('slow', s);
