@@ -37,6 +37,8 @@ command -v conntrack >/dev/null 2>&1 || need+=(conntrack)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# Package builds (docs/packages.md) install requirements.txt with Debian's python3 -m pip.
+[ -x /usr/bin/python3 ] && ! /usr/bin/python3 -c 'import pip' >/dev/null 2>&1 && need+=(python3-pip)
 command -v lua5.1 >/dev/null 2>&1 || need+=(lua5.1)   # runs docs/argocd/*.lua (Argo CD's Lua 5.1 dialect) in tests
 command -v zsh >/dev/null 2>&1 || need+=(zsh)         # the CLI's completion tests drive bash, zsh and fish
 command -v fish >/dev/null 2>&1 || need+=(fish)

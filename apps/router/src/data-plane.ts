@@ -15,6 +15,7 @@ import type { AdmissionWaiter, RevisionQueues } from './activator/revision-queue
 import type { WaitingQueue } from './activator/waiting-queue.ts';
 import type { Socket } from 'node:net';
 import type { IngressRequest, IngressResponse, ResponseListener, TunnelClosed } from './ingress/ingress.ts';
+import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
@@ -65,6 +66,10 @@ const encoder = new TextEncoder();
 function sendError(res: IngressResponse, status: number, code: string, message: string): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
+    return;
+  }
+  if (res.answerError !== undefined) {
+    res.answerError(status, code, message);
     return;
   }
   const body = JSON.stringify({ error: message, code });
@@ -301,14 +306,25 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     this.queued = true;
     this.revStats.queued++;
-    this.timer = setTimeout(onQueueTimeout, this.rev.timeoutMs, this);
+    this.timer = setTimeout(onQueueTimeout, this.waitLimitMs(), this);
     this.plane.opts.poke(this.rev, q.size, this.revStats.inflight);
+  }
+
+  /** How long it may wait for a worker: the revision's timeout, or a gRPC client's shorter deadline. */
+  private waitLimitMs(): number {
+    const deadline = this.req.http2?.deadlineMs;
+    return deadline !== undefined && deadline < this.rev.timeoutMs ? deadline : this.rev.timeoutMs;
   }
 
   onQueueTimeout(): void {
     this.timer = undefined;
     if (!this.queued) return;
     this.leaveQueue();
+    const deadline = this.req.http2?.deadlineMs;
+    if (deadline !== undefined && deadline < this.rev.timeoutMs) {
+      this.finish(504, 'deadline_exceeded', `no endpoint of revision ${this.rev.revision} could take the call within its grpc-timeout of ${deadline} ms`);
+      return;
+    }
     this.finish(504, 'activation_timeout', `no endpoint of revision ${this.rev.revision} could take the request within ${this.rev.timeoutMs / 1000}s`);
   }
 
@@ -345,6 +361,12 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     // The one check the common request pays for WebSockets (the raw ingress never sets it).
     if (req.upgrade !== undefined) {
       this.dispatchUpgrade(endpoint);
+      return;
+    }
+    // gRPC needs HTTP/2 to the worker (trailers); other HTTP/2 requests take the HTTP/1.1 pool, which every runtime speaks.
+    // :authority is the worker's address, as the pool's Host is; the client's Host went into X-Forwarded-Host.
+    if (req.http2?.grpc === true) {
+      this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true), body: req.body, timeoutMs: this.rev.timeoutMs }, this);
       return;
     }
     this.plane.opts.pools.get(endpoint.address).dispatch(
@@ -426,7 +448,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     this.resumeUpstream?.();
   }
 
-  onComplete(_trailers: string[] | null, lastChunk?: Buffer): void {
+  onComplete(trailers: string[] | null, lastChunk?: Buffer): void {
+    if (trailers !== null) this.res.setTrailers?.(trailers);
     if (lastChunk) this.res.end(lastChunk);
     else this.res.end();
     this.trace?.endUpstream(undefined, undefined);
@@ -467,6 +490,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     if ((err as { code?: string }).code === 'ORRERY_BODY_TOO_LARGE') {
       this.finish(413, 'body_too_large', `request bodies are limited to ${this.plane.opts.maxBodyBytes} bytes; send less or raise --max-body-bytes`);
+      return;
+    }
+    if ((err as { code?: string }).code === 'ORRERY_NOT_H2C') {
+      this.finish(502, 'upstream_not_h2c', err.message);
       return;
     }
     if (isUpstreamTimeout(err)) {

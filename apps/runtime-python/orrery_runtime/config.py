@@ -9,7 +9,7 @@ from .structured_log import resolve_log_level
 PROGRAM = "orrery-runtime-python"
 
 USAGE = """usage: orrery-runtime-python [--mode deploy|pool] [--host H] [--port P] [--admin-port P]
-  deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL)
+  deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL | --source-dir DIR [--source-main PATH])
   [--namespace NS] [--entrypoint NAME] [--container-concurrency N] [--timeout-seconds S]
   [--drain-timeout-seconds S] [--registry-url URL[,URL...]] [--lease-ttl-seconds S] [--instance-id ID]
   [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
@@ -24,7 +24,7 @@ Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_
 
 STRING_FLAGS = (
     "mode", "host", "port", "admin-port", "advertise-host", "namespace", "function", "revision",
-    "source-file", "source-inline", "source-url", "entrypoint", "container-concurrency", "timeout-seconds",
+    "source-file", "source-inline", "source-url", "source-dir", "source-main", "entrypoint", "container-concurrency", "timeout-seconds",
     "drain-timeout-seconds", "max-request-bytes", "max-source-bytes", "registry-url", "lease-ttl-seconds",
     "instance-id", "state-url", "state-keyspace", "state-token-file", "state-fencing", "specialize-verifier-file",
     "specialize-token-file", "work-dir", "registry-credential-file", "log-level", "otlp-endpoint",
@@ -130,10 +130,14 @@ def parse_runtime_config(argv, env):
     if mode not in ("deploy", "pool"):
         raise ConfigError('--mode must be deploy or pool, got "%s"' % mode)
 
-    sources = [f for f in ("source-file", "source-inline", "source-url") if get(f) is not None]
+    sources = [f for f in ("source-file", "source-inline", "source-url", "source-dir") if get(f) is not None]
     if len(sources) > 1:
-        raise ConfigError("give only one of --source-file, --source-inline, --source-url (got %s)" % ", ".join("--" + s for s in sources))
+        raise ConfigError("give only one of --source-file, --source-inline, --source-url, --source-dir (got %s)" % ", ".join("--" + s for s in sources))
+    if get("source-main") is not None and get("source-dir") is None:
+        raise ConfigError("--source-main goes with --source-dir: it names the module inside the package folder")
     source = {sources[0][len("source-"):]: get(sources[0])} if sources else None
+    if source is not None and get("source-main") is not None:
+        source["main"] = get("source-main")
 
     timeout_seconds = integer("timeout-seconds", 300, 1)
     log_level, problem = resolve_log_level(get("log-level"), {})
@@ -173,7 +177,7 @@ def parse_runtime_config(argv, env):
     )
 
     if mode == "deploy":
-        missing = [m for m, absent in (("--function", not cfg.function), ("--revision", not cfg.revision), ("a source (--source-file, --source-inline or --source-url)", not cfg.source)) if absent]
+        missing = [m for m, absent in (("--function", not cfg.function), ("--revision", not cfg.revision), ("a source (--source-file, --source-inline, --source-url or --source-dir)", not cfg.source)) if absent]
         if missing:
             raise ConfigError("deploy mode needs " + ", ".join(missing))
     elif cfg.source or cfg.function or cfg.revision:

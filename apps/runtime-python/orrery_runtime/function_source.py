@@ -1,5 +1,6 @@
 """Turns a source into a module file on disk (apps/runtime/src/load/function-source.ts): exactly one of
-inline text, a local file, or an http(s) URL. Inline and downloaded code is written into the work dir
+inline text, a local file, an http(s) URL, or a built package folder (`dir`, its module `main`,
+default main.py: docs/packages.md). Inline and downloaded code is written into the work dir
 under a content-addressed, read-only name (`function-<sha256[:16]>.py`), so the same code is written
 once and new code never meets the old module's cache."""
 import hashlib
@@ -14,9 +15,13 @@ DEFAULT_MAX_SOURCE_BYTES = 8 * 1024 * 1024
 
 
 def materialize_source(source, work_dir, max_bytes=DEFAULT_MAX_SOURCE_BYTES, fetch_timeout=30.0, opener=urllib.request.urlopen):
-    given = [k for k in ("inline", "file", "url") if (source or {}).get(k) is not None]
+    given = [k for k in ("inline", "file", "url", "dir") if (source or {}).get(k) is not None]
     if len(given) != 1:
-        raise LoadError("source_invalid", "give exactly one of source inline, file or url (got %s)" % (", ".join(given) if given else "none"))
+        raise LoadError("source_invalid", "give exactly one of source inline, file, url or dir (got %s)" % (", ".join(given) if given else "none"))
+    if source.get("main") is not None and source.get("dir") is None:
+        raise LoadError("source_invalid", "source main goes with source dir (a package folder)")
+    if source.get("dir") is not None:
+        return package_module_path(source["dir"], source.get("main"))
     if source.get("file") is not None:
         path = os.path.abspath(source["file"])
         if not os.path.isfile(path):
@@ -30,6 +35,18 @@ def materialize_source(source, work_dir, max_bytes=DEFAULT_MAX_SOURCE_BYTES, fet
             raise LoadError("source_too_large", "inline source is %d bytes, over the %d-byte limit" % (len(data), max_bytes))
         return write_content_addressed(work_dir, data)
     return write_content_addressed(work_dir, download(source["url"], max_bytes, fetch_timeout, opener))
+
+
+def package_module_path(folder, main=None):
+    """The package's module, never a file outside the folder (a main of "../x" or a symlink out is refused)."""
+    root = os.path.realpath(folder)
+    if not os.path.isdir(root):
+        raise LoadError("source_not_found", "package folder %s does not exist" % folder)
+    chosen = main or "main.py"
+    path = os.path.realpath(os.path.join(root, chosen))
+    if os.path.commonpath([root, path]) != root or path == root or not os.path.isfile(path):
+        raise LoadError("source_not_found", "package folder %s has no module %s inside it; set package.main to the module to load" % (folder, chosen))
+    return path
 
 
 def download(text, max_bytes, timeout, opener):

@@ -35,6 +35,13 @@ def load_function(source, entrypoint, work_dir, max_bytes=DEFAULT_MAX_SOURCE_BYT
         folder = os.path.dirname(module_path)
         if folder not in sys.path:
             sys.path.insert(0, folder)
+    if source.get("dir") is not None:
+        # A built package imports its own modules and the dependencies pip installed beside them.
+        root = os.path.realpath(source["dir"])
+        where = "%s of the package" % os.path.relpath(module_path, root)
+        for folder in (os.path.join(root, ".python-packages"), os.path.dirname(module_path), root):
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
     try:
         loader = importlib.machinery.SourceFileLoader(name, module_path)
         spec = importlib.util.spec_from_loader(name, loader, origin=module_path)

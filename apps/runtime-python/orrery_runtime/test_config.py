@@ -10,6 +10,11 @@ def parse(argv, env=None):
 
 
 class ConfigTest(unittest.TestCase):
+    def test_a_package_folder_and_its_module(self):
+        c = parse(["--function", "f", "--revision", "f-00001", "--source-dir", "/pkgs/k", "--source-main", "app/h.py"])
+        self.assertEqual(c.source, {"dir": "/pkgs/k", "main": "app/h.py"})
+        self.assertEqual(parse(["--function", "f", "--revision", "f-00001", "--source-dir", "/pkgs/k"]).source, {"dir": "/pkgs/k"})
+
     def test_defaults_match_the_node_runtime(self):
         c = parse(BASE)
         self.assertEqual((c.mode, c.host, c.port, c.admin_port, c.namespace, c.entrypoint), ("deploy", "127.0.0.1", 8080, None, "default", "default"))
@@ -37,6 +42,8 @@ class ConfigTest(unittest.TestCase):
             (BASE + ["positional"], "Unexpected argument"),
             (["--function", "f"], "deploy mode needs --revision, a source"),
             (BASE + ["--source-file", "x.py"], "give only one of --source-file, --source-inline, --source-url"),
+            (BASE + ["--source-dir", "/p"], "give only one of --source-file, --source-inline, --source-url, --source-dir"),
+            (BASE + ["--source-main", "m.py"], "--source-main goes with --source-dir"),
             (["--mode", "pool", "--function", "f"], "pool mode starts generic"),
             (BASE + ["--state-keyspace", "k"], "--state-keyspace needs --state-url"),
             (BASE + ["--state-keyspace", "k", "--state-url", "http://s"], "--state-keyspace needs the token"),

@@ -66,6 +66,25 @@ class LoadFunctionTest(unittest.TestCase):
         self.assertEqual(caught.exception.code, "entrypoint_not_found")
         self.assertIn('defines "hello"', caught.exception.message)
 
+    def test_a_package_folder_imports_its_dependencies_from_python_packages(self):
+        pkg = tempfile.mkdtemp(dir=self.dir)
+        os.makedirs(os.path.join(pkg, ".python-packages", "pkgdep_for_test"))
+        with open(os.path.join(pkg, ".python-packages", "pkgdep_for_test", "__init__.py"), "w") as f:
+            f.write("def wrap(s):\n    return '[' + s + ']'\n")
+        with open(os.path.join(pkg, "main.py"), "w") as f:
+            f.write("import pkgdep_for_test\ndef handler(request):\n    return pkgdep_for_test.wrap('ok')\n")
+        loaded = load_function({"dir": pkg}, None, self.dir)
+        self.assertEqual(loaded.handler(None), "[ok]")
+        with open(os.path.join(self.dir, "outside.py"), "w") as f:
+            f.write("def handler(r):\n    return 'outside'\n")
+        for main in ("../outside.py", "absent.py"):
+            with self.assertRaises(LoadError) as caught:
+                load_function({"dir": pkg, "main": main}, None, self.dir)
+            self.assertEqual(caught.exception.code, "source_not_found")
+        with self.assertRaises(LoadError) as caught:
+            load_function({"inline": "x", "main": "m.py"}, None, self.dir)
+        self.assertEqual(caught.exception.code, "source_invalid")
+
     def test_a_url_source_and_its_refusals(self):
         f = load_function({"url": self.base + "/fn.py?sig=secret"}, "handler", self.dir)
         self.assertEqual(f.handler(None, None), "from url")

@@ -57,13 +57,14 @@ export async function activateFunction(a: FunctionAssignment, opts: ActivateOpti
   }
   const started = performance.now();
   const loaded = await loadFunction({ source: a.source, entrypoint: a.entrypoint }, { workDir: opts.workDir, maxBytes: opts.maxSourceBytes });
-  log.info('function loaded', { module: loaded.modulePath, entrypoint: a.entrypoint ?? 'default', websocket: loaded.websocket !== undefined, ms: Math.round(performance.now() - started) });
+  log.info('function loaded', { module: loaded.modulePath, entrypoint: a.entrypoint ?? 'default', websocket: loaded.websocket !== undefined, grpcMethods: loaded.grpc?.size ?? 0, ms: Math.round(performance.now() - started) });
   return {
     namespace: a.namespace,
     function: a.function,
     revision: a.revision,
     handler: loaded.handler,
     websocket: loaded.websocket as WebSocketHandler | undefined,
+    grpc: loaded.grpc,
     keyspace: a.state?.credentials.keyspace,
     // Per request, the worker server replaces `trace` (and binds `state` to it): tracing/invocation-trace.ts.
     ctx: { state, namespace: a.namespace, function: a.function, revision: a.revision, log: log.child({ source: 'function' }), trace: NO_TRACE },

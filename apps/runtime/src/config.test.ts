@@ -25,6 +25,12 @@ describe('parseRuntimeConfig', () => {
       registryUrls: ['http://a:1', 'http://b:2'], stateKeyspace: 'ks', stateToken: 'secret' });
   });
 
+  it('takes a package folder with --source-dir and its module with --source-main', () => {
+    const base = ['--function', 'f', '--revision', 'f-00001'];
+    expect(parseRuntimeConfig([...base, '--source-dir', '/pkgs/k', '--source-main', 'lib/h.mjs'], {}).source).toEqual({ dir: '/pkgs/k', main: 'lib/h.mjs' });
+    expect(parseRuntimeConfig([...base, '--source-dir', '/pkgs/k'], {}).source).toEqual({ dir: '/pkgs/k' });
+  });
+
   it('takes the log level from --log-level or ORRERY_LOG_LEVEL (default info)', () => {
     expect(parseRuntimeConfig(deploy, {}).logLevel).toBe('info');
     expect(parseRuntimeConfig(deploy, { ORRERY_LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
@@ -35,6 +41,8 @@ describe('parseRuntimeConfig', () => {
   it('explains what is missing or wrong', () => {
     expect(() => parseRuntimeConfig([], {})).toThrow(/deploy mode needs --function, --revision, a source/);
     expect(() => parseRuntimeConfig([...deploy, '--source-inline', 'x'], {})).toThrow(/only one of --source-file, --source-inline/);
+    expect(() => parseRuntimeConfig([...deploy, '--source-dir', '/p'], {})).toThrow(/only one of .*--source-dir/);
+    expect(() => parseRuntimeConfig([...deploy, '--source-main', 'x.mjs'], {})).toThrow(/--source-main goes with --source-dir/);
     expect(() => parseRuntimeConfig([...deploy, '--container-concurrency=-1'], {})).toThrow(/integer ≥ 0/);
     expect(() => parseRuntimeConfig([...deploy, '--timeout-seconds', '0'], {})).toThrow(/integer ≥ 1/);
     expect(() => parseRuntimeConfig([...deploy, '--port', '70000'], {})).toThrow(/port number/);

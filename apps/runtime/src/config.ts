@@ -63,7 +63,7 @@ export class ConfigError extends Error {
 }
 
 export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--port P] [--admin-port P]
-  deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL)
+  deploy mode: --function F --revision R (--source-file PATH | --source-inline CODE | --source-url URL | --source-dir DIR [--source-main PATH])
   [--namespace NS] [--entrypoint NAME] [--container-concurrency N] [--timeout-seconds S]
   [--drain-timeout-seconds S] [--registry-url URL[,URL…]] [--lease-ttl-seconds S] [--instance-id ID]
   [--state-url URL --state-keyspace KS  (token in env ORRERY_STATE_TOKEN, or --state-token-file FILE)]
@@ -80,7 +80,7 @@ Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_
 
 const STRING_FLAGS = [
   'mode', 'host', 'port', 'admin-port', 'advertise-host', 'namespace', 'function', 'revision',
-  'source-file', 'source-inline', 'source-url', 'entrypoint', 'container-concurrency', 'timeout-seconds',
+  'source-file', 'source-inline', 'source-url', 'source-dir', 'source-main', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
   'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'state-fencing', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
   'registry-credential-file', 'log-level', 'otlp-endpoint',
@@ -128,10 +128,11 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   const mode = get('mode') ?? 'deploy';
   if (mode !== 'deploy' && mode !== 'pool') throw new ConfigError(`--mode must be deploy or pool, got "${mode}"`);
 
-  const sources = (['source-file', 'source-inline', 'source-url'] as const).filter((f) => get(f) !== undefined);
-  if (sources.length > 1) throw new ConfigError(`give only one of --source-file, --source-inline, --source-url (got ${sources.map((s) => `--${s}`).join(', ')})`);
+  const sources = (['source-file', 'source-inline', 'source-url', 'source-dir'] as const).filter((f) => get(f) !== undefined);
+  if (sources.length > 1) throw new ConfigError(`give only one of --source-file, --source-inline, --source-url, --source-dir (got ${sources.map((s) => `--${s}`).join(', ')})`);
+  if (get('source-main') !== undefined && get('source-dir') === undefined) throw new ConfigError('--source-main goes with --source-dir: it names the module inside the package folder');
   const source: FunctionSource | undefined = sources.length
-    ? { file: get('source-file'), inline: get('source-inline'), url: get('source-url') }
+    ? { file: get('source-file'), inline: get('source-inline'), url: get('source-url'), dir: get('source-dir'), main: get('source-main') }
     : undefined;
   if (source) for (const k of Object.keys(source) as (keyof FunctionSource)[]) if (source[k] === undefined) delete source[k];
 
@@ -174,7 +175,7 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
   };
 
   if (mode === 'deploy') {
-    const missing = [!cfg.function && '--function', !cfg.revision && '--revision', !cfg.source && 'a source (--source-file, --source-inline or --source-url)'].filter(Boolean);
+    const missing = [!cfg.function && '--function', !cfg.revision && '--revision', !cfg.source && 'a source (--source-file, --source-inline, --source-url or --source-dir)'].filter(Boolean);
     if (missing.length) throw new ConfigError(`deploy mode needs ${missing.join(', ')}`);
   } else if (cfg.source || cfg.function || cfg.revision) {
     throw new ConfigError('pool mode starts generic: the function, revision and source arrive with POST /v1/specialize');

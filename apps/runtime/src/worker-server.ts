@@ -1,5 +1,7 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, Http2ServerRequest, Http2ServerResponse, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { GrpcStatus } from '@orrery/sdk';
 import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler, WebSocketHandler } from './function-context.ts';
@@ -12,6 +14,10 @@ import type { Tracer } from '@orrery/tracing';
 import { InvocationTrace } from './tracing/invocation-trace.ts';
 import { refuseHandshake } from './websocket/handshake-refusal.ts';
 import { CLOSE_GOING_AWAY, WebSocketSessions } from './websocket/websocket-sessions.ts';
+import type { GrpcMethods } from './grpc/grpc-export.ts';
+import { refuseGrpc, runGrpcCall, type GrpcOutcome } from './grpc/grpc-call.ts';
+import { parseGrpcTimeout } from '@orrery/h2c';
+import { protocolSniffingServer } from './http2/protocol-sniffer.ts';
 
 /** A loaded function together with its queue-proxy settings. */
 export interface ActiveFunction {
@@ -21,6 +27,8 @@ export interface ActiveFunction {
   handler: FunctionHandler;
   /** The module's `websocket` export: WebSocket handshakes are refused without one. */
   websocket?: WebSocketHandler;
+  /** The module's `grpc` export: gRPC calls are answered 12 UNIMPLEMENTED without one. */
+  grpc?: GrpcMethods;
   /** The keyspace `ctx.state` is bound to (stateful functions); named on the state call spans. */
   keyspace?: string;
   /** The context shared by every request; `trace` (and `state`'s trace binding) are per request. */
@@ -78,6 +86,11 @@ export class WorkerServer {
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly main: Server;
+  /** HTTP/2 cleartext (prior knowledge) on the main port: gRPC and fetch-style requests. */
+  private readonly h2: Http2Server;
+  private readonly h2Sessions = new Set<Http2Session>();
+  /** The main port's listener: it hands each connection to `main` or `h2` by its first bytes. */
+  private readonly front: NetServer;
   private readonly admin: Server | undefined;
   private readonly adminRoutes = this.routeTable();
   /** In-flight plus queued, as Knative's queue-proxy reports concurrency. */
@@ -99,6 +112,30 @@ export class WorkerServer {
     // A message is a request body by another name: the same cap.
     this.webSockets = new WebSocketSessions({ maxPayloadBytes: opts.maxRequestBytes, heartbeatMs: opts.webSocketHeartbeatMs, log: opts.log });
     this.main.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.serveUpgrade(req, socket, head));
+    // No request listener: node would then build its compatibility objects for every stream, and they
+    // consume a gRPC stream's body and send their own trailers. They are built here for fetch-style requests only.
+    this.h2 = createHttp2Server({ settings: { maxConcurrentStreams: 1000, enablePush: false } });
+    this.h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      const contentType = headers['content-type'];
+      if (typeof contentType === 'string' && /^application\/grpc(?:[+;]|$)/i.test(contentType)) {
+        void this.serveGrpc(stream, headers);
+        return;
+      }
+      const req = new Http2ServerRequest(stream, headers, {}, rawHeaders);
+      const res = new Http2ServerResponse(stream);
+      if (headers.expect === '100-continue') res.writeContinue();
+      // The compatibility objects have IncomingMessage's and ServerResponse's shape for what these use.
+      const path = urlPath(req.url);
+      if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req as unknown as IncomingMessage, res as unknown as ServerResponse);
+      else void this.serveFunction(req as unknown as IncomingMessage, res as unknown as ServerResponse, true);
+    });
+    this.h2.on('session', (session: Http2Session) => {
+      this.h2Sessions.add(session);
+      session.on('error', ignore);
+      session.once('close', () => this.h2Sessions.delete(session));
+    });
+    this.h2.on('sessionError', ignore);
+    this.front = protocolSniffingServer(this.main, this.h2);
     this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res));
   }
 
@@ -132,7 +169,7 @@ export class WorkerServer {
   }
 
   async listen(): Promise<{ url: string; adminUrl?: string; port: number; adminPort?: number }> {
-    const listenOn = (server: Server, port: number) =>
+    const listenOn = (server: NetServer, port: number) =>
       new Promise<number>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, this.opts.host, () => {
@@ -140,7 +177,7 @@ export class WorkerServer {
           resolve((server.address() as AddressInfo).port);
         });
       });
-    const port = await listenOn(this.main, this.opts.port);
+    const port = await listenOn(this.front, this.opts.port);
     const adminPort = this.admin ? await listenOn(this.admin, this.opts.adminPort!) : undefined;
     const host = this.opts.host.includes(':') ? `[${this.opts.host}]` : this.opts.host;
     return {
@@ -159,8 +196,11 @@ export class WorkerServer {
    */
   async drain(timeoutMs: number): Promise<boolean> {
     this.draining = true;
+    this.front.close();
     this.main.close();
     this.main.closeIdleConnections();
+    // GOAWAY: open streams finish, new ones go elsewhere.
+    for (const s of this.h2Sessions) s.close();
     this.webSockets.closeAll(CLOSE_GOING_AWAY, 'worker draining');
     const drained =
       this.pending === 0 ||
@@ -174,6 +214,7 @@ export class WorkerServer {
     // Upgraded sockets are no longer node's connections: closeAllConnections does not see them.
     this.webSockets.terminateAll();
     this.main.closeAllConnections();
+    for (const s of this.h2Sessions) s.destroy();
     if (this.admin) {
       this.admin.close();
       this.admin.closeAllConnections();
@@ -206,9 +247,11 @@ export class WorkerServer {
     };
   }
 
-  private async serveFunction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serveFunction(req: IncomingMessage, res: ServerResponse, http2 = false): Promise<void> {
+    // HTTP/2 has no Connection header (RFC 9113 §8.2.2): a draining worker's GOAWAY says it.
+    const close: Record<string, string> = http2 ? {} : { connection: 'close' };
     if (this.draining) {
-      return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, { connection: 'close' });
+      return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, close);
     }
     const fn = this.active;
     if (!fn) {
@@ -216,12 +259,12 @@ export class WorkerServer {
     }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.opts.maxRequestBytes) {
-      return sendJson(res, 413, { error: `request body of ${declared} bytes exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' }, { connection: 'close' });
+      return sendJson(res, 413, { error: `request body of ${declared} bytes exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' }, close);
     }
 
     this.pending++;
     this.meter.arrive();
-    const { traced, ctx } = this.invocation(fn, req);
+    const { traced, ctx } = this.invocation(fn, req.method ?? 'GET', req.headers);
     const ac = new AbortController();
     let headSent = false;
     let timedOut = false;
@@ -236,7 +279,7 @@ export class WorkerServer {
             timedOut = true;
             ac.abort(new Error('timeout'));
             // Closing the connection: the handler may still be reading this request's body.
-            sendJson(res, 504, { error: `no response within the function's timeout (${fn.timeoutMs / 1000} s)`, code: 'timeout' }, { connection: 'close' });
+            sendJson(res, 504, { error: `no response within the function's timeout (${fn.timeoutMs / 1000} s)`, code: 'timeout' }, close);
           }, fn.timeoutMs)
         : undefined;
     let release: Release | undefined;
@@ -250,7 +293,7 @@ export class WorkerServer {
       if (ac.signal.aborted) return;
       this.inFlightMeter.arrive();
       try {
-        await this.invoke(fn, ctx, req, res, ac.signal, () => timedOut, () => {
+        await this.invoke(fn, ctx, req, res, http2, ac.signal, () => timedOut, () => {
           headSent = true;
           clearTimeout(timer);
         });
@@ -270,22 +313,92 @@ export class WorkerServer {
   }
 
   /** The span and the ctx of one invocation (an HTTP request or a WebSocket connection). */
-  private invocation(fn: ActiveFunction, req: IncomingMessage): { traced: InvocationTrace; ctx: FunctionContext } {
+  private invocation(fn: ActiveFunction, method: string, headers: IncomingHttpHeaders): { traced: InvocationTrace; ctx: FunctionContext } {
     const traced = new InvocationTrace(this.opts.tracer, {
-      method: req.method ?? 'GET',
+      method,
       namespace: fn.namespace,
       function: fn.function,
       revision: fn.revision,
       keyspace: fn.keyspace,
-      traceparent: headerValue(req.headers.traceparent),
-      tracestate: headerValue(req.headers.tracestate),
+      traceparent: headerValue(headers.traceparent),
+      tracestate: headerValue(headers.tracestate),
     });
     const base: FunctionContext =
       traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
     // The router marks the first request of a sticky key that moved to this worker: ctx.state
     // claims a new fence before each key's next write (docs/state.md "Fencing").
-    const ctx: FunctionContext = req.headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
+    const ctx: FunctionContext = headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
     return { traced, ctx };
+  }
+
+  /**
+   * A gRPC call (HTTP/2, content-type application/grpc*): one request for the breaker, the
+   * meters and the drain while its stream is open, exactly as an HTTP request. Over the limit it
+   * waits in the same FIFO queue. Refusals are trailers-only statuses: 14 UNAVAILABLE (draining,
+   * no function), 12 UNIMPLEMENTED (no such method), 8 RESOURCE_EXHAUSTED (queue full),
+   * 4 DEADLINE_EXCEEDED (grpc-timeout, or no slot within the function's timeout).
+   */
+  private async serveGrpc(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+    stream.on('error', ignore);
+    const path = urlPath(headerValue(headers[':path']));
+    if (this.draining) return refuseGrpc(stream, GrpcStatus.UNAVAILABLE, 'worker is draining; retry on another worker');
+    const fn = this.active;
+    if (!fn) return refuseGrpc(stream, GrpcStatus.UNAVAILABLE, 'no function loaded yet: this pool worker is waiting for POST /v1/specialize');
+    const name = `${fn.namespace}/${fn.function}`;
+    const method = fn.grpc?.get(path);
+    if (!method) {
+      const served = fn.grpc ? [...fn.grpc.keys()].join(', ') : '';
+      return refuseGrpc(stream, GrpcStatus.UNIMPLEMENTED, fn.grpc ? `function ${name} has no gRPC method ${path} (it serves ${served})` : `function ${name} serves no gRPC: its module has no grpc export (docs/functions.md "gRPC functions")`);
+    }
+    this.pending++;
+    this.meter.arrive();
+    const { traced, ctx } = this.invocation(fn, 'POST', headers);
+    const ac = new AbortController();
+    const abort = (grpcStatus: GrpcOutcome) => {
+      if (!ac.signal.aborted) ac.abort({ grpcStatus, message: grpcStatus.message });
+    };
+    const onClose = () => abort({ code: GrpcStatus.CANCELLED, message: 'the client cancelled the call' });
+    stream.once('close', onClose);
+    const deadlineMs = parseGrpcTimeout(headerValue(headers['grpc-timeout']));
+    const deadline = deadlineMs === undefined ? undefined : Date.now() + deadlineMs;
+    const deadlineTimer = deadlineMs === undefined ? undefined : setTimeout(() => abort({ code: GrpcStatus.DEADLINE_EXCEEDED, message: `the call's deadline (grpc-timeout ${deadlineMs} ms) passed` }), deadlineMs);
+    const queueTimer =
+      fn.timeoutMs > 0 ? setTimeout(() => abort({ code: GrpcStatus.DEADLINE_EXCEEDED, message: `no slot within the function's timeout (${fn.timeoutMs / 1000} s)` }), fn.timeoutMs) : undefined;
+    let release: Release | undefined;
+    let outcome: GrpcOutcome = { code: GrpcStatus.CANCELLED, message: '' };
+    try {
+      try {
+        release = await fn.breaker.acquire(ac.signal);
+      } catch (err) {
+        if (err instanceof BreakerError && err.code === 'queue_full') {
+          outcome = { code: GrpcStatus.RESOURCE_EXHAUSTED, message: err.message };
+        } else {
+          outcome = (ac.signal.reason as { grpcStatus?: GrpcOutcome } | undefined)?.grpcStatus ?? outcome;
+        }
+        refuseGrpc(stream, outcome.code, outcome.message);
+        return;
+      }
+      clearTimeout(queueTimer);
+      if (ac.signal.aborted) {
+        outcome = (ac.signal.reason as { grpcStatus?: GrpcOutcome }).grpcStatus ?? outcome;
+        refuseGrpc(stream, outcome.code, outcome.message);
+        return;
+      }
+      this.inFlightMeter.arrive();
+      try {
+        outcome = await runGrpcCall({ stream, headers, path, method, ctx, signal: ac.signal, deadline, maxMessageBytes: this.opts.maxRequestBytes, log: fn.ctx.log });
+      } finally {
+        this.inFlightMeter.depart();
+      }
+    } finally {
+      clearTimeout(queueTimer);
+      clearTimeout(deadlineTimer);
+      release?.();
+      stream.off('close', onClose);
+      traced.end(outcome.code === GrpcStatus.CANCELLED ? 499 : 200);
+      this.meter.depart();
+      if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
+    }
   }
 
   /**
@@ -312,7 +425,7 @@ export class WorkerServer {
     const websocket = fn.websocket;
     this.pending++;
     this.meter.arrive();
-    const { traced, ctx } = this.invocation(fn, req);
+    const { traced, ctx } = this.invocation(fn, req.method ?? 'GET', req.headers);
     const ac = new AbortController();
     // The Request's signal aborts when the connection closes, whether queued or open.
     const onClose = () => ac.abort(new Error('the connection closed'));
@@ -367,6 +480,7 @@ export class WorkerServer {
     ctx: FunctionContext,
     req: IncomingMessage,
     res: ServerResponse,
+    http2: boolean,
     signal: AbortSignal,
     timedOut: () => boolean,
     onHead: () => void,
@@ -395,7 +509,7 @@ export class WorkerServer {
     }
     onHead();
     try {
-      await writeWebResponse(res, response, { head: req.method === 'HEAD', extraHeaders: this.draining ? { connection: 'close' } : undefined });
+      await writeWebResponse(res, response, { head: req.method === 'HEAD', extraHeaders: this.draining && !http2 ? { connection: 'close' } : undefined, http2 });
     } catch (err) {
       log.warn('response body failed after the head was sent; connection cut', { error: (err as Error).message });
     }

@@ -101,6 +101,24 @@ export const ChartValuesSchema = z
     store: z.object({ url: z.string(), token: tokenRef }).strict(),
     admin: z.object({ token: tokenRef, users: tokenRef }).strict(),
     runtime: z.object({ image: image('runtime') }).strict(),
+    packages: z
+      .object({
+        builder: z
+          .object({
+            image: image('package builder'),
+            timeout: duration.describe('Longest a build may run (--build-timeout); the Job\'s deadline adds a minute.'),
+          })
+          .strict(),
+        volume: z
+          .object({
+            size: z.string().regex(/^\d+(\.\d+)?([KMGTPE]i?)?$/, 'a Kubernetes quantity like 10Gi').describe('Size of each namespace\'s package volume (--package-volume-size).'),
+            storageClass: z.string().regex(/^$|^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'a StorageClass name, or empty').describe('Empty = the cluster\'s default StorageClass.'),
+            accessMode: z.enum(['ReadWriteOnce', 'ReadWriteMany']).describe('ReadWriteMany when workers run on several nodes.'),
+          })
+          .strict(),
+      })
+      .strict()
+      .describe('Packages with dependencies (source.package): build Jobs and the per-namespace package volume (docs/kubernetes-backend.md "Packages").'),
     state: z
       .object({
         masterKey: z.object({ existingSecret: secretName, key: z.string().min(1), previousKey: z.string() }).strict(),

@@ -3,3 +3,4 @@ export type { StateClient, StateClientOptions, StateCallTrace, StateOp, UpdateOp
 export { ChangesExpiredError } from './state-changes.ts';
 export type { ChangesOptions, StateChange } from './state-changes.ts';
 export { EventStreamParser, type StreamItem } from './event-stream-parser.ts';
+export { GrpcError, GrpcStatus, type GrpcStatusCode } from './grpc-status.ts';

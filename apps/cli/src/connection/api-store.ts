@@ -23,6 +23,11 @@ export interface CliStore {
    * Kubernetes: a ConfigMap it writes first). Absent: inline.
    */
   codeSource?(namespace: string, functionName: string, code: string): Promise<Source>;
+  /**
+   * Puts a package archive where the platform's builds find it (docs/packages.md): on Kubernetes
+   * the ConfigMap orrery-package-<sha256[:20]>; locally PUT /v1/packages/ on the operator.
+   */
+  putPackage?(namespace: string, sha256: string, archive: Buffer): Promise<'uploaded' | 'present'>;
   /** Recent Events about these objects (Kubernetes keeps them; the local platform does not). */
   events?(namespace: string, objectNames: readonly string[]): Promise<DescribedEvent[]>;
   /** A function's worker log lines, when the backend serves them (else the CLI reads the local data dir). */

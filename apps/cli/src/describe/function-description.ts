@@ -4,6 +4,7 @@
  * revisions that are not ready, recent Events when the platform records them, and the last
  * errors of its workers. Pure: the command gathers the data, this lays it out.
  */
+import { buildLines } from './build-description.ts';
 import { revisionNumber, type Condition, type OrreryFunction, type Revision } from '@orrery/spec';
 import { formatTraffic } from '../functions/traffic-notation.ts';
 import { formatAge } from '../resources/age.ts';
@@ -61,7 +62,7 @@ export function describeFunction({ fn, revisions, events, workerErrors, now }: F
     `Ready:         ${readyText(fn.status?.conditions)}`,
     `Latest:        ready ${fn.status?.latestReadyRevision ?? '<none>'}, created ${fn.status?.latestCreatedRevision ?? '<none>'}`,
     `Template:      environment ${t.environment}, executor ${t.executor}, entrypoint ${t.entrypoint}, concurrency ${t.containerConcurrency || 'unlimited'}, scale ${t.autoscaling.minScale ?? 0}:${t.autoscaling.maxScale ? t.autoscaling.maxScale : '∞'}, timeout ${t.timeoutSeconds}s`,
-    `Source:        ${t.source.inline !== undefined ? `inline (${Buffer.byteLength(t.source.inline)} bytes)` : t.source.configMapRef ? `configmap ${t.source.configMapRef.name}/${t.source.configMapRef.key}` : `url ${t.source.url ?? '?'}`}`,
+    `Source:        ${t.source.inline !== undefined ? `inline (${Buffer.byteLength(t.source.inline)} bytes)` : t.source.configMapRef ? `configmap ${t.source.configMapRef.name}/${t.source.configMapRef.key}` : t.source.package ? `package ${t.source.package.sha256.slice(0, 12)}${t.source.package.url ? ` from ${t.source.package.url.split('?')[0]}` : ''}` : `url ${t.source.url ?? '?'}`}`,
     `State:         ${state ? `keyspace ${state.keyspace ?? fn.metadata.name}${state.sticky ? `, sticky ${state.sticky.source}:${state.sticky.name}` : ''}` : '<none> (stateless)'}`,
     '',
     `Traffic:       ${formatTraffic(fn.spec.traffic)} (spec)`,
@@ -89,6 +90,7 @@ export function describeFunction({ fn, revisions, events, workerErrors, now }: F
       ),
     );
   }
+  out.push(...buildLines(fn));
   out.push(...cronTriggerLines(fn, now, table));
   out.push('', 'Conditions:');
   const fnConditions = conditionRows(fn.status?.conditions, now);

@@ -14,6 +14,7 @@ import type { DescribedEvent } from '../describe/function-description.ts';
 import type { WorkerLine } from '../describe/worker-errors.ts';
 import { applyOutcome } from '../resources/apply-outcome.ts';
 import { CLI_FIELD_MANAGER, MANAGED_BY_LABEL, codeConfigMap } from './code-config-map.ts';
+import { packageConfigMap, packageConfigMapName } from './package-config-map.ts';
 import { translateKubeError } from './kube-errors.ts';
 import type { KubeTarget } from './kube-target.ts';
 
@@ -105,6 +106,18 @@ export function createKubeStore(target: KubeTarget): CliStore & { server: string
       const { configMap, source } = codeConfigMap(namespace, functionName, code);
       await serverSideApply(configMap, true);
       return source;
+    },
+    async putPackage(namespace, sha256, archive) {
+      const cm = packageConfigMap(namespace, sha256, archive);
+      if ('error' in cm) throw new Error(cm.error);
+      // Immutable and named by its bytes: one already there holds this archive.
+      const existing = await call(() => core.readNamespacedConfigMap({ namespace, name: packageConfigMapName(sha256) })).catch((err: unknown) => {
+        if (err instanceof StoreError && err.code === 'not_found') return undefined;
+        throw err;
+      });
+      if (existing) return 'present';
+      await serverSideApply(cm, true);
+      return 'uploaded';
     },
     async events(namespace, objectNames): Promise<DescribedEvent[]> {
       const names = new Set(objectNames);

@@ -14,6 +14,7 @@ export function lazyKubeStore(target: KubeTarget): CliStore {
     apply: async (...a) => (await load()).apply(...a),
     delete: async (...a) => (await load()).delete(...a),
     codeSource: async (...a) => (await load()).codeSource!(...a),
+    putPackage: async (...a) => (await load()).putPackage!(...a),
     events: async (...a) => (await load()).events!(...a),
     workerLogLines: async (...a) => (await load()).workerLogLines!(...a),
     close: async () => (store ? (await store).close() : undefined),

@@ -11,7 +11,7 @@ describe('collectExampleManifests', () => {
     expect(kinds[0]).toBe('Environment');
     expect(kinds.lastIndexOf('Revision')).toBeLessThan(kinds.indexOf('Function'));
     expect(manifests.filter((m) => m.object.kind === 'Revision').map((m) => m.object.metadata?.name)).toEqual(['canary-00001', 'canary-00002']);
-    expect(manifests.filter((m) => m.object.kind === 'Function').map((m) => m.object.metadata?.name)).toEqual(['canary', 'cart', 'counter', 'heartbeat', 'hello-site', 'orders', 'ws-echo']);
+    expect(manifests.filter((m) => m.object.kind === 'Function').map((m) => m.object.metadata?.name)).toEqual(['canary', 'cart', 'counter', 'grpc-echo', 'heartbeat', 'hello-site', 'orders', 'ws-echo']);
   });
 
   it('leaves the opt-in examples/python out unless asked (orrery up --python-examples), then replays its Revisions too', () => {

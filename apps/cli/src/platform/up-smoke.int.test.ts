@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect as connectHttp2 } from 'node:http2';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +181,10 @@ describe('orrery up (local platform smoke test)', () => {
     expect(await socket.echo('hello over a socket')).toBe('hello over a socket');
     socket.ws.close();
 
+    // grpc-echo: one unary gRPC call over h2c (prior knowledge) through the router, trailers included.
+    const grpc = await until(() => grpcUnary(router, '/default/grpc-echo/echo.Echo/Say', { text: 'hello over gRPC' }), (r) => r.grpcStatus === '0', 60_000, 'grpc-echo answers a unary call');
+    expect(grpc.message, JSON.stringify(grpc)).toEqual({ text: 'hello over gRPC', from: 'up-smoke' });
+
     // canary: wait until both revisions serve, then ~90/10 over 200 requests; tags pin a revision
     const store = createHttpStore(info.storeUrl, { token: readFileSync(info.storeTokenFile!, 'utf8').trim() });
     try {
@@ -346,3 +351,44 @@ describe('orrery up (local platform smoke test)', () => {
     expect(processesUsing(dataDir)).toEqual([]);
   });
 });
+
+/**
+ * One unary gRPC call over h2c with node:http2 (no gRPC library): a JSON message in the 5-byte
+ * gRPC frame; answers the decoded reply and the grpc-status trailer (or the header of a
+ * trailers-only answer).
+ */
+async function grpcUnary(base: string, path: string, message: unknown): Promise<{ grpcStatus?: string; grpcMessage?: string; message?: unknown }> {
+  const session = connectHttp2(base);
+  try {
+    return await new Promise((resolve, reject) => {
+      session.once('error', reject);
+      const payload = Buffer.from(JSON.stringify(message));
+      const frame = Buffer.alloc(5 + payload.length);
+      frame.writeUInt32BE(payload.length, 1);
+      payload.copy(frame, 5);
+      const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', 'x-caller': 'up-smoke' });
+      stream.setTimeout(20_000, () => stream.close());
+      const chunks: Buffer[] = [];
+      let status: string | undefined;
+      let statusMessage: string | undefined;
+      stream.on('response', (h) => {
+        status = h['grpc-status'] as string | undefined;
+        statusMessage = h['grpc-message'] as string | undefined;
+      });
+      stream.on('trailers', (t) => {
+        status = t['grpc-status'] as string | undefined;
+        statusMessage = t['grpc-message'] as string | undefined;
+      });
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('error', reject);
+      stream.on('close', () => {
+        const body = Buffer.concat(chunks);
+        const reply = body.length >= 5 ? (JSON.parse(body.subarray(5, 5 + body.readUInt32BE(1)).toString()) as unknown) : undefined;
+        resolve({ grpcStatus: status, grpcMessage: statusMessage, message: reply });
+      });
+      stream.end(frame);
+    });
+  } finally {
+    session.close();
+  }
+}

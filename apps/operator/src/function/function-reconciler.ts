@@ -72,8 +72,9 @@ export class FunctionReconciler {
     const domains = this.o.domains?.(fn);
     if (domains?.length) status.domains = domains;
     if (b.settle) status = b.settle(key, status);
-    // status.triggers is the triggers' own record (trigger/trigger-status-store.ts): never computed here.
-    const { triggers: _triggers, ...ownStored } = fn.status ?? {};
+    // status.triggers is the triggers' own record (trigger/trigger-status-store.ts), status.build the
+    // package builder's: never computed here.
+    const { triggers: _triggers, build: _build, ...ownStored } = fn.status ?? {};
     if (statusChanged(status, fn.status ? ownStored : undefined)) {
       const before = await b.writeStatus(fn, status);
       this.o.events?.record(eventTarget(GROUP_VERSION, 'Function', stored), ...functionEvents(before, status, { blocked, keyspace: declaredKeyspace(stored)?.keyspace }));

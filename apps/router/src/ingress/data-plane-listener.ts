@@ -2,10 +2,12 @@
  * The data plane's port: the raw ingress for the common request, with node:http for the
  * connections it hands over (`raw`, the default), or node:http for everything (`node`).
  * While draining, every answer says Connection: close. WebSocket handshakes reach node's
- * 'upgrade' event in both modes (upgrade-ingress.ts).
+ * 'upgrade' event in both modes (upgrade-ingress.ts). In `raw` mode a connection that opens
+ * with the HTTP/2 preface (h2c prior knowledge) is served by node:http2 (http2/http2-ingress.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
+import { Http2Ingress } from '../http2/http2-ingress.ts';
 import { listen } from '../server/listen.ts';
 import type { IngressHandler } from './ingress.ts';
 import { nodeHttpListener } from './node-http-ingress.ts';
@@ -34,6 +36,7 @@ export class DataPlaneListener {
   /** Absent in `node` mode. */
   private readonly raw: RawIngress | undefined;
   private readonly upgrades = new UpgradeConnections();
+  private readonly http2: Http2Ingress;
   private draining = false;
 
   /** `server`: listen and accept on it instead of a plain TCP port — the TLS listener's (tls/tls-listener.ts). */
@@ -45,7 +48,8 @@ export class DataPlaneListener {
     });
     this.node.headersTimeout = HEADERS_TIMEOUT_MS;
     this.node.on('upgrade', upgradeListener(handle, this.upgrades));
-    this.raw = mode === 'raw' ? new RawIngress({ handle, fallback: this.node, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS, server }) : undefined;
+    this.http2 = new Http2Ingress(handle, KEEP_ALIVE_TIMEOUT_MS);
+    this.raw = mode === 'raw' ? new RawIngress({ handle, fallback: this.node, http2: this.http2, keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS, keepAliveHintMs: KEEP_ALIVE_HINT_MS, headersTimeoutMs: HEADERS_TIMEOUT_MS, server }) : undefined;
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -59,16 +63,18 @@ export class DataPlaneListener {
   }
 
   /** For `/v1/stats`. */
-  view(): { mode: 'raw'; connections: number; open: number; handovers: RawIngress['handovers']; upgraded: number } | { mode: 'node'; upgraded: number } {
+  view(): { mode: 'raw'; connections: number; open: number; handovers: RawIngress['handovers']; upgraded: number; http2Sessions: number } | { mode: 'node'; upgraded: number } {
     const raw = this.raw;
     const upgraded = this.upgrades.size;
-    return raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers, upgraded } : { mode: 'node', upgraded };
+    return raw ? { mode: 'raw', connections: raw.accepted, open: raw.openConnections, handovers: raw.handovers, upgraded, http2Sessions: this.http2.openSessions } : { mode: 'node', upgraded };
   }
 
   /** From now on every answer says Connection: close (the raw ingress through its flag, node's through ours). */
   startDrain(): void {
     this.draining = true;
     if (this.raw) this.raw.closing = true;
+    // GOAWAY: open streams finish, new ones come on a new connection (served until the port closes).
+    this.http2.goAway();
   }
 
   async close(drained: boolean): Promise<void> {
@@ -79,7 +85,7 @@ export class DataPlaneListener {
       // After a drain, an idle connection closes only once a client honouring the announced
       // keep-alive has stopped using it: closing one a client is sending on loses a POST.
       const grace = drained ? KEEP_ALIVE_HINT_MS : 0;
-      await this.raw.close(grace + 5_000, grace);
+      await Promise.all([this.raw.close(grace + 5_000, grace), this.http2.close(5_000)]);
       return;
     }
     this.server?.close();

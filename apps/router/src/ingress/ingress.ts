@@ -28,6 +28,15 @@ export interface IngressRequest {
   readonly readableDidRead: boolean;
   /** Set only on a WebSocket handshake (upgrade-ingress.ts): the client connection to splice on a 101. */
   readonly upgrade?: UpgradeTunnel;
+  /** Set only on an HTTP/2 stream (http2/http2-ingress.ts). */
+  readonly http2?: Http2RequestInfo;
+}
+
+export interface Http2RequestInfo {
+  /** content-type application/grpc*: proxied to the worker over h2c; the router's errors are gRPC statuses. */
+  readonly grpc: boolean;
+  /** The client's grpc-timeout in ms: waiting for a worker longer than this answers DEADLINE_EXCEEDED. */
+  readonly deadlineMs: number | undefined;
 }
 
 /**
@@ -67,6 +76,10 @@ export interface IngressResponse {
   destroy(err?: Error): void;
   /** Attach (or with undefined detach) the exchange told about close and drain. */
   setListener(listener: ResponseListener | undefined): void;
+  /** HTTP/2 only: trailers to send after the body (flat [name, value, …]); call before `end`. */
+  setTrailers?(trailers: string[]): void;
+  /** HTTP/2 only: answers one of the router's own errors in the request's protocol (a gRPC status for gRPC). */
+  answerError?(status: number, code: string, message: string): void;
 }
 
 export type IngressHandler = (req: IngressRequest, res: IngressResponse) => void;

@@ -10,6 +10,7 @@
  *   any head the parser refuses ──► handover to node:http (never taken back)
  */
 import type { Socket } from 'node:net';
+import { startsWithHttp2Preface } from '@orrery/h2c';
 import type { IngressHandler } from './ingress.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import { RawRequestBody, type BodyFlowControl } from './raw-request-body.ts';
@@ -26,6 +27,8 @@ export interface RawConnectionHost {
   /** The server is shutting down: answer the current request with `Connection: close`. */
   readonly closing: boolean;
   handover(socket: Socket, reason: HandoverReason): void;
+  /** A connection that opened with the HTTP/2 preface; `consumed`: the bytes read so far. */
+  handoverHttp2(socket: Socket, consumed: Buffer): void;
   forget(conn: RawConnection): void;
 }
 
@@ -257,9 +260,15 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
 
   private handover(reason: HandoverReason): void {
     const socket = this.socket;
+    // Checked here, off the parser's path: an h2c client's first bytes are refused by it as any non-HTTP/1.1 head is.
+    const buf = this.buf;
     this.detach();
-    if (this.buf !== undefined) socket.unshift(this.buf);
     this.buf = undefined;
+    if (buf !== undefined && startsWithHttp2Preface(buf)) {
+      this.host.handoverHttp2(socket, buf);
+      return;
+    }
+    if (buf !== undefined) socket.unshift(buf);
     this.host.handover(socket, reason);
     // node's listeners are on; a paused socket would never deliver the bytes given back.
     socket.resume();

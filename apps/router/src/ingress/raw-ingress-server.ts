@@ -8,6 +8,7 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Http2Ingress } from '../http2/http2-ingress.ts';
 import type { IngressHandler } from './ingress.ts';
 import { RawConnection, type RawConnectionHost } from './raw-connection.ts';
 import { MAX_HEAD_BYTES, type HandoverReason } from './request-head-parser.ts';
@@ -16,6 +17,8 @@ export interface RawIngressOptions {
   handle: IngressHandler;
   /** Takes the connections handed over; must not be listening. */
   fallback: HttpServer;
+  /** Takes the connections that open with the HTTP/2 preface (h2c prior knowledge); absent = node's fallback answers them. */
+  http2?: Http2Ingress;
   /** Idle time allowed between requests (node's keepAliveTimeout). */
   keepAliveTimeoutMs: number;
   /**
@@ -82,6 +85,17 @@ export class RawIngress implements RawConnectionHost {
   handover(socket: Socket, reason: HandoverReason): void {
     this.handovers[reason] = (this.handovers[reason] ?? 0) + 1;
     this.opts.fallback.emit('connection', socket);
+  }
+
+  handoverHttp2(socket: Socket, consumed: Buffer): void {
+    this.handovers.h2_preface = (this.handovers.h2_preface ?? 0) + 1;
+    if (this.opts.http2) {
+      this.opts.http2.accept(socket, consumed);
+      return;
+    }
+    socket.unshift(consumed);
+    this.opts.fallback.emit('connection', socket);
+    socket.resume();
   }
 
   forget(conn: RawConnection): void {

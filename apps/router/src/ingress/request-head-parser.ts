@@ -53,7 +53,9 @@ export type HandoverReason =
   | 'expect'
   | 'connection'
   | 'too_many_headers'
-  | 'too_large';
+  | 'too_large'
+  /** Set by raw-connection.ts, never by the parser: the HTTP/2 preface, for the HTTP/2 server. */
+  | 'h2_preface';
 
 export interface Handover {
   kind: 'handover';

@@ -28,6 +28,11 @@ describe('checkUpgradeRequest', () => {
     expect(checkUpgradeRequest('GET', '1.1', ['Upgrade', ''])).toMatchObject({ code: 'upgrade_not_supported', message: expect.stringContaining('asked for nothing') });
   });
 
+  it('points an h2c upgrade to prior knowledge, which the router serves', () => {
+    expect(checkUpgradeRequest('GET', '1.1', ['Upgrade', 'h2c'])!.message).toContain('prior knowledge');
+    expect(checkUpgradeRequest('GET', '1.1', ['Upgrade', 'TLS/1.0'])!.message).not.toContain('prior knowledge');
+  });
+
   it('refuses a websocket handshake that is not a bodiless HTTP/1.1 GET with 400 bad_websocket_handshake', () => {
     expect(checkUpgradeRequest('POST', '1.1', ws)).toMatchObject({ status: 400, code: 'bad_websocket_handshake', message: expect.stringContaining('not POST') });
     expect(checkUpgradeRequest('GET', '1.0', ws)).toMatchObject({ code: 'bad_websocket_handshake', message: expect.stringContaining('HTTP/1.0') });

@@ -37,10 +37,12 @@ export function checkUpgradeRequest(method: string, httpVersion: string, rawHead
   // RFC 6455 §4.1 names the token without a version; a client offering several protocols gets websocket.
   if (!protocols.includes('websocket')) {
     const asked = protocols.length === 0 ? 'nothing' : protocols.join(', ');
+    // HTTP/2 cleartext is served, but only with prior knowledge (RFC 9113 deprecated the h2c upgrade).
+    const h2c = protocols.includes('h2c') ? '; for HTTP/2 cleartext connect with prior knowledge instead (curl --http2-prior-knowledge, grpcurl -plaintext)' : '';
     return {
       status: 400,
       code: 'upgrade_not_supported',
-      message: `the router switches connections only to websocket (this request asked for ${asked}); send it without Connection: upgrade and Upgrade`,
+      message: `the router switches connections only to websocket (this request asked for ${asked}); send it without Connection: upgrade and Upgrade${h2c}`,
     };
   }
   if (method !== 'GET') {

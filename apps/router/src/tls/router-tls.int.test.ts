@@ -3,9 +3,12 @@
  * processes and a real TLS client (node:https, the test CA as its only trust anchor): the chain
  * verifies, SNI picks each host's certificate, an unknown or absent server name is refused, a
  * replaced certificate file is served on the next handshake without a restart while an open
- * connection keeps its own, and plain HTTP for a redirecting host gets 308 to HTTPS.
+ * connection keeps its own, plain HTTP for a redirecting host gets 308 to HTTPS, and a WebSocket
+ * (wss) is proxied through the TLS port.
  */
-import { request as httpRequest } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket, WebSocketServer, type ClientOptions } from 'ws';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
 import { join } from 'node:path';
@@ -26,6 +29,9 @@ const serials: Record<string, string> = {};
 
 const SHOP = 'shop.example.test';
 const API = 'api.example.test';
+const LIVE = 'live.example.test';
+/** The WebSocket worker behind LIVE: echoes every message, prefixed, in this process. */
+let liveServer: Server;
 
 function writeBundle(host: string, cert: { certPem: string; keyPem: string }): void {
   const path = join(certsDir, routerCertificateFile(host));
@@ -58,6 +64,18 @@ apiVersion: orrery.dev/v1alpha1
 kind: Revision
 metadata: {name: api-00001, namespace: team}
 spec: {function: api, template: {source: {inline: "x"}}}
+---
+apiVersion: orrery.dev/v1alpha1
+kind: Function
+metadata: {name: live, namespace: team}
+spec:
+  template: {source: {inline: "x"}}
+  domains: [{host: ${LIVE}, tls: {secretName: live-tls}}]
+---
+apiVersion: orrery.dev/v1alpha1
+kind: Revision
+metadata: {name: live-00001, namespace: team}
+spec: {function: live, template: {source: {inline: "x"}}}
 `;
 
 interface Answer {
@@ -119,11 +137,17 @@ beforeAll(async () => {
   serials[API] = api.serial;
   writeBundle(SHOP, shop);
   writeBundle(API, api);
+  writeBundle(LIVE, ca.issue([LIVE]));
+  liveServer = createHttpServer((_req, res) => res.writeHead(426).end());
+  const wss = new WebSocketServer({ server: liveServer });
+  wss.on('connection', (ws, req) => ws.on('message', (m) => ws.send(`${req.url} ${(m as Buffer).toString()}`)));
+  await new Promise<void>((r) => liveServer.listen(0, '127.0.0.1', r));
   const [shopUp, apiUp] = await Promise.all([g.upstream('shop'), g.upstream('api')]);
   const routesFile = g.write('routes.yaml', routes);
   const endpointsFile = g.write('endpoints.yaml', endpointsYaml([
     { namespace: 'team', fn: 'shop', rev: 'shop-00001', address: shopUp.address },
     { namespace: 'team', fn: 'api', rev: 'api-00001', address: apiUp.address },
+    { namespace: 'team', fn: 'live', rev: 'live-00001', address: `127.0.0.1:${(liveServer.address() as AddressInfo).port}` },
   ]));
   const r = await g.router(['--routes-file', routesFile, '--endpoints-file', endpointsFile, '--tls-port', '0', '--tls-certs-dir', certsDir]);
   plainPort = Number(new URL(r.url).port);
@@ -132,7 +156,11 @@ beforeAll(async () => {
   routerOutput = r.output;
 }, 30_000);
 
-afterAll(() => g.stopAll());
+afterAll(async () => {
+  await g.stopAll();
+  liveServer?.closeAllConnections();
+  await new Promise((r) => liveServer?.close(r));
+});
 
 describe('router TLS for custom domains (real router, real TLS client)', () => {
   it('terminates TLS with a chain the client verifies, and routes by host to the Function holding it', async () => {
@@ -162,7 +190,7 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
     const stats = (await (await fetch(`${admin}/v1/stats`)).json()) as { tls: { unknownName: number; noName: number; failed: number; hosts: number } };
     expect(stats.tls.unknownName).toBeGreaterThanOrEqual(1);
     expect(stats.tls.noName).toBeGreaterThanOrEqual(1);
-    expect(stats.tls.hosts).toBe(2);
+    expect(stats.tls.hosts).toBe(3);
   });
 
   it('answers 421 on the TLS port for a Host that is not a custom domain (no path routing there)', async () => {
@@ -230,5 +258,24 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
     // Reloads are logged by host, serial and expiry: never a byte of a key.
     expect(routerOutput()).toContain(`${SHOP} (serial `);
     expect(routerOutput()).not.toMatch(/PRIVATE KEY|BEGIN |MII|MHc/);
+  });
+  it('proxies a WebSocket over TLS (wss) to the worker of the host, both ways', async () => {
+    // ws hands unknown options to tls.connect: the SNI name the certificate is chosen by.
+    const tlsOptions: ClientOptions & { servername: string } = { ca: ca.certPem, servername: LIVE, headers: { host: LIVE } };
+    const ws = new WebSocket(`wss://127.0.0.1:${tlsPort}/chat?x=1`, tlsOptions);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const next = () => new Promise<string>((r) => ws.once('message', (m) => r((m as Buffer).toString())));
+    let answer = next();
+    ws.send('hello');
+    expect(await answer).toBe('/chat?x=1 hello');
+    answer = next();
+    ws.send('again');
+    expect(await answer).toBe('/chat?x=1 again');
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    ws.close(1000);
+    expect(await closed).toBe(1000);
   });
 });

@@ -2,12 +2,19 @@ import { createHash } from 'node:crypto';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { LoadError } from './load-error.ts';
+import { packageModulePath } from './package-main.ts';
 
-/** Where code comes from: exactly one of inline text, a local file, or an http(s) URL. */
+/**
+ * Where code comes from: exactly one of inline text, a local file, an http(s) URL, or a built
+ * package folder (`dir`, with `main` relative to it: docs/packages.md).
+ */
 export interface FunctionSource {
   inline?: string;
   file?: string;
   url?: string;
+  dir?: string;
+  /** With `dir`: the module to load (default: package.json "main", else index.mjs, else index.js). */
+  main?: string;
 }
 
 export interface MaterializeOptions {
@@ -29,11 +36,15 @@ const MODULE_EXTENSIONS = new Set(['.mjs', '.js', '.cjs', '.ts', '.mts', '.cts']
  * hits the module cache of the old and the same code is written once.
  */
 export async function materializeSource(source: FunctionSource, opts: MaterializeOptions): Promise<string> {
-  const given = (['inline', 'file', 'url'] as const).filter((k) => source[k] !== undefined);
+  const given = (['inline', 'file', 'url', 'dir'] as const).filter((k) => source[k] !== undefined);
   if (given.length !== 1) {
-    throw new LoadError('source_invalid', `give exactly one of source inline, file or url (got ${given.length ? given.join(', ') : 'none'})`);
+    throw new LoadError('source_invalid', `give exactly one of source inline, file, url or dir (got ${given.length ? given.join(', ') : 'none'})`);
   }
+  if (source.main !== undefined && source.dir === undefined) throw new LoadError('source_invalid', 'source main goes with source dir (a package folder)');
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_SOURCE_BYTES;
+
+  // A package is imported where it was built, so `import 'dep'` finds its node_modules.
+  if (source.dir !== undefined) return packageModulePath(source.dir, source.main);
 
   if (source.file !== undefined) {
     const path = isAbsolute(source.file) ? source.file : resolve(source.file);

@@ -7,7 +7,8 @@ export type LoadErrorCode =
   | 'module_load_failed'
   | 'entrypoint_not_found'
   | 'entrypoint_not_function'
-  | 'websocket_not_function';
+  | 'websocket_not_function'
+  | 'grpc_export_invalid';
 
 export class LoadError extends Error {
   readonly code: LoadErrorCode;

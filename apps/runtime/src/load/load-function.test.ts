@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,20 @@ afterAll(async () => {
 const call = async (h: (r: Request, c: unknown) => Response | Promise<Response>) => (await h(new Request('http://x/'), {})).text();
 
 describe('loadFunction', () => {
+  it('loads a package folder\'s main, whose imports resolve in the package\'s node_modules', async () => {
+    const pkg = join(dir, 'built-pkg');
+    await mkdir(join(pkg, 'node_modules', 'pad-dep'), { recursive: true });
+    await writeFile(join(pkg, 'node_modules', 'pad-dep', 'package.json'), JSON.stringify({ name: 'pad-dep', main: 'index.js' }));
+    await writeFile(join(pkg, 'node_modules', 'pad-dep', 'index.js'), 'module.exports = (s) => "[" + s + "]";');
+    await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'app', type: 'module' }));
+    await writeFile(join(pkg, 'handler.mjs'), 'import pad from "pad-dep"; export default () => new Response(pad("ok"));');
+    const loaded = await loadFunction({ source: { dir: pkg, main: 'handler.mjs' } }, { workDir: dir });
+    expect(loaded.modulePath).toBe(join(pkg, 'handler.mjs'));
+    expect(await call(loaded.handler)).toBe('[ok]');
+    await expect(loadFunction({ source: { dir: pkg, main: 'absent.mjs' } }, { workDir: dir })).rejects.toMatchObject({ code: 'source_not_found' });
+    await expect(loadFunction({ source: { inline: 'x', main: 'a.mjs' } }, { workDir: dir })).rejects.toMatchObject({ code: 'source_invalid' });
+  });
+
   it('loads inline code into a read-only, content-addressed file in the work dir', async () => {
     const code = 'export default async (req) => new Response("inline " + new URL(req.url).pathname);';
     const a = await loadFunction({ source: { inline: code } }, { workDir: dir });

@@ -3,12 +3,15 @@ import { resolveEntrypoint, type Handler } from './entrypoint.ts';
 import { materializeSource, type FunctionSource, type MaterializeOptions } from './function-source.ts';
 import { LoadError } from './load-error.ts';
 import { registerTypeScriptLoader } from './typescript-loader.ts';
+import { resolveGrpcExport, type GrpcMethods } from '../grpc/grpc-export.ts';
 import { resolveWebSocketHandler, type WebSocketExport } from './websocket-export.ts';
 
 export interface LoadedFunction {
   handler: Handler;
   /** The module's `websocket` export (websocket-export.ts), if any. */
   websocket?: WebSocketExport;
+  /** The module's `grpc` export (grpc/grpc-export.ts), if any. */
+  grpc?: GrpcMethods;
   /** The module file that was imported. */
   modulePath: string;
 }
@@ -33,5 +36,5 @@ export async function loadFunction(
     throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
   }
   const where = spec.source.file ?? (spec.source.url ? 'the downloaded function module' : 'the inline function module');
-  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), websocket: resolveWebSocketHandler(mod, where), modulePath };
+  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), websocket: resolveWebSocketHandler(mod, where), grpc: resolveGrpcExport(mod, where), modulePath };
 }

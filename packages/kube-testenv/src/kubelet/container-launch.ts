@@ -55,12 +55,18 @@ export function orderMounts(mounts: MountSpec[]): MountSpec[] {
 
 const BIN = { mount: '/usr/bin/mount', umount: '/usr/bin/umount', mkdir: '/usr/bin/mkdir', setpriv: '/usr/bin/setpriv', env: '/usr/bin/env', dirname: '/usr/bin/dirname', rm: '/usr/bin/rm' };
 
+const markerDir = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+const markerName = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
 export function launcherScript(plan: LaunchPlan, title: string): string {
   const L: string[] = [
     '#!/bin/sh',
     `# ${title}: written by the process kubelet (packages/kube-testenv/src/kubelet/container-launch.ts).`,
     '# Runs in the pod\'s network namespace and a mount and UTS namespace of its own.',
     'set -e',
+    // The start marker's folder, held open: a volume mounted over one of its parents (an emptyDir
+    // at /tmp, with the kubelet's folder under /tmp) must not hide the marker from its removal.
+    `exec 9<${quote(markerDir(plan.startMarker))}`,
     `S=${STAGING_DIR}`,
     `${BIN.mount} -t tmpfs -o mode=0700 okube-stage "$S"`,
     // Other pods' network namespaces are mounted under /run/netns; a copy here would keep them alive.
@@ -82,7 +88,7 @@ export function launcherScript(plan: LaunchPlan, title: string): string {
   L.push(`${BIN.mkdir} -p ${quote(plan.workingDir)}`);
   // The command must exist (looked up on the container's PATH), or the container fails to start.
   L.push(`command -v -- "$1" >/dev/null || { echo "exec: \\"$1\\": executable file not found in \\$PATH" >&2; exit 127; }`);
-  L.push(`${BIN.rm} -f ${quote(plan.startMarker)}`);
+  L.push(`${BIN.rm} -f /proc/self/fd/9/${quote(markerName(plan.startMarker))} && exec 9<&-`);
   const groups = plan.groups.length ? `--groups=${plan.groups.join(',')}` : '--clear-groups';
   const fixups = [plan.env.has('PWD') ? `PWD=${plan.env.get('PWD')}` : '-u PWD', ...(plan.env.has('IFS') ? [`IFS=${plan.env.get('IFS')}`] : [])].map((a) =>
     a.startsWith('-u ') ? a : quote(a),

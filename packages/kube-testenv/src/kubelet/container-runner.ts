@@ -5,6 +5,7 @@ import { ContainerConfigError } from './env-resolve.ts';
 import { ContainerProcess, lastLogLine, type ProcessExit } from './container-process.ts';
 import { type BackoffEntry, nextRestart } from './crash-backoff.ts';
 import { ProbeTracker, probeTiming } from './probe-tracker.ts';
+import { terminationMessage } from './termination-message.ts';
 import { type Handler, type HandlerTarget, runHandler } from './probes.ts';
 import { type ContainerRecord, rfc3339, type TerminatedState } from './pod-status.ts';
 
@@ -15,7 +16,7 @@ const CONFIG_RETRY = { initialMs: 250, maxMs: 10_000 };
 export interface RunnerHost {
   /** Prepares a start (image, env, mounts, launcher); throws ContainerConfigError to wait and retry. */
   prepare(c: V1Container): Promise<{ config: ContainerRunConfig; launcher: string; imageID: string; releaseMountPoints: () => void }>;
-  files(c: V1Container): { logFile: string; pidFile: string; startMarker: string };
+  files(c: V1Container): { logFile: string; pidFile: string; startMarker: string; terminationLog: string };
   netnsPath?: string;
   podIP: string;
   restartPolicy: string;
@@ -142,6 +143,11 @@ export class ContainerRunner {
       t.message = `failed to start container "${this.spec.name}": ${why}`;
       this.host.event('Warning', 'Failed', `Error: ${t.message}`, this.spec);
     } else if (this.killReason) t.message = this.killReason;
+    else {
+      const files = this.host.files(this.spec);
+      const message = terminationMessage(files.terminationLog, this.spec.terminationMessagePolicy, t.exitCode, files.logFile);
+      if (message !== undefined) t.message = message;
+    }
     this.record.state = { terminated: t };
     this.record.ready = false;
     this.record.started = false;

@@ -109,7 +109,8 @@ const ETCD_IMAGES = ['quay.io/coreos/etcd', 'registry.k8s.io/etcd', 'gcr.io/etcd
 /** What the error message lists: every image family the table maps. */
 export function mappedImagesSummary(tools: HostTools): string {
   const apps = tools.orreryApps().map((a) => `orrery/${a}`);
-  return [...apps, ...ETCD_IMAGES, 'postgres', 'redis', 'nats'].join(', ');
+  const builder = apps.includes('orrery/builder') ? [] : ['orrery/builder'];
+  return [...apps, ...ETCD_IMAGES, 'postgres', 'redis', 'nats', ...builder].join(', ');
 }
 
 function parseUser(user: string | undefined, known: ImageUser[]): ImageConfig['user'] {
@@ -168,6 +169,30 @@ function orreryImage(app: string, image: string, tools: HostTools): ImageConfig 
   };
 }
 
+/** `orrery/builder`: packages/builder's orrery-build, the package builder of source.package (its image has node, npm and pip). */
+const BUILDER_IMAGE = 'builder';
+const BUILDER_BIN = 'packages/builder/bin/orrery-build.mjs';
+
+function builderImage(image: string, tools: HostTools): ImageConfig | { notMapped: string } {
+  if (!tools.fileExists(`${tools.repoRoot}/${BUILDER_BIN}`)) return { notMapped: `image "${image}" runs ${BUILDER_BIN}, which is missing from this checkout` };
+  return {
+    image,
+    imageID: `process-kubelet://${tools.repoRoot}/${BUILDER_BIN}`,
+    runs: `${tools.node} ${BUILDER_BIN} from ${tools.repoRoot}`,
+    entrypoint: ['node', BUILDER_BIN],
+    cmd: [],
+    // npm (and python3 for pip) are the host's, found on the node image's PATH.
+    env: [['PATH', NODE_IMAGE_PATH]],
+    workingDir: tools.repoRoot,
+    user: { uid: 1000, gid: 1000 },
+    users: NODE_IMAGE_USERS,
+    executables: { node: tools.node, '/usr/local/bin/node': tools.node, '/usr/bin/node': tools.node },
+    privateDirs: [{ path: '/home/node', mode: 0o755 }],
+    pathAliases: [{ imagePath: '/app', hostPath: tools.repoRoot }],
+    stopSignal: 'SIGTERM',
+  };
+}
+
 /** The image's config, or why it is not mapped (the container then waits with ErrImageNotMapped). */
 export function mapImage(image: string, tools: HostTools): ImageConfig | { notMapped: string } {
   const ref = parseImageRef(image);
@@ -177,6 +202,7 @@ export function mapImage(image: string, tools: HostTools): ImageConfig | { notMa
   const notMapped = (why: string) => ({ notMapped: `image "${image}" ${why}; the process kubelet runs only ${mappedImagesSummary(tools)}` });
 
   if (segments.length >= 2 && segments.at(-2) === 'orrery') {
+    if (last === BUILDER_IMAGE && !tools.orreryApps().includes(last)) return builderImage(image, tools);
     if (!tools.orreryApps().includes(last)) return notMapped(`names no app with a Dockerfile (apps/${last}/Dockerfile)`);
     return orreryImage(last, image, tools);
   }

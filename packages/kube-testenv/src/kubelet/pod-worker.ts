@@ -193,7 +193,12 @@ export class PodWorker {
     const w = this;
     return {
       prepare: (c) => w.prepare(c),
-      files: (c) => ({ logFile: join(w.dir, 'containers', `${c.name}.log`), pidFile: join(w.dir, 'containers', `${c.name}.pid`), startMarker: join(w.dir, 'containers', `${c.name}.starting`) }),
+      files: (c) => ({
+        logFile: join(w.dir, 'containers', `${c.name}.log`),
+        pidFile: join(w.dir, 'containers', `${c.name}.pid`),
+        startMarker: join(w.dir, 'containers', `${c.name}.starting`),
+        terminationLog: join(w.dir, 'containers', `${c.name}.termination-log`),
+      }),
       get netnsPath() {
         return w.sandbox?.netnsPath;
       },
@@ -408,6 +413,14 @@ export class PodWorker {
         }
       },
     });
+    // The container's terminationMessagePath, bind-mounted from a fresh host file per start (the
+    // runner reads it into the terminated state's message, as the kubelet does).
+    const terminationTarget = c.terminationMessagePath || '/dev/termination-log';
+    const terminationLog = join(cdir, `${c.name}.termination-log`);
+    mkdirSync(cdir, { recursive: true });
+    writeFileSync(terminationLog, '');
+    chmodSync(terminationLog, 0o666);
+    if (!config.mounts.some((m) => m.target === terminationTarget)) config.mounts.push({ source: terminationLog, target: terminationTarget, readOnly: false, file: true });
     // subPaths that do not exist yet are made as folders, as the kubelet does.
     for (const m of config.mounts) if (!existsSync(m.source) && !m.file) mkdirSync(m.source, { recursive: true });
     // The image's own writable folders: fresh for each start, like a new container's filesystem.

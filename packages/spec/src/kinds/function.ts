@@ -8,6 +8,7 @@ import { FENCING_NEEDS_STICKY, MAX_STICKY_NAME, STATE_NOT_ON_CONTAINER, STICKY_C
 import { STATE_DRIVERS } from './state-drivers.ts';
 import { TriggersSchema, TriggersStatusSchema } from './function-triggers.ts';
 import { DomainsSchema, DomainStatusSchema } from './function-domains.ts';
+import { BuildStatusSchema, PackageSourceSchema } from './function-package.ts';
 import {
   ACTIVATION_SCALE_BOUND,
   BURST_CAPACITY,
@@ -23,6 +24,7 @@ import { MAX_TRAFFIC_TARGETS, TAGS_UNIQUE, TRAFFIC_REVISION_CONFLICT, TRAFFIC_RE
 export { STATE_DRIVERS, type StateDriverName, isStateDriverName } from './state-drivers.ts';
 export * from './function-triggers.ts';
 export * from './function-domains.ts';
+export * from './function-package.ts';
 /** `spec.state.onDelete`: keep the keyspace's data when the Function goes (default), or delete it. */
 export const STATE_ON_DELETE = ['retain', 'delete'] as const;
 export type StateOnDelete = (typeof STATE_ON_DELETE)[number];
@@ -31,12 +33,14 @@ export type StateOnDelete = (typeof STATE_ON_DELETE)[number];
 export const KEYSPACE_PATTERN = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 const HOUR_MS = 3_600_000;
 
-/** Where the function's code comes from: exactly one of the three. */
+/** Where the function's code comes from: exactly one of the four. */
 export const SourceSchema = withCel(
   z.object({
     inline: z.string().optional(),
     configMapRef: z.object({ name: z.string().min(1), key: z.string().min(1).default('index.mjs') }).optional(),
     url: z.string().optional(),
+    /** A folder with its dependencies, built once per archive (docs/packages.md). */
+    package: PackageSourceSchema.optional(),
   }),
   [SOURCE_EXACTLY_ONE],
 );
@@ -258,6 +262,8 @@ export const FunctionStatusSchema = StatusBaseSchema.extend({
   conditions: z.array(ConditionSchema).optional(),
   triggers: TriggersStatusSchema.optional(),
   domains: z.array(DomainStatusSchema).optional(),
+  /** The build of spec.template.source.package (docs/packages.md). */
+  build: BuildStatusSchema.optional(),
 });
 export type FunctionStatus = z.infer<typeof FunctionStatusSchema>;
 

@@ -84,7 +84,10 @@ export const REASONS = {
   revision_gc_min_age: 'revisionGC.minAge must be a duration >= 0, e.g. "48h": a revision younger than this is never collected (default 48h)',
   state_on_delete: 'state.onDelete must be "retain" (the keyspace\'s data outlives the Function) or "delete" (deleted with the Function)',
   // template
-  source_exactly_one: 'set exactly one of source.inline, source.configMapRef and source.url',
+  source_exactly_one: 'set exactly one of source.inline, source.configMapRef, source.url and source.package',
+  package_sha256: 'package.sha256 must be the SHA-256 of the archive: 64 lower-case hex digits (orrery deploy --code DIR computes it; or sha256sum package.tgz)',
+  package_url: 'package.url must be an http(s) URL of at most 2048 characters, without spaces',
+  package_main: 'package.main must be a relative path inside the package such as "index.mjs" or "src/handler.py": segments of letters, digits, ".", "_" and "-" that do not start with ".", joined by "/"',
   container_concurrency: 'containerConcurrency must be between 0 (unlimited) and 1000',
   timeout_seconds: 'timeoutSeconds must be between 1 and 3600',
   env_name: 'env names must consist of letters, digits, "_", "-" or "." and must not start with a digit',

@@ -31,6 +31,8 @@ export const API_RESOURCES: readonly ApiResource[] = [
   // No status subresource in the fake: its tests write a Pod's phase directly, as a kubelet would.
   { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, subresources: [] },
   { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, subresources: ['status'] },
+  // Package builds (package-build/): one Job per build key, its pods' logs read when the termination message has none.
+  { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs', namespaced: true, subresources: ['status'] },
 ];
 
 export { API_GROUP, API_VERSION };

@@ -1,6 +1,7 @@
 import {
   ApiException,
   AppsV1Api,
+  CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
   type KubernetesObject,
@@ -74,6 +75,7 @@ export class KubeClient {
   readonly objects: KubernetesObjectApi;
   private readonly custom: CustomObjectsApi;
   private readonly apps: AppsV1Api;
+  private readonly core: CoreV1Api;
   private recorder?: EventRecorder;
 
   constructor(
@@ -83,6 +85,7 @@ export class KubeClient {
     this.objects = KubernetesObjectApi.makeApiClient(config);
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.apps = config.makeApiClient(AppsV1Api);
+    this.core = config.makeApiClient(CoreV1Api);
   }
 
   /**
@@ -156,6 +159,11 @@ export class KubeClient {
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       ),
     );
+  }
+
+  /** The last `tailLines` lines of a container's log (pods/log; the API server asks the node's kubelet). */
+  async podLog(namespace: string, name: string, container: string, tailLines: number): Promise<string> {
+    return withThrottleRetry(() => this.core.readNamespacedPodLog({ namespace, name, container, tailLines }));
   }
 
   async get<T extends KubeObject>(apiVersion: string, kind: string, namespace: string, name: string): Promise<T | undefined> {

@@ -93,12 +93,13 @@ export class KubeFunctionBackend implements FunctionBackend {
   }
 
   /**
-   * `status.triggers` is left out of the apply: the triggers own it under their own field managers
-   * (trigger/trigger-status-store.ts), and a copy from the informer's cache could be older.
+   * `status.triggers` and `status.build` are left out of the apply: the triggers and the package
+   * builds own them under their own field managers (trigger/trigger-status-store.ts,
+   * package-build/kube-package-builds.ts), and a copy from the informer's cache could be older.
    */
   writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
     const { namespace, name } = fn.metadata;
-    const { triggers: _owned, ...own } = status;
+    const { triggers: _owned, build: _built, ...own } = status;
     return this.written.write(objectKey(namespace, name), fn.status, status, () => this.o.client.applyStatus('Function', namespace, name, own));
   }
 }

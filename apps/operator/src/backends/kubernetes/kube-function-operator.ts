@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Condition, FunctionSchema, GROUP_VERSION, type OrreryFunction, type Revision, RevisionSchema, type StateCredentials } from '@orrery/spec';
+import { type Condition, FUNCTION_LABEL, FunctionSchema, GROUP_VERSION, type OrreryFunction, type Revision, RevisionSchema, type StateCredentials } from '@orrery/spec';
 import { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import { createAutoscalerHandler } from '../../autoscaler/autoscaler-http.ts';
 import type { KpaDefaults } from '../../autoscaler/kpa-settings.ts';
@@ -29,6 +29,9 @@ import { parsed } from './parsed-object.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
 import { RECONCILED, reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
+import { withBuildReadiness } from './package-build/build-readiness.ts';
+import { DEFAULT_BUILDER_IMAGE, KubePackageBuilds, type PackageBuildSettings } from './package-build/kube-package-builds.ts';
+import { DEFAULT_PACKAGE_VOLUME } from './package-build/package-volume.ts';
 
 export interface KubernetesOperatorOptions {
   client: KubeClient;
@@ -63,6 +66,8 @@ export interface KubernetesOperatorOptions {
   workerTraceEnv?: Record<string, string>;
   /** `--router-certs-secret`: the router-owned Secret the checked certificates of spec.domains go to (kube-domain-backend.ts). */
   routerCertsSecret?: { namespace: string; name: string };
+  /** `--builder-image`, `--package-volume-*`, `--build-timeout`: package builds (package-build/); defaults when absent. */
+  packageBuilds?: Partial<PackageBuildSettings>;
   log?: (msg: string) => void;
   now?: () => Date;
 }
@@ -95,6 +100,8 @@ export class KubernetesFunctionOperator {
   readonly pool: KubernetesPoolExecutor;
   /** `POST /v1/executor/specialize` of this term (the routers' cold path for pool revisions). */
   readonly handleSpecialize: ReturnType<typeof createSpecializeHandler>;
+  /** Build Jobs of `source.package` and their outcome in status.build (package-build/). */
+  readonly builds: KubePackageBuilds;
   private readonly log: (msg: string) => void;
   private readonly now: () => Date;
   private readonly functionBackend: KubeFunctionBackend;
@@ -124,12 +131,32 @@ export class KubernetesFunctionOperator {
     this.functionQueue = kindQueue('Function', (k) => this.reconcileFunction(k), { onError: onError('Function'), held: true }, o.metrics);
     this.revisionQueue = kindQueue('Revision', (k) => this.reconcileRevision(k), { onError: onError('Revision'), concurrency: 4, held: true }, o.metrics);
     this.environmentQueue = kindQueue('Environment', (k) => this.reconcileEnvironment(k), { onError: onError('Environment'), held: true }, o.metrics);
+    this.builds = new KubePackageBuilds({
+      client: o.client,
+      namespace: o.namespace,
+      functions: this.functions,
+      revisions: this.revisions,
+      environments: this.environments,
+      runtimeImage: o.runtimeImage,
+      builderImage: o.packageBuilds?.builderImage ?? DEFAULT_BUILDER_IMAGE,
+      volume: o.packageBuilds?.volume ?? DEFAULT_PACKAGE_VOLUME,
+      timeoutSeconds: o.packageBuilds?.timeoutSeconds ?? 600,
+      changed: (namespace, fn) => {
+        this.functionQueue.add(`${namespace}/${fn}`);
+        for (const r of this.revisions.list()) if (r.metadata.namespace === namespace && r.metadata.labels?.[FUNCTION_LABEL] === fn) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
+      },
+      log: this.log,
+    });
     this.functionBackend = new KubeFunctionBackend({
       client: o.client,
       functions: this.functions,
       revisions: this.revisions,
       environments: this.environments,
-      settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Function/${key}`, status.conditions)) }),
+      settle: (key, status) => {
+        // Ready says Building / BuildFailed while the newest revision's package is not built.
+        const built = withBuildReadiness(status, this.builds.gateOfRevision(splitKey(key)[0], status.latestCreatedRevision), this.now());
+        return { ...built, conditions: withSuccess(built.conditions, this.now(), this.recordedFailure(`Function/${key}`, built.conditions)) };
+      },
     });
     this.domains = new DomainReconciler({
       backend: new KubeDomainBackend({ client: o.client, functions: this.functions, secrets: this.tlsSecrets, routerSecret: o.routerCertsSecret }),
@@ -183,6 +210,7 @@ export class KubernetesFunctionOperator {
         deployments: this.deployments,
         functionBackend: this.functionBackend,
         pool: this.pool,
+        packages: this.builds,
         credentials: (fn) => this.stateToken(fn),
         settle: (key, status) => ({ ...status, conditions: withSuccess(status.conditions, this.now(), this.recordedFailure(`Revision/${key}`, status.conditions)) }),
       }),
@@ -241,8 +269,9 @@ export class KubernetesFunctionOperator {
   async start(): Promise<void> {
     const all = [this.functions, this.revisions, this.environments, this.deployments, this.tlsSecrets];
     for (const i of all) i.start();
+    this.builds.start();
     this.autoscaler.start();
-    await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start()]);
+    await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start(), this.builds.hasSynced()]);
     // After the caches listed: a pass on half a list would move hosts and drop certificates.
     this.domains.start(30_000);
     // Only now: a Revision reconciled before the Environments listed would render its pods
@@ -255,6 +284,7 @@ export class KubernetesFunctionOperator {
     await this.domains.stop();
     for (const i of [this.functions, this.revisions, this.environments, this.deployments, this.tlsSecrets]) i.stop();
     for (const q of [this.functionQueue, this.revisionQueue, this.environmentQueue]) q.stop();
+    this.builds.stop();
     // Specialized pods keep serving; the next leader's executor adopts them by their labels.
     await this.pool.stop();
   }

@@ -13,7 +13,7 @@ import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import type { ReadyOverride, RevisionBackend, RevisionPool } from '../../revision/revision-backend.ts';
 import { deploymentFailure } from './deployment-failure.ts';
 import type { Informer } from './informer.ts';
-import type { KubeClient } from './kube-client.ts';
+import { type KubeClient, isNotFound } from './kube-client.ts';
 import type { KubernetesPoolExecutor } from './kube-pool-executor.ts';
 import { parsed } from './parsed-object.ts';
 import { childName } from './render/labels.ts';
@@ -39,6 +39,8 @@ export interface KubeRevisionBackendOptions {
   registrationCredential?: RegistrationCredentials;
   progressDeadlineSeconds?: number;
   workerTraceEnv?: Record<string, string>;
+  /** Package builds (package-build/kube-package-builds.ts): whether a revision's package is built, and its key. */
+  packages?: { gate(rev: Revision): ReadyOverride | undefined; keyOf(rev: Revision): string | undefined };
 }
 
 export class KubeRevisionBackend implements RevisionBackend {
@@ -91,6 +93,11 @@ export class KubeRevisionBackend implements RevisionBackend {
     this.written.forget(objectKey(namespace, name));
   }
 
+  /** A revision whose package is not built (or cannot be, on the pool executor) runs no workers yet. */
+  unsupported(rev: Revision): ReadyOverride | undefined {
+    return this.o.packages?.gate(rev);
+  }
+
   credentials(fn: OrreryFunction): StateCredentials | undefined {
     return this.o.credentials(fn);
   }
@@ -115,6 +122,7 @@ export class KubeRevisionBackend implements RevisionBackend {
       registration: this.o.registrationCredential?.(rev),
       progressDeadlineSeconds: this.o.progressDeadlineSeconds,
       workerTraceEnv: this.o.workerTraceEnv,
+      packageKey: this.o.packages?.keyOf(rev),
     });
     if (rev.spec.template.executor !== 'pool') children.unshift(renderServiceAccount(fn));
     for (const child of children) await this.o.client.apply(child);
@@ -124,8 +132,17 @@ export class KubeRevisionBackend implements RevisionBackend {
     const { namespace, name } = rev.metadata;
     const deploymentName = childName(name, 'deployment');
     const dep = this.o.deployments.get(namespace, deploymentName);
+    // A revision waiting for its package build has nothing rendered to scale.
+    if (!dep && desired === 0 && this.o.packages?.gate(rev)) return { desired, actual: 0, ready: 0, restarts: 0 };
     const specReplicas = (dep?.spec as { replicas?: number } | undefined)?.replicas;
-    if (specReplicas !== desired) await this.o.client.scaleDeployment(namespace, deploymentName, desired);
+    if (specReplicas !== desired) {
+      try {
+        await this.o.client.scaleDeployment(namespace, deploymentName, desired);
+      } catch (err) {
+        // Never rendered (a revision waiting for its package build): zero is what it has.
+        if (!(desired === 0 && isNotFound(err))) throw err;
+      }
+    }
     const st = (dep?.status ?? {}) as { replicas?: number; readyReplicas?: number };
     return { desired, actual: st.replicas ?? 0, ready: specReplicas === desired ? (st.readyReplicas ?? 0) : 0, restarts: 0, failed: deploymentFailure(dep) };
   }

@@ -38,6 +38,8 @@ export interface LocalBackendOptions {
    * absent: every worker runs `runtimeCommand`.
    */
   runtimeFor?: (rev: Revision) => Promise<LocalRuntime>;
+  /** The built package a revision with source.package loads (docs/packages.md); undefined until built. */
+  packageOf?: (rev: Revision) => { dir: string; main: string } | undefined;
 }
 
 
@@ -87,8 +89,11 @@ export class LocalBackend {
         if (!(err instanceof MissingSecretError)) throw err;
         this.configErrors.set(key, err.message);
       }
-      while (env && runtime.ok && list.length < desired && !this.stopped) {
-        const w = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials), () => this.changed(key));
+      // A package not built (yet) starts nothing; the revision's Ready says Building (its gate).
+      const pkg = rev.spec.template.source.package ? this.opts.packageOf?.(rev) : undefined;
+      const loadable = !rev.spec.template.source.package || pkg !== undefined;
+      while (env && runtime.ok && loadable && list.length < desired && !this.stopped) {
+        const w = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials, pkg), () => this.changed(key));
         list.push(w);
         w.start();
       }
@@ -218,7 +223,7 @@ export class LocalBackend {
     renameSync(tmp, file); // atomic: the router never reads half a file
   }
 
-  private workerSpec(rev: Revision, templateEnv: Record<string, string>, runtime: { command: string; args: string[] }, credentials?: StateCredentials) {
+  private workerSpec(rev: Revision, templateEnv: Record<string, string>, runtime: { command: string; args: string[] }, credentials?: StateCredentials, pkg?: { dir: string; main: string }) {
     const t = rev.spec.template;
     const id = `${rev.metadata.name}-${++this.seq}`;
     // Its own dir, and as root its function's own uid: no worker reads another's files or environ.
@@ -231,6 +236,8 @@ export class LocalBackend {
     // Code travels in the environment, not argv: argv is visible to every user in `ps`.
     if (t.source.inline !== undefined) env.ORRERY_SOURCE_INLINE = t.source.inline;
     else if (t.source.url) env.ORRERY_SOURCE_URL = t.source.url;
+    // A built package is a path under the data dir, not code: argv is fine.
+    else if (pkg) args.push('--source-dir', pkg.dir, '--source-main', pkg.main);
     if (this.opts.registryUrls.length) args.push('--registry-url', this.opts.registryUrls.join(','));
     // Like the state token: the environment, never argv (which every user sees in `ps`).
     const registration = this.opts.registrationCredential?.(rev);

@@ -5,9 +5,16 @@
 import { FUNCTION_LABEL, type Environment, type FunctionStatus, type OrreryFunction, type Revision, type RevisionInput } from '@orrery/spec';
 import { type ResourceStore, StoreError } from '@orrery/store';
 import type { FunctionBackend, FunctionRead } from '../../function/function-backend.ts';
+import { withBuildGate } from '../../package/build-gate.ts';
+import type { ReadyOverride } from '../../revision/revision-backend.ts';
 
 export class LocalFunctionBackend implements FunctionBackend {
-  constructor(private readonly store: ResourceStore) {}
+  constructor(
+    private readonly store: ResourceStore,
+    /** Why the Function's current package keeps it from Ready (package builds), if it does; by namespace/name. */
+    private readonly buildGate?: (key: string) => ReadyOverride | undefined,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   async read(namespace: string, name: string): Promise<FunctionRead | undefined> {
     const fn = (await this.store.get('Function', namespace, name)) as OrreryFunction | undefined;
@@ -46,14 +53,22 @@ export class LocalFunctionBackend implements FunctionBackend {
    * (trigger/trigger-status-store.ts): the write keeps the stored one and is conditional on the
    * version it was taken from, so a trigger's write in between is never rolled back.
    */
+  /** A Function whose package is not built is not Ready: Building or BuildFailed (package/build-gate.ts). */
+  settle(key: string, status: FunctionStatus): FunctionStatus {
+    return withBuildGate(status, this.buildGate?.(key), this.now());
+  }
+
   async writeStatus(fn: OrreryFunction, status: FunctionStatus): Promise<FunctionStatus | undefined> {
     const { namespace, name } = fn.metadata;
     let stored: OrreryFunction | undefined = fn;
     for (let attempt = 1; stored; attempt++) {
-      const { triggers: _computed, ...own } = status;
+      // status.build is the package builds' record (package/build-status-store.ts), kept like the triggers'.
+      const { triggers: _computed, build: _computedBuild, ...own } = status;
       const triggers = stored.status?.triggers;
+      const build = stored.status?.build;
+      const next = { ...own, ...(triggers ? { triggers } : {}), ...(build ? { build } : {}) };
       try {
-        await this.store.updateStatus('Function', namespace, name, triggers ? { ...own, triggers } : own, { resourceVersion: stored.metadata.resourceVersion });
+        await this.store.updateStatus('Function', namespace, name, next, { resourceVersion: stored.metadata.resourceVersion });
         break;
       } catch (err) {
         if (!(err instanceof StoreError && err.code === 'conflict') || attempt >= 5) throw err;

@@ -1,8 +1,9 @@
-import { GROUP_VERSION, type OrreryFunction, type StateCredentials } from '@orrery/spec';
+import { FunctionSchema, GROUP_VERSION, type OrreryFunction, type StateCredentials } from '@orrery/spec';
 import type { ResourceStore, Watch } from '@orrery/store';
 import type { LocalBackend } from './local-backend.ts';
 import { LocalEnvironmentBackend } from './local-environment-backend.ts';
 import { LocalFunctionBackend } from './local-function-backend.ts';
+import type { LocalPackageBuilds } from './local-package-builds.ts';
 import { LocalRevisionBackend, type LocalRevisionPool } from './local-revision-backend.ts';
 import type { Autoscaler } from '../../autoscaler/autoscaler.ts';
 import { EnvironmentReconciler } from '../../environment/environment-reconciler.ts';
@@ -45,6 +46,8 @@ export interface LocalFunctionOperatorOptions {
   revisionGc?: RevisionGcSettings;
   /** Custom domains (spec.domains): claims, certificates and status.domains; absent = no status.domains. */
   domains?: DomainReconciler;
+  /** Package builds (source.package, docs/packages.md); absent = packages never build and their revisions wait. */
+  packages?: LocalPackageBuilds;
 }
 
 /**
@@ -92,7 +95,8 @@ export class LocalFunctionOperator {
     this.revisions = kindQueue('Revision', (k) => this.reconcileRevision(k), { onError: onError('Revision', 'Revision'), concurrency: 4 }, o.metrics);
     this.environments = kindQueue('Environment', (k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1 }, o.metrics);
     this.keyspaces = kindQueue('KeyspaceCleanup', (k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1 }, o.metrics);
-    this.functionBackend = new LocalFunctionBackend(o.store);
+    const packages = o.packages;
+    this.functionBackend = new LocalFunctionBackend(o.store, packages ? (key) => packages.gateOfFunction(key) : undefined, this.now);
     this.functionReconciler = new FunctionReconciler({
       backend: this.functionBackend,
       routerUrl: o.routerUrl,
@@ -105,7 +109,14 @@ export class LocalFunctionOperator {
       domains: o.domains ? (fn) => o.domains!.statusOf(fn) : undefined,
     });
     this.revisionReconciler = new RevisionReconciler({
-      backend: new LocalRevisionBackend({ store: o.store, functions: this.functionBackend, workers: o.backend, pool: o.pool, credentials: (fn) => this.credentials(fn) }),
+      backend: new LocalRevisionBackend({
+        store: o.store,
+        functions: this.functionBackend,
+        workers: o.backend,
+        pool: o.pool,
+        credentials: (fn) => this.credentials(fn),
+        packageGate: packages ? (rev) => packages.gate(rev) : undefined,
+      }),
       autoscaler: o.autoscaler,
       events: o.events,
       now: this.now,
@@ -176,6 +187,7 @@ export class LocalFunctionOperator {
     this.revisions.stop();
     this.environments.stop();
     this.keyspaces.stop();
+    this.o.packages?.stop();
   }
 
   /**
@@ -193,7 +205,20 @@ export class LocalFunctionOperator {
   }
 
   async reconcileFunction(key: string): Promise<void> {
+    if (this.o.packages) {
+      // status.build first: the reconcile's Ready then says what the build says.
+      const [namespace, name] = splitKey(key);
+      const parsed = FunctionSchema.safeParse(await this.o.store.get('Function', namespace, name));
+      if (parsed.success) await this.o.packages.observe(parsed.data);
+      else this.o.packages.forget(key);
+    }
     await this.functionReconciler.reconcile(key);
+  }
+
+  /** A package build moved: the Function and its revisions look again (their Ready, their workers). */
+  async packageChanged(namespace: string, fn: string): Promise<void> {
+    this.functions.add(objectKey(namespace, fn));
+    for (const r of await this.functionBackend.revisionsOf(namespace, fn)) this.revisions.add(objectKey(namespace, r.metadata.name));
   }
 
   async reconcileEnvironment(key: string): Promise<void> {

@@ -38,6 +38,8 @@ export interface LocalRevisionBackendOptions {
   pool?: LocalRevisionPool;
   /** The Function's state token, judged on every Function the operator knows. */
   credentials: (fn: OrreryFunction) => StateCredentials | undefined;
+  /** Package builds (docs/packages.md): a revision whose package is not built runs no workers. */
+  packageGate?: (rev: Revision) => ReadyOverride | undefined;
 }
 
 export class LocalRevisionBackend implements RevisionBackend {
@@ -79,7 +81,7 @@ export class LocalRevisionBackend implements RevisionBackend {
   }
 
   unsupported(rev: Revision): ReadyOverride | undefined {
-    return rev.spec.template.executor === 'container' ? CONTAINER_UNSUPPORTED : undefined;
+    return rev.spec.template.executor === 'container' ? CONTAINER_UNSUPPORTED : this.o.packageGate?.(rev);
   }
 
   credentials(fn: OrreryFunction): StateCredentials | undefined {

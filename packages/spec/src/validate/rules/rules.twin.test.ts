@@ -121,6 +121,10 @@ const CASES: Partial<Record<Reason, Array<[unknown, boolean]>>> = {
     [{ inline: '' }, false],
     [{ inline: 'x', url: 'u' }, false],
     [{ inline: 'x', configMapRef: { name: 'c' }, url: 'u' }, false],
+    [{ package: { sha256: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } }, true],
+    [{ inline: '', package: { sha256: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } }, true],
+    [{ inline: 'x', package: { sha256: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } }, false],
+    [{ url: 'u', package: { sha256: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' } }, false],
   ],
   env_duplicate: [[[], true], [[{ name: 'A' }, { name: 'B' }], true], [[{ name: 'A' }, { name: 'B' }, { name: 'A' }], false]],
   env_value_or_secret: [

@@ -6,19 +6,19 @@ export const MAX_ENV_VARS = 200;
 /** Longest env variable name (Kubernetes sets no limit; CEL's cost estimate needs one). */
 export const MAX_ENV_NAME = 256;
 
-export const SOURCE_KEYS = ['inline', 'configMapRef', 'url'] as const;
+export const SOURCE_KEYS = ['inline', 'configMapRef', 'url', 'package'] as const;
 
 /** The source fields that are set (an empty string counts as unset). */
 export function sourcesSet(source: Record<string, unknown>): string[] {
   return SOURCE_KEYS.filter((k) => source[k] !== undefined && source[k] !== '');
 }
 
-/** On template.source: exactly one of inline, configMapRef, url. */
+/** On template.source: exactly one of inline, configMapRef, url, package. */
 export const SOURCE_EXACTLY_ONE: ObjectRule = {
   reason: 'source_exactly_one',
   cel:
     '(has(self.inline) && size(self.inline) > 0 ? 1 : 0) + (has(self.configMapRef) ? 1 : 0) + ' +
-    '(has(self.url) && size(self.url) > 0 ? 1 : 0) == 1',
+    '(has(self.url) && size(self.url) > 0 ? 1 : 0) + (has(self.package) ? 1 : 0) == 1',
   holds: (source) => !isRecord(source) || sourcesSet(source).length === 1,
 };
 

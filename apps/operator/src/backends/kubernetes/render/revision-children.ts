@@ -12,6 +12,7 @@ import {
 import { isReservedEnvName } from '../../../env/template-env.ts';
 import { revisionWorkerArgs } from '../../../revision/revision-worker-args.ts';
 import { runtimeImageFor } from './runtime-image.ts';
+import { packageWorkerMount } from '../package-build/package-mount.ts';
 
 export const RUNTIME_PORT = 8080;
 export const CODE_DIR = '/var/orrery/code';
@@ -44,6 +45,11 @@ export interface RevisionChildrenInput {
    * request's trace continues through them. A name the Function's template env sets wins.
    */
   workerTraceEnv?: Record<string, string>;
+  /**
+   * The built package's key when the template names `source.package` and its build succeeded
+   * (package-build/): the workers mount that folder of the namespace's package volume.
+   */
+  packageKey?: string;
 }
 
 /**
@@ -160,7 +166,7 @@ function codeVolume(rev: Revision): { volume: object; mount: object } | undefine
  * The deploy executor's per-revision Deployment. `spec.replicas` is deliberately absent: the
  * autoscaler owns it through the scale subresource, and applying it here would fight the KPA.
  */
-export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration, progressDeadlineSeconds, workerTraceEnv }: RevisionChildrenInput): Manifest {
+export function renderRevisionDeployment({ fn, revision: rev, environment, state, runtimeImage, registryUrls, registration, progressDeadlineSeconds, workerTraceEnv, packageKey }: RevisionChildrenInput): Manifest {
   const t = rev.spec.template;
   const labels = revisionLabels(rev);
   const code = codeVolume(rev);
@@ -196,6 +202,12 @@ export function renderRevisionDeployment({ fn, revision: rev, environment, state
   if (code) {
     volumes.push(code.volume);
     mounts.push(code.mount);
+  }
+  if (packageKey && t.source.package) {
+    const pkg = packageWorkerMount(packageKey, t.source.package.main);
+    args.push(...pkg.args);
+    volumes.push(pkg.volume);
+    mounts.push(pkg.mount);
   }
   if (state) {
     volumes.push({ name: 'state', secret: { secretName: childName(rev.metadata.name, 'state'), defaultMode: 0o444 } });

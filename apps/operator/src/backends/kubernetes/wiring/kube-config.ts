@@ -14,6 +14,8 @@ import { readSharedFlags, SHARED_FLAGS, type SharedSettings } from '../../../wir
 import { parseDefaultRegistryClusterSpec } from '../bootstrap/default-registry-cluster.ts';
 import { parseSecretRef } from '../bootstrap/generated-secret.ts';
 import { DEFAULT_RUNTIME_IMAGE } from '../render/runtime-image.ts';
+import { PACKAGE_BUILD_FLAGS, PACKAGE_BUILD_USAGE, readPackageBuildFlags } from '../package-build/package-build-flags.ts';
+import type { PackageBuildSettings } from '../package-build/kube-package-builds.ts';
 
 export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--host 127.0.0.1 (the chart passes 0.0.0.0)] [--port 0]
   [--kubeconfig FILE | --server URL (no auth; tests and kubectl proxy)]   (default: in-cluster)
@@ -47,6 +49,7 @@ export const KUBERNETES_USAGE = `usage: orrery-operator --backend kubernetes [--
    default http://$POD_IP:<port>, else this host)]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
   [--otlp-endpoint http://collector:4318 (reconcile spans over OTLP/HTTP; or OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_* as in docs/tracing.md; default off)]
+${PACKAGE_BUILD_USAGE}
 ${AUTOSCALER_USAGE}
 ${REVISION_GC_USAGE}
 ${TRIGGER_USAGE}
@@ -86,6 +89,7 @@ const KUBERNETES_FLAGS = {
   'router-admin-port': { type: 'string', default: '9090' },
   'advertise-url': { type: 'string' },
   'router-certs-secret': { type: 'string' },
+  ...PACKAGE_BUILD_FLAGS,
 } as const;
 
 /** A Secret in --lease-namespace the operator reads, creating it with a random value if missing; `flag` names it in errors. */
@@ -126,6 +130,8 @@ export interface KubeOperatorConfig extends SharedSettings {
   advertiseUrl: string | undefined;
   /** --router-certs-secret, in --lease-namespace: where the routers' certificates go (docs/domains.md). */
   routerCertsSecret: { namespace: string; name: string } | undefined;
+  /** --builder-image, --build-timeout, --package-volume-*: build Jobs of source.package (package-build/). */
+  packageBuilds: PackageBuildSettings;
 }
 
 export function parseKubeConfig(args: string[], environment: NodeJS.ProcessEnv): ParsedCommandLine<KubeOperatorConfig> {
@@ -164,6 +170,7 @@ export function parseKubeConfig(args: string[], environment: NodeJS.ProcessEnv):
   const routerAdminPort = Number(values['router-admin-port']);
   if (!Number.isInteger(routerAdminPort) || routerAdminPort < 1 || routerAdminPort > 65535) throw new UsageError('--router-admin-port must be a port number');
   const leaseNamespace = values['lease-namespace'];
+  const packageBuilds = readPackageBuildFlags(values);
   return {
     ...shared,
     cluster: { server: values.server, kubeconfig: values.kubeconfig },
@@ -200,5 +207,6 @@ export function parseKubeConfig(args: string[], environment: NodeJS.ProcessEnv):
     routerPods: { namespace: values['router-namespace'] ?? leaseNamespace, labelSelector: values['router-pod-selector'], adminPort: routerAdminPort },
     advertiseUrl: values['advertise-url'],
     routerCertsSecret: values['router-certs-secret'] ? { namespace: leaseNamespace, name: values['router-certs-secret'] } : undefined,
+    packageBuilds,
   };
 }

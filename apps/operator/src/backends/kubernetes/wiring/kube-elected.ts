@@ -50,6 +50,7 @@ export function createElectedOperator(config: KubeOperatorConfig, c: KubeCompone
     progressDeadlineSeconds: config.progressDeadlineSeconds,
     revisionGc: config.revisionGc,
     routerCertsSecret: config.routerCertsSecret,
+    packageBuilds: config.packageBuilds,
     workerTraceEnv: Object.fromEntries(TRACE_ENV_PASSTHROUGH.flatMap((n) => (process.env[n] ? [[n, process.env[n]]] : []))),
     // Deletion policy `delete`: statesvc's signed admin call (needs both the URL and the key).
     deleteKeyspace: deleteKeyspace

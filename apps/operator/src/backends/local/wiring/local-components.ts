@@ -42,6 +42,8 @@ import { pythonRuntimeCommand } from '../python-runtime-command.ts';
 import { WorkerIsolation } from '../worker-isolation.ts';
 import { CronScheduler } from '../../../trigger/cron/cron-scheduler.ts';
 import { LocalTriggerStatus } from '../local-trigger-status.ts';
+import { LocalBuildStatus } from '../local-build-status.ts';
+import { LocalPackageBuilds } from '../local-package-builds.ts';
 import { localTriggerInvoker } from '../local-trigger-invoker.ts';
 import { QueueTriggers } from '../../../trigger/queue/queue-triggers.ts';
 import { LOCAL_USAGE, type LocalConfig } from './local-config.ts';
@@ -96,6 +98,18 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   const runtimeOf = async (namespace: string, environment: string) => localRuntimeForImage((await executorView.environment(namespace, environment))?.spec.image, runtimes);
   // The worker side and the Function operator call each other: the callbacks below name the
   // operator (and the pool, the scale-up) built further down; none runs before main.ts starts them.
+  // Packages with dependencies (docs/packages.md): built once per archive and builder under <data-dir>/packages/.
+  const packages = new LocalPackageBuilds({
+    dataDir,
+    builtRoot: isolation.enabled ? join(isolation.workersRoot, 'packages') : undefined,
+    status: new LocalBuildStatus(store),
+    runtimeOf,
+    python: 'unavailable' in runtimes.python ? undefined : runtimes.python.command,
+    timeoutMs: config.packages.buildTimeoutMs,
+    maxArchiveBytes: config.packages.maxArchiveBytes,
+    changed: (namespace, fn) => void operator.packageChanged(namespace, fn).catch((err: unknown) => warn(`package build of ${namespace}/${fn}: ${(err as Error).message}`)),
+    log,
+  });
   const backend = new LocalBackend({
     runtimeCommand: runtime,
     dataDir,
@@ -107,6 +121,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     isolation,
     envPassthrough: config.envPassthrough,
     runtimeFor: (rev) => runtimeOf(rev.metadata.namespace, rev.spec.template.environment),
+    packageOf: (rev) => packages.builtPackage(rev),
   });
   const pool: LocalPoolExecutor = new LocalPoolExecutor({
     runtimeCommand: runtime,
@@ -159,6 +174,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   });
   const operator: LocalFunctionOperator = new LocalFunctionOperator({
     domains,
+    packages,
     autoscaler,
     pool: {
       keepWarm: (rev) => void pool.ensurePool(rev.metadata.namespace, rev.spec.template.environment).catch((err: unknown) => warn(`pool: ${(err as Error).message}`)),

@@ -13,6 +13,13 @@ describe('parseLocalConfig', () => {
     expect(parse('--data-dir', 'd', '--store-token-file', 't', '--endpoints-file', 'e.yaml')).toMatchObject({ dataDir: resolve('d'), storeTokenFile: resolve('t'), endpointsFile: resolve('e.yaml') });
   });
 
+  it('reads the package limits (docs/packages.md), with their defaults', () => {
+    expect(parse().packages).toEqual({ maxArchiveBytes: 64 * 1024 * 1024, buildTimeoutMs: 600_000 });
+    expect(parse('--max-package-bytes', '2048', '--build-timeout-seconds', '5').packages).toEqual({ maxArchiveBytes: 2048, buildTimeoutMs: 5000 });
+    expect(() => parse('--max-package-bytes', '10')).toThrow(/--max-package-bytes must be/);
+    expect(() => parse('--build-timeout-seconds', '0')).toThrow(/--build-timeout-seconds must be/);
+  });
+
   it('--help is asked for before anything is validated', () => {
     expect(parseLocalConfig(['--help', '--pool-size', 'x'], {})).toBe('help');
   });

@@ -25,6 +25,7 @@ ${REVISION_GC_USAGE}
 ${QUEUE_USAGE}
 ${TRIGGER_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
+  [--max-package-bytes 67108864 (largest package archive PUT /v1/packages/ takes)] [--build-timeout-seconds 600 (a package build's longest run)]
   [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
   [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
   [--rollup-interval 10s (sticky and keyspace rollups for the console's history)]
@@ -48,6 +49,8 @@ const LOCAL_FLAGS = {
   'isolate-workers': { type: 'string', default: 'auto' },
   'worker-uid-range': { type: 'string' },
   'worker-env-passthrough': { type: 'string' },
+  'max-package-bytes': { type: 'string', default: String(64 * 1024 * 1024) },
+  'build-timeout-seconds': { type: 'string', default: '600' },
 } as const;
 
 export interface LocalConfig extends SharedSettings {
@@ -64,6 +67,8 @@ export interface LocalConfig extends SharedSettings {
   observedRouterAdminUrls: string[];
   isolation: { mode: IsolationMode; uidRange: UidRange | undefined };
   envPassthrough: string[];
+  /** Package archives (docs/packages.md): the upload's body limit and a build's longest run. */
+  packages: { maxArchiveBytes: number; buildTimeoutMs: number };
 }
 
 const REGISTRY_CLUSTER = /^([a-z0-9-]+)\/([a-z0-9-]+)(?::(\d+))?$/;
@@ -78,6 +83,10 @@ export function parseLocalConfig(args: string[], environment: NodeJS.ProcessEnv)
   if (cluster === null) throw new UsageError('--registry-cluster takes NAMESPACE/NAME or NAMESPACE/NAME:PORT');
   const poolSize = Number(values['pool-size']);
   if (!Number.isInteger(poolSize) || poolSize < 0) throw new UsageError('--pool-size must be an integer ≥ 0 and --pool-idle-timeout a duration like "120s"');
+  const maxArchiveBytes = Number(values['max-package-bytes']);
+  if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes < 1024) throw new UsageError('--max-package-bytes must be a whole number of bytes, at least 1024');
+  const buildTimeoutSeconds = Number(values['build-timeout-seconds']);
+  if (!Number.isInteger(buildTimeoutSeconds) || buildTimeoutSeconds < 1) throw new UsageError('--build-timeout-seconds must be a whole number of seconds, at least 1');
   const absolute = (file: string | undefined) => (file ? resolve(file) : undefined);
   return {
     ...shared,
@@ -92,5 +101,6 @@ export function parseLocalConfig(args: string[], environment: NodeJS.ProcessEnv)
     observedRouterAdminUrls: (values['statesync-router-admin-urls'] ?? '').split(',').filter(Boolean),
     isolation,
     envPassthrough,
+    packages: { maxArchiveBytes, buildTimeoutMs: buildTimeoutSeconds * 1000 },
   };
 }

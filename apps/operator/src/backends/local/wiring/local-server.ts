@@ -10,6 +10,7 @@ import { createEventsHandler } from '../../../events/events-http.ts';
 import { createBearerTokenGuard } from '../../../http/bearer-token-guard.ts';
 import { createSpecializeHandler } from '../../../pool-executor/specialize-http.ts';
 import { listeningAddress } from '../../../wiring/listening-address.ts';
+import { createPackageUploadHandler } from '../package-upload-http.ts';
 import type { LocalComponents } from './local-components.ts';
 import type { LocalConfig } from './local-config.ts';
 
@@ -17,7 +18,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
 const noRoute = (req: IncomingMessage, res: ServerResponse) => sendJson(res, 404, { error: `no route ${req.url}`, code: 'not_found' });
 
-export function startLocalServer(config: Pick<LocalConfig, 'host' | 'port'>, c: LocalComponents, warn: (msg: string) => void): void {
+export function startLocalServer(config: Pick<LocalConfig, 'host' | 'port' | 'dataDir' | 'packages'>, c: LocalComponents, warn: (msg: string) => void): void {
   const handleAutoscaler = createAutoscalerHandler(c.autoscaler, {
     // Only deploy revisions the KPA scales get workers from the backend; others answer at once.
     readyAddresses: async (ns, name, ms) => {
@@ -28,6 +29,8 @@ export function startLocalServer(config: Pick<LocalConfig, 'host' | 'port'>, c: 
   });
   const handleSpecialize = createSpecializeHandler({ view: c.executorView, pool: c.pool, credentials: (fn) => c.operator.credentials(fn) });
   const handleEvents = createEventsHandler(c.eventLog);
+  // Package archives (docs/packages.md): the store token or an operator-role login, as creating a Function.
+  const handlePackages = createPackageUploadHandler({ dataDir: config.dataDir, storeToken: c.storeToken, services: c.platformApi.services, maxArchiveBytes: config.packages.maxArchiveBytes });
   // Pokes, stats, specializations, Events and the worker list carry the store token too (the
   // router has it for the store): worker addresses, pids and what went wrong are for the platform's own tools.
   const authorized = createBearerTokenGuard(c.storeToken);
@@ -49,9 +52,10 @@ export function startLocalServer(config: Pick<LocalConfig, 'host' | 'port'>, c: 
       },
       { path: '/v1/autoscaler/*', handler: guarded(handleAutoscaler) },
     ],
-    // The resource store (/v1/store/) and the admin API (/trpc/).
+    // Package uploads (/v1/packages/), the resource store (/v1/store/) and the admin API (/trpc/).
     {
       notFound: async (req, res) => {
+        if (await handlePackages(req, res)) return;
         if (!(await c.platformApi.handle(req, res))) noRoute(req, res);
       },
     },

@@ -9,6 +9,7 @@ import { useTRPC } from '../../../../lib/trpc.ts';
 import { useScrollToHash } from '../../../../lib/use-scroll-to-hash.ts';
 import { RevisionLoad } from './revision-load.tsx';
 import { RevisionsTimeline } from './revisions-timeline.tsx';
+import { BuildPanel } from './build-panel.tsx';
 import { DomainsPanel } from './domains-panel.tsx';
 import { StickyPanel } from './sticky-panel.tsx';
 import { TrafficEditor } from './traffic-editor.tsx';
@@ -17,7 +18,7 @@ import styles from './function-detail.module.css';
 
 /**
  * One function: health and conditions, the traffic split editor, the revisions timeline with
- * rollback, live counters, its triggers and its domains.
+ * rollback, the build of its package, live counters, its triggers and its domains.
  */
 export default function FunctionDetailPage() {
   const params = useParams<{ namespace: string; name: string }>();
@@ -31,7 +32,7 @@ export default function FunctionDetailPage() {
   const health = live.data?.health;
   const f = fn.data;
   const revisionNames = (revisions.data?.items ?? []).map((r) => r.metadata.name);
-  // Deep links: #sticky, #triggers, #domains (the panels) and #rev-<revision> (its timeline entry).
+  // Deep links: #build, #sticky, #triggers, #domains (the panels) and #rev-<revision> (its timeline entry).
   useScrollToHash(Boolean(f && revisions.data));
   return (
     <>
@@ -84,6 +85,7 @@ export default function FunctionDetailPage() {
               )}
             />
           </details>
+          <BuildPanel fn={f} now={fn.dataUpdatedAt} />
           <QueryState isLoading={revisions.isLoading} error={revisions.error} />
           {revisions.data ? (
             <>

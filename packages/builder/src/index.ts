@@ -1,0 +1,10 @@
+export { packFolder, SKIPPED_NAMES } from './pack-folder.ts';
+export { buildKey } from './build-key.ts';
+export { builderForRuntimeImage, type BuilderRuntime } from './builder-for-runtime.ts';
+export { buildPackage, BUILD_MARKER, type BuildOutcome, type BuildPackageOptions } from './build-package.ts';
+export { readArchive, safeEntryPath, symlinkStaysInside, type SafeEntry } from './archive-entries.ts';
+export { PACKAGE_LIMITS, PackageError, type PackageLimits } from './limits.ts';
+export { installCommand, defaultMain } from './install-command.ts';
+export { LogTail } from './log-tail.ts';
+export { runBuildCli, type BuildResultLine } from './build-cli.ts';
+export { parseBuildCliArgs, BUILD_CLI_USAGE, type BuildCliArgs } from './build-cli-args.ts';
