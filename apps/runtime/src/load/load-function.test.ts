@@ -64,6 +64,19 @@ describe('loadFunction', () => {
     await expect(loadFunction({ source: { file: path } }, { workDir: dir })).rejects.toMatchObject({ code: 'entrypoint_not_found' });
   });
 
+  it('a gRPC- or WebSocket-only module needs no default export: plain requests get a 4xx naming the way in', async () => {
+    const grpcOnly = await loadFunction({ source: { inline: "export const grpc = { 'echo.Echo/Say': { unary: (m) => m } };" } }, { workDir: dir });
+    expect(grpcOnly.grpc?.size).toBe(1);
+    const r1 = await grpcOnly.handler(new Request('http://x/'), {});
+    expect([r1.status, ((await r1.json()) as { code: string }).code]).toEqual([415, 'not_grpc']);
+    const wsOnly = await loadFunction({ source: { inline: 'export function websocket(socket) { socket.close(); }' } }, { workDir: dir });
+    const r2 = await wsOnly.handler(new Request('http://x/'), {});
+    expect([r2.status, r2.headers.get('upgrade'), ((await r2.json()) as { error: string }).error]).toEqual([426, 'websocket', expect.stringContaining('WebSocket handshake')]);
+    // A named entrypoint that is missing is still an error, as is a module with nothing to serve.
+    await expect(loadFunction({ source: { inline: "export const grpc = { 'a.B/C': { unary: (m) => m } };" }, entrypoint: 'handler' }, { workDir: dir })).rejects.toMatchObject({ code: 'entrypoint_not_found' });
+    await expect(loadFunction({ source: { inline: 'export const x = 1;' } }, { workDir: dir })).rejects.toMatchObject({ code: 'entrypoint_not_found' });
+  });
+
   it('loads from a URL and refuses bad status, oversize and non-http URLs', async () => {
     const f = await loadFunction({ source: { url: `${base}/fn.mjs?sig=secret` }, entrypoint: 'handler' }, { workDir: dir });
     expect(await call(f.handler)).toBe('from url');

@@ -36,5 +36,18 @@ export async function loadFunction(
     throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
   }
   const where = spec.source.file ?? (spec.source.url ? 'the downloaded function module' : 'the inline function module');
-  return { handler: resolveEntrypoint(mod, spec.entrypoint, where), websocket: resolveWebSocketHandler(mod, where), grpc: resolveGrpcExport(mod, where), modulePath };
+  const websocket = resolveWebSocketHandler(mod, where);
+  const grpc = resolveGrpcExport(mod, where);
+  // A module that only speaks gRPC or WebSocket needs no fetch handler: plain requests get a 4xx that says how to call it.
+  const onlyStreams = (grpc || websocket) && (spec.entrypoint ?? 'default') === 'default' && mod.default === undefined;
+  const handler = onlyStreams ? plainRequestRefusal(grpc !== undefined, websocket !== undefined) : resolveEntrypoint(mod, spec.entrypoint, where);
+  return { handler, websocket, grpc, modulePath };
+}
+
+/** The answer of a gRPC- or WebSocket-only function to a plain HTTP request: 415 not_grpc or 426 upgrade_required, naming the way in. */
+export function plainRequestRefusal(grpc: boolean, websocket: boolean): Handler {
+  const ways = [grpc && 'a gRPC client over h2c (docs/functions.md "gRPC functions")', websocket && 'a WebSocket handshake'].filter(Boolean).join(' or ');
+  const [status, code] = grpc ? [415, 'not_grpc'] : [426, 'upgrade_required'];
+  const body = JSON.stringify({ error: `this function exports no default (fetch) handler: call it with ${ways}`, code });
+  return () => new Response(body, { status, headers: { 'content-type': 'application/json', ...(status === 426 ? { upgrade: 'websocket', connection: 'upgrade' } : {}) } });
 }
