@@ -366,7 +366,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     // gRPC needs HTTP/2 to the worker (trailers); other HTTP/2 requests take the HTTP/1.1 pool, which every runtime speaks.
     // :authority is the worker's address, as the pool's Host is; the client's Host went into X-Forwarded-Host.
     if (req.http2?.grpc === true) {
-      this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true), body: req.body, timeoutMs: this.rev.timeoutMs }, this);
+      // The worker gets what is left of the client's deadline, not the whole of it.
+      const deadline = req.http2.deadlineMs;
+      const remainingMs = deadline === undefined ? undefined : deadline - (this.tDispatch - this.t0);
+      this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true, remainingMs), body: req.body, timeoutMs: this.rev.timeoutMs }, this);
       return;
     }
     this.plane.opts.pools.get(endpoint.address).dispatch(
