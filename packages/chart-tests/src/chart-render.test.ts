@@ -432,7 +432,7 @@ describe('flags the chart passes exist in the apps (their parsers are strict)', 
     // main.ts strips --backend before handing the rest to the Kubernetes backend's parser.
     [
       'orrery-operator',
-      ['apps/operator/src/backends/kubernetes/wiring/kube-config.ts', 'apps/operator/src/wiring/shared-flags.ts', 'apps/operator/src/function/revision-gc-flags.ts', 'apps/operator/src/autoscaler/autoscaler-flags.ts', 'apps/operator/src/trigger/trigger-flags.ts'],
+      ['apps/operator/src/backends/kubernetes/wiring/kube-config.ts', 'apps/operator/src/wiring/shared-flags.ts', 'apps/operator/src/function/revision-gc-flags.ts', 'apps/operator/src/autoscaler/autoscaler-flags.ts', 'apps/operator/src/trigger/trigger-flags.ts', 'apps/operator/src/backends/kubernetes/package-build/package-build-flags.ts'],
       ['backend'],
     ],
     ['orrery-router', ['apps/router/src/wiring/router-config.ts'], []],
