@@ -271,7 +271,10 @@ export class KubernetesFunctionOperator {
     for (const i of all) i.start();
     this.builds.start();
     this.autoscaler.start();
-    await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start(), this.builds.hasSynced()]);
+    // Package builds do not hold the rest: until the Jobs are listed (never, where the operator may
+    // not list Jobs, e.g. under an older chart's RBAC) only packaged revisions wait (status.build Pending).
+    void this.builds.hasSynced();
+    await Promise.all([...all.map((i) => i.hasSynced()), this.pool.start()]);
     // After the caches listed: a pass on half a list would move hosts and drop certificates.
     this.domains.start(30_000);
     // Only now: a Revision reconciled before the Environments listed would render its pods
