@@ -29,7 +29,7 @@ import { parsed } from './parsed-object.ts';
 import { FIELD_MANAGER, REVISION_LABEL, childName } from './render/labels.ts';
 import { apiErrorText } from './api-error-text.ts';
 import { RECONCILED, reconcileFailure, withFailure, withSuccess } from './reconcile-failure.ts';
-import { withBuildReadiness } from './package-build/build-readiness.ts';
+import { withBuildGate } from '../../package/build-gate.ts';
 import { DEFAULT_BUILDER_IMAGE, KubePackageBuilds, type PackageBuildSettings } from './package-build/kube-package-builds.ts';
 import { DEFAULT_PACKAGE_VOLUME } from './package-build/package-volume.ts';
 
@@ -154,7 +154,7 @@ export class KubernetesFunctionOperator {
       environments: this.environments,
       settle: (key, status) => {
         // Ready says Building / BuildFailed while the newest revision's package is not built.
-        const built = withBuildReadiness(status, this.builds.gateOfRevision(splitKey(key)[0], status.latestCreatedRevision), this.now());
+        const built = withBuildGate(status, this.builds.gateOfRevision(splitKey(key)[0], status.latestCreatedRevision), this.now());
         return { ...built, conditions: withSuccess(built.conditions, this.now(), this.recordedFailure(`Function/${key}`, built.conditions)) };
       },
     });
