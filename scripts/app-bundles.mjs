@@ -71,3 +71,6 @@ export const APP_NAMES = /** @type {Array<keyof typeof APP_BUNDLES>} */ (Object.
 
 /** The bundle's path from the repository root, as the Dockerfile's ENTRYPOINT names it. */
 export const bundlePath = (/** @type {string} */ app) => `apps/${app}/dist/orrery-${app}.mjs`;
+
+/** What the bundle was made from and when its build started (scripts/app-launch.mjs reads it). */
+export const bundleInputsPath = (/** @type {string} */ app) => `apps/${app}/dist/orrery-${app}.inputs.json`;

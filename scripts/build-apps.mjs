@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } fr
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { APP_BUNDLES, APP_NAMES, bundlePath } from './app-bundles.mjs';
+import { APP_BUNDLES, APP_NAMES, bundleInputsPath, bundlePath } from './app-bundles.mjs';
 import { productionClosure } from './production-closure.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -71,6 +71,18 @@ function absentPackagesPlugin(app, absent) {
   };
 }
 
+/**
+ * What the bundle was made from, for the bin's freshness check (scripts/app-launch.mjs): the
+ * repository's own files esbuild read, plus the lock file and the build scripts standing in for
+ * the packages from node_modules.
+ */
+function bundleInputs(metafile, startedAt) {
+  const own = Object.keys(metafile.inputs)
+    .filter((p) => !p.includes('node_modules/') && !p.includes(':'))
+    .map((p) => posix(relative(ROOT, resolve(process.cwd(), p))));
+  return { startedAt, inputs: [...new Set([...own, 'package-lock.json', 'scripts/build-apps.mjs', 'scripts/app-bundles.mjs'])].sort() };
+}
+
 /** Writes the file beside itself and renames it: a process starting meanwhile never reads half. */
 function writeAtomically(path, contents) {
   mkdirSync(dirname(path), { recursive: true });
@@ -83,6 +95,8 @@ export async function buildApp(app) {
   const spec = APP_BUNDLES[app];
   const outfile = join(ROOT, bundlePath(app));
   const outDir = dirname(outfile);
+  // Taken before any source is read: a file saved while the build runs makes the bundle stale.
+  const startedAt = Date.now();
   const result = await build({
     entryPoints: [join(ROOT, 'apps', app, 'src', 'main.ts')],
     outfile,
@@ -100,8 +114,10 @@ export async function buildApp(app) {
     legalComments: 'none',
     logLevel: 'warning',
     write: false,
+    metafile: true,
   });
   for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
+  writeAtomically(join(ROOT, bundleInputsPath(app)), JSON.stringify(bundleInputs(result.metafile, startedAt)));
   return outfile;
 }
 

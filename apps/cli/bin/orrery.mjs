@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// In the repo: runs the TypeScript source through tsx (internal packages ship as source, no
-// build step). Installed from the npm tarball (no src/): runs the bundle, dist/orrery.mjs.
+// In the repository: the compiled bundle (npm run build:apps) when it is fresh, else the
+// TypeScript source through tsx (scripts/app-launch.mjs says how it decides). Installed from the
+// npm tarball (no src/): runs that package's bundle, dist/orrery.mjs.
 import { existsSync } from 'node:fs';
 
-const source = new URL('../src/main.ts', import.meta.url);
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(source.href);
+if (existsSync(new URL('../src/main.ts', import.meta.url))) {
+  const { launchApp } = await import('../../../scripts/app-launch.mjs');
+  await launchApp('cli');
 } else {
   await import('../dist/orrery.mjs');
 }

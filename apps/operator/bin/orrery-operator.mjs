@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript source through tsx: internal packages ship as source, no build step.
-import { register } from 'tsx/esm/api';
+// In the repository: the compiled bundle when it is fresh, else the TypeScript source through
+// tsx (scripts/app-launch.mjs says how it decides). Images run the bundle directly.
+import { launchApp } from '../../../scripts/app-launch.mjs';
 
-register();
-await import('../src/main.ts');
+await launchApp('operator');
