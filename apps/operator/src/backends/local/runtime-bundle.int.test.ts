@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
 import { runtimeCommand, TSX_RUNTIME_BIN } from './runtime-bundle.ts';
+
+const { bundleStaleness } = (await import(pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', '..', 'scripts', 'app-launch.mjs')).href)) as {
+  bundleStaleness: (app: string) => string | undefined;
+};
 
 const dir = mkdtempSync(join(tmpdir(), 'orrery-runtime-bundle-'));
 const children: ChildProcess[] = [];
@@ -28,15 +33,19 @@ async function start(cmd: { command: string; args: string[] }, source: string[],
 }
 
 describe('the bundled runtime (plain node)', () => {
-  it('is a single JavaScript file, not the tsx bin', { timeout: 60_000 }, async () => {
-    const cmd = await runtimeCommand();
-    expect(cmd.args).toHaveLength(1);
-    expect(cmd.args[0]).not.toBe(TSX_RUNTIME_BIN);
-    expect(cmd.args[0]).toMatch(/orrery-runtime-[0-9a-f]{16}\.mjs$/);
+  it('is a single JavaScript file, not the tsx bin: compiled at start, or the fresh build:apps bundle', { timeout: 60_000 }, async () => {
+    const compiled = await runtimeCommand(undefined, { reuseAppBundle: false });
+    expect(compiled.args).toHaveLength(1);
+    expect(compiled.args[0]).toMatch(/orrery-runtime-[0-9a-f]{16}\.mjs$/);
+    const either = await runtimeCommand();
+    expect(either.args).toHaveLength(1);
+    expect(either.args[0]).not.toBe(TSX_RUNTIME_BIN);
+    const fresh = bundleStaleness('runtime') === undefined;
+    expect(either.args[0]).toMatch(fresh ? /apps\/runtime\/dist\/orrery-runtime\.mjs$/ : /orrery-runtime-[0-9a-f]{16}\.mjs$/);
   });
 
-  it('serves inline JavaScript on plain node, and file sources in TypeScript through tsx registered before loading', { timeout: 60_000 }, async () => {
-    const cmd = await runtimeCommand();
+  it.each([['compiled at start', false], ['build:apps bundle when fresh', true]])('%s: serves inline JavaScript on plain node, and file sources in TypeScript through tsx registered before loading', { timeout: 60_000 }, async (_name, reuseAppBundle) => {
+    const cmd = await runtimeCommand(undefined, { reuseAppBundle });
     const js = await start(cmd, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('js')` });
     expect(await (await fetch(`${js}/`)).text()).toBe('js');
 

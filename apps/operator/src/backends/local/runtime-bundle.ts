@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export interface RuntimeCommand {
   command: string;
@@ -24,9 +25,15 @@ const BANNER = `import { createRequire as __orreryRequire } from 'node:module';\
  * inside a worker only for file or URL sources (which may be TypeScript), not for inline code. `ORRERY_RUNTIME_BUNDLE=0`, or a
  * failed build, falls back to tsx.
  */
-export async function runtimeCommand(log: (msg: string) => void = () => {}): Promise<RuntimeCommand> {
+export async function runtimeCommand(log: (msg: string) => void = () => {}, opts: { reuseAppBundle?: boolean } = {}): Promise<RuntimeCommand> {
   const viaTsx = { command: process.execPath, args: [TSX_RUNTIME_BIN] };
   if (process.env.ORRERY_RUNTIME_BUNDLE === '0') return viaTsx;
+  // `npm run build:apps` already compiled it (the image's bundle): no second build while that is fresh.
+  const built = opts.reuseAppBundle === false ? undefined : await freshAppBundle();
+  if (built) {
+    log(`runtime runs from its fresh build:apps bundle: ${built}`);
+    return { command: process.execPath, args: [built] };
+  }
   try {
     const started = performance.now();
     const { build } = await import('esbuild');
@@ -54,5 +61,19 @@ export async function runtimeCommand(log: (msg: string) => void = () => {}): Pro
   } catch (err) {
     log(`runtime bundle failed (${(err as Error).message}); workers start through tsx`);
     return viaTsx;
+  }
+}
+
+const REPO_ROOT = join(RUNTIME_DIR, '..', '..');
+
+/** The runtime's build:apps bundle when it is fresh (scripts/app-launch.mjs decides, as for the bins). */
+async function freshAppBundle(): Promise<string | undefined> {
+  try {
+    const launch = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-launch.mjs')).href)) as { bundleStaleness(app: string): string | undefined };
+    const bundles = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-bundles.mjs')).href)) as { bundlePath(app: string): string };
+    return launch.bundleStaleness('runtime') === undefined ? join(REPO_ROOT, bundles.bundlePath('runtime')) : undefined;
+  } catch {
+    // Outside the repository (no scripts/): compile as below.
+    return undefined;
   }
 }
