@@ -4,9 +4,10 @@
  * server name from the current table (certificate-folder.ts), so a reload reaches the next
  * handshake while established connections keep theirs — and whose decrypted connections the
  * data plane's ingress serves exactly like the plain port's (wiring/router-servers.ts hands this
- * server to a DataPlaneListener). TLS 1.2 and 1.3 only; HTTP/1.1 by ALPN, as the ingress speaks
- * it. A ClientHello without a server name the router holds a certificate for is refused: there
- * is no default certificate, so a scanner learns nothing about which hosts are served here.
+ * server to a DataPlaneListener). TLS 1.2 and 1.3 only; by ALPN `h2` and `http/1.1`, or
+ * `http/1.1` alone, as the ingress speaks them (application-protocols.ts). A ClientHello
+ * without a server name the router holds a certificate for is refused: there is no default
+ * certificate, so a scanner learns nothing about which hosts are served here.
  */
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import { MIN_TLS_VERSION, type LoadedCertificate } from './certificate-folder.ts';
@@ -14,6 +15,8 @@ import { certificateFor } from './sni-certificates.ts';
 
 export interface TlsListenerOptions {
   certificates: () => ReadonlyMap<string, LoadedCertificate>;
+  /** ALPN protocols offered, in order of preference (application-protocols.ts); default `http/1.1`. */
+  alpnProtocols?: string[];
   /** A handshake must finish within this (slowloris on the handshake); default 10 s. */
   handshakeTimeoutMs?: number;
 }
@@ -21,6 +24,8 @@ export interface TlsListenerOptions {
 /** For `/v1/stats`: handshakes done and refused (by why), connections open, hosts with a certificate. */
 export interface TlsListenerView {
   handshakes: number;
+  /** Of those, the ones that chose HTTP/2 by ALPN (`h2`). */
+  http2: number;
   /** Refused: a server name the router has no certificate for. */
   unknownName: number;
   /** Refused: a ClientHello without a server name (an IP address, an old client). */
@@ -38,13 +43,13 @@ export class UnknownServerName extends Error {
 export class TlsListener {
   readonly server: Server;
   private open = 0;
-  private readonly counts = { handshakes: 0, unknownName: 0, noName: 0, failed: 0 };
+  private readonly counts = { handshakes: 0, http2: 0, unknownName: 0, noName: 0, failed: 0 };
 
   constructor(private readonly o: TlsListenerOptions) {
     this.server = createServer(
       {
         minVersion: MIN_TLS_VERSION,
-        ALPNProtocols: ['http/1.1'],
+        ALPNProtocols: o.alpnProtocols ?? ['http/1.1'],
         handshakeTimeout: o.handshakeTimeoutMs ?? 10_000,
         // As node's http server and the raw ingress: the ingress handles a half-closed client.
         allowHalfOpen: true,
@@ -67,6 +72,7 @@ export class TlsListener {
 
   private readonly onSecure = (socket: TLSSocket): void => {
     this.counts.handshakes++;
+    if (socket.alpnProtocol === 'h2') this.counts.http2++;
     this.open++;
     socket.once('close', () => this.open--);
   };
