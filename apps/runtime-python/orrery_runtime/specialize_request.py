@@ -16,6 +16,20 @@ def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def package_source_problems(folder, main):
+    """The problems of a package source (dir, main), as the Node runtime words them. dir is absolute: a pool
+    worker's working directory is its own, not the executor's. main stays inside it (relative, no ".."); the
+    loader checks again after resolving symlinks (function_source.package_module_path)."""
+    problems = []
+    if not _nonempty_str(folder) or not folder.startswith("/") or "\0" in folder:
+        problems.append("source.dir must be the absolute path of the built package folder")
+    if main is not None:
+        parts = re.split(r"[\\/]", main) if isinstance(main, str) else []
+        if not _nonempty_str(main) or main.startswith("/") or "\0" in main or ".." in parts or re.match(r"[a-zA-Z]:", main):
+            problems.append('source.main must be a path relative to source.dir, without ".." (e.g. "src/handler.mjs")')
+    return problems
+
+
 def parse_specialize_request(body, default_state_url=None):
     """(assignment, None) or (None, error text)."""
     if not isinstance(body, dict):
@@ -31,9 +45,13 @@ def parse_specialize_request(body, default_state_url=None):
     if b.get("entrypoint") is not None and not _nonempty_str(b.get("entrypoint")):
         problems.append("entrypoint must be a non-empty string")
     src = b.get("source")
-    kinds = [k for k in ("inline", "url", "file") if isinstance(src, dict) and src.get(k) is not None]
+    kinds = [k for k in ("inline", "url", "file", "dir") if isinstance(src, dict) and src.get(k) is not None]
     if len(kinds) != 1 or not _nonempty_str(src[kinds[0]]):
-        problems.append("source must hold exactly one of inline, url or file, as a non-empty string")
+        problems.append("source must hold exactly one of inline, url, file or dir, as a non-empty string")
+    elif kinds[0] == "dir":
+        problems.extend(package_source_problems(src["dir"], src.get("main")))
+    if (not kinds or kinds[0] != "dir") and isinstance(src, dict) and src.get("main") is not None:
+        problems.append("source.main goes with source.dir (the module inside a package folder)")
     cc = 0 if b.get("containerConcurrency") is None else b["containerConcurrency"]
     if not _is_int(cc) or cc < 0:
         problems.append("containerConcurrency must be an integer ≥ 0")
@@ -74,7 +92,7 @@ def parse_specialize_request(body, default_state_url=None):
         "namespace": namespace,
         "function": b["function"],
         "revision": b["revision"],
-        "source": {kinds[0]: src[kinds[0]]},
+        "source": {"dir": src["dir"], "main": src["main"]} if kinds[0] == "dir" and src.get("main") is not None else {kinds[0]: src[kinds[0]]},
         "entrypoint": b.get("entrypoint"),
         "containerConcurrency": cc,
         "timeoutSeconds": timeout,

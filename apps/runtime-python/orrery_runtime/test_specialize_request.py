@@ -26,7 +26,7 @@ class ParseTest(unittest.TestCase):
 
     def test_every_problem_is_named(self):
         _, problem = parse_specialize_request({"source": {"inline": "a", "url": "b"}, "containerConcurrency": -1, "timeoutSeconds": 0, "stateFencing": "yes", "env": {"ORRERY_X": "1", "OK": 2}})
-        for part in ("function (non-empty string) is required", "revision (non-empty string) is required", "source must hold exactly one of inline, url or file",
+        for part in ("function (non-empty string) is required", "revision (non-empty string) is required", "source must hold exactly one of inline, url, file or dir",
                      "containerConcurrency must be an integer ≥ 0", "timeoutSeconds must be an integer ≥ 1", "stateFencing must be true or false",
                      'env name "ORRERY_X" is not allowed', "env OK must be a string"):
             self.assertIn(part, problem)
@@ -34,6 +34,25 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(parse_specialize_request([])[1], "body must be a JSON object")
         _, problem = parse_specialize_request({**BODY, "stateCredentials": {"namespace": "shop", "keyspace": "f", "token": "t"}})
         self.assertIn("stateCredentials need stateUrl", problem)
+
+    def test_a_built_package_folder(self):
+        a, problem = parse_specialize_request({**BODY, "source": {"dir": "/data/packages/built/k1"}})
+        self.assertIsNone(problem)
+        self.assertEqual(a["source"], {"dir": "/data/packages/built/k1"})
+        a, _ = parse_specialize_request({**BODY, "source": {"dir": "/pkgs/built/k1", "main": "app/main.py"}})
+        self.assertEqual(a["source"], {"dir": "/pkgs/built/k1", "main": "app/main.py"})
+
+    def test_a_package_source_that_is_relative_or_escapes_is_refused(self):
+        def problem_of(source):
+            a, problem = parse_specialize_request({**BODY, "source": source})
+            self.assertIsNone(a, source)
+            return problem
+        self.assertIn("source.dir must be the absolute path of the built package folder", problem_of({"dir": "built/k1"}))
+        self.assertIn("source.dir must be the absolute path", problem_of({"dir": "/p\0x"}))
+        for main in ("../other/main.py", "a/../../x.py", "/etc/passwd", "a\\..\\..\\x", "", 3, "C:/x.py"):
+            self.assertIn('source.main must be a path relative to source.dir, without ".."', problem_of({"dir": "/pkgs/built/k1", "main": main}))
+        self.assertIn("source.main goes with source.dir", problem_of({"inline": "x", "main": "main.py"}))
+        self.assertIn("exactly one of inline, url, file or dir", problem_of({"dir": "/pkgs/built/k1", "inline": "x"}))
 
     def test_a_registry_credential_for_another_revision_is_refused(self):
         _, problem = parse_specialize_request({**BODY, "registryCredential": {"namespace": "shop", "service": "orrery.functions.shop.f.f-00002", "token": TOKEN}})

@@ -47,6 +47,28 @@ describe('parseSpecializeRequest', () => {
     expect(parseSpecializeRequest({ ...body, env: ['A=1'] }).ok).toBe(false);
   });
 
+  it('takes a built package folder (dir, optional main), as deploy mode takes --source-dir/--source-main', () => {
+    expect(parseSpecializeRequest({ ...body, source: { dir: '/data/packages/built/k1' } })).toMatchObject({ ok: true, assignment: { source: { dir: '/data/packages/built/k1' } } });
+    const withMain = parseSpecializeRequest({ ...body, source: { dir: '/pkgs/built/k1', main: 'src/handler.mjs' } });
+    expect(withMain.ok && withMain.assignment.source).toEqual({ dir: '/pkgs/built/k1', main: 'src/handler.mjs' });
+  });
+
+  it('refuses a package source that is relative, escapes its folder, or mixes kinds (400 words)', () => {
+    const error = (source: unknown) => {
+      const p = parseSpecializeRequest({ ...body, source });
+      expect(p.ok, JSON.stringify(source)).toBe(false);
+      return (p as { error: string }).error;
+    };
+    expect(error({ dir: 'built/k1' })).toContain('source.dir must be the absolute path of the built package folder');
+    expect(error({ dir: '/p\0x' })).toContain('source.dir must be the absolute path');
+    for (const main of ['../other/index.mjs', 'a/../../x.mjs', '/etc/passwd', 'a\\..\\..\\x', '', 3, 'C:/x.mjs']) {
+      expect(error({ dir: '/pkgs/built/k1', main })).toContain('source.main must be a path relative to source.dir, without ".."');
+    }
+    expect(error({ inline: 'x', main: 'index.mjs' })).toContain('source.main goes with source.dir');
+    expect(error({ dir: '/pkgs/built/k1', inline: 'x' })).toContain('exactly one of inline, url, file or dir');
+    expect(error({ dir: '' })).toContain('exactly one of inline, url, file or dir');
+  });
+
   it('lists every problem', () => {
     const p = parseSpecializeRequest({ source: { inline: 'a', url: 'b' }, containerConcurrency: -1, stateCredentials: { token: 't' } });
     expect(p.ok).toBe(false);

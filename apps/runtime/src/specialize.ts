@@ -12,7 +12,8 @@ export interface SpecializeRequest {
   namespace?: string;
   function: string;
   revision: string;
-  source: { inline?: string; url?: string; file?: string };
+  /** `dir` (+ `main`): a built package folder (docs/packages.md), loaded as deploy mode's --source-dir/--source-main. */
+  source: { inline?: string; url?: string; file?: string; dir?: string; main?: string };
   entrypoint?: string;
   containerConcurrency?: number;
   timeoutSeconds?: number;
@@ -33,6 +34,23 @@ export type Parsed = { ok: true; assignment: FunctionAssignment } | { ok: false;
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
+/**
+ * The problems of a package source (`dir`, `main`). `dir` is absolute: a pool worker's working
+ * directory is its own, not the executor's. `main` stays inside it (relative, no `..`); the loader
+ * checks again after resolving symlinks (load/package-main.ts).
+ */
+export function packageSourceProblems(dir: unknown, main: unknown): string[] {
+  const problems: string[] = [];
+  if (!str(dir) || !dir.startsWith('/') || dir.includes('\0')) problems.push('source.dir must be the absolute path of the built package folder');
+  if (main !== undefined) {
+    const parts = typeof main === 'string' ? main.split(/[\\/]/) : [];
+    if (!str(main) || main.startsWith('/') || main.includes('\0') || parts.includes('..') || /^[a-zA-Z]:/.test(main)) {
+      problems.push('source.main must be a path relative to source.dir, without ".." (e.g. "src/handler.mjs")');
+    }
+  }
+  return problems;
+}
+
 export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string): Parsed {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, error: 'body must be a JSON object' };
   const b = body as Record<string, unknown>;
@@ -42,8 +60,10 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
   if (b.namespace !== undefined && !str(b.namespace)) problems.push('namespace must be a non-empty string');
   if (b.entrypoint !== undefined && !str(b.entrypoint)) problems.push('entrypoint must be a non-empty string');
   const src = b.source as Record<string, unknown> | undefined;
-  const kinds = src && typeof src === 'object' ? (['inline', 'url', 'file'] as const).filter((k) => src[k] !== undefined) : [];
-  if (kinds.length !== 1 || !str(src![kinds[0]!])) problems.push('source must hold exactly one of inline, url or file, as a non-empty string');
+  const kinds = src && typeof src === 'object' ? (['inline', 'url', 'file', 'dir'] as const).filter((k) => src[k] !== undefined) : [];
+  if (kinds.length !== 1 || !str(src![kinds[0]!])) problems.push('source must hold exactly one of inline, url, file or dir, as a non-empty string');
+  else if (kinds[0] === 'dir') problems.push(...packageSourceProblems(src!.dir, src!.main));
+  if (kinds[0] !== 'dir' && src && typeof src === 'object' && src.main !== undefined) problems.push('source.main goes with source.dir (the module inside a package folder)');
   const cc = b.containerConcurrency ?? 0;
   if (!Number.isInteger(cc) || (cc as number) < 0) problems.push('containerConcurrency must be an integer ≥ 0');
   const timeout = b.timeoutSeconds ?? 300;
@@ -83,7 +103,7 @@ export function parseSpecializeRequest(body: unknown, defaultStateUrl?: string):
       namespace,
       function: b.function as string,
       revision: b.revision as string,
-      source: { [kinds[0]!]: src![kinds[0]!] as string },
+      source: kinds[0] === 'dir' && src!.main !== undefined ? { dir: src!.dir as string, main: src!.main as string } : { [kinds[0]!]: src![kinds[0]!] as string },
       entrypoint: b.entrypoint as string | undefined,
       containerConcurrency: cc as number,
       timeoutSeconds: timeout as number,

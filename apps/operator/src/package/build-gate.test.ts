@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BuildStatus, FunctionStatus } from '@orrery/spec';
-import { buildGate, poolPackageRefusal, withBuildGate } from './build-gate.ts';
+import { buildGate, withBuildGate } from './build-gate.ts';
 
 const build = (b: Partial<BuildStatus>): BuildStatus => ({ sha256: 'ab'.repeat(32), key: 'k', builder: 'node', phase: 'Pending', reason: 'Queued', ...b });
 const now = new Date('2026-01-01T00:00:00Z');
@@ -22,12 +22,6 @@ describe('buildGate', () => {
       reason: 'BuildFailed',
       message: 'package abababababab: Failed (DependenciesFailed): npm exited with code 1',
     });
-  });
-});
-
-describe('poolPackageRefusal', () => {
-  it('is Ready=False PackageNeedsDeployExecutor, the backend saying what its pool lacks', () => {
-    expect(poolPackageRefusal(': pool workers take one module')).toEqual({ status: 'False', reason: 'PackageNeedsDeployExecutor', message: 'a package (source.package) needs executor deploy: pool workers take one module' });
   });
 });
 

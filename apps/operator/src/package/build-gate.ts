@@ -1,6 +1,7 @@
 /**
- * What a package build means for readiness (docs/packages.md). Pure. A revision whose package is
- * not built runs no workers: Ready=Unknown (Building) while the build is pending or running,
+ * What a package build means for readiness (docs/packages.md), the same on both backends and for
+ * both executors (a pool revision is specialized only once built: pool-executor/package-source.ts).
+ * Pure. A revision whose package is not built runs no workers: Ready=Unknown (Building) while the build is pending or running,
  * Ready=False (BuildFailed) when it failed; the Function's Ready says the same, so `orrery
  * describe` and `kubectl wait` show the build instead of a generic "Progressing".
  */
@@ -10,8 +11,6 @@ import type { ReadyOverride } from '../revision/revision-backend.ts';
 
 export const BUILDING = 'Building';
 export const BUILD_FAILED = 'BuildFailed';
-/** Both backends refuse a package on the pool executor: pool workers are shared by a whole Environment. */
-export const PACKAGE_NEEDS_DEPLOY = 'PackageNeedsDeployExecutor';
 
 const describe = (b: BuildStatus) => `package ${b.sha256.slice(0, 12)}: ${b.phase} (${b.reason})${b.message ? `: ${b.message}` : ''}`;
 
@@ -21,11 +20,6 @@ export function buildGate(build: BuildStatus | undefined): ReadyOverride | undef
   if (build.phase === 'Succeeded') return undefined;
   if (build.phase === 'Failed') return { status: 'False', reason: BUILD_FAILED, message: describe(build) };
   return { status: 'Unknown', reason: BUILDING, message: describe(build) };
-}
-
-/** The refusal of a package on the pool executor; `detail` goes on the message and says what this backend's pool lacks. */
-export function poolPackageRefusal(detail: string): ReadyOverride {
-  return { status: 'False', reason: PACKAGE_NEEDS_DEPLOY, message: `a package (source.package) needs executor deploy${detail}` };
 }
 
 /** The Function's Ready while its current template's package is not built. */

@@ -22,4 +22,9 @@ describe('specializeRequest', () => {
     expect(stateless.stateCredentials).toBeUndefined();
     expect(stateless).not.toHaveProperty('stateFencing');
   });
+
+  it('passes a built package as {dir, main}, as the runtime takes it (deploy mode: --source-dir/--source-main)', () => {
+    expect(specializeRequest(rev, { dir: '/var/orrery/packages/built/k1', main: 'src/handler.mjs' }).source).toEqual({ dir: '/var/orrery/packages/built/k1', main: 'src/handler.mjs' });
+    expect(specializeRequest(rev, { dir: '/data/packages/built/k1' }).source).toEqual({ dir: '/data/packages/built/k1' });
+  });
 });

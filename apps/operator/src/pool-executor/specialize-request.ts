@@ -3,13 +3,14 @@ import type { RegistryCredentialFile, Revision, StateCredentials } from '@orrery
 /**
  * The `POST /v1/specialize` body a pool worker loads a revision from (apps/runtime
  * specialize.ts), the same for local workers and Kubernetes pool pods. `source` is resolved by
- * the caller: a Kubernetes ConfigMap reference becomes inline code there. Credentials travel only
+ * the caller: a Kubernetes ConfigMap reference becomes inline code there, a package the built
+ * folder as the worker sees it (`dir`, with `main`: package-source.ts). Credentials travel only
  * in this body (never in a pool pod's spec): state token, registry registration credential, and
  * the template's env with its secret references resolved by the executor (`env`).
  */
 export function specializeRequest(
   rev: Revision,
-  source: { inline?: string; url?: string },
+  source: { inline?: string; url?: string } | { dir: string; main?: string },
   credentials?: StateCredentials,
   registryCredential?: RegistryCredentialFile,
   env: Record<string, string> = {},

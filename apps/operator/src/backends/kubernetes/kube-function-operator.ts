@@ -145,6 +145,10 @@ export class KubernetesFunctionOperator {
         this.functionQueue.add(`${namespace}/${fn}`);
         for (const r of this.revisions.list()) if (r.metadata.namespace === namespace && r.metadata.labels?.[FUNCTION_LABEL] === fn) this.revisionQueue.add(`${namespace}/${r.metadata.name}`);
       },
+      // Pool Deployments mount the package volume once it exists (kube-environment-backend.ts).
+      volumeSeen: (namespace) => {
+        for (const e of this.environments.list()) if (e.metadata.namespace === namespace) this.environmentQueue.add(`${namespace}/${e.metadata.name}`);
+      },
       log: this.log,
     });
     this.functionBackend = new KubeFunctionBackend({
@@ -183,6 +187,8 @@ export class KubernetesFunctionOperator {
       readyWaitMs: o.pool?.readyWaitMs,
       specializeTimeoutMs: o.pool?.specializeTimeoutMs,
       registrationCredential: o.registrationCredential,
+      // Pool pods load a package from the package volume, once built (package-build/).
+      packages: { gate: (rev) => this.builds.gate(rev), built: (rev) => this.builds.poolPackage(rev) },
       log: this.log,
     });
     this.autoscaler = new Autoscaler({

@@ -3,6 +3,7 @@ import { deriveSpecializeNonce } from '@orrery/auth';
 import type { Environment, Revision, StateCredentials } from '@orrery/spec';
 import { FUNCTION_LABEL } from '@orrery/spec';
 import { postJson } from '@orrery/control-http';
+import { type PoolPackages, packageSource } from '../../pool-executor/package-source.ts';
 import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
 import { objectKey, splitKey } from '../../queue/object-key.ts';
 import { specializeRequest } from '../../pool-executor/specialize-request.ts';
@@ -13,6 +14,7 @@ import { type KubeClient, type KubeObject, isConflict, isNotFound, statusCode } 
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, REVISION_LABEL, ownerReferences } from './render/labels.ts';
 import { SPECIALIZE_TOKEN_KEY, renderSpecializeSecret, specializeSecretName } from './render/pool.ts';
 import { RUNTIME_PORT } from './render/revision-children.ts';
+import { PACKAGE_VOLUME_CLAIM } from './package-build/package-build-names.ts';
 
 /** A pool pod's component label once claimed: it has left the pool Deployment's selector. */
 export const SPECIALIZED_COMPONENT = 'specialized';
@@ -35,6 +37,11 @@ export interface KubernetesPoolExecutorOptions {
   onChange?: () => void;
   /** The revision's registration credential, sent in the specialize body (never in a pod spec). */
   registrationCredential?: RegistrationCredentials;
+  /**
+   * Package builds (docs/packages.md): a revision with a package is specialized, once built, with
+   * its folder in the package volume, on a pool pod that mounts it (render/pool.ts).
+   */
+  packages?: PoolPackages;
   log?: (msg: string) => void;
 }
 
@@ -42,6 +49,10 @@ type Pod = KubeObject & {
   spec?: unknown;
   status?: { phase?: string; podIP?: string; conditions?: Array<{ type: string; status: string }> };
 };
+
+/** The pod mounts the namespace's package volume (pool pods created before the volume existed do not). */
+const mountsPackages = (p: Pod): boolean =>
+  ((p.spec as { volumes?: Array<{ persistentVolumeClaim?: { claimName?: string } }> } | undefined)?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === PACKAGE_VOLUME_CLAIM);
 
 const isReady = (p: Pod): boolean =>
   !p.metadata.deletionTimestamp && p.status?.phase === 'Running' && !!p.status.podIP && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
@@ -228,20 +239,22 @@ export class KubernetesPoolExecutor implements PoolSpecializer {
   private async doSpecialize(rev: Revision, credentials?: StateCredentials): Promise<Specialization> {
     const t = rev.spec.template;
     const ns = rev.metadata.namespace;
+    // Built first: a revision whose package cannot load yet must not cost a warm pod.
+    const pkg = packageSource(rev, this.o.packages);
     // A pool pod's spec is the Environment's: the revision's env (its secrets read through the
     // API, never written into any object) travels in the specialize body only.
     const env = await resolveTemplateEnv(ns, t.env, (namespace, name, key) => this.secretValue(namespace, name, key), (m) => `create the Secret ${ns}/${m.secret} with key ${m.key}, or mark the reference optional`).catch((err: unknown) => {
       if (err instanceof MissingSecretError) throw new SpecializeError(422, 'secret_not_found', err.message);
       throw err;
     });
-    const body = specializeRequest(rev, await this.sourceOf(rev), credentials, this.o.registrationCredential?.(rev), env);
+    const body = specializeRequest(rev, pkg ?? (await this.sourceOf(rev)), credentials, this.o.registrationCredential?.(rev), env);
     let lastError: SpecializeError | undefined;
     for (let attempt = 1; attempt <= MAX_POD_ATTEMPTS; attempt++) {
       if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');
       // The key before the claim: without it a claimed pod would be stranded.
       const poolKey = await this.readToken(ns, t.environment);
       if (!poolKey) throw new SpecializeError(503, 'pool_not_ready', `pool key secret ${ns}/${specializeSecretName(t.environment)} does not exist yet`);
-      const pod = await this.claim(rev);
+      const pod = await this.claim(rev, pkg !== undefined);
       this.specializing.add(podKey(pod));
       try {
         if (!pod.metadata.uid) throw new RetryOnAnotherPod(new SpecializeError(502, 'specialize_failed', `pool pod ${pod.metadata.name} has no uid`));
@@ -290,7 +303,7 @@ export class KubernetesPoolExecutor implements PoolSpecializer {
    * Takes a ready pool pod for the revision: a replace guarded by the pod's resourceVersion that
    * moves it out of the pool Deployment's selector and gives it the revision's labels and owner.
    */
-  private async claim(rev: Revision): Promise<Pod> {
+  private async claim(rev: Revision, needsPackages: boolean): Promise<Pod> {
     const ns = rev.metadata.namespace;
     const env = rev.spec.template.environment;
     const end = Date.now() + (this.o.readyWaitMs ?? 30_000);
@@ -304,12 +317,14 @@ export class KubernetesPoolExecutor implements PoolSpecializer {
             p.metadata.labels?.[ENVIRONMENT_LABEL] === env &&
             p.metadata.labels[COMPONENT_LABEL] === 'pool' &&
             isReady(p) &&
+            (!needsPackages || mountsPackages(p)) &&
             !this.claiming.has(podKey(p)) &&
             !lost.has(`${podKey(p)}@${p.metadata.resourceVersion}`),
         );
       if (!candidate) {
         if (this.stopped) throw new SpecializeError(503, 'shutting_down', 'the pool executor is stopping');
-        if (Date.now() > end) throw new SpecializeError(503, 'pool_empty', `no warm pod of environment ${ns}/${env} became ready within ${Math.round((this.o.readyWaitMs ?? 30_000) / 1000)}s`);
+        const what = needsPackages ? `warm pod of environment ${ns}/${env} mounting the package volume ${PACKAGE_VOLUME_CLAIM}` : `warm pod of environment ${ns}/${env}`;
+        if (Date.now() > end) throw new SpecializeError(503, 'pool_empty', `no ${what} became ready within ${Math.round((this.o.readyWaitMs ?? 30_000) / 1000)}s`);
         await new Promise((r) => setTimeout(r, WARM_POLL_MS));
         continue;
       }

@@ -93,7 +93,7 @@ export class KubeRevisionBackend implements RevisionBackend {
     this.written.forget(objectKey(namespace, name));
   }
 
-  /** A revision whose package is not built (or cannot be, on the pool executor) runs no workers yet. */
+  /** A revision whose package is not built runs no workers yet (deploy) and is not specialized (pool). */
   unsupported(rev: Revision): ReadyOverride | undefined {
     return this.o.packages?.gate(rev);
   }

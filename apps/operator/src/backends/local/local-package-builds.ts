@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { BUILD_MARKER, LogTail, buildKey, buildPackage, type BuilderRuntime } from '@orrery/builder';
 import type { BuildStatus, FunctionTemplate, OrreryFunction, Revision } from '@orrery/spec';
-import { buildGate, poolPackageRefusal } from '../../package/build-gate.ts';
+import { buildGate } from '../../package/build-gate.ts';
 import { type BuildIdentity, archiveMissingBuild, buildingBuild, finishedBuild, sameBuild } from '../../package/build-status.ts';
 import { type BuildStatusStore, updateBuildStatus } from '../../package/build-status-store.ts';
 import type { ReadyOverride } from '../../revision/revision-backend.ts';
@@ -49,7 +49,6 @@ export interface LocalPackageBuildsOptions {
 type Plan = { id: BuildIdentity; runtime: BuilderRuntime; main?: string; url?: string } | { refused: ReadyOverride };
 
 const ARCHIVE_RECHECK_MS = 3_000;
-const POOL_REFUSAL = poolPackageRefusal(': pool workers are shared by the whole Environment and are specialized with a single module');
 
 export class LocalPackageBuilds {
   private readonly paths: ReturnType<typeof packagePaths>;
@@ -127,7 +126,6 @@ export class LocalPackageBuilds {
   gateOf(namespace: string, fn: string, t: FunctionTemplate): ReadyOverride | undefined {
     const pkg = t.source.package;
     if (!pkg) return undefined;
-    if (t.executor === 'pool') return POOL_REFUSAL;
     const planKey = `${namespace}/${t.environment}/${pkg.sha256}`;
     const refused = this.refused.get(planKey);
     if (refused) return refused;
@@ -141,7 +139,7 @@ export class LocalPackageBuilds {
     return buildGate(status);
   }
 
-  /** The built package a revision's workers load, once built. */
+  /** The built package a revision's workers load, once built (deploy workers' --source-dir, a pool worker's specialize). */
   builtPackage(rev: Revision): { dir: string; main: string } | undefined {
     const t = rev.spec.template;
     const pkg = t.source.package;

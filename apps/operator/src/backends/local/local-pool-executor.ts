@@ -7,6 +7,7 @@ import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
+import { type PoolPackages, packageSource } from '../../pool-executor/package-source.ts';
 import { type PoolSpecializer, type Specialization, SpecializeError } from '../../pool-executor/specialization.ts';
 import { specializeRequest } from '../../pool-executor/specialize-request.ts';
 import type { RegistrationCredentials } from '../../reconcile/registration-credential.ts';
@@ -43,6 +44,11 @@ export interface LocalPoolExecutorOptions {
    * absent: every pool worker runs `runtimeCommand`.
    */
   runtimeFor?: (namespace: string, environment: string) => Promise<LocalRuntime>;
+  /**
+   * Package builds (docs/packages.md): a revision with a package is specialized with its built
+   * folder (the same one deploy workers get, readable by every worker uid), and only once built.
+   */
+  packages?: PoolPackages;
   log?: (msg: string) => void;
 }
 
@@ -232,7 +238,8 @@ export class LocalPoolExecutor implements PoolSpecializer {
     const env = t.environment;
     const ns = rev.metadata.namespace;
     const poolKey = `${ns}/${env}`;
-    // Secrets first: a missing one must not cost a warm worker.
+    // The package's build, then secrets: a revision that cannot load must not cost a warm worker.
+    const pkg = packageSource(rev, this.o.packages);
     const templateEnv = await resolveTemplateEnv(ns, t.env, this.o.secretLookup ?? localSecretLookup(this.o.dataDir), localSecretHint(ns)).catch((err: unknown) => {
       if (err instanceof MissingSecretError) throw new SpecializeError(422, 'secret_not_found', err.message);
       throw err;
@@ -248,7 +255,7 @@ export class LocalPoolExecutor implements PoolSpecializer {
     // Refill just after this specialization: spawning a node process now would take CPU from
     // the cold request the taken worker is about to serve (on a small machine, tens of ms).
     setTimeout(() => void this.ensurePool(ns, env).catch((err: unknown) => this.o.log?.(`pool refill ${poolKey}: ${(err as Error).message}`)), REFILL_DELAY_MS).unref();
-    const body = specializeRequest(rev, t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }, credentials, this.o.registrationCredential?.(rev), templateEnv);
+    const body = specializeRequest(rev, pkg ?? (t.source.inline !== undefined ? { inline: t.source.inline } : { url: t.source.url }), credentials, this.o.registrationCredential?.(rev), templateEnv);
     this.specializations++;
     const nonce = this.nonces.get(worker);
     this.nonces.delete(worker); // single use, whatever the answer

@@ -17,6 +17,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { kindQueue } from '../../../queue/kind-queue.ts';
 import { objectKey, splitKey } from '../../../queue/object-key.ts';
 import type { WorkQueue } from '../../../queue/work-queue.ts';
+import { buildGate } from '../../../package/build-gate.ts';
 import type { ReadyOverride } from '../../../revision/revision-backend.ts';
 import { apiErrorText } from '../api-error-text.ts';
 import { Informer } from '../informer.ts';
@@ -26,8 +27,8 @@ import { COMPONENT_LABEL, FIELD_MANAGER } from '../render/labels.ts';
 import { runtimeImageFor } from '../render/runtime-image.ts';
 import { renderBuildJob } from './build-job.ts';
 import { type BuildIdentity, type BuildPodView, type TerminatedView, buildOutcome, recordedBody } from './build-outcome.ts';
-import { PACKAGE_NEEDS_DEPLOY, revisionBuildGate } from './build-readiness.ts';
 import { packageBuilderFor } from './package-builder-choice.ts';
+import { poolPackageDir } from './package-mount.ts';
 import { BUILD_RESULT_ANNOTATION, COMPONENT_BUILD, PACKAGE_ARCHIVE_KEY, PACKAGE_VOLUME_CLAIM, buildJobName, packageConfigMapName } from './package-build-names.ts';
 import { type PackageVolumeSettings, renderPackageVolumeClaim } from './package-volume.ts';
 
@@ -55,6 +56,8 @@ export interface KubePackageBuildsOptions extends PackageBuildSettings {
   runtimeImage?: string;
   /** A build's state changed: the Function's and its revisions' reconcilers look again. */
   changed: (namespace: string, fn: string) => void;
+  /** The namespace's package volume exists (first seen by this process): its pool Deployments mount it now. */
+  volumeSeen?: (namespace: string) => void;
   log?: (msg: string) => void;
 }
 
@@ -120,11 +123,21 @@ export class KubePackageBuilds {
   gate(rev: Revision): ReadyOverride | undefined {
     const t = rev.spec.template;
     if (!t.source.package) return undefined;
-    if (t.executor === 'pool') return revisionBuildGate('pool', undefined);
     const plan = this.plan(rev.metadata.namespace, t);
     if (!plan) return undefined;
     if ('refused' in plan) return plan.refused;
-    return revisionBuildGate(t.executor, this.cachedOutcome(rev.metadata.namespace, plan.id));
+    return buildGate(this.cachedOutcome(rev.metadata.namespace, plan.id));
+  }
+
+  /**
+   * Where a pool pod finds the revision's built package once built (undefined: not built, or no
+   * package): the package volume every pool pod of the namespace mounts (render/pool.ts).
+   */
+  poolPackage(rev: Revision): { dir: string; main?: string } | undefined {
+    const t = rev.spec.template;
+    const plan = this.plan(rev.metadata.namespace, t);
+    if (!plan || 'refused' in plan || this.cachedOutcome(rev.metadata.namespace, plan.id)?.phase !== 'Succeeded') return undefined;
+    return { dir: poolPackageDir(plan.id.key), ...(plan.pkg.main ? { main: plan.pkg.main } : {}) };
   }
 
   /** The gate of a Function's newest revision (what its Ready should say), by the revision's name. */
@@ -165,7 +178,6 @@ export class KubePackageBuilds {
     let recheck = false;
     const seen = new Set<string>();
     for (const [i, t] of templates.entries()) {
-      if (t.executor === 'pool') continue;
       const plan = this.plan(namespace, t);
       if (!plan || 'refused' in plan || seen.has(plan.id.key)) continue;
       seen.add(plan.id.key);
@@ -237,7 +249,10 @@ export class KubePackageBuilds {
       }
     }
     const uid = pvc?.metadata.uid;
-    if (uid) this.volumes.set(namespace, uid);
+    if (uid) {
+      this.volumes.set(namespace, uid);
+      this.o.volumeSeen?.(namespace);
+    }
     return uid;
   }
 
@@ -280,5 +295,3 @@ type Plan = Extract<Planned, { id: BuildIdentity }>;
 function usesPackages(f: KubeObject): boolean {
   return Boolean((f.spec as { template?: { source?: { package?: unknown } } } | undefined)?.template?.source?.package);
 }
-
-export { PACKAGE_NEEDS_DEPLOY };

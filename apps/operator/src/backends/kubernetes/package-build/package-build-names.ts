@@ -17,6 +17,8 @@ export const BUILD_VOLUME_MOUNT = '/packages';
 export const ARCHIVE_DIR = '/var/orrery/archive';
 /** Where worker pods find their built package (the volume's `built/<key>`, read-only). */
 export const PACKAGE_DIR = '/var/orrery/package';
+/** Where pool pods mount the whole package volume (read-only): a specialized pod loads its `built/<key>`. */
+export const POOL_PACKAGES_DIR = '/var/orrery/packages';
 
 export const COMPONENT_BUILD = 'package-build';
 export const COMPONENT_PACKAGE_VOLUME = 'package-volume';

@@ -1,4 +1,5 @@
 import type { Environment } from '@orrery/spec';
+import { poolPackageMount } from '../package-build/package-mount.ts';
 import { COMPONENT_LABEL, ENVIRONMENT_LABEL, MANAGED_BY, type Manifest, childName, ownerReferences } from './labels.ts';
 import { POD_IDENTITY_ENV, RUNTIME_PORT, workerNetworkArgs } from './revision-children.ts';
 import { runtimeImageFor } from './runtime-image.ts';
@@ -22,6 +23,12 @@ export interface PoolRenderOptions {
   stateUrl?: string;
   /** The operator's OTEL_* settings (as for deploy workers, revision-children.ts): pool workers trace too. */
   workerTraceEnv?: Record<string, string>;
+  /**
+   * The namespace's package volume exists (PVC `orrery-packages`): mount it read-only, so pods
+   * can be specialized with a built package (package-build/package-mount.ts). Only then: a pod
+   * naming a claim that does not exist would wait in Pending forever.
+   */
+  packageVolume?: boolean;
 }
 
 /** The Secret holding an Environment's pool key (`orrery-pool-<env>-specialize`). */
@@ -80,6 +87,7 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
       { name: 'specialize', mountPath: SPECIALIZE_DIR },
     ],
   };
+  const packages = opts.packageVolume ? poolPackageMount() : undefined;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -113,6 +121,7 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
               volumeMounts: [
                 { name: 'tmp', mountPath: '/tmp' },
                 { name: 'specialize', mountPath: SPECIALIZE_DIR },
+                ...(packages ? [packages.mount] : []),
               ],
             },
           ],
@@ -122,6 +131,7 @@ export function renderPoolDeployment(env: Environment, runtimeImage?: string, op
             { name: 'tmp', emptyDir: {} },
             { name: 'specialize', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
             { name: 'pool-key', secret: { secretName: specializeSecretName(env.metadata.name), defaultMode: 0o444 } },
+            ...(packages ? [packages.volume] : []),
           ],
         },
       },

@@ -137,6 +137,8 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     isolation,
     envPassthrough: config.envPassthrough,
     runtimeFor: runtimeOf,
+    // Pool workers load a package from the folder deploy workers get, once its build succeeded.
+    packages: { gate: (rev) => packages.gate(rev), built: (rev) => packages.builtPackage(rev) },
     log,
   });
   // Rewrite the endpoints file now (empty until workers run): a previous run's file would send
