@@ -10,21 +10,24 @@ const workspaces = ['packages', 'apps']
   .filter((root) => existsSync(`${root}/package.json`))
   .sort();
 
-// `npm test` runs two vitest processes side by side (scripts/test.sh): ORRERY_TEST_GROUP picks
-// the files that take turns (the control plane, the browser) or every other file. vitest's
+// `npm test` runs three vitest processes side by side (scripts/test.sh); ORRERY_TEST_GROUP picks
+// their files: `kubernetes` (one control plane: files take turns), `platform` (the browser specs'
+// one platform and the two slow `orrery up` tests: files take turns), `parallel` (every other
+// file), or `one-at-a-time` (kubernetes and platform together). vitest's
 // `--project '!a' --project '!b'` cannot say "neither": its patterns are OR-ed.
+const GROUPS = ['parallel', 'kubernetes', 'platform', 'one-at-a-time'];
 const group = process.env.ORRERY_TEST_GROUP;
-if (group !== undefined && group !== 'one-at-a-time' && group !== 'parallel') throw new Error(`ORRERY_TEST_GROUP must be one-at-a-time or parallel, got "${group}"`);
-const want = (oneAtATime: boolean) => group === undefined || (group === 'one-at-a-time') === oneAtATime;
-// Two slow platform tests (a minute each, mostly waiting on `orrery up`) run in the one-at-a-time
-// process, before its cluster files, so that both processes end at about the same time.
+if (group !== undefined && !GROUPS.includes(group)) throw new Error(`ORRERY_TEST_GROUP must be one of ${GROUPS.join(', ')}; got "${group}"`);
+const want = (kind: 'parallel' | 'kubernetes' | 'platform') => group === undefined || group === kind || (group === 'one-at-a-time' && kind !== 'parallel');
+// Two slow platform tests (a minute each, mostly waiting on `orrery up`) run in the platform
+// process beside the browser specs, not in the parallel one.
 const ALONGSIDE = ['apps/cli/src/platform/up-smoke.int.test.ts', 'apps/cli/src/deploy/deploy.int.test.ts'];
 const outside = (root: string) => ALONGSIDE.filter((f) => f.startsWith(`${root}/`)).map((f) => f.slice(root.length + 1));
 
 export default defineConfig({
   test: {
     projects: [
-      ...(want(false) ? workspaces : []).map((root) => ({
+      ...(want('parallel') ? workspaces : []).map((root) => ({
         test: {
           name: (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { name: string }).name,
           root,
@@ -35,10 +38,11 @@ export default defineConfig({
         },
       })),
       // The benchmarks' pure parts (percentiles, hit-ratio accounting); the benchmarks themselves run with `npm run bench`.
-      ...(want(false) ? [{ test: { name: 'bench', root: 'bench', include: ['**/*.test.ts'] } }] : []),
+      ...(want('parallel') ? [{ test: { name: 'bench', root: 'bench', include: ['**/*.test.ts'] } }] : []),
       // Checks of the repository itself (every workspace's imports declared, …).
-      ...(want(false) ? [{ test: { name: 'repo', root: 'scripts', include: ['checks/**/*.test.ts'] } }] : []),
-      ...(want(true) ? [{ test: { name: 'alongside', include: ALONGSIDE } }, {
+      ...(want('parallel') ? [{ test: { name: 'repo', root: 'scripts', include: ['checks/**/*.test.ts'] } }] : []),
+      ...(want('platform') ? [{ test: { name: 'alongside', include: ALONGSIDE } }, 'e2e'] : []),
+      ...(want('kubernetes') ? [{
         test: {
           name: 'kubernetes',
           include: [`{apps,packages}/${KUBE_TESTS}`],
@@ -50,7 +54,7 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
         },
-      }, 'e2e'] : []),
+      }] : []),
     ],
   },
 });

@@ -18,24 +18,33 @@ NEXT_TELEMETRY_DISABLED=1 npm run build -w @orrery/console > .console-build.log 
 npm run -s build:apps > .apps-build.log 2>&1 || { tail -30 .apps-build.log; echo "app bundles (npm run build:apps) failed"; echo "0 passed, 1 failed"; exit 1; }
 
 mkdir -p .test-results
-rm -f .test-results/*.json .test-results/one-at-a-time.log
-# Two vitest runs side by side. The Kubernetes tests (one control plane) and the browser specs (one
-# platform) take turns within their projects, and vitest runs such files only after every other
-# file has finished; most of their time is spent waiting on the cluster and the browser, so they
-# run beside the rest instead of after it. Their output is shown once the main run is done.
+rm -f .test-results/*.json .test-results/*.log
+# Three vitest runs side by side. The Kubernetes tests (one control plane) and the platform tests
+# (the browser specs' one platform, two slow `orrery up` tests) take turns within their runs and
+# spend most of their time waiting on the cluster, the platform and the browser; every other file
+# runs in the parallel run, ORRERY_TEST_WORKERS files at a time (default 2: on two cores most of
+# those files wait on the processes they start). The side runs' output is shown at the end.
 report() { echo "--reporter=default --reporter=json --outputFile.json=.test-results/$1.json"; }
 # shellcheck disable=SC2046
-ORRERY_TEST_GROUP=one-at-a-time npx vitest run --passWithNoTests $(report one-at-a-time) "$@" > .test-results/one-at-a-time.log 2>&1 &
-serial=$!
+ORRERY_TEST_GROUP=kubernetes npx vitest run --passWithNoTests --maxWorkers=1 $(report kubernetes) "$@" > .test-results/kubernetes.log 2>&1 &
+kube=$!
 # shellcheck disable=SC2046
-ORRERY_TEST_GROUP=parallel npx vitest run --passWithNoTests $(report parallel) "$@"
+ORRERY_TEST_GROUP=platform npx vitest run --passWithNoTests --maxWorkers=1 $(report platform) "$@" > .test-results/platform.log 2>&1 &
+platform=$!
+# shellcheck disable=SC2046
+ORRERY_TEST_GROUP=parallel npx vitest run --passWithNoTests --maxWorkers="${ORRERY_TEST_WORKERS:-2}" $(report parallel) "$@"
 code=$?
-wait "$serial"
-serial_code=$?
+wait "$platform"
+platform_code=$?
+wait "$kube"
+kube_code=$?
 echo
-echo "[test] the Kubernetes tests and browser specs (run alongside; .test-results/one-at-a-time.log):"
-cat .test-results/one-at-a-time.log
-node scripts/test-summary.mjs .test-results/parallel.json .test-results/one-at-a-time.json
+echo "[test] the platform tests and browser specs (run alongside; .test-results/platform.log):"
+cat .test-results/platform.log
+echo
+echo "[test] the Kubernetes tests (run alongside; .test-results/kubernetes.log):"
+cat .test-results/kubernetes.log
+node scripts/test-summary.mjs .test-results/parallel.json .test-results/platform.json .test-results/kubernetes.json
 summary=$?
-[ $code -eq 0 ] && [ $serial_code -eq 0 ] && [ $summary -eq 0 ] && exit 0
+[ $code -eq 0 ] && [ $platform_code -eq 0 ] && [ $kube_code -eq 0 ] && [ $summary -eq 0 ] && exit 0
 exit 1
