@@ -25,6 +25,7 @@ import { type KubeClient, type KubeObject, isConflict, statusCode } from '../kub
 import { parsed } from '../parsed-object.ts';
 import { COMPONENT_LABEL, FIELD_MANAGER } from '../render/labels.ts';
 import { runtimeImageFor } from '../render/runtime-image.ts';
+import { type ArchiveRecheck, archiveCheckDue, archiveMissed } from './archive-recheck-backoff.ts';
 import { renderBuildJob } from './build-job.ts';
 import { type BuildIdentity, type BuildPodView, type TerminatedView, buildOutcome, recordedBody } from './build-outcome.ts';
 import { packageBuilderFor } from './package-builder-choice.ts';
@@ -36,8 +37,6 @@ import { type PackageVolumeSettings, renderPackageVolumeClaim } from './package-
 export const BUILD_FIELD_MANAGER = 'orrery-package-build';
 /** The chart's builder image when none is given (`--builder-image`). */
 export const DEFAULT_BUILDER_IMAGE = 'orrery/builder:latest';
-/** How often a missing archive ConfigMap is looked for again. */
-const ARCHIVE_RECHECK_MS = 5_000;
 
 export interface PackageBuildSettings {
   builderImage: string;
@@ -59,6 +58,7 @@ export interface KubePackageBuildsOptions extends PackageBuildSettings {
   /** The namespace's package volume exists (first seen by this process): its pool Deployments mount it now. */
   volumeSeen?: (namespace: string) => void;
   log?: (msg: string) => void;
+  now?: () => Date;
 }
 
 type Template = FunctionTemplate;
@@ -71,9 +71,16 @@ export class KubePackageBuilds {
   private readonly log: (msg: string) => void;
   /** Namespace → the package volume claim's uid, once seen. */
   private readonly volumes = new Map<string, string>();
+  /**
+   * `namespace/function` → archive sha256 → when to look for the missing archive again
+   * (archive-recheck-backoff.ts). No ConfigMap informer: it would hold every archive's bytes.
+   */
+  private readonly archiveRechecks = new Map<string, Map<string, ArchiveRecheck>>();
+  private readonly now: () => Date;
 
   constructor(private readonly o: KubePackageBuildsOptions) {
     this.log = o.log ?? (() => {});
+    this.now = o.now ?? (() => new Date());
     this.jobs = new Informer(o.client, {
       apiVersion: 'batch/v1',
       kind: 'Job',
@@ -172,21 +179,30 @@ export class KubePackageBuilds {
   async reconcile(key: string): Promise<void> {
     const [namespace, name] = splitKey(key);
     const fn = parsed<OrreryFunction>(FunctionSchema, this.o.functions.get(namespace, name));
-    if (!fn || fn.metadata.deletionTimestamp) return;
+    if (!fn || fn.metadata.deletionTimestamp) {
+      this.archiveRechecks.delete(key);
+      return;
+    }
+    const rechecks = this.archiveRechecks.get(key) ?? new Map<string, ArchiveRecheck>();
+    const missing = new Map<string, ArchiveRecheck>();
     const templates = [fn.spec.template, ...this.revisionsOf(namespace, name).map((r) => r.spec.template)];
     let current: BuildStatus | undefined;
-    let recheck = false;
     const seen = new Set<string>();
     for (const [i, t] of templates.entries()) {
       const plan = this.plan(namespace, t);
       if (!plan || 'refused' in plan || seen.has(plan.id.key)) continue;
       seen.add(plan.id.key);
-      const status = await this.ensure(namespace, name, plan.id, plan.pkg);
-      if (status.reason === 'ArchiveMissing' && status.phase === 'Pending') recheck = true;
+      const status = await this.ensure(namespace, name, plan.id, plan.pkg, rechecks, fn.metadata.generation ?? 0);
+      const recheck = rechecks.get(plan.id.sha256);
+      if (status.reason === 'ArchiveMissing' && status.phase === 'Pending' && recheck) missing.set(plan.id.sha256, recheck);
       if (i === 0) current = status;
     }
+    // Only the archives still missing keep a record: a found one, or one no template names, starts over.
+    if (missing.size) this.archiveRechecks.set(key, missing);
+    else this.archiveRechecks.delete(key);
     await this.writeStatus(fn, current);
-    if (recheck) this.queue.addAfter(key, ARCHIVE_RECHECK_MS);
+    const next = Math.min(...[...missing.values()].map((r) => r.nextAtMs));
+    if (missing.size) this.queue.addAfter(key, Math.max(0, next - this.now().getTime()));
   }
 
   private revisionsOf(namespace: string, fn: string): Revision[] {
@@ -198,17 +214,28 @@ export class KubePackageBuilds {
   }
 
   /** The build of one key: started if there is none, its outcome recorded once it finished. */
-  private async ensure(namespace: string, fn: string, id: BuildIdentity, pkg: Plan['pkg']): Promise<BuildStatus> {
+  private async ensure(namespace: string, fn: string, id: BuildIdentity, pkg: Plan['pkg'], rechecks: Map<string, ArchiveRecheck>, generation: number): Promise<BuildStatus> {
     const name = buildJobName(id.key);
     let job = this.jobs.get(namespace, name);
     if (!job) {
-      if (!pkg.url && !(await this.archiveStored(namespace, id.sha256))) {
-        return {
-          ...id,
-          phase: 'Pending',
-          reason: 'ArchiveMissing',
-          message: `no archive in the package store: ConfigMap ${packageConfigMapName(id.sha256)} with binaryData key ${PACKAGE_ARCHIVE_KEY} in namespace ${namespace} (orrery deploy --code DIR writes it)`,
-        };
+      if (!pkg.url) {
+        const prev = rechecks.get(id.sha256);
+        const nowMs = this.now().getTime();
+        // Not due: the status of the last miss again, without a GET (this Function's own status
+        // write, or another event, woke the reconcile); an unchanged status is not written again.
+        const due = archiveCheckDue(prev, generation, nowMs);
+        if (!due || !(await this.archiveStored(namespace, id.sha256))) {
+          const recheck = !due && prev ? prev : archiveMissed(prev, generation, nowMs);
+          rechecks.set(id.sha256, recheck);
+          const again = new Date(recheck.nextAtMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+          return {
+            ...id,
+            phase: 'Pending',
+            reason: 'ArchiveMissing',
+            message: `no archive in the package store: ConfigMap ${packageConfigMapName(id.sha256)} with binaryData key ${PACKAGE_ARCHIVE_KEY} in namespace ${namespace} (orrery deploy --code DIR writes it); looked ${recheck.misses} time${recheck.misses === 1 ? '' : 's'}, looks again at ${again} or when the Function changes`,
+          };
+        }
+        rechecks.delete(id.sha256);
       }
       const volumeUid = await this.ensureVolume(namespace);
       const manifest = renderBuildJob({ namespace, sha256: id.sha256, key: id.key, builder: id.builder.split(' ')[0] as 'node' | 'python', image: this.o.builderImage, main: pkg.main, url: pkg.url, timeoutSeconds: this.o.timeoutSeconds, requestedBy: fn, volumeUid });
