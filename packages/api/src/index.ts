@@ -21,3 +21,4 @@ export { collectKeyspaceRollup } from './rollups/keyspace-rollup-collector.ts';
 export { describeProcedures, type ProcedureDoc } from './describe-procedures.ts';
 export type { Health, HealthVerdict } from './health/health-from-conditions.ts';
 export type { MembershipAction, QuorumEffect } from './routers/registry/quorum-effect.ts';
+export type { NotRunnable } from './routers/functions/revision-runnable.ts';

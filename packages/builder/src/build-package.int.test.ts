@@ -61,6 +61,10 @@ describe('buildPackage (npm)', () => {
     );
     expect(outcome).toMatchObject({ ok: false, reason: 'DependenciesFailed', message: expect.stringMatching(/npm exited with code/) });
     expect(log).toMatch(/ENOENT|nope/);
+    // The builder's random folders are named by stable words (redact-build-paths.ts).
+    expect(log).toContain('$PACKAGE/vendor/nope-9.9.9.tgz');
+    expect(log).not.toContain(outDir);
+    expect(log).not.toMatch(/orrery-build-home-/);
     expect(existsSync(outDir)).toBe(false);
   }, 60_000);
 

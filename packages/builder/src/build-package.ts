@@ -3,13 +3,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { BuildReason } from '@orrery/spec';
 import { readArchive } from './archive-entries.ts';
 import type { BuilderRuntime } from './builder-for-runtime.ts';
 import { extractEntries } from './extract-archive.ts';
 import { defaultMain, installCommand } from './install-command.ts';
 import { PackageError } from './limits.ts';
+import { redactingLog, type BuildPathNames } from './redact-build-paths.ts';
 
 export type BuildOutcome =
   | { ok: true; dependencies: number; sizeBytes: number; main: string }
@@ -105,6 +106,13 @@ function run(command: { file: string; args: string[] }, cwd: string, env: NodeJS
   });
 }
 
+/** The build's folders as given and as the kernel resolves them (npm and pip print either). */
+async function buildPathNames(outDir: string, work: string, home: string): Promise<BuildPathNames> {
+  const both = async (p: string) => [p, await realpath(p).catch(() => p)];
+  const realOut = join(await realpath(dirname(outDir)).catch(() => dirname(outDir)), basename(outDir));
+  return { package: [...(await both(work)), outDir, realOut], home: await both(home) };
+}
+
 async function readDone(outDir: string): Promise<BuildOutcome | undefined> {
   try {
     const done = JSON.parse(await readFile(join(outDir, BUILD_MARKER), 'utf8')) as { dependencies: number; sizeBytes: number; main: string };
@@ -168,7 +176,11 @@ export async function buildPackage(options: BuildPackageOptions): Promise<BuildO
       };
       onLog(`$ ${[command.file.split('/').pop(), ...command.args].join(' ')}\n`);
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const result = await run(command, work, env, timeoutMs, onLog);
+      // The log shows $PACKAGE and $BUILD_HOME instead of this build's random folders.
+      const paths = await buildPathNames(outDir, work, home);
+      const toolLog = redactingLog(onLog, paths);
+      const result = await run(command, work, env, timeoutMs, (chunk) => toolLog.push(chunk));
+      toolLog.flush();
       if (result.timedOut) return { ok: false, reason: 'BuildTimeout', message: `installing dependencies took longer than ${Math.round(timeoutMs / 1000)} s` };
       if (result.code !== 0) {
         const tool = runtime === 'node' ? 'npm' : 'pip';

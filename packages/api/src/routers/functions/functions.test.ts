@@ -154,6 +154,49 @@ describe('functions.rollback (operator)', () => {
   });
 });
 
+describe('functions.rollback to a revision whose package build failed', () => {
+  const sha = (c: string) => c.repeat(64);
+  const pkgRevision = (n: number, sha256: string) => {
+    const r = revisionManifest('pkg', n);
+    return { ...r, spec: { ...r.spec, template: { source: { package: { sha256 } } } } };
+  };
+  const failedBuild = { sha256: sha('c'), key: sha('d'), builder: 'node npm v20', phase: 'Failed', reason: 'DependenciesFailed', message: 'npm exited with code 1' };
+  beforeAll(async () => {
+    await h.store.apply(fnManifest('pkg', undefined, { template: { source: { package: { sha256: sha('c') } } } }));
+    for (const [n, digest] of [[1, sha('a')], [2, sha('b')], [3, sha('c')]] as const) await h.store.apply(pkgRevision(n, digest), { allowCreateOnlyKinds: true });
+    // -00002's Ready says its build failed; -00003 is the current template, whose failed build only status.build reports so far.
+    await h.store.updateStatus('Revision', 'default', 'pkg-00002', { conditions: [{ type: 'Ready', status: 'False', reason: 'BuildFailed', message: 'package bbbbbbbbbbbb: Failed (MainMissing)' }] });
+    await h.store.updateStatus('Function', 'default', 'pkg', { build: failedBuild });
+    await h.as('operator').functions.rollback({ name: 'pkg', revision: 'pkg-00001' });
+  });
+
+  it('functions.revisions names the revisions that can never serve, with why', async () => {
+    const r = await h.as('viewer').functions.revisions({ name: 'pkg' });
+    expect(r.items.map((x) => x.metadata.name)).toEqual(['pkg-00001', 'pkg-00002', 'pkg-00003']);
+    expect(r.notRunnable).toEqual({
+      'pkg-00002': { reason: 'build_failed', message: 'its package build failed (package bbbbbbbbbbbb: Failed (MainMissing))' },
+      'pkg-00003': { reason: 'build_failed', message: 'its package build failed (package cccccccccccc: DependenciesFailed: npm exited with code 1)' },
+    });
+  });
+
+  it('refuses with 400 revision_not_runnable, leaves the split alone and audits the refusal', async () => {
+    for (const revision of ['pkg-00002', 'pkg-00003']) {
+      const err = await rejection(h.as('operator', 'olga').functions.rollback({ name: 'pkg', revision }));
+      expect(err.code).toBe('BAD_REQUEST');
+      expect(err.message).toMatch(new RegExp(`^revision_not_runnable: ${revision} can never serve traffic: its package build failed`));
+      expect(issuesOf(err.cause)).toEqual([{ path: 'revision', message: err.message, reason: 'revision_not_runnable' }]);
+      expect(((await h.store.get('Function', 'default', 'pkg')) as OrreryFunction).spec.traffic).toEqual([{ revisionName: 'pkg-00001', percent: 100 }]);
+      expect(await lastAudit()).toMatchObject({ who: 'olga', action: 'functions.rollback', target: 'default/pkg', result: 'error' });
+    }
+  });
+
+  it('rolls back to a revision that built', async () => {
+    await h.as('operator').functions.traffic.set({ name: 'pkg', traffic: [{ latestRevision: true, percent: 100 }] });
+    const fn = await h.as('operator').functions.rollback({ name: 'pkg', revision: 'pkg-00001' });
+    expect(fn.spec.traffic).toEqual([{ revisionName: 'pkg-00001', percent: 100 }]);
+  });
+});
+
 describe('functions.delete (admin)', () => {
   it('deletes and audits; a second delete is NOT_FOUND', async () => {
     await h.as('operator').functions.applyManifest({ manifest: fnManifest('doomed') });

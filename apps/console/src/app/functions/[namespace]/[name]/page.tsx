@@ -89,8 +89,8 @@ export default function FunctionDetailPage() {
           <QueryState isLoading={revisions.isLoading} error={revisions.error} />
           {revisions.data ? (
             <>
-              <TrafficEditor fn={f} revisions={revisionNames} />
-              <RevisionsTimeline fn={f} revisions={revisions.data.items} />
+              <TrafficEditor fn={f} revisions={revisionNames} notRunnable={revisions.data.notRunnable} />
+              <RevisionsTimeline fn={f} revisions={revisions.data.items} notRunnable={revisions.data.notRunnable} />
             </>
           ) : null}
           <RevisionLoad namespace={namespace} name={name} />

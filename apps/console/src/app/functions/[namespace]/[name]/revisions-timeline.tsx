@@ -1,20 +1,23 @@
 'use client';
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { NotRunnable } from '@orrery/api';
 import { revisionSectionId, type OrreryFunction, type Revision } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
 import { diffRows, rowsFromSpec } from '../../traffic-draft.ts';
+import { rollbackChoice } from './rollback-choice.ts';
 import { TrafficDiff } from './traffic-editor.tsx';
 import styles from './function-detail.module.css';
 
 /**
  * Revisions oldest → newest with readiness, workers (ready / desired / actual from the function's
  * status), autoscaler mode, the traffic each receives now, and a one-click rollback (100 % to it)
- * behind a confirmation that shows the diff.
+ * behind a confirmation that shows the diff — disabled, with the reason, for a revision that can
+ * never serve (`notRunnable`, functions.revisions' verdict: its package build failed).
  */
-export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revisions: Revision[] }) {
+export function RevisionsTimeline({ fn, revisions, notRunnable }: { fn: OrreryFunction; revisions: Revision[]; notRunnable: Readonly<Record<string, NotRunnable>> }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [target, setTarget] = useState<string | null>(null);
@@ -32,6 +35,7 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
   const scale = new Map((fn.status?.revisions ?? []).map((r) => [r.revisionName, r]));
   const serving = new Map<string, Array<{ percent: number; tag?: string }>>();
   for (const t of fn.status?.traffic ?? []) serving.set(t.revisionName, [...(serving.get(t.revisionName) ?? []), t]);
+  const specFollowsLatest = fn.spec.traffic.some((t) => t.latestRevision);
 
   return (
     <section className={`card ${styles.panel}`} aria-labelledby="revisions-heading">
@@ -45,7 +49,8 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
           const traffic = serving.get(name) ?? [];
           const percent = traffic.reduce((a, t) => a + t.percent, 0);
           const tags = traffic.map((t) => t.tag).filter(Boolean);
-          const onlyTarget = percent === 100 && traffic.length === 1 && !fn.spec.traffic.some((t) => t.latestRevision);
+          const unrunnable = Object.hasOwn(notRunnable, name) ? notRunnable[name] : undefined;
+          const choice = rollbackChoice(name, traffic, specFollowsLatest, unrunnable);
           return (
             <li key={name} id={revisionSectionId(name)} className={styles.revision} data-testid={`revision-${name}`}>
               <div>
@@ -55,7 +60,12 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
                   </a>
                 </strong>
                 {name === fn.status?.latestCreatedRevision ? <span className="badge muted">newest</span> : null}{' '}
-                {name === fn.status?.latestReadyRevision ? <span className="badge health-Healthy">latest ready</span> : null}
+                {name === fn.status?.latestReadyRevision ? <span className="badge health-Healthy">latest ready</span> : null}{' '}
+                {unrunnable ? (
+                  <span className="badge error" title={unrunnable.message} data-testid={`revision-not-runnable-${name}`}>
+                    build failed
+                  </span>
+                ) : null}
                 <div className="muted">
                   {r.metadata.creationTimestamp ? (
                     <>
@@ -76,8 +86,8 @@ export function RevisionsTimeline({ fn, revisions }: { fn: OrreryFunction; revis
               <ActionButton
                 procedure="functions.rollback"
                 data-testid={`rollback-${name}`}
-                disabled={onlyTarget || rollback.isPending}
-                title={onlyTarget ? 'already receives all traffic' : `send 100 % of traffic to ${name}`}
+                disabled={!choice.enabled || rollback.isPending}
+                title={choice.title}
                 onClick={() => {
                   rollback.reset();
                   setTarget(name);

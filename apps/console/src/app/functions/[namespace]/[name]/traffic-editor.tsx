@@ -1,12 +1,14 @@
 'use client';
 import { useMemo, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import type { NotRunnable } from '@orrery/api';
 import type { OrreryFunction, TrafficTarget } from '@orrery/spec';
 import { ActionButton } from '../../../../components/action-button.tsx';
 import { ConfirmDialog } from '../../../../components/confirm-dialog.tsx';
 import { DataTable } from '../../../../components/data-table.tsx';
 import { useTRPC } from '../../../../lib/trpc.ts';
 import { diffRows, LATEST_KEY, rowKeyOfIssue, rowsFromSpec, sumOf, trafficFromRows, type TrafficRow } from '../../traffic-draft.ts';
+import { trafficToNotRunnable } from './traffic-to-not-runnable.ts';
 import styles from './function-detail.module.css';
 
 const labelOf = (key: string) => (key === LATEST_KEY ? 'latest ready revision' : key);
@@ -21,9 +23,11 @@ const PERCENT_INPUTS = [
  * tag each; Apply needs a sum of exactly 100 and shows the old → new diff before anything is sent.
  * Edits start from the function as read then (its generation), so a concurrent change of the
  * spec is refused by the API (CONFLICT) instead of being overwritten; the operator's status
- * updates meanwhile (the live view refreshes them) do not count.
+ * updates meanwhile (the live view refreshes them) do not count. A share on a revision that can
+ * never serve (`notRunnable`: its package build failed) is warned about on its row and in the
+ * confirmation, not blocked: moving traffic away from it must stay possible step by step.
  */
-export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions: string[] }) {
+export function TrafficEditor({ fn, revisions, notRunnable }: { fn: OrreryFunction; revisions: string[]; notRunnable: Readonly<Record<string, NotRunnable>> }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const current = useMemo(() => rowsFromSpec(fn.spec.traffic, revisions), [fn.spec.traffic, revisions]);
@@ -46,6 +50,8 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
   const sum = sumOf(rows);
   const diff = diffRows(current, rows);
   const changed = diff.some((d) => d.changed);
+  const doomed = trafficToNotRunnable(rows, notRunnable);
+  const doomedByRow = new Map(doomed.map((d) => [d.key, d]));
   const issues = setTraffic.error?.data?.issues ?? [];
   const issuesByRow = new Map<string, string[]>();
   const otherIssues: string[] = [];
@@ -112,6 +118,11 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
                     />
                   ))}
                 </div>
+                {doomedByRow.has(r.key) ? (
+                  <p className="warning" data-testid={`traffic-warning-${id}`}>
+                    ⚠ {r.key} can never serve: {doomedByRow.get(r.key)!.message}; requests sent to it will fail
+                  </p>
+                ) : null}
                 {rowIssues ? (
                   <p className="error" role="alert" data-testid={`traffic-error-${id}`}>
                     {rowIssues.join('; ')}
@@ -189,6 +200,11 @@ export function TrafficEditor({ fn, revisions }: { fn: OrreryFunction; revisions
           onCancel={() => setConfirming(false)}
         >
           <TrafficDiff changes={diff} />
+          {doomed.length ? (
+            <p className="warning" role="alert" data-testid="traffic-confirm-warning">
+              ⚠ {doomed.map((d) => `${d.percent} % goes to ${d.key}, which can never serve (${d.message})`).join('; ')}. Those requests will fail.
+            </p>
+          ) : null}
         </ConfirmDialog>
       ) : null}
     </section>
