@@ -18,8 +18,10 @@ DEFAULT_NAMES = ("default", "handler")
 
 
 class LoadedFunction:
-    def __init__(self, handler, module_path, is_async, wants_ctx):
+    def __init__(self, handler, module_path, is_async, wants_ctx, websocket=None):
         self.handler = handler
+        # The module's `websocket(socket, request, ctx)`, or None: handshakes are refused without one.
+        self.websocket = websocket
         self.module_path = module_path
         self.is_async = is_async
         # False for a handler that takes only the request.
@@ -53,7 +55,33 @@ def load_function(source, entrypoint, work_dir, max_bytes=DEFAULT_MAX_SOURCE_BYT
         sys.modules.pop(name, None)
         raise LoadError("module_load_failed", "importing the function module failed: %s: %s" % (type(e).__name__, e)) from None
     handler = resolve_entrypoint(module, entrypoint or "default", where)
-    return LoadedFunction(handler, module_path, is_async_callable(handler), takes_context(handler))
+    return LoadedFunction(handler, module_path, is_async_callable(handler), takes_context(handler), resolve_websocket(module, where))
+
+
+def resolve_websocket(module, where="the function module"):
+    """The module's `websocket` handler, or None. It runs on a handler thread and blocks in
+    socket.receive(), so it must be a plain def: an async def would hold the shared event loop."""
+    value = _lookup(module, "websocket")
+    if value is None:
+        return None
+    if not callable(value) or is_async_callable(value):
+        what = "an async def" if callable(value) else type(value).__name__
+        raise LoadError(
+            "websocket_not_function",
+            '"websocket" of %s is %s; it must be a plain def websocket(socket, request, ctx) (it runs on its own thread: loop over socket.receive()).' % (where, what),
+        )
+    return value
+
+
+def positional_arity(fn, most):
+    """How many of `most` leading arguments a function takes (all of them when it takes *args or cannot be inspected)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return most
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return most
+    return min(most, len([p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]))
 
 
 def _public_names(obj):

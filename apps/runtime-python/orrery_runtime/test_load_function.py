@@ -7,7 +7,7 @@ import types
 import unittest
 
 from .load_error import LoadError
-from .load_function import load_function, resolve_entrypoint, takes_context
+from .load_function import load_function, positional_arity, resolve_entrypoint, resolve_websocket, takes_context
 
 SERVED = {
     "/fn.py": (200, b"def handler(request, ctx):\n    return 'from url'\n"),
@@ -134,6 +134,32 @@ class EntrypointTest(unittest.TestCase):
         self.assertFalse(takes_context(lambda request: 1))
         self.assertTrue(takes_context(lambda *args: 1))
         self.assertTrue(takes_context(print))
+
+    def test_the_websocket_export_is_a_plain_function_or_absent(self):
+        def ws(socket, request, ctx):
+            pass
+
+        async def async_ws(socket, request, ctx):
+            pass
+
+        mod = types.ModuleType("m")
+        self.assertIsNone(resolve_websocket(mod))
+        mod.websocket = ws
+        self.assertIs(resolve_websocket(mod), ws)
+        for bad, said in ((async_ws, "an async def"), ("echo", "str")):
+            mod.websocket = bad
+            with self.assertRaises(LoadError) as caught:
+                resolve_websocket(mod, "m.py")
+            self.assertEqual(caught.exception.code, "websocket_not_function")
+            self.assertIn(said, str(caught.exception))
+        folder = tempfile.mkdtemp()
+        with open(os.path.join(folder, "ws_fn.py"), "w") as f:
+            f.write("def handler(request):\n    return 'http'\n\ndef websocket(socket):\n    pass\n")
+        loaded = load_function({"file": os.path.join(folder, "ws_fn.py")}, None, folder)
+        self.assertEqual(loaded.websocket.__name__, "websocket")
+
+    def test_positional_arity(self):
+        self.assertEqual([positional_arity(f, 3) for f in (lambda s: 1, lambda s, r: 1, lambda s, r, c: 1, lambda s, r, c, extra=None: 1, lambda *a: 1, print)], [1, 2, 3, 3, 3, 3])
 
 
 if __name__ == "__main__":

@@ -17,7 +17,11 @@ import traceback
 from .concurrency_meter import ConcurrencyMeter
 from .http_messages import Headers, InvalidResponse, Request, to_response
 from .breaker import BreakerError
+from .handshake_refusal import refuse_handshake
+from .load_function import positional_arity
 from .structured_log import iso_time
+from .websocket_frames import CLOSE_GOING_AWAY, CLOSE_INTERNAL_ERROR, CLOSE_NORMAL, chosen_subprotocol, handshake_problem, handshake_response
+from .websocket_session import HEARTBEAT_SECONDS, WebSocket, WebSocketClosed, WebSocketSessions
 
 MAX_ADMIN_BODY_BYTES = 16 * 1024 * 1024
 # A body with no deadline of its own (admin routes, functions without a timeout) may pause this long.
@@ -185,7 +189,7 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 class WorkerServer:
-    def __init__(self, host, port, admin_port, max_request_bytes, log, ready_without_function=False, specialize=None, admit_specialize=None, now_ms=None):
+    def __init__(self, host, port, admin_port, max_request_bytes, log, ready_without_function=False, specialize=None, admit_specialize=None, now_ms=None, websocket_heartbeat_seconds=HEARTBEAT_SECONDS):
         self.host, self.port, self.admin_port = host, port, admin_port
         self.max_request_bytes = max_request_bytes
         self.log = log
@@ -209,6 +213,7 @@ class WorkerServer:
         self._loop_lock = threading.Lock()
         self.main = None
         self.admin = None
+        self._websockets = WebSocketSessions(log, websocket_heartbeat_seconds)
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -259,6 +264,7 @@ class WorkerServer:
             idle = [c for c in self._connections if not c.busy and c.server.role != "admin"]
         for c in idle:
             c.cut()
+        self._websockets.close_all(CLOSE_GOING_AWAY, "worker draining")
         deadline = time.monotonic() + timeout_seconds
         with self._idle:
             while self._pending > 0:
@@ -267,6 +273,7 @@ class WorkerServer:
                     break
                 self._idle.wait(left)
             drained = self._pending == 0
+        self._websockets.terminate_all()
         with self._connections_lock:
             everyone = list(self._connections)
         for c in everyone:
@@ -293,8 +300,8 @@ class WorkerServer:
                 "averageInFlight": f["averageConcurrency"],
                 "requestCount": w["requestCount"],
             },
-            # webSockets: the Node runtime's count of open WebSockets; this runtime takes none.
-            "current": {"inFlight": fn.breaker.in_flight if fn else 0, "queued": fn.breaker.queued if fn else 0, "webSockets": 0},
+            # An open WebSocket is one of inFlight for as long as it is open.
+            "current": {"inFlight": fn.breaker.in_flight if fn else 0, "queued": fn.breaker.queued if fn else 0, "webSockets": self._websockets.size},
             "totalRequests": self._meter.total_requests,
             "ready": self.is_ready,
             "draining": self.draining,
@@ -312,6 +319,8 @@ class WorkerServer:
 
     def _dispatch(self, h, role):
         path = h.path.split("?", 1)[0]
+        if role != "admin" and "upgrade" in (h.headers.get("connection") or "").lower() and h.headers.get("upgrade"):
+            return self._serve_upgrade(h, runtime_path=role == "main" and is_runtime_path(path))
         if role == "admin" or (role == "main" and is_runtime_path(path)):
             self._serve_admin(h, path)
         else:
@@ -325,9 +334,6 @@ class WorkerServer:
         fn = self.active
         if fn is None:
             return send_json(h, 503, {"error": "no function loaded yet: this pool worker is waiting for POST /v1/specialize", "code": "not_specialized"}, close=_has_body(h))
-        if "upgrade" in (h.headers.get("connection") or "").lower() and h.headers.get("upgrade"):
-            # The Node runtime's answer for a module without a websocket export: this runtime has none.
-            return send_json(h, 400, {"error": "function %s/%s does not take WebSocket connections: the Python runtime serves HTTP requests only" % (fn.namespace, fn.function), "code": "websocket_not_supported"}, close=True)
         declared = h.headers.get("content-length")
         if declared is not None and declared.strip().isdigit() and int(declared) > self.max_request_bytes:
             return send_json(h, 413, {"error": "request body of %s bytes exceeds the %d-byte limit" % (declared.strip(), self.max_request_bytes), "code": "payload_too_large"}, close=True)
@@ -402,6 +408,86 @@ class WorkerServer:
         finally:
             if not deferred:
                 done()
+
+    def _serve_upgrade(self, h, runtime_path):
+        """A WebSocket handshake: one request for the breaker, the meters and the drain, from its
+        arrival until the connection closes. Over the limit it waits in the same FIFO queue (503
+        `queue_full` when that is full); `timeoutSeconds` bounds the time to the 101 (504 `timeout`),
+        never an open connection (the Node runtime's serveUpgrade)."""
+        fn = self.active
+        loaded = fn.loaded if fn else None
+        refused = refuse_handshake(runtime_path, self.draining, fn is not None, loaded is not None and loaded.websocket is not None, "%s/%s" % (fn.namespace, fn.function) if fn else "", h.headers.get("upgrade"))
+        if refused:
+            return send_json(h, refused[0], refused[1], close=True)
+        problem = handshake_problem(h.command, h.headers)
+        if problem:
+            return send_json(h, 400, {"error": problem, "code": "bad_handshake"}, {"sec-websocket-version": "13"}, close=True)
+        h.close_connection = True  # whatever happens, nothing more is read as HTTP from this connection
+        deadline = time.monotonic() + fn.timeout_seconds if fn.timeout_seconds > 0 else None
+        with self._idle:
+            self._pending += 1
+        self._meter.arrive()
+        release = None
+        try:
+            try:
+                release = fn.breaker.acquire(deadline, cancelled=lambda: peer_closed(h.connection))
+            except BreakerError as e:
+                if e.code == "queue_full":
+                    send_json(h, 503, {"error": str(e), "code": "queue_full"}, close=True)
+                elif e.code == "timeout":
+                    send_json(h, 504, {"error": "no slot for the WebSocket within the function's timeout (%g s)" % fn.timeout_seconds, "code": "timeout"}, close=True)
+                return
+            if self.draining:
+                return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, close=True)
+            self._in_flight_meter.arrive()
+            try:
+                self._run_websocket(h, fn, loaded.websocket)
+            finally:
+                self._in_flight_meter.depart()
+        finally:
+            if release:
+                release()
+            self._meter.depart()
+            with self._idle:
+                self._pending -= 1
+                if self._pending == 0:
+                    self._idle.notify_all()
+
+    def _run_websocket(self, h, fn, websocket):
+        """Switches the connection, runs the handler on the pool, and reads on this thread until the
+        connection ends. The handler returning closes the socket with 1000, raising with 1011."""
+        subprotocol = chosen_subprotocol(h.headers.get("sec-websocket-protocol"))
+        try:
+            h.wfile.write(handshake_response(h.headers.get("sec-websocket-key").strip(), subprotocol))
+        except OSError:
+            return
+        sock = WebSocket(h.connection, h.rfile, self.max_request_bytes, protocol=subprotocol, on_closed=self._websockets.forget)
+        self._websockets.track(sock)
+        if self.draining:
+            # The drain began between the check and the 101: its close_all did not see this socket.
+            sock._send_close(CLOSE_GOING_AWAY, "worker draining")
+        cancelled = threading.Event()
+        request = Request(h.command, h.path, Headers(h.headers.items()), b"", cancelled)
+        ctx = fn.ctx.for_request(h.headers.get("traceparent"), h.headers.get("tracestate"))
+        flog = fn.ctx.log
+        args = (sock, request, ctx)[: positional_arity(websocket, 3)]
+
+        def call():
+            try:
+                websocket(*args)
+                sock._send_close(CLOSE_NORMAL, "")
+            except WebSocketClosed:
+                pass  # it sent on a socket the peer had closed: nothing to report
+            except BaseException as e:  # noqa: BLE001 (the function's error, whatever it is)
+                flog.error("websocket handler threw", {"error": function_traceback(e)})
+                sock._send_close(CLOSE_INTERNAL_ERROR, "the function failed")
+
+        self._pool.submit(call)
+        try:
+            sock.run()
+        finally:
+            cancelled.set()
+            self._websockets.forget(sock)
 
     def _invoke(self, fn, request, ctx):
         loaded = fn.loaded

@@ -1,132 +1,36 @@
-/** The Python runtime in deploy mode, as a real process: the same answers as the Node runtime (serve.int.test.ts there). */
-import { Agent, request as httpRequest } from 'node:http';
+/**
+ * The runtime contract's "serve" part (apps/runtime/src/testing/runtime-contract-suite.ts), passed
+ * by the Python runtime in deploy mode, and what only Python handlers do: answer with a tuple, read
+ * ctx.trace, and show their own frames in a traceback.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PYTHON_PROBE, startPythonRuntime, stopPythonRuntime, type PythonRuntimeProcess } from './testing/python-runtime-process.ts';
+import { runtimeContractSuite } from '../../runtime/src/testing/runtime-contract-suite.ts';
+import { stopRuntime, type RuntimeProcess } from '../../runtime/src/testing/runtime-process.ts';
+import { PYTHON_PROBE, startPythonRuntime } from './testing/python-runtime-process.ts';
+import { pythonRuntime } from './testing/python-runtime.ts';
 
-let rt: PythonRuntimeProcess;
-let split: PythonRuntimeProcess | undefined;
-const base = ['--function', 'probe', '--revision', 'probe-00001', '--namespace', 'team-a', '--source-file', PYTHON_PROBE];
+runtimeContractSuite(pythonRuntime, ['serve']);
 
-beforeAll(async () => {
-  rt = await startPythonRuntime(base);
-}, 30_000);
-afterAll(async () => {
-  await stopPythonRuntime(rt);
-  await stopPythonRuntime(split);
-});
+describe('orrery-runtime-python: Python handlers (real process)', () => {
+  let rt: RuntimeProcess;
+  beforeAll(async () => {
+    rt = await startPythonRuntime(['--function', 'probe', '--revision', 'probe-00001', '--namespace', 'team-a', '--source-file', PYTHON_PROBE]);
+  }, 30_000);
+  afterAll(async () => {
+    await stopRuntime(rt);
+  });
 
-describe('orrery-runtime-python serves a handler (real process)', () => {
-  it('passes the request to handler(request, ctx) and sends what it returns', async () => {
-    const res = await fetch(`${rt.url}/hello?x=1`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual({ path: '/hello', revision: 'probe-00001' });
-    const env = (await (await fetch(`${rt.url}/env`, { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })).json()) as Record<string, Record<string, unknown>>;
-    expect(env.ctx).toEqual({ namespace: 'team-a', function: 'probe', revision: 'probe-00001', hasState: false });
-    expect(env.env).toMatchObject({ ORRERY_STATE_URL: null, ORRERY_REVISION: 'probe-00001' });
+  it('a (body, status, headers) tuple is an answer; ctx.trace carries the request\'s traceparent', async () => {
+    const env = (await (await fetch(`${rt.url}/env`, { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } })).json()) as Record<string, unknown>;
     expect(env.trace).toEqual({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: null });
     const tuple = await fetch(`${rt.url}/tuple`);
     expect([tuple.status, tuple.headers.get('x-kind'), await tuple.json()]).toEqual([201, 'tuple', { created: true }]);
   });
 
-  it('bodies both ways, headers kept, a generator streamed after the head; HEAD gets the head only', async () => {
-    const payload = 'y'.repeat(200_000);
-    const res = await fetch(`${rt.url}/echo`, { method: 'PUT', body: payload, headers: { 'x-send': 'hi' } });
-    expect([res.status, res.headers.get('x-method'), res.headers.get('x-got')]).toEqual([201, 'PUT', 'hi']);
-    expect(await res.text()).toBe(payload);
-    const stream = await fetch(`${rt.url}/first-byte-then?ms=100`);
-    expect(stream.headers.get('transfer-encoding')).toBe('chunked');
-    expect(await stream.text()).toBe('first\nlast\n');
-    const chunked = new ReadableStream<Uint8Array>({
-      start(c) {
-        for (let i = 0; i < 3; i++) c.enqueue(new Uint8Array(500).fill(122));
-        c.close();
-      },
-    });
-    expect(await (await fetch(`${rt.url}/length`, { method: 'POST', body: chunked, duplex: 'half' } as RequestInit)).text()).toBe('1500');
-    const head = await fetch(`${rt.url}/hello`, { method: 'HEAD' });
-    expect([head.status, await head.text()]).toEqual([200, '']);
-  });
-
-  it('keeps one keep-alive connection across requests with and without bodies', { timeout: 30_000 }, async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const sockets = new Set<unknown>();
-    const post = (path: string, body: string) =>
-      new Promise<string>((resolve, reject) => {
-        const req = httpRequest(`${rt.url}${path}`, { method: 'POST', agent }, (res) => {
-          sockets.add(res.socket);
-          let text = '';
-          res.on('data', (d: Buffer) => (text += d.toString()));
-          res.on('end', () => resolve(`${res.statusCode} ${text.length > 100 ? text.length : text}`));
-        });
-        req.on('error', reject);
-        req.end(body);
-      });
-    try {
-      expect(await post('/hello', 'b'.repeat(2_000_000))).toBe('200 {"path":"/hello","revision":"probe-00001"}');
-      expect(await post('/echo', 'b'.repeat(2_000_000))).toBe('201 2000000');
-      expect(await post('/hello', 'small')).toBe('200 {"path":"/hello","revision":"probe-00001"}');
-      expect(sockets.size).toBe(1);
-    } finally {
-      agent.destroy();
-    }
-  });
-
-  it('a raising handler and a value it cannot send become the Node runtime\'s JSON 500s', async () => {
-    const thrown = await fetch(`${rt.url}/throw`);
-    expect(thrown.status).toBe(500);
-    expect(await thrown.json()).toEqual({ error: 'the function threw an error; see the worker log', code: 'handler_error' });
-    const bad = await fetch(`${rt.url}/not-response`);
-    expect(bad.status).toBe(500);
-    expect(await bad.json()).toEqual({ error: 'the function returned something other than a Response', code: 'invalid_response' });
+  it('the traceback of a raising handler shows the function\'s frames, not the runtime\'s thread pool', async () => {
+    expect((await fetch(`${rt.url}/throw`)).status).toBe(500);
     expect(rt.stderr()).toContain('boom from the function');
-    // The traceback shows the function's frames, not the runtime's thread pool.
     expect(rt.stderr()).toContain('probe.py');
     expect(rt.stderr()).not.toContain('concurrent/futures');
-  });
-
-  it('answers health, readiness and stats on the reserved paths, with the Node runtime\'s codes', async () => {
-    expect(await (await fetch(`${rt.url}/healthz`)).json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${rt.url}/readyz`);
-    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready', specialized: true }]);
-    const stats = (await (await fetch(`${rt.url}/v1/stats`)).json()) as Record<string, unknown>;
-    expect(stats).toMatchObject({ namespace: 'team-a', function: 'probe', revision: 'probe-00001', containerConcurrency: 0, windowSeconds: 1, ready: true, draining: false, current: { inFlight: 0, queued: 0 } });
-    expect(stats.window).toEqual({ start: expect.stringMatching(/Z$/), end: expect.stringMatching(/Z$/), averageConcurrency: expect.any(Number), averageInFlight: expect.any(Number), requestCount: expect.any(Number) });
-    expect(stats.totalRequests).toBeGreaterThanOrEqual(5);
-    const missing = await fetch(`${rt.url}/v1/nothing`);
-    expect([missing.status, await missing.json()]).toEqual([404, { error: 'no runtime route /v1/nothing (runtime routes: /healthz, /readyz, /v1/stats, /v1/specialize)', code: 'not_found' }]);
-    const wrong = await fetch(`${rt.url}/healthz`, { method: 'DELETE' });
-    expect([wrong.status, await wrong.json()]).toEqual([405, { error: 'DELETE is not allowed on /healthz', code: 'method_not_allowed' }]);
-    const spec = await fetch(`${rt.url}/v1/specialize`, { method: 'POST', body: '{}' });
-    expect([spec.status, ((await spec.json()) as { code: string }).code]).toEqual([409, 'not_pool_worker']);
-  });
-
-  it('reports the request count and average concurrency of the last one-second window', { timeout: 30_000 }, async () => {
-    const before = Date.now();
-    await Promise.all(Array.from({ length: 8 }, () => fetch(`${rt.url}/sleep?ms=100`).then((r) => r.text())));
-    let found = false;
-    for (let i = 0; i < 60 && !found; i++) {
-      const s = (await (await fetch(`${rt.url}/v1/stats`)).json()) as { window: { start: string; requestCount: number; averageConcurrency: number } };
-      if (Date.parse(s.window.start) >= Math.floor(before / 1000) * 1000 && s.window.requestCount >= 1) {
-        found = true;
-        expect(s.window.averageConcurrency).toBeGreaterThan(0);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(found).toBe(true);
-  });
-
-  it('with --admin-port the function gets every path and the runtime routes move; an async entrypoint', { timeout: 30_000 }, async () => {
-    split = await startPythonRuntime([...base, '--admin-port', '0', '--entrypoint', 'other']);
-    expect(split.adminUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(await (await fetch(`${split.url}/v1/stats`)).text()).toBe('other entrypoint');
-    expect(await (await fetch(`${split.url}/healthz`)).text()).toBe('other entrypoint');
-    expect((await fetch(`${split.adminUrl}/readyz`)).status).toBe(200);
-    expect(await (await fetch(`${split.adminUrl}/v1/stats`)).json()).toMatchObject({ function: 'probe', totalRequests: 2 });
-  });
-
-  it('refuses to start with a clear message when the entrypoint is missing or flags are wrong', { timeout: 30_000 }, async () => {
-    await expect(startPythonRuntime([...base, '--entrypoint', 'nope'])).rejects.toThrow(/cannot load function team-a\/probe \(probe-00001\): entrypoint_not_found: .*has no "nope"/);
-    await expect(startPythonRuntime(['--function', 'probe'])).rejects.toThrow(/deploy mode needs --revision/);
   });
 });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface RegistryCall { path: string; body: Record<string, unknown> }
+export interface RegistryCall { path: string; authorization?: string; body: Record<string, unknown> }
 
 /**
  * Stands in for orrery-registry (the StellMap public API): records register / heartbeat /
@@ -21,7 +21,7 @@ export class RegistryStandIn {
       req.on('end', () => {
         const path = req.url!;
         const body = JSON.parse(text || '{}') as Record<string, unknown>;
-        this.calls.push({ path, body });
+        this.calls.push({ path, authorization: req.headers.authorization, body });
         const reply = (status: number, code: string, message = '') =>
           res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ code, message, data: {}, requestId: String(this.calls.length) }));
         if (path === '/api/v1/registry/register' && this.failRegisters > 0) {
@@ -40,6 +40,8 @@ export class RegistryStandIn {
   }
 
   async close(): Promise<void> {
+    // A worker still running keeps its keep-alive connection open.
+    this.server.closeAllConnections();
     await new Promise((r) => this.server.close(r));
   }
 

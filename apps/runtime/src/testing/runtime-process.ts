@@ -17,8 +17,18 @@ export interface RuntimeProcess {
 }
 
 export async function startRuntime(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RuntimeProcess> {
-  const proc = spawn(process.execPath, [RUNTIME_BIN, '--port', '0', ...args], {
-    env: { ...process.env, ORRERY_LOG_LEVEL: 'debug', ...env },
+  return spawnRuntimeProcess('orrery-runtime', process.execPath, [RUNTIME_BIN, '--port', '0', ...args], env, timeoutMs);
+}
+
+/**
+ * Spawns a runtime (`label` names it in errors) at debug level and waits for its `listening …`
+ * line; killed if it does not print one within `timeoutMs`.
+ */
+export async function spawnRuntimeProcess(label: string, command: string, argv: string[], env: Record<string, string>, timeoutMs: number): Promise<RuntimeProcess> {
+  // The test's own ORRERY_* settings must not leak in: each test says what it runs with.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('ORRERY_')));
+  const proc = spawn(command, argv, {
+    env: { ...base, ORRERY_LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -27,7 +37,10 @@ export async function startRuntime(args: string[], env: Record<string, string> =
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | string>((resolve) => proc.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')));
   const line = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`orrery-runtime did not print listening within ${timeoutMs} ms; stderr:\n${err}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${label} did not print listening within ${timeoutMs} ms; stderr:\n${err}`));
+    }, timeoutMs);
     const check = () => {
       const m = /^listening (\S+)(?: admin (\S+))?$/m.exec(out);
       if (m) {
@@ -38,7 +51,7 @@ export async function startRuntime(args: string[], env: Record<string, string> =
     proc.stdout.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`orrery-runtime exited (${code}) before listening; stderr:\n${err}`));
+      reject(new Error(`${label} exited (${code}) before listening; stderr:\n${err}`));
     });
   });
   const m = /^listening (\S+)(?: admin (\S+))?$/.exec(line)!;
