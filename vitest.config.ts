@@ -33,8 +33,9 @@ export default defineConfig({
           root,
           exclude: [...configDefaults.exclude, KUBE_TESTS, ...outside(root)],
           // Setup that starts a store or a service (a PGlite harness runs every migration) took over
-          // vitest's default 10 s on a loaded 2-core CI machine; a hook that hangs still fails.
-          hookTimeout: 60_000,
+          // vitest's default 10 s on a loaded 2-core CI machine, and over 60 s with two files at a
+          // time beside the Kubernetes and platform runs at load 20; a hook that hangs still fails.
+          hookTimeout: 120_000,
         },
       })),
       // The benchmarks' pure parts (percentiles, hit-ratio accounting); the benchmarks themselves run with `npm run bench`.
