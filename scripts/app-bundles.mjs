@@ -74,3 +74,11 @@ export const bundlePath = (/** @type {string} */ app) => `apps/${app}/dist/orrer
 
 /** What the bundle was made from and when its build started (scripts/app-launch.mjs reads it). */
 export const bundleInputsPath = (/** @type {string} */ app) => `apps/${app}/dist/orrery-${app}.inputs.json`;
+
+/**
+ * What a bin in the repository starts (scripts/app-launch.mjs): the image's bundle, or — when the
+ * image leaves packages out (`absent`) — a second bundle that imports those from node_modules, so
+ * nothing the source can do is missing.
+ */
+export const localBundlePath = (/** @type {string} */ app) =>
+  Object.keys(APP_BUNDLES[/** @type {keyof typeof APP_BUNDLES} */ (app)]?.absent ?? {}).length ? `apps/${app}/dist/orrery-${app}.local.mjs` : bundlePath(app);

@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } fr
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { APP_BUNDLES, APP_NAMES, bundleInputsPath, bundlePath } from './app-bundles.mjs';
+import { APP_BUNDLES, APP_NAMES, bundleInputsPath, bundlePath, localBundlePath } from './app-bundles.mjs';
 import { productionClosure } from './production-closure.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -97,7 +97,7 @@ export async function buildApp(app) {
   const outDir = dirname(outfile);
   // Taken before any source is read: a file saved while the build runs makes the bundle stale.
   const startedAt = Date.now();
-  const result = await build({
+  const options = {
     entryPoints: [join(ROOT, 'apps', app, 'src', 'main.ts')],
     outfile,
     bundle: true,
@@ -115,8 +115,17 @@ export async function buildApp(app) {
     logLevel: 'warning',
     write: false,
     metafile: true,
-  });
+  };
+  const result = await build(options);
   for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
+  // The bins in the repository start the app with everything its source can do (statesvc on
+  // embedded PGlite, `orrery up`): where the image leaves packages out, a second bundle imports
+  // them from node_modules instead (scripts/app-launch.mjs).
+  const local = localBundlePath(app);
+  if (local !== bundlePath(app)) {
+    const repo = await build({ ...options, outfile: join(ROOT, local), external: [...options.external, ...Object.keys(spec.absent)], plugins: [sourceLocationPlugin(outDir)] });
+    for (const f of repo.outputFiles) writeAtomically(f.path, f.contents);
+  }
   writeAtomically(join(ROOT, bundleInputsPath(app)), JSON.stringify(bundleInputs(result.metafile, startedAt)));
   return outfile;
 }
@@ -125,7 +134,9 @@ export async function buildApp(app) {
 export function layOutImage(app, imageRoot) {
   const spec = APP_BUNDLES[app];
   const copy = (rel, filter) => cpSync(join(ROOT, rel), join(imageRoot, rel), { recursive: true, dereference: true, filter });
-  copy(posix(dirname(bundlePath(app))));
+  // The bundle and its map only: not the repository's own launch files (the inputs list, the local bundle).
+  const image = new Set([bundlePath(app), `${bundlePath(app)}.map`].map((f) => join(ROOT, f)));
+  copy(posix(dirname(bundlePath(app))), (src) => src === join(ROOT, dirname(bundlePath(app))) || image.has(src));
   for (const asset of spec.assets) copy(asset);
   for (const pkg of productionClosure(ROOT, spec.carried)) {
     // Nested node_modules are in the closure themselves, as far as they are needed.
