@@ -16,6 +16,9 @@ export ORRERY_K8S_BIN_DIR ETCD_BIN="$ORRERY_K8S_BIN_DIR/etcd"
 echo "[test] building the console (next build)"
 NEXT_TELEMETRY_DISABLED=1 npm run build -w @orrery/console > .console-build.log 2>&1 || { tail -30 .console-build.log; echo "console build failed"; echo "0 passed, 1 failed"; exit 1; }
 npm run -s build:apps > .apps-build.log 2>&1 || { tail -30 .apps-build.log; echo "app bundles (npm run build:apps) failed"; echo "0 passed, 1 failed"; exit 1; }
+# A migrated embedded database to copy from (packages/db/src/pglite-template.ts), made once here
+# rather than by the first dozen test files at the same time.
+npx tsx packages/db/scripts/warm-pglite-template.ts || echo "[test] no PGlite template: every embedded database migrates from scratch"
 
 mkdir -p .test-results
 rm -f .test-results/*.json .test-results/*.log

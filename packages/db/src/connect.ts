@@ -1,8 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
+import { openPglite } from './pglite-template.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -19,6 +20,8 @@ export interface Connection {
   url?: string;
   /** The postgres.js client (postgres kind only), for hot single statements as prepared statements. */
   pg?: postgres.Sql;
+  /** The PGlite client (pglite kind only). */
+  pglite?: PGlite;
 }
 
 export interface ConnectOptions {
@@ -44,11 +47,13 @@ export function connect(opts: ConnectOptions = {}): Connection {
       close: () => client.end({ timeout: 5 }),
     };
   }
-  const client = new PGlite(opts.dataDir);
+  // An empty one starts from a migrated template when there is one (pglite-template.ts).
+  const client = openPglite(opts.dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
     kind: 'pglite',
+    pglite: client,
     rows: <T>(r: unknown) => (Array.isArray(r) ? (r as T[]) : ((r as { rows: T[] }).rows ?? [])),
     close: () => client.close(),
   };

@@ -6,6 +6,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import postgres from 'postgres';
 import type { Connection } from './connect.ts';
+import { keepAsTemplate } from './pglite-template.ts';
 
 export const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), '..', 'drizzle');
 
@@ -20,6 +21,7 @@ const MIGRATION_LOCK = 0x0_72_72_79;
 export async function migrate(conn: Connection): Promise<void> {
   if (conn.kind === 'pglite') {
     await migratePglite(conn.db as unknown as PgliteDatabase<Record<string, unknown>>, { migrationsFolder });
+    if (conn.pglite) await keepAsTemplate(conn.pglite);
     return;
   }
   const client = postgres(conn.url!, { max: 1, onnotice: () => {} });
