@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { hrwOwner } from '@orrery/router';
 import { endpointsYaml, eventually, functionYaml, ProcessGroup, type RouterStatsJson } from '@orrery/router/testing';
+import { type Json, jsonMethod } from '@orrery/router/testing/json-grpc-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRuntime, stopRuntime, type RuntimeProcess } from './testing/runtime-process.ts';
 
@@ -22,29 +23,16 @@ let http1Only: Server;
 const workers: Record<'a' | 'b' | 'wide', RuntimeProcess> = {} as never;
 const address = (w: RuntimeProcess) => new URL(w.url).host;
 
-type Json = Record<string, unknown>;
-const serialize = (v: Json) => Buffer.from(JSON.stringify(v));
-const deserialize = (b: Buffer) => JSON.parse(b.toString()) as Json;
-const method = (path: string, requestStream: boolean, responseStream: boolean) => ({
-  path,
-  requestStream,
-  responseStream,
-  requestSerialize: serialize,
-  requestDeserialize: deserialize,
-  responseSerialize: serialize,
-  responseDeserialize: deserialize,
-});
-
 /** A generic client for `echo.Echo` of function `fn`; the router routes by its /namespace/function prefix. */
 function echoClient(fn: string) {
   const p = `/default/${fn}/echo.Echo`;
   const Ctor = grpc.makeGenericClientConstructor(
     {
-      Say: method(`${p}/Say`, false, false),
-      Count: method(`${p}/Count`, false, true),
-      Join: method(`${p}/Join`, true, false),
-      Chat: method(`${p}/Chat`, true, true),
-      Missing: method(`${p}/Missing`, false, false),
+      Say: jsonMethod(`${p}/Say`, false, false),
+      Count: jsonMethod(`${p}/Count`, false, true),
+      Join: jsonMethod(`${p}/Join`, true, false),
+      Chat: jsonMethod(`${p}/Chat`, true, true),
+      Missing: jsonMethod(`${p}/Missing`, false, false),
     },
     'Echo',
   );

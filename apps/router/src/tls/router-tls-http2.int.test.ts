@@ -11,21 +11,19 @@ import { connect as h2connect, type ClientHttp2Session, type IncomingHttpHeaders
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { join } from 'node:path';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { routerCertificateFile, routerCertificatePem } from '@orrery/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { domainRoutesYaml } from '../testing/domain-routes-yaml.ts';
+import { type Json, jsonMethod } from '../testing/json-grpc-methods.ts';
 import { endpointsYaml, eventually, ProcessGroup, type RouterStatsJson } from '../testing/processes.ts';
-import { makeTestCa, type TestCa } from '../testing/test-certificates.ts';
+import { writeRouterCertificate } from '../testing/router-certificate-files.ts';
+import { startTlsRouter, type TlsCertsFolder, tlsCertsFolder, type TlsRouter } from '../testing/tls-router.ts';
 import type { RouterTlsView } from './router-tls.ts';
 
 const g = new ProcessGroup();
-let ca: TestCa;
-let certsDir = '';
-let plainPort = 0;
-let tlsPort = 0;
-let admin = '';
+/** The test CA (the clients' only trust anchor) and the router's certs folder. */
+let certs: TlsCertsFolder;
+let router: TlsRouter;
 let grpcWorker: grpc.Server;
 let webAddress = '';
 
@@ -34,47 +32,13 @@ const RPC = 'rpc.example.test';
 /** An HTTP Function's custom domain, redirecting plain HTTP to HTTPS. */
 const WEB = 'web.example.test';
 
-const routes = `---
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: rpc, namespace: team}
-spec:
-  template: {source: {inline: "x"}}
-  domains: [{host: ${RPC}, tls: {secretName: rpc-tls}}]
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: rpc-00001, namespace: team}
-spec: {function: rpc, template: {source: {inline: "x"}}}
----
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: web, namespace: team}
-spec:
-  template: {source: {inline: "x"}}
-  domains: [{host: ${WEB}, tls: {secretName: web-tls}, redirectToHTTPS: true}]
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: web-00001, namespace: team}
-spec: {function: web, template: {source: {inline: "x"}}}
-`;
+const routes = domainRoutesYaml([
+  { name: 'rpc', host: RPC },
+  { name: 'web', host: WEB, redirectToHTTPS: true },
+]);
 
-type Json = Record<string, unknown>;
-const serialize = (v: Json) => Buffer.from(JSON.stringify(v));
-const deserialize = (b: Buffer) => JSON.parse(b.toString()) as Json;
-const method = (path: string, requestStream: boolean, responseStream: boolean) => ({
-  path,
-  requestStream,
-  responseStream,
-  requestSerialize: serialize,
-  requestDeserialize: deserialize,
-  responseSerialize: serialize,
-  responseDeserialize: deserialize,
-  originalName: path.slice(path.lastIndexOf('/') + 1),
-});
 /** `echo.Echo` by its plain gRPC paths: the domain names the Function, so there is no prefix. */
-const ECHO = { Say: method('/echo.Echo/Say', false, false), Chat: method('/echo.Echo/Chat', true, true) };
+const ECHO = { Say: jsonMethod('/echo.Echo/Say', false, false), Chat: jsonMethod('/echo.Echo/Chat', true, true) };
 
 interface EchoClient extends grpc.Client {
   Say(m: Json, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Json) => void): grpc.ClientUnaryCall;
@@ -82,9 +46,9 @@ interface EchoClient extends grpc.Client {
 }
 
 /** A gRPC client over TLS to the TLS port: SNI and :authority are `host`, the test CA the only trust anchor. */
-function echoClient(host: string, port = tlsPort): EchoClient {
+function echoClient(host: string, port = router.tlsPort): EchoClient {
   const Ctor = grpc.makeGenericClientConstructor(ECHO, 'Echo');
-  return new Ctor(`127.0.0.1:${port}`, grpc.credentials.createSsl(Buffer.from(ca.certPem)), {
+  return new Ctor(`127.0.0.1:${port}`, grpc.credentials.createSsl(Buffer.from(certs.ca.certPem)), {
     'grpc.ssl_target_name_override': host,
     'grpc.default_authority': host,
   }) as unknown as EchoClient;
@@ -107,9 +71,9 @@ function say(client: EchoClient, m: Json, md = new grpc.Metadata()): Promise<{ e
   });
 }
 
-function h2session(servername: string, port = tlsPort): Promise<ClientHttp2Session> {
+function h2session(servername: string, port = router.tlsPort): Promise<ClientHttp2Session> {
   return new Promise((resolve, reject) => {
-    const s = h2connect(`https://127.0.0.1:${port}`, { ca: ca.certPem, servername });
+    const s = h2connect(`https://127.0.0.1:${port}`, { ca: certs.ca.certPem, servername });
     s.once('connect', () => resolve(s));
     s.once('error', reject);
   });
@@ -130,9 +94,9 @@ function h2get(s: ClientHttp2Session, authority: string, path: string): Promise<
 }
 
 /** A bare handshake offering `alpn`: the protocol chosen (false for none), or the error code it failed with. */
-function handshake(servername: string, alpn: string[], port = tlsPort): Promise<string | false | null> {
+function handshake(servername: string, alpn: string[], port = router.tlsPort): Promise<string | false | null> {
   return new Promise((resolve) => {
-    const s: TLSSocket = tlsConnect({ host: '127.0.0.1', port, ca: ca.certPem, servername, ALPNProtocols: alpn }, () => {
+    const s: TLSSocket = tlsConnect({ host: '127.0.0.1', port, ca: certs.ca.certPem, servername, ALPNProtocols: alpn }, () => {
       const chosen = s.alpnProtocol;
       s.end();
       resolve(chosen);
@@ -141,10 +105,10 @@ function handshake(servername: string, alpn: string[], port = tlsPort): Promise<
   });
 }
 
-function httpsGet(servername: string, path: string, port = tlsPort): Promise<{ status: number; body: string; alpn: string | false | null }> {
+function httpsGet(servername: string, path: string, port = router.tlsPort): Promise<{ status: number; body: string; alpn: string | false | null }> {
   return new Promise((resolve, reject) => {
     // Offering http/1.1 alone, as `curl --http1.1` does (node's https passes it on to TLS; its types do not say so).
-    const options: RequestOptions & { ALPNProtocols: string[] } = { host: '127.0.0.1', port, path, servername, ca: ca.certPem, ALPNProtocols: ['http/1.1'], headers: { host: servername }, agent: false };
+    const options: RequestOptions & { ALPNProtocols: string[] } = { host: '127.0.0.1', port, path, servername, ca: certs.ca.certPem, ALPNProtocols: ['http/1.1'], headers: { host: servername }, agent: false };
     const req = httpsRequest(options, (res) => {
       const alpn = (res.socket as TLSSocket).alpnProtocol;
       let body = '';
@@ -157,17 +121,12 @@ function httpsGet(servername: string, path: string, port = tlsPort): Promise<{ s
   });
 }
 
-const revisionStats = async (rev: string) => ((await (await fetch(`${admin}/v1/stats`)).json()) as RouterStatsJson).revisions.find((r) => r.revision === rev);
-const tlsStats = async (adminUrl = admin) => ((await (await fetch(`${adminUrl}/v1/stats`)).json()) as { tls: RouterTlsView }).tls;
+const revisionStats = async (rev: string) => ((await (await fetch(`${router.admin}/v1/stats`)).json()) as RouterStatsJson).revisions.find((r) => r.revision === rev);
+const tlsStats = async (adminUrl = router.admin) => ((await (await fetch(`${adminUrl}/v1/stats`)).json()) as { tls: RouterTlsView }).tls;
 
 beforeAll(async () => {
-  ca = makeTestCa(join(g.dir, 'ca'));
-  certsDir = join(g.dir, 'router-certs');
-  mkdirSync(certsDir);
-  for (const host of [RPC, WEB]) {
-    const c = ca.issue([host]);
-    writeFileSync(join(certsDir, routerCertificateFile(host)), routerCertificatePem(c.certPem, c.keyPem), { mode: 0o600 });
-  }
+  certs = tlsCertsFolder(g);
+  for (const host of [RPC, WEB]) writeRouterCertificate(certs.certsDir, host, certs.ca.issue([host]));
   // The gRPC worker (h2c, as the runtime serves gRPC): it answers what reached it.
   grpcWorker = new grpc.Server();
   grpcWorker.addService(ECHO, {
@@ -191,10 +150,7 @@ beforeAll(async () => {
     { namespace: 'team', fn: 'rpc', rev: 'rpc-00001', address: `127.0.0.1:${grpcPort}` },
     { namespace: 'team', fn: 'web', rev: 'web-00001', address: web.address },
   ]));
-  const r = await g.router(['--routes-file', join(g.dir, 'routes.yaml'), '--endpoints-file', join(g.dir, 'endpoints.yaml'), '--tls-port', '0', '--tls-certs-dir', certsDir]);
-  plainPort = Number(new URL(r.url).port);
-  tlsPort = Number(/ tls https:\/\/127\.0\.0\.1:(\d+)/.exec(r.output())![1]);
-  admin = r.admin;
+  router = await startTlsRouter(g, certs.certsDir);
 }, 30_000);
 
 afterAll(async () => {
@@ -285,7 +241,7 @@ describe('HTTP/2 and gRPC on the TLS port (ALPN h2; real router, real clients)',
     expect([a.status, a.alpn, JSON.parse(a.body).name, JSON.parse(a.body).path]).toEqual([200, 'http/1.1', 'web', '/h1']);
     // node:https offers no ALPN at all: HTTP/1.1, as before.
     const plain = await new Promise<{ status: number; alpn: string | false | null }>((resolve, reject) => {
-      const req = httpsRequest({ host: '127.0.0.1', port: tlsPort, path: '/none', servername: WEB, ca: ca.certPem, headers: { host: WEB }, agent: false }, (res) => {
+      const req = httpsRequest({ host: '127.0.0.1', port: router.tlsPort, path: '/none', servername: WEB, ca: certs.ca.certPem, headers: { host: WEB }, agent: false }, (res) => {
         res.resume();
         resolve({ status: res.statusCode!, alpn: (res.socket as TLSSocket).alpnProtocol });
       });
@@ -307,15 +263,15 @@ describe('HTTP/2 and gRPC on the TLS port (ALPN h2; real router, real clients)',
 
   it('still redirects plain HTTP (HTTP/1.1 and h2c) for a redirectToHTTPS host with 308', async () => {
     const r = await new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: plainPort, path: '/a?x=1', headers: { host: WEB }, agent: false }, (res) => {
+      const req = httpRequest({ host: '127.0.0.1', port: router.plainPort, path: '/a?x=1', headers: { host: WEB }, agent: false }, (res) => {
         res.resume();
         resolve({ status: res.statusCode!, location: res.headers.location });
       });
       req.on('error', reject);
       req.end();
     });
-    expect(r).toEqual({ status: 308, location: `https://${WEB}:${tlsPort}/a?x=1` });
-    const h2c = h2connect(`http://127.0.0.1:${plainPort}`);
+    expect(r).toEqual({ status: 308, location: `https://${WEB}:${router.tlsPort}/a?x=1` });
+    const h2c = h2connect(`http://127.0.0.1:${router.plainPort}`);
     try {
       const a = await new Promise<IncomingHttpHeaders>((resolve, reject) => {
         const req = h2c.request({ ':path': '/b', ':authority': WEB });
@@ -324,15 +280,15 @@ describe('HTTP/2 and gRPC on the TLS port (ALPN h2; real router, real clients)',
         req.resume();
         req.end();
       });
-      expect([a[':status'], a.location]).toEqual([308, `https://${WEB}:${tlsPort}/b`]);
+      expect([a[':status'], a.location]).toEqual([308, `https://${WEB}:${router.tlsPort}/b`]);
     } finally {
       h2c.close();
     }
   });
 
   it('draining (SIGTERM with --drain) sends GOAWAY on a TLS HTTP/2 session; its open stream still finishes', { timeout: 30_000 }, async () => {
-    const r = await g.router(['--drain', '2s', '--routes-file', join(g.dir, 'routes.yaml'), '--endpoints-file', join(g.dir, 'endpoints.yaml'), '--tls-port', '0', '--tls-certs-dir', certsDir]);
-    const port = Number(/ tls https:\/\/127\.0\.0\.1:(\d+)/.exec(r.output())![1]);
+    const r = await startTlsRouter(g, certs.certsDir, ['--drain', '2s']);
+    const port = r.tlsPort;
     const s = await h2session(WEB, port);
     try {
       expect(JSON.parse((await h2get(s, WEB, '/before')).body).path).toBe('/before');
@@ -352,8 +308,7 @@ describe('HTTP/2 and gRPC on the TLS port (ALPN h2; real router, real clients)',
   });
 
   it('with --ingress node (HTTP/1.1 only) does not offer h2: HTTP/2 clients fall back, h2-only ones are refused', { timeout: 20_000 }, async () => {
-    const r = await g.router(['--ingress', 'node', '--routes-file', join(g.dir, 'routes.yaml'), '--endpoints-file', join(g.dir, 'endpoints.yaml'), '--tls-port', '0', '--tls-certs-dir', certsDir]);
-    const port = Number(/ tls https:\/\/127\.0\.0\.1:(\d+)/.exec(r.output())![1]);
+    const port = (await startTlsRouter(g, certs.certsDir, ['--ingress', 'node'])).tlsPort;
     expect(await handshake(WEB, ['h2', 'http/1.1'], port)).toBe('http/1.1');
     expect(await handshake(WEB, ['h2'], port)).toMatch(/NO_APPLICATION_PROTOCOL/);
     const a = await httpsGet(WEB, '/node', port);

@@ -11,12 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer, type ClientOptions } from 'ws';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect, type TLSSocket } from 'node:tls';
-import { join } from 'node:path';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { routerCertificateFile, routerCertificatePem } from '@orrery/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { domainRoutesYaml } from '../testing/domain-routes-yaml.ts';
 import { endpointsYaml, eventually, ProcessGroup } from '../testing/processes.ts';
-import { makeTestCa, type TestCa } from '../testing/test-certificates.ts';
+import { writeRouterCertificate } from '../testing/router-certificate-files.ts';
+import type { TestCa } from '../testing/test-certificates.ts';
+import { startTlsRouter, tlsCertsFolder } from '../testing/tls-router.ts';
 
 const g = new ProcessGroup();
 let ca: TestCa;
@@ -33,50 +33,11 @@ const LIVE = 'live.example.test';
 /** The WebSocket worker behind LIVE: echoes every message, prefixed, in this process. */
 let liveServer: Server;
 
-function writeBundle(host: string, cert: { certPem: string; keyPem: string }): void {
-  const path = join(certsDir, routerCertificateFile(host));
-  // As the operator writes it: a temp file renamed over the old one.
-  writeFileSync(`${path}.tmp`, routerCertificatePem(cert.certPem, cert.keyPem), { mode: 0o600 });
-  renameSync(`${path}.tmp`, path);
-}
-
-const routes = `---
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: shop, namespace: team}
-spec:
-  template: {source: {inline: "x"}}
-  domains: [{host: ${SHOP}, tls: {secretName: shop-tls}, redirectToHTTPS: true}]
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: shop-00001, namespace: team}
-spec: {function: shop, template: {source: {inline: "x"}}}
----
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: api, namespace: team}
-spec:
-  template: {source: {inline: "x"}}
-  domains: [{host: ${API}, tls: {secretName: api-tls}}]
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: api-00001, namespace: team}
-spec: {function: api, template: {source: {inline: "x"}}}
----
-apiVersion: orrery.dev/v1alpha1
-kind: Function
-metadata: {name: live, namespace: team}
-spec:
-  template: {source: {inline: "x"}}
-  domains: [{host: ${LIVE}, tls: {secretName: live-tls}}]
----
-apiVersion: orrery.dev/v1alpha1
-kind: Revision
-metadata: {name: live-00001, namespace: team}
-spec: {function: live, template: {source: {inline: "x"}}}
-`;
+const routes = domainRoutesYaml([
+  { name: 'shop', host: SHOP, redirectToHTTPS: true },
+  { name: 'api', host: API },
+  { name: 'live', host: LIVE },
+]);
 
 interface Answer {
   status: number;
@@ -128,32 +89,26 @@ function handshake(servername: string | undefined, extra: Record<string, unknown
 }
 
 beforeAll(async () => {
-  ca = makeTestCa(join(g.dir, 'ca'));
-  certsDir = join(g.dir, 'router-certs');
-  mkdirSync(certsDir);
+  ({ ca, certsDir } = tlsCertsFolder(g));
   const shop = ca.issue([SHOP]);
   const api = ca.issue([API]);
   serials[SHOP] = shop.serial;
   serials[API] = api.serial;
-  writeBundle(SHOP, shop);
-  writeBundle(API, api);
-  writeBundle(LIVE, ca.issue([LIVE]));
+  writeRouterCertificate(certsDir, SHOP, shop);
+  writeRouterCertificate(certsDir, API, api);
+  writeRouterCertificate(certsDir, LIVE, ca.issue([LIVE]));
   liveServer = createHttpServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ server: liveServer });
   wss.on('connection', (ws, req) => ws.on('message', (m) => ws.send(`${req.url} ${(m as Buffer).toString()}`)));
   await new Promise<void>((r) => liveServer.listen(0, '127.0.0.1', r));
   const [shopUp, apiUp] = await Promise.all([g.upstream('shop'), g.upstream('api')]);
-  const routesFile = g.write('routes.yaml', routes);
-  const endpointsFile = g.write('endpoints.yaml', endpointsYaml([
+  g.write('routes.yaml', routes);
+  g.write('endpoints.yaml', endpointsYaml([
     { namespace: 'team', fn: 'shop', rev: 'shop-00001', address: shopUp.address },
     { namespace: 'team', fn: 'api', rev: 'api-00001', address: apiUp.address },
     { namespace: 'team', fn: 'live', rev: 'live-00001', address: `127.0.0.1:${(liveServer.address() as AddressInfo).port}` },
   ]));
-  const r = await g.router(['--routes-file', routesFile, '--endpoints-file', endpointsFile, '--tls-port', '0', '--tls-certs-dir', certsDir]);
-  plainPort = Number(new URL(r.url).port);
-  tlsPort = Number(/ tls https:\/\/127\.0\.0\.1:(\d+)/.exec(r.output())![1]);
-  admin = r.admin;
-  routerOutput = r.output;
+  ({ plainPort, tlsPort, admin, output: routerOutput } = await startTlsRouter(g, certsDir));
 }, 30_000);
 
 afterAll(async () => {
@@ -217,7 +172,7 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
       const renewed = ca.issue([SHOP]);
       expect(renewed.serial).not.toBe(serials[SHOP]);
       const t0 = Date.now();
-      writeBundle(SHOP, renewed);
+      writeRouterCertificate(certsDir, SHOP, renewed);
       const fresh = await eventually(async () => {
         const a = await httpsGet(SHOP, '/');
         return a.serial === renewed.serial ? a : undefined;
@@ -235,8 +190,7 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
   });
 
   it('serves TLS through node:http too (--ingress node)', async () => {
-    const r = await g.router(['--ingress', 'node', '--routes-file', join(g.dir, 'routes.yaml'), '--endpoints-file', join(g.dir, 'endpoints.yaml'), '--tls-port', '0', '--tls-certs-dir', certsDir]);
-    const port = Number(/ tls https:\/\/127\.0\.0\.1:(\d+)/.exec(r.output())![1]);
+    const port = (await startTlsRouter(g, certsDir, ['--ingress', 'node'])).tlsPort;
     const saved = tlsPort;
     tlsPort = port;
     try {
@@ -252,7 +206,7 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
     const current = (await httpsGet(API, '/')).serial;
     const a = ca.issue([API]);
     const b = ca.issue([API]);
-    writeBundle(API, { certPem: a.certPem, keyPem: b.keyPem });
+    writeRouterCertificate(certsDir, API, { certPem: a.certPem, keyPem: b.keyPem });
     await eventually(() => (/api\.example\.test\.pem: TLS refused the pair.*keeping the previous certificate/.test(routerOutput()) ? true : undefined), 'the reload warning', 10_000);
     expect((await httpsGet(API, '/')).serial).toBe(current);
     // Reloads are logged by host, serial and expiry: never a byte of a key.

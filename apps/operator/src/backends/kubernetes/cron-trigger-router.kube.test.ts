@@ -18,10 +18,9 @@ import type { CronTriggerStatus, OrreryFunction } from '@orrery/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../testing/spawn-server.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
-import { ROUTES_CONFIGMAP, routerPodSpec } from './testing/kube-fixtures.ts';
+import { type RoutedWorker, startRouterPod, startWorkerPod } from './testing/routed-worker-pods.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 
-type Pod = KubeObject & { status?: { podIP?: string; conditions?: Array<{ type: string; status: string }> } };
 interface Seen { method: string; path: string; trigger: string | null; scheduledTime: string | null; contentType: string | null; body: string }
 
 const GV = 'orrery.dev/v1alpha1';
@@ -39,6 +38,9 @@ export default async (req) => {
 };
 `;
 
+/** The worker pod the router knows: the operator starts none of its own. */
+const WORKER: RoutedWorker = { fn: FN, rev: REV, handler: HANDLER, containerConcurrency: 4, timeoutSeconds: 10, drainTimeoutSeconds: 2, terminationGracePeriodSeconds: 5 };
+
 const suite = operatorKubeSuite();
 let client: KubeClient;
 let ns = '';
@@ -46,52 +48,14 @@ let leaseNs = '';
 let routerIP = '';
 let operator: SpawnedServer | undefined;
 
-const ready = async (name: string): Promise<string | undefined> => {
-  const p = await client.get<Pod>('v1', 'Pod', ns, name);
-  return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p.status.podIP : undefined;
-};
 
 beforeAll(async () => {
   client = suite.client;
   ns = await suite.freshNs('cron-router');
   leaseNs = await suite.freshNs('cron-router-lease');
   await eventually(`ServiceAccount ${ns}/default`, () => client.get('v1', 'ServiceAccount', ns, 'default'), 30_000);
-  await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'beat-source', namespace: ns }, data: { 'handler.mjs': HANDLER } });
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'worker', namespace: ns, labels: { app: FN } },
-    spec: {
-      terminationGracePeriodSeconds: 5,
-      automountServiceAccountToken: false,
-      containers: [
-        {
-          name: 'runtime',
-          image: 'orrery/runtime:test',
-          args: ['--host=0.0.0.0', '--port=8080', `--namespace=${ns}`, `--function=${FN}`, `--revision=${REV}`, '--source-file=/etc/orrery-function/handler.mjs', '--container-concurrency=4', '--timeout-seconds=10', '--drain-timeout-seconds=2'],
-          ports: [{ name: 'http', containerPort: 8080 }],
-          readinessProbe: { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 1 },
-          volumeMounts: [{ name: 'source', mountPath: '/etc/orrery-function', readOnly: true }],
-        },
-      ],
-      volumes: [{ name: 'source', configMap: { name: 'beat-source' } }],
-    },
-  });
-  const workerIP = await eventually('the worker pod Ready', () => ready('worker'), 60_000);
-  const template = `{source: {inline: "see the worker"}, containerConcurrency: 4, timeoutSeconds: 10}`;
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: ROUTES_CONFIGMAP, namespace: ns },
-    data: {
-      'routes.yaml': `apiVersion: ${GV}\nkind: Function\nmetadata: {name: ${FN}, namespace: ${ns}}\nspec: {template: ${template}}\n---\napiVersion: ${GV}\nkind: Revision\nmetadata: {name: ${REV}, namespace: ${ns}}\nspec: {function: ${FN}, template: ${template}}\n`,
-      'endpoints.yaml': `- {namespace: ${ns}, function: ${FN}, revision: ${REV}, address: "${workerIP}:8080", ready: true}\n`,
-    },
-  });
-  const spec = routerPodSpec({ labels: { app: 'cron-router' } });
-  spec.containers[0].args.push('--endpoints-file=/etc/orrery-routes/endpoints.yaml');
-  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router', namespace: ns, labels: { app: 'cron-router' } }, spec });
-  routerIP = await eventually('the router pod Ready', () => ready('router'), 60_000);
+  const workerIP = await startWorkerPod(client, ns, WORKER);
+  routerIP = await startRouterPod(client, ns, WORKER, workerIP, { app: 'cron-router' });
   // The router answers for the Function before any tick is sent: a failed first run would be the router's start, not the trigger.
   await eventually('the worker through the router', async () => (await fetch(`http://${routerIP}:8080/${ns}/${FN}/seen`)).ok, 30_000);
 }, 150_000);

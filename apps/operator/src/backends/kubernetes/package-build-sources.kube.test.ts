@@ -21,19 +21,17 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packFolder } from '@orrery/builder';
 import { writeNodePackage, writePythonPackage } from '@orrery/builder/testing';
-import { eventually, NETWORK, testEnv } from '@orrery/kube-testenv';
-import type { BuildStatus, Condition } from '@orrery/spec';
+import { NETWORK, testEnv } from '@orrery/kube-testenv';
 import { type SpawnedServer, spawnServer } from '../../testing/spawn-server.ts';
-import { KubernetesFunctionOperator } from './kube-function-operator.ts';
+import type { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { REVISION_LABEL } from './render/labels.ts';
 import { defaultServiceAccount } from './testing/kube-fixtures.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
+import { applyFunction, buildOf, readyFalse, startBuildingOperator, storeArchive, TEST_BUILDER_IMAGE, workerAnswer } from './testing/package-builds.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Fn = KubeObject & { status?: { build?: BuildStatus; conditions?: Condition[] } };
 const GV = 'orrery.dev/v1alpha1';
-const BUILDER_IMAGE = 'orrery/builder:test';
 const operatorBin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'bin', 'orrery-operator.mjs');
 const kube = operatorKubeSuite();
 const work = mkdtempSync(join(tmpdir(), 'pkg-sources-kube-'));
@@ -51,31 +49,6 @@ async function archiveOf(name: string, write: (dir: string) => Promise<void>): P
   const dir = join(work, name);
   await write(dir);
   return packFolder(dir);
-}
-
-async function storeArchive(ns: string, archive: Buffer, sha256: string): Promise<void> {
-  await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `orrery-package-${sha256.slice(0, 20)}`, namespace: ns }, binaryData: { 'package.tgz': archive.toString('base64') } });
-}
-
-const applyFunction = (ns: string, name: string, template: Any) =>
-  client.apply({ apiVersion: GV, kind: 'Function', metadata: { name, namespace: ns }, spec: { template: { executor: 'deploy', timeoutSeconds: 30, ...template } } });
-
-const fnOf = async (ns: string, name: string) => (await client.get<Fn>(GV, 'Function', ns, name))!;
-const buildOf = (ns: string, name: string, phase: BuildStatus['phase'], timeoutMs = 120_000) =>
-  eventually(`${name}: status.build ${phase}`, async () => {
-    const b = (await fnOf(ns, name)).status?.build;
-    if (b?.phase !== phase) throw new Error(`status.build: ${b ? `${b.phase} (${b.reason}): ${b.message ?? ''}` : 'none'}`);
-    return b;
-  }, timeoutMs, 300);
-const readyFalse = (ns: string, name: string) =>
-  eventually(`${name}: Ready False`, async () => (await fnOf(ns, name)).status?.conditions?.find((c) => c.type === 'Ready' && c.status === 'False'), 60_000, 300);
-
-async function workerAnswer(ns: string, revision: string): Promise<string> {
-  const pod = await eventually(`a ready worker of ${revision}`, async () => {
-    const pods = (await client.list<KubeObject & { status?: Any }>('v1', 'Pod', ns, `${REVISION_LABEL}=${revision}`)).items;
-    return pods.find((p) => p.status?.conditions?.some((c: Any) => c.type === 'Ready' && c.status === 'True'));
-  }, 120_000, 300);
-  return (await fetch(`http://${pod.status!.podIP as string}:8080/`)).text();
 }
 
 beforeAll(async () => {
@@ -106,41 +79,36 @@ describe('package sources on Kubernetes (operator in the test)', () => {
   beforeAll(async () => {
     ns = await kube.freshNs('pkg-src');
     await defaultServiceAccount(client, ns);
-    op = new KubernetesFunctionOperator({
-      client,
-      namespace: ns,
-      packageBuilds: { builderImage: BUILDER_IMAGE, timeoutSeconds: 120, volume: { size: '1Gi', accessMode: 'ReadWriteOnce' } },
-    });
-    await op.start();
+    op = await startBuildingOperator(client, ns);
   }, 120_000);
 
   it('builds a package fetched from source.package.url (no ConfigMap) and its worker answers through the dependency', { timeout: 180_000 }, async () => {
     const { archive, sha256 } = await archiveOf('by-url', (d) => writeNodePackage(d));
     served.set('/archives/by-url.tgz', archive);
-    await applyFunction(ns, 'by-url', { source: { package: { sha256, url: `${filesUrl}/archives/by-url.tgz` } } });
+    await applyFunction(client, ns, 'by-url', { source: { package: { sha256, url: `${filesUrl}/archives/by-url.tgz` } } });
 
-    const build = await buildOf(ns, 'by-url', 'Succeeded');
-    expect(build).toMatchObject({ sha256, reason: 'Built', builder: `node ${BUILDER_IMAGE}`, dependencies: 1 });
+    const build = await buildOf(client, ns, 'by-url', 'Succeeded');
+    expect(build).toMatchObject({ sha256, reason: 'Built', builder: `node ${TEST_BUILDER_IMAGE}`, dependencies: 1 });
     expect(requested).toContain('/archives/by-url.tgz');
     expect(await client.get('v1', 'ConfigMap', ns, `orrery-package-${sha256.slice(0, 20)}`)).toBeUndefined();
     const job = await client.get<KubeObject & { spec: Any }>('batch/v1', 'Job', ns, `orrery-build-${build.key.slice(0, 20)}`);
     expect(job!.spec.template.spec.initContainers.map((c: Any) => c.name)).toEqual(['fetch']);
 
     // writeNodePackage's handler: left-pad('7', 3, '0') from the vendored tarball.
-    expect(await workerAnswer(ns, 'by-url-00001')).toBe('007');
+    expect(await workerAnswer(client, ns, 'by-url-00001')).toBe('007');
   });
 
   it('a URL serving other bytes than sha256 names fails ArchiveInvalid with both hashes; the revision runs no workers', { timeout: 120_000 }, async () => {
     const { archive, sha256: actual } = await archiveOf('tampered', (d) => writeNodePackage(d, { 'handler.mjs': 'export default () => new Response("tampered");\n' }));
     served.set('/archives/tampered.tgz', archive);
     const claimed = createHash('sha256').update('the archive the Function was written for').digest('hex');
-    await applyFunction(ns, 'tampered', { source: { package: { sha256: claimed, url: `${filesUrl}/archives/tampered.tgz` } } });
+    await applyFunction(client, ns, 'tampered', { source: { package: { sha256: claimed, url: `${filesUrl}/archives/tampered.tgz` } } });
 
-    const build = await buildOf(ns, 'tampered', 'Failed');
+    const build = await buildOf(client, ns, 'tampered', 'Failed');
     expect(build.reason).toBe('ArchiveInvalid');
     expect(build.message).toContain(`sha256 is ${actual}, not ${claimed}`);
     expect(requested).toContain('/archives/tampered.tgz');
-    const ready = await readyFalse(ns, 'tampered');
+    const ready = await readyFalse(client, ns, 'tampered');
     expect(ready).toMatchObject({ reason: 'BuildFailed', message: expect.stringContaining('ArchiveInvalid') });
     expect(await client.get('apps/v1', 'Deployment', ns, 'tampered-00001-deployment')).toBeUndefined();
   });
@@ -148,14 +116,14 @@ describe('package sources on Kubernetes (operator in the test)', () => {
   it('builds a Python package with pip from a vendored wheel, and the orrery/runtime-python worker answers through it', { timeout: 180_000 }, async () => {
     await client.apply({ apiVersion: GV, kind: 'Environment', metadata: { name: 'python', namespace: ns }, spec: { image: 'orrery/runtime-python:latest', poolSize: 0 } });
     const { archive, sha256 } = await archiveOf('python', (d) => writePythonPackage(d));
-    await storeArchive(ns, archive, sha256);
-    await applyFunction(ns, 'pad-py', { source: { package: { sha256 } }, environment: 'python' });
+    await storeArchive(client, ns, { archive, sha256 });
+    await applyFunction(client, ns, 'pad-py', { source: { package: { sha256 } }, environment: 'python' });
 
-    const build = await buildOf(ns, 'pad-py', 'Succeeded');
-    expect(build).toMatchObject({ sha256, reason: 'Built', builder: `python ${BUILDER_IMAGE}`, dependencies: 1 });
+    const build = await buildOf(client, ns, 'pad-py', 'Succeeded');
+    expect(build).toMatchObject({ sha256, reason: 'Built', builder: `python ${TEST_BUILDER_IMAGE}`, dependencies: 1 });
     expect(build.log ?? '').toContain('--no-index --find-links vendor');
     // writePythonPackage's main.py: left_pad("7", 3, "0") from the wheel in .python-packages.
-    expect(await workerAnswer(ns, 'pad-py-00001')).toBe('007');
+    expect(await workerAnswer(client, ns, 'pad-py-00001')).toBe('007');
   });
 });
 
@@ -167,7 +135,7 @@ describe('build timeout on Kubernetes (the orrery-operator binary, --build-timeo
     spawned = await spawnServer(operatorBin, [
       '--backend', 'kubernetes', '--kubeconfig', testEnv().adminKubeconfig, '--namespace', ns, '--lease-namespace', leaseNs,
       '--port', '0', '--identity', 'pkg-timeout', '--lease-duration-seconds', '2', '--renew-deadline-seconds', '1', '--retry-period-seconds', '0.2',
-      '--builder-image', BUILDER_IMAGE, '--build-timeout', '3s', '--package-volume-size', '1Gi',
+      '--builder-image', TEST_BUILDER_IMAGE, '--build-timeout', '3s', '--package-volume-size', '1Gi',
     ], { DATABASE_URL: '', POD_IP: '' });
 
     // npm installs with --ignore-scripts, so a sleeping install script would not run: the hang is a
@@ -176,10 +144,10 @@ describe('build timeout on Kubernetes (the orrery-operator binary, --build-timeo
     const { archive, sha256 } = await archiveOf('hangs', (d) =>
       writeNodePackage(d, { 'package.json': JSON.stringify({ name: 'hangs', version: '1.0.0', type: 'module', main: 'handler.mjs', dependencies: { 'slow-dep': `${filesUrl}${hang}` } }) }),
     );
-    await storeArchive(ns, archive, sha256);
-    await applyFunction(ns, 'hangs', { source: { package: { sha256 } } });
+    await storeArchive(client, ns, { archive, sha256 });
+    await applyFunction(client, ns, 'hangs', { source: { package: { sha256 } } });
 
-    const build = await buildOf(ns, 'hangs', 'Failed', 90_000);
+    const build = await buildOf(client, ns, 'hangs', 'Failed', 90_000);
     expect(build).toMatchObject({ reason: 'BuildTimeout', message: expect.stringMatching(/longer than 3 s/) });
     expect(requested).toContain(hang);
     const job = await client.get<KubeObject & { status?: Any; spec: Any }>('batch/v1', 'Job', ns, `orrery-build-${build.key.slice(0, 20)}`);
@@ -187,7 +155,7 @@ describe('build timeout on Kubernetes (the orrery-operator binary, --build-timeo
     expect(job?.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Failed', status: 'True' }));
     expect(job?.status?.active ?? 0).toBe(0);
 
-    const ready = await readyFalse(ns, 'hangs');
+    const ready = await readyFalse(client, ns, 'hangs');
     expect(ready).toMatchObject({ reason: 'BuildFailed', message: expect.stringContaining('BuildTimeout') });
     expect(await client.get('apps/v1', 'Deployment', ns, 'hangs-00001-deployment')).toBeUndefined();
     expect((await client.list('v1', 'Pod', ns, `${REVISION_LABEL}=hangs-00001`)).items).toEqual([]);

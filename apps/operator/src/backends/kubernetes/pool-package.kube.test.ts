@@ -6,21 +6,21 @@
  * volume read-only, and the cold path specializes a pool pod with the built folder, which answers
  * through the package's dependency. A package not built yet is refused without claiming a pod.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packFolder } from '@orrery/builder';
 import { eventually } from '@orrery/kube-testenv';
-import type { BuildStatus, Condition } from '@orrery/spec';
-import { KubernetesFunctionOperator } from './kube-function-operator.ts';
+import type { Condition } from '@orrery/spec';
+import type { KubernetesFunctionOperator } from './kube-function-operator.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
 import { COMPONENT_LABEL, REVISION_LABEL } from './render/labels.ts';
+import { writeGreetingDepPackage } from './testing/greeting-dep-package.ts';
 import { defaultServiceAccount } from './testing/kube-fixtures.ts';
+import { type OperatorControlServer, serveOperatorControl } from './testing/operator-control-server.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
+import { applyFunction, functionOf, startBuildingOperator, storeArchive } from './testing/package-builds.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const GV = 'orrery.dev/v1alpha1';
@@ -28,27 +28,18 @@ const kube = operatorKubeSuite();
 let client: KubeClient;
 let ns = '';
 let op: KubernetesFunctionOperator | undefined;
-let control: Server | undefined;
-let controlUrl = '';
+let control: OperatorControlServer | undefined;
 const work = mkdtempSync(join(tmpdir(), 'pool-pkg-kube-'));
 
 /** A package folder whose module imports a vendored file: dependency (npm pack, offline). */
-function packageFolder(name: string): string {
-  const dep = join(work, `${name}-dep`);
-  mkdirSync(dep, { recursive: true });
-  writeFileSync(join(dep, 'package.json'), JSON.stringify({ name: 'greeting-dep', version: '1.0.0', main: 'index.js' }));
-  writeFileSync(join(dep, 'index.js'), "module.exports = (who) => 'hello ' + who + ' from greeting-dep';\n");
-  const dir = join(work, name);
-  mkdirSync(join(dir, 'vendor'), { recursive: true });
-  execFileSync('npm', ['pack', '--silent', '--pack-destination', join(dir, 'vendor')], { cwd: dep, stdio: 'ignore' });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pool-pkg', version: '1.0.0', type: 'module', main: 'index.mjs', dependencies: { 'greeting-dep': 'file:vendor/greeting-dep-1.0.0.tgz' } }));
-  writeFileSync(join(dir, 'index.mjs'), "import greet from 'greeting-dep';\nexport default async (req, ctx) => new Response(greet(ctx.revision));\n");
-  return dir;
-}
+const packageFolder = (name: string) =>
+  writeGreetingDepPackage(work, name, {
+    packageJson: JSON.stringify({ name: 'pool-pkg', version: '1.0.0', type: 'module', main: 'index.mjs', dependencies: { 'greeting-dep': 'file:vendor/greeting-dep-1.0.0.tgz' } }),
+    indexMjs: "import greet from 'greeting-dep';\nexport default async (req, ctx) => new Response(greet(ctx.revision));\n",
+  });
 
-const applyPoolFunction = (name: string, sha256: string) =>
-  client.apply({ apiVersion: GV, kind: 'Function', metadata: { name, namespace: ns }, spec: { template: { source: { package: { sha256 } }, executor: 'pool', environment: 'nodejs', timeoutSeconds: 30 } } });
-const fnOf = async (name: string) => (await client.get<KubeObject & { status?: { build?: BuildStatus; conditions?: Condition[] } }>(GV, 'Function', ns, name))!;
+const applyPoolFunction = (name: string, sha256: string) => applyFunction(client, ns, name, { source: { package: { sha256 } }, executor: 'pool', environment: 'nodejs' });
+const fnOf = (name: string) => functionOf(client, ns, name);
 const revReady = async (name: string) => (((await client.get(GV, 'Revision', ns, name))?.status as Any | undefined)?.conditions as Condition[] | undefined)?.find((c) => c.type === 'Ready');
 const poolPodSpec = async () => ((await client.get('apps/v1', 'Deployment', ns, 'orrery-pool-nodejs')) as Any | undefined)?.spec.template.spec as Any | undefined;
 const mountsPackages = (spec: Any | undefined) => (spec?.volumes as Any[] | undefined)?.some((v) => v.persistentVolumeClaim?.claimName === 'orrery-packages') === true;
@@ -56,7 +47,7 @@ const pods = async () => (await client.list<KubeObject & { spec: Any; status?: A
 const readyPool = async () => (await pods()).filter((p) => p.metadata.labels?.[COMPONENT_LABEL] === 'pool' && p.status?.conditions?.some((c: Any) => c.type === 'Ready' && c.status === 'True'));
 
 async function specialize(fn: string): Promise<{ status: number; json: Any }> {
-  const res = await fetch(`${controlUrl}/v1/executor/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace: ns, function: fn, revision: `${fn}-00001` }) });
+  const res = await fetch(`${control!.url}/v1/executor/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ namespace: ns, function: fn, revision: `${fn}-00001` }) });
   return { status: res.status, json: (await res.json()) as Any };
 }
 
@@ -64,26 +55,13 @@ beforeAll(async () => {
   client = kube.client;
   ns = await kube.freshNs('poolpkg');
   await defaultServiceAccount(client, ns);
-  op = new KubernetesFunctionOperator({
-    client,
-    namespace: ns,
-    packageBuilds: { builderImage: 'orrery/builder:test', timeoutSeconds: 120, volume: { size: '1Gi', accessMode: 'ReadWriteOnce' } },
-    pool: { idleTimeoutMs: 120_000 },
-  });
-  await op.start();
-  control = createServer((req, res) => {
-    void op!.handleControl(req, res).then((handled) => {
-      if (!handled) res.writeHead(404).end('{}');
-    });
-  });
-  await new Promise<void>((r) => control!.listen(0, '127.0.0.1', r));
-  controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
+  op = await startBuildingOperator(client, ns, { pool: { idleTimeoutMs: 120_000 } });
+  control = await serveOperatorControl(op);
   await client.apply({ apiVersion: GV, kind: 'Environment', metadata: { name: 'nodejs', namespace: ns }, spec: { poolSize: 1 } });
 }, 120_000);
 
 afterAll(async () => {
   await op?.stop();
-  control?.closeAllConnections();
   control?.close();
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
@@ -105,7 +83,7 @@ describe('packages on the pool executor (Kubernetes, real control plane)', () =>
 
   it('a pool Function with a package: built, the pool mounts the volume read-only, a specialized pod answers through the dependency', { timeout: 240_000 }, async () => {
     const { archive, sha256 } = await packFolder(packageFolder('good'));
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `orrery-package-${sha256.slice(0, 20)}`, namespace: ns }, binaryData: { 'package.tgz': archive.toString('base64') } });
+    await storeArchive(client, ns, { archive, sha256 });
     await applyPoolFunction('greeter', sha256);
     const build = await eventually('greeter built', async () => {
       const b = (await fnOf('greeter')).status?.build;

@@ -6,8 +6,6 @@
  * pooled revision's readiness and scale follow its specialized pods, the KPA scales it, and the
  * specialized workers register in a real orrery-registry with their revision's credential.
  */
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +18,7 @@ import { SPECIALIZED_COMPONENT } from './kube-pool-executor.ts';
 import { COMPONENT_LABEL, REVISION_LABEL } from './render/labels.ts';
 import { specializeSecretName } from './render/pool.ts';
 import { type HostRegistry, defaultServiceAccount, startHostRegistry } from './testing/kube-fixtures.ts';
+import { type OperatorControlServer, serveOperatorControl } from './testing/operator-control-server.ts';
 
 const GV = 'orrery.dev/v1alpha1';
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -29,8 +28,7 @@ let NS = '';
 let dispose: () => Promise<void> = async () => {};
 let client: KubeClient;
 let op: KubernetesFunctionOperator | undefined;
-let control: Server | undefined;
-let controlUrl = '';
+let control: OperatorControlServer | undefined;
 let registry: HostRegistry | undefined;
 
 const livePods = async () => (await client.list<Pod>('v1', 'Pod', NS)).items.filter((p) => !p.metadata.deletionTimestamp);
@@ -41,7 +39,7 @@ const readyCondition = async (name: string) => ((await revStatus(name)).conditio
 const service = (rev: string) => `orrery.functions.${NS}.greet.${rev}`;
 
 async function specialize(body: Record<string, string>): Promise<{ status: number; json: Any }> {
-  const res = await fetch(`${controlUrl}/v1/executor/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${control!.url}/v1/executor/specialize`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as Any };
 }
 
@@ -71,19 +69,12 @@ beforeAll(async () => {
     pool: { idleTimeoutMs: 8000 },
   });
   await op.start();
-  control = createServer((req, res) => {
-    void op!.handleControl(req, res).then((handled) => {
-      if (!handled) res.writeHead(404).end('{}');
-    });
-  });
-  await new Promise<void>((r) => control!.listen(0, '127.0.0.1', r));
-  controlUrl = `http://127.0.0.1:${(control.address() as AddressInfo).port}`;
+  control = await serveOperatorControl(op);
   await applyAsUser({ apiVersion: GV, kind: 'Environment', metadata: { name: 'nodejs', namespace: NS }, spec: { poolSize: 2 } });
 }, 120_000);
 
 afterAll(async () => {
   await op?.stop();
-  control?.closeAllConnections();
   control?.close();
   await dispose();
   await registry?.stop();

@@ -21,6 +21,7 @@ import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../testing/spawn-server.ts';
 import type { KubeClient, KubeObject } from './kube-client.ts';
+import { createNatsPod } from './testing/nats-pod.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -53,33 +54,6 @@ interface Delivery {
 }
 const deliveries: Delivery[] = [];
 
-/** A NATS pod with JetStream (its store on an emptyDir) and its Service; the URL the host reaches it at. */
-async function createNats(namespace: string): Promise<string> {
-  const labels = { app: 'nats' };
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'nats', namespace, labels },
-    spec: {
-      terminationGracePeriodSeconds: 5,
-      containers: [
-        {
-          name: 'nats',
-          image: 'nats:2.9',
-          args: ['-js', '-sd', '/data'],
-          ports: [{ name: 'client', containerPort: 4222 }],
-          readinessProbe: { tcpSocket: { port: 4222 }, periodSeconds: 1 },
-          volumeMounts: [{ name: 'data', mountPath: '/data' }],
-        },
-      ],
-      volumes: [{ name: 'data', emptyDir: {} }],
-    },
-  });
-  await client.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nats', namespace }, spec: { selector: labels, ports: [{ name: 'client', port: 4222, targetPort: 'client' }] } });
-  const svc = (await client.get<KubeObject & { spec: Any }>('v1', 'Service', namespace, 'nats'))!;
-  return `nats://${svc.spec.clusterIP as string}:4222`;
-}
-
 const queueStatus = async (): Promise<QueueTriggerStatus | undefined> =>
   ((await client.get<KubeObject & { status?: Any }>(GV, 'Function', ns, 'stream'))?.status?.triggers?.queue as QueueTriggerStatus[] | undefined)?.[0];
 const leads = async (r: SpawnedServer): Promise<boolean> => ((await (await fetch(`${r.url}/healthz`)).json()) as { leader: boolean }).leader;
@@ -105,7 +79,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => router!.listen(0, '127.0.0.1', r));
   routerUrl = `http://127.0.0.1:${(router.address() as AddressInfo).port}`;
-  const natsUrl = await createNats(ns);
+  const natsUrl = await createNatsPod(client, ns);
   const start = (identity: string) =>
     spawnServer(OPERATOR_BIN, [
       '--backend', 'kubernetes', '--kubeconfig', testEnv().adminKubeconfig, '--namespace', ns, '--lease-namespace', ns, '--port', '0',

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpawnedServer, spawnServer } from '../../testing/spawn-server.ts';
 import { type KubeClient, type KubeObject, statusCode } from './kube-client.ts';
 import { defaultServiceAccount, type HostRegistry, startHostRegistry } from './testing/kube-fixtures.ts';
+import { createNatsPod } from './testing/nats-pod.ts';
 import { operatorKubeSuite } from './testing/operator-kube-suite.ts';
 
 type Any = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -39,33 +40,6 @@ const HANDLER = `export default async (req) => {
   return body === 'poison' ? new Response('refused', { status: 500 }) : new Response('done ' + body);
 };`;
 
-/** A NATS pod with JetStream (its store on an emptyDir) and its Service; the URL the host reaches it at. */
-async function createNats(namespace: string): Promise<string> {
-  const labels = { app: 'nats' };
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'nats', namespace, labels },
-    spec: {
-      terminationGracePeriodSeconds: 5,
-      containers: [
-        {
-          name: 'nats',
-          image: 'nats:2.9',
-          args: ['-js', '-sd', '/data'],
-          ports: [{ name: 'client', containerPort: 4222 }],
-          readinessProbe: { tcpSocket: { port: 4222 }, periodSeconds: 1 },
-          volumeMounts: [{ name: 'data', mountPath: '/data' }],
-        },
-      ],
-      volumes: [{ name: 'data', emptyDir: {} }],
-    },
-  });
-  await client.create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nats', namespace }, spec: { selector: labels, ports: [{ name: 'client', port: 4222, targetPort: 'client' }] } });
-  const svc = (await client.get<KubeObject & { spec: Any }>('v1', 'Service', namespace, 'nats'))!;
-  return `nats://${svc.spec.clusterIP as string}:4222`;
-}
-
 const queueStatus = async (): Promise<QueueTriggerStatus | undefined> =>
   ((await client.get<KubeObject & { status?: Any }>(GV, 'Function', ns, 'orders'))?.status?.triggers?.queue as QueueTriggerStatus[] | undefined)?.[0];
 
@@ -74,7 +48,7 @@ beforeAll(async () => {
   ns = await kube.freshNs('queue');
   await defaultServiceAccount(client, ns);
   dir = mkdtempSync(join(tmpdir(), 'orrery-kube-queue-'));
-  const [natsUrl, reg, routerPort] = await Promise.all([createNats(ns), startHostRegistry(), freePort()]);
+  const [natsUrl, reg, routerPort] = await Promise.all([createNatsPod(client, ns), startHostRegistry(), freePort()]);
   registry = reg;
   writeFileSync(join(dir, 'store.token'), 'queue-store-token-0123456789\n', { mode: 0o600 });
   writeFileSync(join(dir, 'registry.key'), registry.masterKey.toString('hex'), { mode: 0o600 });

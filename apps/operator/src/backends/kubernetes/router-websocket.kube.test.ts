@@ -14,26 +14,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { parse } from 'yaml';
 import { adminKubeConfig, createNamespace, eventually, REPO_ROOT } from '@orrery/kube-testenv';
-import { KubeClient, type KubeObject } from './kube-client.ts';
-import { ROUTES_CONFIGMAP, routerPodSpec } from './testing/kube-fixtures.ts';
+import { KubeClient } from './kube-client.ts';
+import { type RoutedWorker, startRouterPod, startWorkerPod } from './testing/routed-worker-pods.ts';
 
-type Pod = KubeObject & { status?: { podIP?: string; conditions?: Array<{ type: string; status: string }> } };
 
 const FN = 'ws-echo';
 const REV = 'ws-echo-00001';
 /** The example's own code: what `orrery apply -f examples/ws-echo` deploys. */
 const example = parse(readFileSync(join(REPO_ROOT, 'examples', 'ws-echo', 'function.yaml'), 'utf8')) as { spec: { template: { source: { inline: string } } } };
 
+/** The example's code in a worker pod, as its function.yaml would run it. */
+const WORKER: RoutedWorker = { fn: FN, rev: REV, handler: example.spec.template.source.inline, containerConcurrency: 1, timeoutSeconds: 30, drainTimeoutSeconds: 5, terminationGracePeriodSeconds: 10 };
+
 let client: KubeClient;
 let ns = '';
 let dispose: () => Promise<void> = async () => {};
 let routerIP = '';
-let workerIP = '';
 
-const ready = async (name: string): Promise<string | undefined> => {
-  const p = await client.get<Pod>('v1', 'Pod', ns, name);
-  return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p.status.podIP : undefined;
-};
 const routerStats = async () =>
   (await (await fetch(`http://${routerIP}:9090/v1/stats`)).json()) as { revisions: Array<{ revision: string; inflight: number; queued: number }> };
 const revision = async () => (await routerStats()).revisions.find((r) => r.revision === REV);
@@ -58,42 +55,8 @@ function open(path: string): Promise<{ ws: WebSocket; next(): Promise<string>; c
 beforeAll(async () => {
   client = new KubeClient(adminKubeConfig());
   ({ name: ns, dispose } = await createNamespace('router-ws'));
-  await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ws-echo-source', namespace: ns }, data: { 'handler.mjs': example.spec.template.source.inline } });
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'worker', namespace: ns, labels: { app: 'ws-echo' } },
-    spec: {
-      terminationGracePeriodSeconds: 10,
-      automountServiceAccountToken: false,
-      containers: [
-        {
-          name: 'runtime',
-          image: 'orrery/runtime:test',
-          args: ['--host=0.0.0.0', '--port=8080', `--namespace=${ns}`, `--function=${FN}`, `--revision=${REV}`, '--source-file=/etc/orrery-function/handler.mjs', '--container-concurrency=1', '--timeout-seconds=30', '--drain-timeout-seconds=5'],
-          ports: [{ name: 'http', containerPort: 8080 }],
-          readinessProbe: { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 1 },
-          volumeMounts: [{ name: 'source', mountPath: '/etc/orrery-function', readOnly: true }],
-        },
-      ],
-      volumes: [{ name: 'source', configMap: { name: 'ws-echo-source' } }],
-    },
-  });
-  workerIP = await eventually('the worker pod Ready', () => ready('worker'), 60_000);
-  const template = `{source: {inline: "see the worker"}, containerConcurrency: 1, timeoutSeconds: 30}`;
-  await client.create({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: ROUTES_CONFIGMAP, namespace: ns },
-    data: {
-      'routes.yaml': `apiVersion: orrery.dev/v1alpha1\nkind: Function\nmetadata: {name: ${FN}, namespace: ${ns}}\nspec: {template: ${template}}\n---\napiVersion: orrery.dev/v1alpha1\nkind: Revision\nmetadata: {name: ${REV}, namespace: ${ns}}\nspec: {function: ${FN}, template: ${template}}\n`,
-      'endpoints.yaml': `- {namespace: ${ns}, function: ${FN}, revision: ${REV}, address: "${workerIP}:8080", ready: true}\n`,
-    },
-  });
-  const spec = routerPodSpec({ labels: { app: 'router' } });
-  spec.containers[0].args.push('--endpoints-file=/etc/orrery-routes/endpoints.yaml');
-  await client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'router', namespace: ns, labels: { app: 'router' } }, spec });
-  routerIP = await eventually('the router pod Ready', () => ready('router'), 60_000);
+  const workerIP = await startWorkerPod(client, ns, WORKER);
+  routerIP = await startRouterPod(client, ns, WORKER, workerIP, { app: 'router' });
 }, 150_000);
 
 afterAll(async () => {

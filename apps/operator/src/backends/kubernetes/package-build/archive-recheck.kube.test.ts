@@ -5,15 +5,14 @@
  * looks at once and starts the build without waiting out the backoff.
  */
 import { eventually } from '@orrery/kube-testenv';
-import type { BuildStatus } from '@orrery/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubernetesFunctionOperator } from '../kube-function-operator.ts';
+import type { KubernetesFunctionOperator } from '../kube-function-operator.ts';
 import type { KubeClient, KubeObject } from '../kube-client.ts';
 import { defaultServiceAccount } from '../testing/kube-fixtures.ts';
 import { operatorKubeSuite } from '../testing/operator-kube-suite.ts';
+import { applyFunction, functionOf, startBuildingOperator, storeArchive } from '../testing/package-builds.ts';
 import { buildJobName, packageConfigMapName } from './package-build-names.ts';
 
-const GV = 'orrery.dev/v1alpha1';
 const kube = operatorKubeSuite();
 let client: KubeClient;
 let ns = '';
@@ -21,9 +20,8 @@ let op: KubernetesFunctionOperator | undefined;
 /** Only the ConfigMap's presence matters here, not its bytes: the build Job starting is what is checked. */
 const SHA = 'c'.repeat(64);
 
-const applyFunction = (timeoutSeconds: number) =>
-  client.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'late', namespace: ns }, spec: { template: { source: { package: { sha256: SHA } }, executor: 'deploy', timeoutSeconds } } });
-const buildOf = async () => (await client.get<KubeObject & { status?: { build?: BuildStatus } }>(GV, 'Function', ns, 'late'))?.status?.build;
+const applyLate = (timeoutSeconds: number) => applyFunction(client, ns, 'late', { source: { package: { sha256: SHA } }, timeoutSeconds });
+const buildOf = async () => (await functionOf(client, ns, 'late')).status?.build;
 /** The message's look count and next look (ms since the epoch), once it says `looked <n> time(s)`. */
 const looked = async (n: number) => {
   const m = /looked (\d+) times?, looks again at (\S+) or when the Function changes$/.exec((await buildOf())?.message ?? '');
@@ -34,12 +32,7 @@ beforeAll(async () => {
   client = kube.client;
   ns = await kube.freshNs('pkg-recheck');
   await defaultServiceAccount(client, ns);
-  op = new KubernetesFunctionOperator({
-    client,
-    namespace: ns,
-    packageBuilds: { builderImage: 'orrery/builder:test', timeoutSeconds: 60, volume: { size: '1Gi', accessMode: 'ReadWriteOnce' } },
-  });
-  await op.start();
+  op = await startBuildingOperator(client, ns, { buildTimeoutSeconds: 60 });
 }, 120_000);
 
 afterAll(async () => {
@@ -49,7 +42,7 @@ afterAll(async () => {
 describe('a missing package archive on Kubernetes', () => {
   it('is looked for again with a growing wait the status names, and at once when the spec changes', { timeout: 60_000 }, async () => {
     const applied = Date.now();
-    await applyFunction(30);
+    await applyLate(30);
     const first = await eventually('the first miss', () => looked(1), 20_000, 200);
     expect(await buildOf()).toMatchObject({ phase: 'Pending', reason: 'ArchiveMissing' });
     expect((await buildOf())?.message).toContain(`ConfigMap ${packageConfigMapName(SHA)}`);
@@ -64,8 +57,8 @@ describe('a missing package archive on Kubernetes', () => {
     expect(second - first).toBeLessThanOrEqual(12_000);
 
     // The archive arrives, then the spec changes: the build starts now, not at `second`.
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: packageConfigMapName(SHA), namespace: ns }, binaryData: { 'package.tgz': Buffer.from('not a real archive').toString('base64') } });
-    await applyFunction(31);
+    await storeArchive(client, ns, { archive: Buffer.from('not a real archive'), sha256: SHA });
+    await applyLate(31);
     const job = await eventually('the build Job', async () => (await client.list<KubeObject>('batch/v1', 'Job', ns)).items.find((j) => j.metadata.name.startsWith('orrery-build-')), 15_000, 200);
     expect(Date.now()).toBeLessThan(second);
     const build = await eventually('status.build past ArchiveMissing', async () => {
