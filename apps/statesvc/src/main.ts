@@ -20,7 +20,7 @@ import { afterCommitHook, resolveTestFailPoint } from './test-fail-point.ts';
 const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${STATE_DRIVERS.join('|')}] [--database-url URL] [--data-dir DIR]
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
   [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s]
-  [--idempotency-retention 24h (how long an Idempotency-Key's outcome is kept when the keyspace's spec.state.idempotencyRetention says nothing)] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)]
+  [--idempotency-retention 24h (how long an Idempotency-Key's outcome is kept when the keyspace's spec.state.idempotencyRetention says nothing)] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)] [--read-batching on|off] [--write-batching on|off] (postgres: concurrent GETs of a keyspace share one statement, concurrent overwrites one transaction; default on)
   [--changes-retention 10m] [--changes-retention-events 10000] (change feed window per keyspace: changes older than the
    first or beyond the newest N are pruned by the sweeper; 0 = no such bound) [--changes-max-streams 100 (per keyspace)] [--changes-heartbeat 15s]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
@@ -38,6 +38,11 @@ function nonNegativeInt(name: string, value: string | undefined, fallback: numbe
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) fail(`--${name} must be a non-negative integer`);
   return Number(value);
+}
+
+function onOff(name: string, value: string): boolean {
+  if (value !== 'on' && value !== 'off') fail(`--${name} must be on or off`);
+  return value === 'on';
 }
 
 let args;
@@ -66,6 +71,8 @@ try {
       'test-fail-point': { type: 'string' },
       drain: { type: 'string' },
       'pool-size': { type: 'string' },
+      'read-batching': { type: 'string', default: 'on' },
+      'write-batching': { type: 'string', default: 'on' },
       'insecure-pass-through': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       'otlp-endpoint': { type: 'string' },
@@ -190,6 +197,8 @@ try {
     dataDir: args['data-dir'],
     log,
     poolSize: args['pool-size'] === undefined ? undefined : nonNegativeInt('pool-size', args['pool-size'], 10),
+    batchReads: onOff('read-batching', args['read-batching']),
+    batchWrites: onOff('write-batching', args['write-batching']),
   });
 } catch (err) {
   console.error(`orrery-statesvc: cannot open the ${driverName} driver: ${errorDetail(err)}`);

@@ -27,6 +27,10 @@ export interface OpenDriverOptions {
   poolSize?: number;
   /** Statements one statement connection takes in flight before the next is used (see LifoStatementPool). */
   pipelineDepth?: number;
+  /** postgres driver: concurrent reads of one keyspace share one statement (ReadBatcher; default on). */
+  batchReads?: boolean;
+  /** postgres driver: concurrent overwrites of one keyspace share one transaction (WriteBatcher; default on). */
+  batchWrites?: boolean;
   now?: () => number;
 }
 
@@ -54,7 +58,7 @@ export async function openDriver(opts: OpenDriverOptions): Promise<StateDriver> 
     await conn.close();
     throw err;
   }
-  return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements, pipelineDepth: opts.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH });
+  return new PostgresDriver(conn, { now: opts.now, statementConnections: pool.statements, pipelineDepth: opts.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH, batchReads: opts.batchReads, batchWrites: opts.batchWrites });
 }
 
 /** The memory driver journaled under `dataDir`, holding the directory's lock until closed. */

@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { connect, createTestDatabase, migrate } from '@orrery/db';
 import { describeConformance } from './conformance-suite.ts';
 import { DEFAULT_PIPELINE_DEPTH } from './open-driver.ts';
@@ -45,4 +46,96 @@ describeConformance('postgres on Postgres with a statement pool', async () => {
       await tdb.drop();
     },
   };
+});
+
+// Concurrent reads of one keyspace share one statement (ReadBatcher): each must still get its own key's value.
+describe('postgres batched reads', () => {
+  it('answers concurrent reads — live, missing, expired, repeated, other keyspace, more than one statement of keys — like single reads', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const tdb = await createTestDatabase();
+    const conn = connect({ url: tdb.url, max: 3 });
+    await migrate(conn);
+    const batched = new PostgresDriver(conn, { now: () => clock.now, statementConnections: 4, pipelineDepth: DEFAULT_PIPELINE_DEPTH });
+    const single = new PostgresDriver(connect({ url: tdb.url, max: 2 }), { now: () => clock.now, batchReads: false });
+    try {
+      const a = { namespace: 'ns', owner: 'fn', keyspace: 'a' };
+      const b = { namespace: 'ns', owner: 'fn', keyspace: 'b' };
+      for (let i = 0; i < 150; i++) await batched.set(a, `k${i}`, `"a${i}"`, i % 10 === 0 ? { ttlMs: 1_000 } : {});
+      await batched.set(b, 'k1', '"b1"');
+      await batched.set(a, 'k1', '"a1 again"');
+      clock.now += 2_000; // every tenth key of `a` has expired
+      const reads: Array<[typeof a, string]> = [];
+      for (let i = 0; i < 160; i++) reads.push([a, `k${i}`]); // 150 live or expired, 10 missing: three statements of ≤ 64 keys
+      reads.push([a, 'k1'], [a, 'k2'], [b, 'k1'], [b, 'k2'], [a, 'ü\u00e9/ key']);
+      const got = await Promise.all(reads.map(([s, k]) => batched.get(s, k)));
+      const want = [];
+      for (const [s, k] of reads) want.push(await single.get(s, k));
+      expect(got).toEqual(want);
+      expect(got[1]).toMatchObject({ value: '"a1 again"', expiresAt: null });
+      expect(got[10]).toBeNull(); // expired
+      expect(got[155]).toBeNull(); // never written
+      expect(got[162]).toMatchObject({ value: '"b1"', expiresAt: null });
+      expect(got.filter((e) => e !== null)).toHaveLength(135 + 2 + 1);
+    } finally {
+      await Promise.all([batched.close(), single.close()]);
+      await tdb.drop();
+    }
+  });
+});
+
+// Concurrent overwrites of one keyspace share a transaction (WriteBatcher, migration 0008); what
+// the batch cannot write (creates, expired keys, a value Postgres refuses) runs alone.
+describe('postgres batched writes', () => {
+  it('gives each concurrent write its own outcome and records every change once, in commit order', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const tdb = await createTestDatabase();
+    const conn = connect({ url: tdb.url, max: 3 });
+    await migrate(conn);
+    const driver = new PostgresDriver(conn, { now: () => clock.now, statementConnections: 4, pipelineDepth: DEFAULT_PIPELINE_DEPTH });
+    try {
+      const a = { namespace: 'ns', owner: 'fn', keyspace: 'a' };
+      const b = { namespace: 'ns', owner: 'fn', keyspace: 'b' };
+      for (let i = 0; i < 80; i++) await driver.setCounted(a, `k${i}`, `"v${i}"`, i === 5 ? { ttlMs: 1_000 } : {}, { maxKeys: 81 });
+      await driver.set(b, 'k0', '"b0"');
+      const head0 = (await driver.changeWindow(a)).head;
+      clock.now += 2_000; // k5 has expired
+      const writes: Array<Promise<unknown>> = [];
+      for (let i = 0; i < 80; i++) writes.push(driver.setCounted(a, `k${i}`, `"w${i}"`, i === 7 ? { ttlMs: 60_000 } : {}, { maxKeys: 81 }));
+      writes.push(driver.setCounted(a, 'k1', '"w1 again"', {}, { maxKeys: 81 })); // the same key twice: the next batch
+      writes.push(driver.setCounted(a, 'new1', '"n1"', {}, { maxKeys: 1000 })); // a create: runs alone
+      writes.push(driver.setCounted(a, 'k9', '"bad \u0000"', {}, { maxKeys: 81 })); // Postgres refuses a NUL: fails alone
+      writes.push(driver.set(b, 'k0', '"b0 again"'));
+      const settled = await Promise.allSettled(writes);
+      const codes = settled.map((s) => (s.status === 'fulfilled' ? 'ok' : ((s.reason as { code?: string }).code ?? String(s.reason))));
+      expect(codes).toEqual([...Array(82).fill('ok'), 'bad_request', 'ok']);
+      // Every write's version is its own and the stored values are the acknowledged ones.
+      const versions = settled.slice(0, 82).map((s) => (s as PromiseFulfilledResult<{ version: number }>).value.version);
+      expect(new Set(versions).size).toBe(82);
+      for (let i = 0; i < 80; i++) {
+        if (i === 1) continue;
+        expect((await driver.get(a, `k${i}`))?.value).toBe(`"w${i}"`); // k9: the refused write changed nothing
+      }
+      expect((await driver.get(a, 'k7'))?.expiresAt).toBe(clock.now + 60_000);
+      expect((await driver.get(a, 'new1'))?.value).toBe('"n1"');
+      // They did share a transaction (rows written by one transaction have the same xmin): the
+      // first 64 keys, but k5 (expired: alone) and k1 (written again later). The second batch
+      // held the refused value, so its writes ran alone.
+      const [tx] = await conn.pg!.unsafe("select max(n)::int as n from (select count(*) as n from state_entries where namespace = 'ns' and keyspace = 'a' group by xmin::text) t");
+      expect(tx!.n).toBeGreaterThanOrEqual(62);
+      const k1 = await driver.get(a, 'k1');
+      const lastK1 = Math.max(versions[1]!, versions[80]!);
+      expect(k1?.version).toBe(lastK1);
+      expect(k1?.value).toBe(lastK1 === versions[80] ? '"w1 again"' : '"w1"');
+      expect((await driver.get(b, 'k0'))?.value).toBe('"b0 again"');
+      // The change feed: one `set` per acknowledged write (plus k5's `expire`), numbered without a hole.
+      const page = await driver.changes(a, { since: head0, limit: 1000 });
+      expect(page.changes.map((c) => c.seq)).toEqual(page.changes.map((_, i) => head0 + 1 + i));
+      const sets = page.changes.filter((c) => c.op === 'set');
+      expect(page.changes.filter((c) => c.op === 'expire').map((c) => c.key)).toEqual(['k5']);
+      expect(sets.map((c) => c.version).sort((x, y) => x - y)).toEqual([...versions].sort((x, y) => x - y));
+    } finally {
+      await driver.close();
+      await tdb.drop();
+    }
+  });
 });

@@ -8,6 +8,8 @@ import { ChangeWatchers } from './change-watchers.ts';
 import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { decodeCursor, encodeCursor, listLimit, MAX_CHAR } from './key-order.ts';
 import { LifoStatementPool } from './lifo-statement-pool.ts';
+import { ReadBatcher } from './read-batcher.ts';
+import { WriteBatcher } from './write-batcher.ts';
 import { DEFAULT_CHANGES_LIMIT, type ChangeOp, type ChangeRecord, type ChangeRetention, type ChangesOptions, type ChangesPage, type ChangeWindow } from './types.ts';
 import type { DeleteOptions, Entry, FenceSummary, IdempotencyClaim, IdempotencyUsage, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget, WriteOutcome, WriteResult } from './types.ts';
 
@@ -20,7 +22,12 @@ const liveAt = (now: number) => sql`(expires_at is null or expires_at > ${now})`
 // packages/db/drizzle/0003_state_functions.sql (orrery_state_set as replaced by 0004), which argue their atomicity.
 const GET_ENTRY =
   'select value, version, expires_at from state_entries where namespace = $1 and keyspace = $2 and key = $3 and (expires_at is null or expires_at > $4)';
+// Reads of one keyspace batched into one statement (ReadBatcher); a batch of one uses GET_ENTRY.
+const GET_ENTRIES =
+  'select key, value, version, expires_at from state_entries where namespace = $1 and keyspace = $2 and key = any($3::text[]) and (expires_at is null or expires_at > $4)';
 const SET_ENTRY = 'select result, new_version from orrery_state_set($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)';
+// Overwrites of live keys of one keyspace in one transaction (migration 0008; WriteBatcher).
+const SET_BATCH = 'select result, new_version from orrery_state_set_batch($1, $2, $3::text[], $4::text[], $5::integer[], $6::bigint[], $7)';
 const DELETE_ENTRY = 'select result from orrery_state_delete($1, $2, $3, $4, $5)';
 const DELETE_KEYSPACE = 'select deleted from orrery_state_delete_keyspace($1, $2, $3)';
 // The change feed (migration 0005). One statement, so one snapshot: the head row and the
@@ -91,6 +98,12 @@ function fencedError(row: IdempotentRow, key: string, fence: number): StateStore
 }
 
 type EntryRow = { value: string; version: string | number; expires_at: string | number | null };
+type KeyedEntryRow = EntryRow & { key: string };
+/** A plain overwrite waiting in a write batch. */
+type BatchedSet = { value: string; bytes: number; expiresAt: number | null };
+type SetRow = { result: string; new_version: string | number | null };
+/** What a write that must run alone gets from a batch (a batch of one, a key that is not live, a failed batch). */
+const RUN_ALONE: SetRow = { result: 'retry', new_version: null };
 /** The slice of PGlite's client this driver uses (embedded mode has no postgres.js). */
 type PgliteClient = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }> };
 
@@ -99,9 +112,19 @@ function pgliteRows<T>(r: { rows: T[] }): T[] {
   return r.rows;
 }
 
-function firstEntry(rows: EntryRow[]): Entry | null {
-  const r = rows[0];
+function entryOf(r: EntryRow | undefined): Entry | null {
   return r ? { value: r.value, version: Number(r.version), expiresAt: r.expires_at === null ? null : Number(r.expires_at) } : null;
+}
+
+function firstEntry(rows: EntryRow[]): Entry | null {
+  return entryOf(rows[0]);
+}
+
+/** The rows of GET_ENTRIES as the entries of `keys`, in that order. */
+function entriesOf(keys: string[], rows: KeyedEntryRow[]): Array<Entry | null> {
+  const byKey = new Map<string, KeyedEntryRow>();
+  for (const r of rows) byKey.set(r.key, r);
+  return keys.map((k) => entryOf(byKey.get(k)));
 }
 
 /** The SQLSTATE of a database error, looking through wrappers (drizzle keeps the driver's error as `cause`). */
@@ -170,7 +193,9 @@ function idempotentOutcome(row: IdempotentRow | undefined, claim: IdempotencyCla
  * `#meta` wait: migration 0004); everything that adds or removes a row holds the `#meta` row
  * FOR UPDATE for its transaction. Get, set, delete and keyspace deletion are each one
  * statement (set/delete/keyspace deletion call the plpgsql functions of migrations 0003/0004,
- * whose implicit transaction holds those locks).
+ * whose implicit transaction holds those locks). On Postgres, concurrent gets of a keyspace
+ * share one statement (ReadBatcher) and concurrent plain overwrites one transaction
+ * (WriteBatcher, migration 0008: entry rows in key order, then the head row).
  */
 export class PostgresDriver implements StateDriver {
   readonly name = 'postgres' as const;
@@ -186,10 +211,14 @@ export class PostgresDriver implements StateDriver {
   /** Marks this driver's own NOTIFYs, which its LISTEN connection hears too. */
   private readonly origin = randomBytes(6).toString('hex');
   private closed = false;
+  /** Postgres only: concurrent reads of one keyspace share a statement. */
+  private readonly reads: ReadBatcher<NsKs, Entry> | undefined;
+  /** Postgres only: concurrent overwrites of one keyspace share a transaction (one WAL flush). */
+  private readonly writes: WriteBatcher<NsKs, BatchedSet, SetRow> | undefined;
 
   constructor(
     private readonly conn: Connection,
-    opts: { now?: () => number; statementConnections?: number; pipelineDepth?: number } = {},
+    opts: { now?: () => number; statementConnections?: number; pipelineDepth?: number; batchReads?: boolean; batchWrites?: boolean } = {},
   ) {
     this.now = opts.now ?? Date.now;
     const url = conn.url;
@@ -200,6 +229,38 @@ export class PostgresDriver implements StateDriver {
         opts.pipelineDepth ?? 1,
       );
     }
+    if (conn.pg && opts.batchReads !== false) this.reads = new ReadBatcher({ load: (scope, keys) => this.loadEntries(scope, keys) });
+    if (conn.pg && opts.batchWrites !== false) this.writes = new WriteBatcher({ load: (scope, writes) => this.setEntries(scope, writes) });
+  }
+
+  /**
+   * One transaction for a batch of overwrites (orrery_state_set_batch). A batch of one, a key
+   * that is not live, or a batch the database refused (e.g. one value with a NUL) answers
+   * RUN_ALONE, and that write runs as its own statement, which gives it its own outcome.
+   */
+  private setEntries(scope: NsKs, writes: Array<{ key: string; write: BatchedSet }>): Promise<SetRow[]> {
+    if (writes.length === 1) return Promise.resolve([RUN_ALONE]);
+    const keys: string[] = [];
+    const values: string[] = [];
+    const bytes: number[] = [];
+    const expires: Array<number | null> = [];
+    for (const w of writes) {
+      keys.push(w.key);
+      values.push(w.write.value);
+      bytes.push(w.write.bytes);
+      expires.push(w.write.expiresAt);
+    }
+    return this.run<SetRow>(SET_BATCH, [scope.namespace, scope.keyspace, keys, values, bytes, expires, this.now()]).then(
+      (rows) => (rows.length === writes.length ? rows : writes.map(() => RUN_ALONE)),
+      () => writes.map(() => RUN_ALONE),
+    );
+  }
+
+  /** One statement for a batch of reads (ReadBatcher); one key uses the single-key statement. */
+  private loadEntries(scope: NsKs, keys: string[]): Promise<Array<Entry | null>> {
+    const now = this.now();
+    if (keys.length === 1) return this.run<EntryRow>(GET_ENTRY, [scope.namespace, scope.keyspace, keys[0], now]).then((rows) => [firstEntry(rows)]);
+    return this.run<KeyedEntryRow>(GET_ENTRIES, [scope.namespace, scope.keyspace, keys, now]).then((rows) => entriesOf(keys, rows));
   }
 
   private readonly dialect = new PgDialect();
@@ -243,6 +304,7 @@ export class PostgresDriver implements StateDriver {
   }
 
   get(scope: Scope, key: string): Promise<Entry | null> {
+    if (this.reads) return this.reads.get(`${scope.namespace}\0${scope.keyspace}`, scope, key).catch(unavailable);
     return this.run<EntryRow>(GET_ENTRY, [scope.namespace, scope.keyspace, key, this.now()]).then(firstEntry, unavailable);
   }
 
@@ -258,6 +320,16 @@ export class PostgresDriver implements StateDriver {
    */
   async setCounted(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget): Promise<{ version: number }> {
     const nsBudget = budget.namespaceByteBudget ?? 0;
+    // A plain overwrite may share a transaction with concurrent ones (WriteBatcher); whatever the
+    // batch could not write (a create, an expired key) runs alone below.
+    if (this.writes && opts.fence === undefined && opts.ifVersion === undefined && nsBudget <= 0) {
+      const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? this.now() + opts.ttlMs : null;
+      const row = await this.writes.submit(`${scope.namespace}\0${scope.keyspace}`, scope, key, { value, bytes: Buffer.byteLength(value, 'utf8'), expiresAt }).catch(unavailable);
+      if (row.result === 'ok') {
+        this.changed(scope);
+        return { version: Number(row.new_version) };
+      }
+    }
     const params = [scope.namespace, scope.keyspace, key, ...setArgs(value, opts, budget, this.now())];
     let rows: IdempotentRow[];
     try {

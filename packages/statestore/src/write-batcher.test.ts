@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { WriteBatcher } from './write-batcher.ts';
+
+/** A batcher whose flushes run when the test says so; `load` answers `<key>=<write>` per write. */
+function harness(opts: { maxWrites?: number; short?: boolean; fail?: Error } = {}) {
+  const flushes: Array<() => void> = [];
+  const loads: Array<{ scope: string; keys: string[] }> = [];
+  const batcher = new WriteBatcher<string, string, string>({
+    load: async (scope, writes) => {
+      loads.push({ scope, keys: writes.map((w) => w.key) });
+      if (opts.fail) throw opts.fail;
+      const out = writes.map((w) => `${w.key}=${w.write}`);
+      return opts.short ? out.slice(1) : out;
+    },
+    schedule: (f) => flushes.push(f),
+    maxWrites: opts.maxWrites,
+  });
+  const flush = () => {
+    for (const f of flushes.splice(0)) f();
+  };
+  return { batcher, loads, flushes, flush };
+}
+
+describe('WriteBatcher', () => {
+  it('sends the writes of one iteration as one load per scope, answering each write with its own result', async () => {
+    const h = harness();
+    const w = [h.batcher.submit('a', 'a', 'x', '1'), h.batcher.submit('a', 'a', 'y', '2'), h.batcher.submit('b', 'b', 'x', '3')];
+    expect(h.flushes).toHaveLength(1);
+    expect(h.loads).toEqual([]);
+    h.flush();
+    expect(await Promise.all(w)).toEqual(['x=1', 'y=2', 'x=3']);
+    expect(h.loads).toEqual([
+      { scope: 'a', keys: ['x', 'y'] },
+      { scope: 'b', keys: ['x'] },
+    ]);
+  });
+
+  it('puts a second write of the same key into the next batch, sent after the first', async () => {
+    const h = harness();
+    const w = [h.batcher.submit('a', 'a', 'x', '1'), h.batcher.submit('a', 'a', 'y', '2'), h.batcher.submit('a', 'a', 'x', '3'), h.batcher.submit('a', 'a', 'z', '4')];
+    h.flush();
+    expect(await Promise.all(w)).toEqual(['x=1', 'y=2', 'x=3', 'z=4']);
+    expect(h.loads.map((l) => l.keys)).toEqual([['x', 'y'], ['x', 'z']]);
+  });
+
+  it('starts new batches after a flush', async () => {
+    const h = harness();
+    const first = h.batcher.submit('a', 'a', 'x', '1');
+    h.flush();
+    const second = h.batcher.submit('a', 'a', 'x', '2');
+    expect(h.flushes).toHaveLength(1);
+    h.flush();
+    expect([await first, await second]).toEqual(['x=1', 'x=2']);
+    expect(h.loads.map((l) => l.keys)).toEqual([['x'], ['x']]);
+  });
+
+  it('splits batches at maxWrites', async () => {
+    const h = harness({ maxWrites: 2 });
+    const w = ['p', 'q', 'r', 's', 't'].map((k) => h.batcher.submit('a', 'a', k, k));
+    h.flush();
+    expect(await Promise.all(w)).toEqual(['p=p', 'q=q', 'r=r', 's=s', 't=t']);
+    expect(h.loads.map((l) => l.keys)).toEqual([['p', 'q'], ['r', 's'], ['t']]);
+  });
+
+  it('rejects every write of a failed load', async () => {
+    const boom = new Error('database down');
+    const h = harness({ fail: boom });
+    const w = [h.batcher.submit('a', 'a', 'x', '1'), h.batcher.submit('a', 'a', 'y', '2')];
+    h.flush();
+    for (const p of w) await expect(p).rejects.toBe(boom);
+  });
+
+  it('rejects the writes a load left without a result instead of leaving them hanging', async () => {
+    const h = harness({ short: true });
+    const w = [h.batcher.submit('a', 'a', 'x', '1'), h.batcher.submit('a', 'a', 'y', '2')];
+    h.flush();
+    expect(await w[0]).toBe('y=2');
+    await expect(w[1]).rejects.toThrow(/answered 1 results/);
+  });
+
+  it('rejects the writes when load throws synchronously', async () => {
+    const boom = new Error('bad');
+    const flushes: Array<() => void> = [];
+    const b = new WriteBatcher<string, string, string>({
+      load: () => {
+        throw boom;
+      },
+      schedule: (f) => flushes.push(f),
+    });
+    const r = b.submit('a', 'a', 'x', '1');
+    flushes[0]!();
+    await expect(r).rejects.toBe(boom);
+  });
+
+  it('flushes on setImmediate by default, and refuses a batch size below one', async () => {
+    const b = new WriteBatcher<string, number, number>({ load: async (_s, writes) => writes.map((w) => w.write * 2) });
+    expect(await Promise.all([b.submit('s', 's', 'a', 1), b.submit('s', 's', 'b', 2)])).toEqual([2, 4]);
+    expect(() => new WriteBatcher({ load: async () => [], maxWrites: 0 })).toThrow(/at least one write/);
+  });
+});
