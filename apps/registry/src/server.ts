@@ -55,7 +55,12 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   const client = dataClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
   const reads = readClient(config.etcdEndpoints, config.dialTimeoutMs, config.requestTimeoutMs);
   const keys = new KeyLayout(config.prefix);
-  const index = new InstanceIndex(reads, keys, config.requestTimeoutMs, () => watchClient(config.etcdEndpoints, config.dialTimeoutMs));
+  // Barrier reads go to the leader too (one ReadIndex hop fewer), on read-client connections:
+  // short per-attempt deadlines, and any failure falls back to the all-members read client.
+  const readsToLeader = new LeaderAffinity(config.etcdEndpoints, reads, (endpoint) => readClient([endpoint], config.dialTimeoutMs, config.requestTimeoutMs));
+  const index = new InstanceIndex(reads, keys, config.requestTimeoutMs, () => watchClient(config.etcdEndpoints, config.dialTimeoutMs), undefined, undefined, {
+    run: (call) => readsToLeader.read(call),
+  });
   const keepAlive = new KeepAliveChannel(client, config.requestTimeoutMs);
   const toLeader = new LeaderAffinity(config.etcdEndpoints, client, (endpoint) => dataClient([endpoint], config.dialTimeoutMs, config.requestTimeoutMs));
   const writer = new InstanceWriter(client, keys, keepAlive, reads, toLeader);
@@ -97,6 +102,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   try {
     await index.start();
   } catch (err) {
+    readsToLeader.close();
     client.close();
     reads.close();
     throw new Error(`cannot load the registry from etcd at ${config.etcdEndpoints.join(',')}: ${(err as Error).message}`);
@@ -149,6 +155,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   try {
     httpAddress = await listen(publicServer, config.httpAddr.host, config.httpAddr.port);
   } catch (err) {
+    readsToLeader.close();
     await index.close();
     client.close();
     throw err;
@@ -158,6 +165,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     adminAddress = await listen(adminServer, config.adminAddr.host, config.adminAddr.port);
   } catch (err) {
     publicServer.close();
+    readsToLeader.close();
     await index.close();
     client.close();
     throw err;
@@ -185,6 +193,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
         await sweeper.close();
         keepAlive.close();
         toLeader.close();
+        readsToLeader.close();
         await index.close();
         client.close();
         reads.close();

@@ -5,7 +5,7 @@ import { expiresAt } from '../model/heartbeat-age.ts';
 import { ExpirySchedule } from '../model/expiry-schedule.ts';
 import { compareInstances, matchesFilter, serviceSelected, type InstanceFilter } from '../query/filter.ts';
 import type { KeyLayout } from './keys.ts';
-import { RevisionBarrier } from './revision-barrier.ts';
+import { RevisionBarrier, type ReadRoute } from './revision-barrier.ts';
 
 /**
  * One applied change, in etcd revision order. `prev` is what the index held before.
@@ -92,8 +92,10 @@ export class InstanceIndex {
     private readonly stallMs = 1500,
     /** The clock the TTL rule reads (tests move it). */
     private readonly now: () => number = Date.now,
+    /** Where barrier reads run (the server pins them to the etcd leader); `client` by default. */
+    barrierReads?: ReadRoute,
   ) {
-    this.revisions = new RevisionBarrier(client, keys.barrierKey);
+    this.revisions = new RevisionBarrier(client, keys.barrierKey, barrierReads);
   }
 
   async start(): Promise<void> {

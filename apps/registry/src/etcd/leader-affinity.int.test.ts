@@ -1,6 +1,7 @@
 /**
  * Writes pinned to the etcd leader, on a real 3-member cluster: the pin follows the leader, a
- * write that certainly never left is sent again elsewhere, and any other failure is not repeated.
+ * write that certainly never left is sent again elsewhere, and any other failure is not repeated;
+ * a read (the query barrier) is repeated on the all-members client after any failure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Etcd3 } from 'etcd3';
@@ -71,6 +72,22 @@ describe('LeaderAffinity', () => {
       }),
     ).rejects.toThrow(/DEADLINE/);
     expect(calls).toBe(1);
+    expect(affinity.leaderEndpoint).toBeUndefined();
+  });
+
+  it('runs a read on the leader, and runs it again on the all-members client after any failure there', async () => {
+    await pinnedTo(cluster.member(await cluster.leader()).clientURL);
+    const used: Etcd3[] = [];
+    const revision = await affinity.read(async (c) => {
+      used.push(c);
+      // A deadline on the pinned member: a write would not be repeated, a read is.
+      if (used.length === 1) throw new Error('4 DEADLINE_EXCEEDED: Deadline exceeded');
+      return Number((await c.kv.range({ key: Buffer.from('affinity/probe'), count_only: true })).header.revision);
+    });
+    expect(used).toHaveLength(2);
+    expect(used[0]).not.toBe(all);
+    expect(used[1]).toBe(all);
+    expect(revision).toBeGreaterThan(0);
     expect(affinity.leaderEndpoint).toBeUndefined();
   });
 });

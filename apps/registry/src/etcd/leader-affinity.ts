@@ -74,6 +74,24 @@ export class LeaderAffinity {
     }
   }
 
+  /**
+   * Runs an idempotent read on the leader's connection when known. A linearizable read on a
+   * follower costs a forwarded ReadIndex (follower → leader → quorum → follower): on the leader
+   * it is one heartbeat round. Any failure on the pinned connection unpins it and the read runs
+   * again on the all-members client — a read can be repeated whatever happened to the first try.
+   */
+  async read<T>(call: (client: Etcd3) => Promise<T>): Promise<T> {
+    this.probeIfDue();
+    const pinned = this.pinned;
+    if (!pinned) return call(this.all);
+    try {
+      return await call(pinned.client);
+    } catch {
+      this.unpin(pinned);
+      return call(this.all);
+    }
+  }
+
   private unpin(which: { endpoint: string; client: Etcd3 }): void {
     if (this.pinned !== which) return;
     this.pinned = undefined;

@@ -1,5 +1,10 @@
 import type { Etcd3 } from 'etcd3';
 
+/** Where the barrier's read runs: straight on a client, or on the leader's connection (leader-affinity.ts). */
+export interface ReadRoute {
+  run<T>(call: (client: Etcd3) => Promise<T>): Promise<T>;
+}
+
 /**
  * Asks etcd for its current revision with a linearizable read of one small key, sharing reads
  * between concurrent callers. A read that was already in flight when a caller arrived may have
@@ -13,8 +18,9 @@ export class RevisionBarrier {
   reads = 0;
 
   constructor(
-    private readonly client: Etcd3,
+    client: Etcd3,
     private readonly key: string,
+    private readonly route: ReadRoute = { run: (call) => call(client) },
   ) {}
 
   current(): Promise<number> {
@@ -34,8 +40,8 @@ export class RevisionBarrier {
 
   private launch(): Promise<number> {
     this.reads++;
-    const p = this.client.kv
-      .range({ key: Buffer.from(this.key), count_only: true })
+    const p = this.route
+      .run((c) => c.kv.range({ key: Buffer.from(this.key), count_only: true }))
       .then((res) => Number(res.header.revision))
       .finally(() => {
         if (this.inflight === p) this.inflight = undefined;

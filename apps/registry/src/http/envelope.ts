@@ -20,8 +20,12 @@ export function newRequestId(): string {
 
 /** Writes `{code, message, data, requestId}` with the HTTP status that fits the code. */
 export function sendEnvelope(res: ServerResponse, requestId: string, code: ErrorCode, message: string, data: unknown = {}, status?: number): void {
-  const body = JSON.stringify({ code, message, data, requestId } satisfies Envelope);
-  res.writeHead(status ?? STATUS_BY_CODE[code], {
+  sendEnvelopeJson(res, requestId, status ?? STATUS_BY_CODE[code], JSON.stringify({ code, message, data, requestId } satisfies Envelope));
+}
+
+/** Writes an envelope already encoded (the instances answer builds its own: instances-answer.ts). */
+export function sendEnvelopeJson(res: ServerResponse, requestId: string, status: number, body: string): void {
+  res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'x-request-id': requestId,

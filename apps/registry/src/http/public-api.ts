@@ -26,7 +26,8 @@ import type { WriteAction, WritePolicy } from '../auth/write-policy.ts';
 import { clientKey, type WatchLimiter } from '../auth/watch-limits.ts';
 import { bearerMatches, hasBearer, presentedBearer } from './auth.ts';
 import { BodyError, readJson } from './body.ts';
-import { newRequestId, sendEnvelope, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
+import { newRequestId, sendEnvelope, sendEnvelopeJson, sendOk, STATUS_BY_CODE, type ErrorCode } from './envelope.ts';
+import { instancesEnvelopeJson } from './instances-answer.ts';
 import { BAD_TARGET_MESSAGE, requestUrl } from './request-url.ts';
 import { HOST_MISSING_MESSAGE, hostMissing } from './protocol-errors.ts';
 import { FailureLog } from './failure-log.ts';
@@ -182,8 +183,8 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const filter = must(parseFilter(url.searchParams));
       const answer = must(parseAnswerOptions(url.searchParams));
       const revision = await deps.index.barrier();
-      const instances = deps.index.select(filter, answer);
-      sendOk(res, requestId, { revision, instances } satisfies RegistryInstancesData);
+      const data: RegistryInstancesData = { revision, instances: deps.index.select(filter, answer) };
+      sendEnvelopeJson(res, requestId, STATUS_BY_CODE.ok, instancesEnvelopeJson(requestId, data.revision, data.instances));
       return;
     }
     case 'replication_watch':
