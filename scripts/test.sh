@@ -22,28 +22,28 @@ npx tsx packages/db/scripts/warm-pglite-template.ts || echo "[test] no PGlite te
 
 mkdir -p .test-results
 rm -f .test-results/*.json .test-results/*.log
-# Three vitest runs side by side. The Kubernetes tests (one control plane) and the platform tests
-# (the browser specs' one platform, two slow `orrery up` tests) take turns within their runs and
-# spend most of their time waiting on the cluster, the platform and the browser; every other file
-# runs in the parallel run, ORRERY_TEST_WORKERS files at a time (default 2: on two cores most of
-# those files wait on the processes they start). The side runs' output is shown at the end.
+# Three vitest runs. The Kubernetes tests (one control plane: files take turns, most of their time
+# waiting on the cluster) run beside the others from the start. Every other workspace file runs in
+# the parallel run, ORRERY_TEST_WORKERS files at a time (default 2: on two cores most of those
+# files wait on the processes they start); then the platform run (the browser specs' one platform
+# and two slow `orrery up` tests, taking turns), so that Chromium and `orrery up` do not load the
+# machine while the chart tests install. Measured on a clean clone: parallel ~22 min, platform
+# ~8 min, Kubernetes ~31 min (docs/development.md).
 report() { echo "--reporter=default --reporter=json --outputFile.json=.test-results/$1.json"; }
 # shellcheck disable=SC2046
 ORRERY_TEST_GROUP=kubernetes npx vitest run --passWithNoTests --maxWorkers=1 $(report kubernetes) "$@" > .test-results/kubernetes.log 2>&1 &
 kube=$!
 # shellcheck disable=SC2046
-ORRERY_TEST_GROUP=platform npx vitest run --passWithNoTests --maxWorkers=1 $(report platform) "$@" > .test-results/platform.log 2>&1 &
-platform=$!
-# shellcheck disable=SC2046
 ORRERY_TEST_GROUP=parallel npx vitest run --passWithNoTests --maxWorkers="${ORRERY_TEST_WORKERS:-2}" $(report parallel) "$@"
 code=$?
-wait "$platform"
+echo
+echo "[test] the platform tests and browser specs (.test-results/platform.log):"
+# shellcheck disable=SC2046
+ORRERY_TEST_GROUP=platform npx vitest run --passWithNoTests --maxWorkers=1 $(report platform) "$@" > .test-results/platform.log 2>&1
 platform_code=$?
+cat .test-results/platform.log
 wait "$kube"
 kube_code=$?
-echo
-echo "[test] the platform tests and browser specs (run alongside; .test-results/platform.log):"
-cat .test-results/platform.log
 echo
 echo "[test] the Kubernetes tests (run alongside; .test-results/kubernetes.log):"
 cat .test-results/kubernetes.log

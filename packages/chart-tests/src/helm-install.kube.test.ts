@@ -198,7 +198,9 @@ describe.sequential('helm install charts/orrery on the real control plane', () =
     expect(podNames).toContain(byOperator[0]!.user.extra?.['authentication.kubernetes.io/pod-name']?.[0]);
   });
 
-  it('the examples, applied as custom resources, become Ready: a RegistryCluster on etcd pods, the Environment, counter, cart and canary', { timeout: 600_000 }, async () => {
+  // Generous waits: this runs while the parallel tests load both cores (npm test), where a
+  // revision's pods took over 4 minutes to become Ready once (load 15–20).
+  it('the examples, applied as custom resources, become Ready: a RegistryCluster on etcd pods, the Environment, counter, cart and canary', { timeout: 900_000 }, async () => {
     for (const o of [...examples('environment.yaml'), ...examples('registry-cluster.yaml')]) await apply(o);
     await eventually('RegistryCluster Available', async () => isTrue(await read(GV, 'RegistryCluster', 'registry'), 'Available'), 300_000, 1000);
     for (const f of ['counter/function.yaml', 'cart/function.yaml']) for (const o of examples(f)) await apply(o);
@@ -211,7 +213,7 @@ describe.sequential('helm install charts/orrery on the real control plane', () =
     await eventually('canary-00001 Ready', async () => isTrue(await read(GV, 'Revision', 'canary-00001'), 'Ready'), 180_000, 1000);
     await apply(canary!);
     for (const fn of ['counter', 'cart', 'canary']) {
-      await eventually(`${fn} Ready`, async () => isTrue(await read(GV, 'Function', fn), 'Ready'), 240_000, 1000);
+      await eventually(`${fn} Ready`, async () => isTrue(await read(GV, 'Function', fn), 'Ready'), 420_000, 1000);
     }
     // latestRevision resolves to the latest *ready* revision, as in Knative: canary-00002 once it is.
     const traffic = await eventually('the split resolved to both revisions', async () => {
