@@ -30,9 +30,14 @@ for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => child.kill(s));
 child.on('error', (e) => { tail = Buffer.from(String(e && e.message)); });
 child.on('close', (code, signal) => {
   let result = {};
-  try { result = JSON.parse(fs.readFileSync(RESULT, 'utf8')); } catch {}
+  let resultText = '';
+  try { resultText = fs.readFileSync(RESULT, 'utf8').trim(); result = JSON.parse(resultText); } catch {}
   const lines = tail.toString('utf8').replace(/\n+$/, '').split('\n');
-  if (lines.length && lines[lines.length - 1].trim().startsWith('{')) lines.pop();
+  // The builder also prints its outcome line; stderr may arrive after it (two pipes), so drop that
+  // line wherever it is rather than only when it comes last.
+  const outcomeAt = resultText ? lines.lastIndexOf(resultText) : -1;
+  if (outcomeAt >= 0) lines.splice(outcomeAt, 1);
+  else if (lines.length && lines[lines.length - 1].trim().startsWith('{')) lines.pop();
   let log = lines.join('\n');
   const exit = code === null ? 128 + (signal === 'SIGKILL' ? 9 : 15) : code;
   let body = '';
