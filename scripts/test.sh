@@ -27,8 +27,8 @@ rm -f .test-results/*.json .test-results/*.log
 # the parallel run, ORRERY_TEST_WORKERS files at a time (default 2: on two cores most of those
 # files wait on the processes they start); then the platform run (the browser specs' one platform
 # and two slow `orrery up` tests, taking turns), so that Chromium and `orrery up` do not load the
-# machine while the chart tests install. Measured on a clean clone: parallel ~22 min, platform
-# ~8 min, Kubernetes ~31 min (docs/development.md).
+# machine while the chart tests install. Measured on a clean clone: parallel ~20 min, platform
+# ~8 min, Kubernetes ~29 min (docs/development.md).
 report() { echo "--reporter=default --reporter=json --outputFile.json=.test-results/$1.json"; }
 # shellcheck disable=SC2046
 ORRERY_TEST_GROUP=kubernetes npx vitest run --passWithNoTests --maxWorkers=1 $(report kubernetes) "$@" > .test-results/kubernetes.log 2>&1 &
