@@ -40,6 +40,16 @@ export function bundleStaleness(app, root = ROOT) {
   return undefined;
 }
 
+/**
+ * The bundle a bin would run for `app` (an absolute path) when it is fresh and
+ * ORRERY_APP_SOURCE does not ask for the source; undefined otherwise. For other starters of an
+ * app (the local operator's workers run the runtime's).
+ */
+export function freshBundle(app, root = ROOT) {
+  if (process.env.ORRERY_APP_SOURCE === 'tsx') return undefined;
+  return bundleStaleness(app, root) === undefined ? join(root, localBundlePath(app)) : undefined;
+}
+
 /** Runs the app: its fresh bundle, or its source through tsx. */
 export async function launchApp(app) {
   const mode = process.env.ORRERY_APP_SOURCE ?? 'auto';

@@ -5,8 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 // A plain ES module of the repository's scripts (the bins import it), without type declarations.
-const { bundleStaleness } = (await import(pathToFileURL(join(import.meta.dirname, '..', 'app-launch.mjs')).href)) as {
+const { bundleStaleness, freshBundle } = (await import(pathToFileURL(join(import.meta.dirname, '..', 'app-launch.mjs')).href)) as {
   bundleStaleness: (app: string, root?: string) => string | undefined;
+  freshBundle: (app: string, root?: string) => string | undefined;
 };
 
 // A bin runs the compiled bundle only while it is fresh; otherwise the source (never stale code).
@@ -49,6 +50,20 @@ describe('bundleStaleness', () => {
     file('apps/demo/dist/orrery-demo.mjs', builtAt + 5_000);
     rmSync(join(root, 'apps/demo/dist/orrery-demo.inputs.json'));
     expect(bundleStaleness('demo', root)).toMatch(/^not built/);
+  });
+
+  it('freshBundle names the fresh bundle, and nothing when stale or when ORRERY_APP_SOURCE=tsx', () => {
+    expect(freshBundle('demo', root)).toBe(join(root, 'apps/demo/dist/orrery-demo.mjs'));
+    const saved = process.env.ORRERY_APP_SOURCE;
+    process.env.ORRERY_APP_SOURCE = 'tsx';
+    try {
+      expect(freshBundle('demo', root)).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.ORRERY_APP_SOURCE;
+      else process.env.ORRERY_APP_SOURCE = saved;
+    }
+    file('apps/demo/src/main.ts', builtAt + 1);
+    expect(freshBundle('demo', root)).toBeUndefined();
   });
 
   it('refuses an input list it cannot read', () => {

@@ -75,7 +75,7 @@ export class ReadBatcher<S, V> {
     this.scheduled = false;
     for (const batch of batches.values()) {
       const keys = [...batch.waiters.keys()];
-      for (let i = 0; i < keys.length; i += this.maxKeys) this.send(batch, keys.length <= this.maxKeys ? keys : keys.slice(i, i + this.maxKeys));
+      for (let i = 0; i < keys.length; i += this.maxKeys) this.send(batch, keys.slice(i, i + this.maxKeys));
     }
   }
 

@@ -69,9 +69,8 @@ const REPO_ROOT = join(RUNTIME_DIR, '..', '..');
 /** The runtime's build:apps bundle when it is fresh (scripts/app-launch.mjs decides, as for the bins). */
 async function freshAppBundle(): Promise<string | undefined> {
   try {
-    const launch = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-launch.mjs')).href)) as { bundleStaleness(app: string): string | undefined };
-    const bundles = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-bundles.mjs')).href)) as { bundlePath(app: string): string };
-    return launch.bundleStaleness('runtime') === undefined ? join(REPO_ROOT, bundles.bundlePath('runtime')) : undefined;
+    const launch = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-launch.mjs')).href)) as { freshBundle(app: string): string | undefined };
+    return launch.freshBundle('runtime');
   } catch {
     // Outside the repository (no scripts/): compile as below.
     return undefined;

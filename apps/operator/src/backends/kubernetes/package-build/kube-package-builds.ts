@@ -201,8 +201,10 @@ export class KubePackageBuilds {
     if (missing.size) this.archiveRechecks.set(key, missing);
     else this.archiveRechecks.delete(key);
     await this.writeStatus(fn, current);
-    const next = Math.min(...[...missing.values()].map((r) => r.nextAtMs));
-    if (missing.size) this.queue.addAfter(key, Math.max(0, next - this.now().getTime()));
+    if (missing.size) {
+      const next = Math.min(...[...missing.values()].map((r) => r.nextAtMs));
+      this.queue.addAfter(key, Math.max(0, next - this.now().getTime()));
+    }
   }
 
   private revisionsOf(namespace: string, fn: string): Revision[] {
