@@ -47,7 +47,8 @@ child.on('close', (code, signal) => {
     log = log.slice(Math.max(1, Buffer.byteLength(body) - MAX + 16));
   }
   try { fs.writeFileSync(out, body); } catch (e) { process.stderr.write('termination message: ' + e.message + '\n'); }
-  process.exit(exit);
+  // exitCode, not exit(): process.exit() drops container-log output still queued for the pipe.
+  process.exitCode = exit;
 });
 `;
 
