@@ -14,6 +14,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { APP_BUNDLES, APP_NAMES, bundleInputsPath, bundlePath, localBundlePath } from './app-bundles.mjs';
+import { oneByteSource } from './one-byte-source.mjs';
 import { productionClosure } from './production-closure.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,7 +81,7 @@ function bundleInputs(metafile, startedAt) {
   const own = Object.keys(metafile.inputs)
     .filter((p) => !p.includes('node_modules/') && !p.includes(':'))
     .map((p) => posix(relative(ROOT, resolve(process.cwd(), p))));
-  return { startedAt, inputs: [...new Set([...own, 'package-lock.json', 'scripts/build-apps.mjs', 'scripts/app-bundles.mjs'])].sort() };
+  return { startedAt, inputs: [...new Set([...own, 'package-lock.json', 'scripts/build-apps.mjs', 'scripts/app-bundles.mjs', 'scripts/one-byte-source.mjs'])].sort() };
 }
 
 /** Writes the file beside itself and renames it: a process starting meanwhile never reads half. */
@@ -117,17 +118,30 @@ export async function buildApp(app) {
     metafile: true,
   };
   const result = await build(options);
-  for (const f of result.outputFiles) writeAtomically(f.path, f.contents);
+  await writeOutputs(result.outputFiles);
   // The bins in the repository start the app with everything its source can do (statesvc on
   // embedded PGlite, `orrery up`): where the image leaves packages out, a second bundle imports
   // them from node_modules instead (scripts/app-launch.mjs).
   const local = localBundlePath(app);
   if (local !== bundlePath(app)) {
     const repo = await build({ ...options, outfile: join(ROOT, local), external: [...options.external, ...Object.keys(spec.absent)], plugins: [sourceLocationPlugin(outDir)] });
-    for (const f of repo.outputFiles) writeAtomically(f.path, f.contents);
+    await writeOutputs(repo.outputFiles);
   }
   writeAtomically(join(ROOT, bundleInputsPath(app)), JSON.stringify(bundleInputs(result.metafile, startedAt)));
   return outfile;
+}
+
+/** Writes a build's files, each bundle with a one-byte source (scripts/one-byte-source.mjs). */
+async function writeOutputs(files) {
+  for (const f of files) {
+    if (!f.path.endsWith('.mjs')) {
+      writeAtomically(f.path, f.contents);
+      continue;
+    }
+    const narrowed = await oneByteSource(f.text);
+    if (narrowed.reason) console.warn(`${relative(ROOT, f.path)}: kept two-byte source (${narrowed.reason})`);
+    writeAtomically(f.path, narrowed.code);
+  }
 }
 
 /** The image's /app: the bundle and its map, the assets, the carried packages and their dependencies. */

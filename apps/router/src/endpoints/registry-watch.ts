@@ -4,11 +4,11 @@
  * `upsert`, `delete`, each carrying `revision`. On disconnect the last snapshot stays in force
  * and the client resumes with `sinceRevision`; a 410 (revision expired) means a full resync.
  */
-import { request } from 'undici';
 import { EventStreamParser } from '@orrery/sdk';
 import { backoffDelay } from '@orrery/spec';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { EndpointSource } from './endpoint-source.ts';
+import { openEventStream, readText } from './open-event-stream.ts';
 import { checkWorkerInstance, instanceId, WORKER_SERVICE_PREFIX, type RegistryInstance } from './registry-instances.ts';
 
 export interface RegistryWatchOptions {
@@ -107,23 +107,23 @@ class NamespaceWatch {
     this.abort = new AbortController();
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
-    const res = await request(u, { method: 'GET', headers, signal: this.abort.signal, bodyTimeout: 0, headersTimeout: 10_000 });
+    const res = await openEventStream(u, headers, this.abort.signal, 10_000);
     if (res.statusCode === 410) {
       // The cursor fell out of the registry's window: forget it and take a fresh snapshot.
-      await res.body.dump();
+      await readText(res).catch(() => '');
       this.revision = undefined;
       this.resyncs++;
       return true;
     }
     if (res.statusCode !== 200) {
-      const text = await res.body.text().catch(() => '');
+      const text = await readText(res).catch(() => '');
       throw new Error(`registry watch ${this.namespace}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
     }
     this.connected = true;
     const parser = new EventStreamParser();
     let got = false;
-    res.body.setEncoding('utf8');
-    for await (const chunk of res.body as AsyncIterable<string>) {
+    res.setEncoding('utf8');
+    for await (const chunk of res as AsyncIterable<string>) {
       for (const item of parser.feed(chunk)) {
         if (item.kind !== 'event') continue; // a position (an id alone) carries no change
         got = true;
