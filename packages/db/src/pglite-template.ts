@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { embeddedStartParams } from './pglite-memory.ts';
+import { compileWasmWithLiftoffOnly, embeddedStartParams } from './pglite-memory.ts';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', 'drizzle');
 const PGLITE_PACKAGE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'node_modules', '@electric-sql', 'pglite', 'package.json');
@@ -49,6 +49,7 @@ const isEmpty = (dataDir: string | undefined) => !dataDir || !existsSync(dataDir
 
 /** A PGlite on `dataDir` (in memory when absent); an empty one starts from the template when there is one. */
 export function openPglite(dataDir?: string): PGlite {
+  compileWasmWithLiftoffOnly();
   const startParams = embeddedStartParams();
   if (!enabled() || !isEmpty(dataDir)) return new PGlite({ ...(dataDir ? { dataDir } : {}), startParams });
   const file = templateFile();
