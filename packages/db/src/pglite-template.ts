@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileWasmWithLiftoffOnly, embeddedStartParams } from './pglite-memory.ts';
+import { extractTemplate } from './pglite-template-extract.ts';
 
 const MIGRATIONS = join(dirname(fileURLToPath(import.meta.url)), '..', 'drizzle');
 const PGLITE_PACKAGE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'node_modules', '@electric-sql', 'pglite', 'package.json');
@@ -55,7 +56,15 @@ export function openPglite(dataDir?: string): PGlite {
   const file = templateFile();
   let template: Blob | undefined;
   try {
-    if (file && existsSync(file)) template = new Blob([readFileSync(file)]);
+    if (file && existsSync(file)) {
+      const tar = readFileSync(file);
+      if (!dataDir) template = new Blob([tar]);
+      else {
+        // On disk: unpacked by us, so PGlite never holds the tarball (pglite-template-extract.ts).
+        extractTemplate(tar, dataDir);
+        return new PGlite({ dataDir, startParams });
+      }
+    }
   } catch {
     template = undefined;
   }
