@@ -20,6 +20,7 @@ import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import type { UpstreamHandler } from './proxy/http1-upstream.ts';
+import { mayRetryElsewhere } from './proxy/idempotent-retry.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
 import { cookieValue, queryValue } from './routing/sticky-key.ts';
@@ -102,6 +103,8 @@ export class DataPlane {
   readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
+  /** Idempotent requests sent to another worker after their connection failed mid-request. */
+  upstreamRetries = 0;
   /** The port HTTP → HTTPS redirects name (routing/https-redirect.ts): `--tls-redirect-port`, else the bound TLS port. */
   httpsPort = 443;
 
@@ -501,6 +504,17 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     if (isUpstreamTimeout(err)) {
       this.finish(504, 'upstream_timeout', `the worker did not answer within the revision's timeout of ${this.rev.timeoutMs / 1000}s`);
+      return;
+    }
+    // The connection failed after the request went out (a worker killed or crashed mid-request):
+    // an idempotent request goes to another worker (idempotent-retry.ts); others fail below.
+    const plane = this.plane;
+    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: plane.opts.dialRetries })) {
+      this.attempts++;
+      plane.upstreamRetries++;
+      this.releaseSlot();
+      this.avoid = endpoint;
+      setTimeout(onRetry, 0, this);
       return;
     }
     this.finish(this.res.destroyed ? 499 : 502, 'upstream_error', `the worker failed: ${err.message}`);

@@ -2,7 +2,7 @@
  * A real `orrery-router` process in front of real upstream processes (fixtures/upstream.mjs).
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { Pool, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,10 @@ let endpointsPath = '';
 let deadAddress = '';
 /** The only worker of `stale`, gone before the first request (a worker that just died). */
 let staleAddress = '';
+/** A worker that dies with every request on it: reads the request, then resets the connection. */
+let dying: NetServer;
+let dyingAddress = '';
+let dyingRequests = 0;
 
 async function call(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; json: Echo & { code?: string }; headers: Record<string, string | string[] | undefined> }> {
   const res = await pool.request({ path, method, headers, body });
@@ -83,6 +87,15 @@ beforeAll(async () => {
   up = { blue: blue.address, green: green.address, ex1: ex1.address, ex2: ex2.address, s1: s1.address, s2: s2.address, live: live.address };
   deadAddress = await freeDeadAddress();
   staleAddress = await freeDeadAddress();
+  dying = createNetServer((socket) => {
+    socket.once('data', () => {
+      dyingRequests++;
+      socket.resetAndDestroy();
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => dying.listen(0, '127.0.0.1', r));
+  dyingAddress = `127.0.0.1:${(dying.address() as AddressInfo).port}`;
   const routes = [
     functionYaml({ name: 'web', revisions: ['web-00001', 'web-00002'], traffic: '[{revisionName: web-00001, percent: 50, tag: blue}, {revisionName: web-00002, percent: 50, tag: green}]' }),
     functionYaml({ name: 'single', revisions: ['single-00001'], containerConcurrency: 1 }),
@@ -93,6 +106,8 @@ beforeAll(async () => {
     functionYaml({ name: 'flaky', revisions: ['flaky-00001'] }),
     functionYaml({ name: 'stale', revisions: ['stale-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'hosted', namespace: 'team', revisions: ['hosted-00001'] }),
+    functionYaml({ name: 'dying', revisions: ['dying-00001'] }),
+    functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
   ].join('');
   const routesPath = g.write('routes.yaml', routes);
   setEndpoints([
@@ -105,6 +120,9 @@ beforeAll(async () => {
     { fn: 'flaky', rev: 'flaky-00001', address: deadAddress },
     { fn: 'flaky', rev: 'flaky-00001', address: up.live! },
     { fn: 'stale', rev: 'stale-00001', address: staleAddress },
+    { fn: 'dying', rev: 'dying-00001', address: dyingAddress },
+    { fn: 'dying', rev: 'dying-00001', address: up.live! },
+    { fn: 'dying-only', rev: 'dying-only-00001', address: dyingAddress },
   ]);
   endpointsPath = g.write('endpoints.yaml', endpointsYaml(endpoints));
   g.write('endpoints.yaml', endpointsYaml(endpoints) + endpointsYaml([{ fn: 'hosted', rev: 'hosted-00001', address: up.live!, namespace: 'team' }]));
@@ -117,13 +135,14 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 10);
+  await waitEndpoints(router.admin, 13);
 }, 60_000);
 
 afterAll(async () => {
   await pool?.close();
   await g.stopAll();
   await new Promise((r) => autoscaler?.close(r));
+  await new Promise((r) => dying?.close(r));
 });
 
 describe('orrery-router (real process)', () => {
@@ -283,6 +302,25 @@ describe('orrery-router (real process)', () => {
     expect(errorsAfter).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 10; i++) expect((await call('/default/flaky/')).status).toBe(200);
     expect((await stats()).dialErrors).toBe(errorsAfter);
+  });
+
+  it('a worker that dies mid-request: idempotent requests go to another worker, a POST fails rather than running twice', { timeout: 30_000 }, async () => {
+    const before = (await stats()).upstreamRetries;
+    const gets = await Promise.all(Array.from({ length: 12 }, (_, i) => call('/default/dying/', {}, i % 2 ? 'GET' : 'DELETE')));
+    expect(gets.map((r) => r.status)).toEqual(gets.map(() => 200));
+    expect(gets.every((r) => r.json.name === 'live')).toBe(true);
+    // Some reached the dying worker first and were retried (else this proves nothing).
+    expect(dyingRequests).toBeGreaterThan(0);
+    expect((await stats()).upstreamRetries - before).toBe(dyingRequests);
+
+    const seen = dyingRequests;
+    const post = await call('/default/dying-only/', { 'content-type': 'text/plain' }, 'POST', 'once');
+    expect(post.status).toBe(502);
+    expect(post.json.code).toBe('upstream_error');
+    expect(dyingRequests).toBe(seen + 1);
+    const bodiless = await call('/default/dying-only/', {}, 'POST');
+    expect(bodiless.status).toBe(502);
+    expect(dyingRequests).toBe(seen + 2);
   });
 
   it('a request whose last worker is gone waits in the activator queue for a new one instead of failing', { timeout: 40_000 }, async () => {

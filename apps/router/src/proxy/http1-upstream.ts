@@ -6,6 +6,7 @@
  * head with indexOf, and streams bodies (Content-Length, chunked, or until close) through.
  * One request per connection at a time; idle connections are reused LIFO (warmest first).
  */
+import { IDEMPOTENT_METHODS } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
 import type { RequestBody } from '../ingress/ingress.ts';
 
@@ -29,7 +30,6 @@ export interface UpstreamHandler {
 }
 
 /** Methods a client may send again when it cannot know whether the first try ran (RFC 9110 §9.2.2). */
-const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 export interface UpstreamRequest {
   method: string;

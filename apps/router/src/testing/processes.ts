@@ -119,6 +119,7 @@ export type RouterStatsJson = StatsView & {
   endpoints: Array<{ revision: string; address: string; ready: boolean; inflight: number }>;
   quarantined: Array<{ address: string; untilMs: number }>;
   dialErrors: number;
+  upstreamRetries: number;
   statesync?: { syncables: Array<{ syncable: string; entitiesPulledTotal: number }> };
   registry?: Array<{ namespace: string; connected: boolean; revision: number | undefined; resyncs: number; reconnects: number }>;
 };
