@@ -6,7 +6,8 @@
  *
  * - pool:     executor pool, a warm generic worker available (specialize on the first request)
  * - deploy:   executor deploy at zero (initialScale 0): poke → KPA → spawn an orrery-runtime worker
- * - baseline: spawn a bare node:http server and GET it until the first 200
+ * - baseline: spawn a bare node:http server and GET it until the first 200 (before the platform
+ *   starts, and again one spawn before each deploy sample: the same conditions as deploy's)
  *
  * Breakdown (same run, same functions' twins, calling the operator directly): pool — the operator's
  * `/v1/executor/specialize` round trip (its own store lookup, the worker's `/v1/specialize`, the
@@ -15,17 +16,22 @@
  * bare spawn of the runtime as the local backend starts it. The routed figure minus these is the
  * router's share.
  *
+ * Each row prints its same-run baseline ratio and PASS/MISS against issue 24's goals.
+ *
  * ORRERY_BENCH_COLDSTART_SAMPLES (default 30) sets the samples per mode.
  */
 import { spawn } from 'node:child_process';
 import { type Platform, startPlatform } from '../../apps/operator/src/testing/platform.ts';
 import { until } from '../../apps/operator/src/testing/spawn-server.ts';
-import { runtimeCommand } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
+import { runtimeCommand, TSX_RUNTIME_BIN } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
 
 const SAMPLES = Number(process.env.ORRERY_BENCH_COLDSTART_SAMPLES ?? 30);
 /** The breakdown needs fewer samples; each adds two functions the operator must reconcile. */
 const BREAKDOWN_SAMPLES = Math.min(SAMPLES, 10);
 const HANDLER = `export default async () => new Response('ok');`;
+/** Issue 24's goals for the cold-start rows (each printed with PASS/MISS). */
+const GOALS = { deployRatio: 1.2, poolP50Ms: 10 };
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const t = (n: number) => n.toFixed(1);
@@ -86,9 +92,10 @@ async function runtimeSpawnOnce(cmd: { command: string; args: string[] }, i: num
   return ms;
 }
 
-async function postJson(url: string, body: unknown): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
+async function postJson(url: string, body: unknown, token: string): Promise<{ ms: number; status: number; body: Record<string, unknown> }> {
   const t0 = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // The operator's /v1/executor and /v1/autoscaler are guarded by the store token.
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
   const json = (await res.json()) as Record<string, unknown>;
   return { ms: performance.now() - t0, status: res.status, body: json };
 }
@@ -134,7 +141,7 @@ async function main(): Promise<void> {
     }
     await until(async () => (await p.store.list('Revision')).items.length, (n) => n === 2 * (SAMPLES + BREAKDOWN_SAMPLES), 120_000, 'revisions created');
     await p.publishRoutes();
-    const warm = async () => ((await (await fetch(`${p.op.url}/v1/workers`)).json()) as Workers).pool.warm['default/nodejs'] ?? 0;
+    const warm = async () => ((await (await fetch(`${p.op.url}/v1/workers`, { headers: { authorization: `Bearer ${p.storeToken}` } })).json()) as Workers).pool.warm['default/nodejs'] ?? 0;
 
     const pool: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
@@ -143,7 +150,11 @@ async function main(): Promise<void> {
       if (ms !== undefined) pool.push(ms);
     }
     const deploy: number[] = [];
+    // A second baseline, one spawn before each deploy sample: the first ran before the platform
+    // existed, on a quieter machine (no operator, router or pool workers busy beside it).
+    const baselineBeside: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
+      baselineBeside.push(await baselineOnce());
       const ms = await timedGet(`${p.routerUrl}/default/deploy-${i}/`);
       if (ms !== undefined) deploy.push(ms);
     }
@@ -152,7 +163,7 @@ async function main(): Promise<void> {
     const parts: Record<string, number[]> = { specialize: [], opLookup: [], workerSpecialize: [], load: [], poolFirstGet: [], pokeToReady: [], toSpawn: [], spawnToListening: [], answer: [], deployFirstGet: [], runtimeSpawn: [] };
     for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
       await until(warm, (n) => n >= 3, 60_000, 'pool warm');
-      const sp = await postJson(`${p.op.url}/v1/executor/specialize`, { namespace: 'default', function: `xpool-${i}`, revision: `xpool-${i}-00001` });
+      const sp = await postJson(`${p.op.url}/v1/executor/specialize`, { namespace: 'default', function: `xpool-${i}`, revision: `xpool-${i}-00001` }, p.storeToken);
       const timing = sp.body.timing as { lookupMs: number; workerMs: number; loadMs: number } | undefined;
       if (sp.status !== 200 || !timing) {
         failures.push(`specialize xpool-${i} → ${sp.status} ${JSON.stringify(sp.body).slice(0, 160)}`);
@@ -166,7 +177,7 @@ async function main(): Promise<void> {
       if (first !== undefined) parts.poolFirstGet!.push(first);
     }
     for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
-      const poke = await postJson(`${p.op.url}/v1/autoscaler/poke`, { namespace: 'default', function: `xdeploy-${i}`, revision: `xdeploy-${i}-00001`, waitMs: 30_000 });
+      const poke = await postJson(`${p.op.url}/v1/autoscaler/poke`, { namespace: 'default', function: `xdeploy-${i}`, revision: `xdeploy-${i}-00001`, waitMs: 30_000 }, p.storeToken);
       const addresses = poke.body.addresses as string[] | undefined;
       if (!addresses?.length) {
         failures.push(`poke xdeploy-${i} → ${poke.status} ${JSON.stringify(poke.body).slice(0, 160)}`);
@@ -188,6 +199,7 @@ async function main(): Promise<void> {
     const b = stats(baseline);
     const rows = [
       ['baseline: spawn node:http → first 200', b],
+      ['baseline again, interleaved with the deploy samples (platform running)', stats(baselineBeside)],
       ['pool executor (warm worker, specialize)', stats(pool)],
       ['deploy executor (at zero, spawn)', stats(deploy)],
     ] as const;
@@ -197,10 +209,15 @@ async function main(): Promise<void> {
     const p50 = (k: string) => t(stats(parts[k]!).p50);
     console.log(`\nbreakdown (p50 ms of ${BREAKDOWN_SAMPLES} samples, operator and worker called directly):`);
     console.log(`  pool:   specialize round trip ${p50('specialize')} (operator lookup ${p50('opLookup')}, worker /v1/specialize ${p50('workerSpecialize')} of which code load ${p50('load')}) + first GET to the worker ${p50('poolFirstGet')}`);
-    console.log(`  deploy: poke → first ready worker ${p50('pokeToReady')} (poke → spawn ${p50('toSpawn')}, spawn → listening ${p50('spawnToListening')}, listening → answer ${p50('answer')}) + first GET to the worker ${p50('deployFirstGet')}; runtime spawn → first 200 alone (${cmd.args[0]!.endsWith('.mjs') && cmd.args[0]!.includes('.cache') ? 'bundled, plain node' : 'through tsx'}) ${p50('runtimeSpawn')}`);
+    console.log(`  deploy: poke → first ready worker ${p50('pokeToReady')} (poke → spawn ${p50('toSpawn')}, spawn → listening ${p50('spawnToListening')}, listening → answer ${p50('answer')}) + first GET to the worker ${p50('deployFirstGet')}; runtime spawn → first 200 alone (${cmd.args[0] === TSX_RUNTIME_BIN ? 'through tsx' : `bundled, plain node: ${cmd.args[0]!}`}) ${p50('runtimeSpawn')}`);
     const ps = stats(pool);
     const ds = stats(deploy);
     console.log(`\ntargets: pool p50 < 25 ms → ${ps.p50 < 25 ? 'met' : 'missed'}; deploy p50 < 300 ms → ${ds.p50 < 300 ? 'met' : 'missed'}`);
+    console.log(`issue 24 goals:`);
+    const bb = stats(baselineBeside);
+    console.log(`  deploy p50 / baseline p50 ${(ds.p50 / b.p50).toFixed(2)}× (${t(ds.p50)} / ${t(b.p50)} ms; goal ≤ ${GOALS.deployRatio}×): ${verdict(ds.p50 / b.p50 <= GOALS.deployRatio)}`);
+    console.log(`  deploy p50 / interleaved baseline p50 ${(ds.p50 / bb.p50).toFixed(2)}× (${t(ds.p50)} / ${t(bb.p50)} ms, same conditions; goal ≤ ${GOALS.deployRatio}×): ${verdict(ds.p50 / bb.p50 <= GOALS.deployRatio)}`);
+    console.log(`  pool p50 ${t(ps.p50)} ms (${(ps.p50 / b.p50).toFixed(2)}× the baseline; goal < ${GOALS.poolP50Ms} ms): ${verdict(ps.p50 < GOALS.poolP50Ms)}`);
     if (failures.length) console.log(`\n${failures.length} cold requests failed (not in the percentiles):\n  ${failures.join('\n  ')}`);
     console.log(`ratios: deploy/pool p50 ${(ds.p50 / ps.p50).toFixed(1)}×, baseline/pool p50 ${(b.p50 / ps.p50).toFixed(1)}×`);
   } finally {

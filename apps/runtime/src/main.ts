@@ -7,6 +7,7 @@ import { endpointForLog, startTracing } from '@orrery/tracing';
 import { activateFunction, type FunctionAssignment } from './activate-function.ts';
 import { advertiseHost } from './advertise-host.ts';
 import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './config.ts';
+import { preloadFetchClasses } from './fetch-classes-preload.ts';
 import { LoadError } from './load/load-error.ts';
 import { Registrar } from './registration/registrar.ts';
 import { credentialFromEnv, readRegistryCredentialFile } from './registration/registry-credential.ts';
@@ -187,7 +188,12 @@ if (cfg.mode === 'pool') {
 }
 process.stdout.write(listening.adminUrl ? `listening ${listening.url} admin ${listening.adminUrl}\n` : `listening ${listening.url}\n`);
 log.info('worker ready', { mode: cfg.mode, url: listening.url, adminUrl: listening.adminUrl, workDir });
-if (deployed) startRegistration(deployed);
+if (deployed) {
+  startRegistration(deployed);
+  // Node's fetch classes load while the address travels to the router, not on the first request
+  // (on the next turn: the signal handlers below are in place before the ~25 ms load).
+  setImmediate(() => void preloadFetchClasses().catch((err: unknown) => log.warn('preloading the fetch classes failed; the first request loads them', { error: (err as Error).message })));
+}
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { STATE_TOKEN_FILE, stateTokenFileBody, type StateTokenClaims } from '@orrery/spec';
+// The subpath, not the barrel: the barrel's zod schemas would cost every worker's start (docs/performance.md "coldstart").
+import { STATE_TOKEN_FILE, stateTokenFileBody, type StateTokenClaims } from '@orrery/spec/state-credentials';
 
 export { STATE_TOKEN_FILE };
 /** The runtime's name for the token file's claims (url and fencing travel as flags). */

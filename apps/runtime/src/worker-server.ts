@@ -1,5 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, Http2ServerRequest, Http2ServerResponse, type Http2Server, type Http2Session, type ServerHttp2Stream } from 'node:http2';
+import type { Http2Server, Http2Session, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { GrpcStatus } from '@orrery/sdk';
 import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
@@ -86,8 +86,12 @@ export class WorkerServer {
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly main: Server;
-  /** HTTP/2 cleartext (prior knowledge) on the main port: gRPC and fetch-style requests. */
-  private readonly h2: Http2Server;
+  /**
+   * HTTP/2 cleartext (prior knowledge) on the main port: gRPC and fetch-style requests. Made on
+   * the first HTTP/2 connection: loading node:http2 costs ~6 ms of a cold start, and most
+   * workers only ever speak HTTP/1.1 (docs/performance.md "coldstart").
+   */
+  private h2: Http2Server | undefined;
   private readonly h2Sessions = new Set<Http2Session>();
   /** The main port's listener: it hands each connection to `main` or `h2` by its first bytes. */
   private readonly front: NetServer;
@@ -112,30 +116,7 @@ export class WorkerServer {
     // A message is a request body by another name: the same cap.
     this.webSockets = new WebSocketSessions({ maxPayloadBytes: opts.maxRequestBytes, heartbeatMs: opts.webSocketHeartbeatMs, log: opts.log });
     this.main.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.serveUpgrade(req, socket, head));
-    // No request listener: node would then build its compatibility objects for every stream, and they
-    // consume a gRPC stream's body and send their own trailers. They are built here for fetch-style requests only.
-    this.h2 = createHttp2Server({ settings: { maxConcurrentStreams: 1000, enablePush: false } });
-    this.h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
-      const contentType = headers['content-type'];
-      if (typeof contentType === 'string' && /^application\/grpc(?:[+;]|$)/i.test(contentType)) {
-        void this.serveGrpc(stream, headers);
-        return;
-      }
-      const req = new Http2ServerRequest(stream, headers, {}, rawHeaders);
-      const res = new Http2ServerResponse(stream);
-      if (headers.expect === '100-continue') res.writeContinue();
-      // The compatibility objects have IncomingMessage's and ServerResponse's shape for what these use.
-      const path = urlPath(req.url);
-      if (sharedPort && isRuntimePath(path)) void this.serveAdmin(req as unknown as IncomingMessage, res as unknown as ServerResponse);
-      else void this.serveFunction(req as unknown as IncomingMessage, res as unknown as ServerResponse, true);
-    });
-    this.h2.on('session', (session: Http2Session) => {
-      this.h2Sessions.add(session);
-      session.on('error', ignore);
-      session.once('close', () => this.h2Sessions.delete(session));
-    });
-    this.h2.on('sessionError', ignore);
-    this.front = protocolSniffingServer(this.main, this.h2);
+    this.front = protocolSniffingServer(this.main, () => (this.h2 ??= this.createHttp2Server()));
     this.admin = sharedPort ? undefined : createServer((req, res) => void this.serveAdmin(req, res));
   }
 
@@ -186,6 +167,34 @@ export class WorkerServer {
       port,
       adminPort,
     };
+  }
+
+  private createHttp2Server(): Http2Server {
+    const http2 = process.getBuiltinModule('node:http2');
+    // No request listener: node would then build its compatibility objects for every stream, and they
+    // consume a gRPC stream's body and send their own trailers. They are built here for fetch-style requests only.
+    const h2 = http2.createServer({ settings: { maxConcurrentStreams: 1000, enablePush: false } });
+    h2.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      const contentType = headers['content-type'];
+      if (typeof contentType === 'string' && /^application\/grpc(?:[+;]|$)/i.test(contentType)) {
+        void this.serveGrpc(stream, headers);
+        return;
+      }
+      const req = new http2.Http2ServerRequest(stream, headers, {}, rawHeaders);
+      const res = new http2.Http2ServerResponse(stream);
+      if (headers.expect === '100-continue') res.writeContinue();
+      // The compatibility objects have IncomingMessage's and ServerResponse's shape for what these use.
+      const path = urlPath(req.url);
+      if (this.opts.adminPort === undefined && isRuntimePath(path)) void this.serveAdmin(req as unknown as IncomingMessage, res as unknown as ServerResponse);
+      else void this.serveFunction(req as unknown as IncomingMessage, res as unknown as ServerResponse, true);
+    });
+    h2.on('session', (session: Http2Session) => {
+      this.h2Sessions.add(session);
+      session.on('error', ignore);
+      session.once('close', () => this.h2Sessions.delete(session));
+    });
+    h2.on('sessionError', ignore);
+    return h2;
   }
 
   /**

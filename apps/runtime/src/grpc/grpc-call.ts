@@ -13,7 +13,7 @@
  * A GrpcError from the function (@orrery/sdk) ends the call with its code; any other throw is
  * 2 UNKNOWN (details in the worker log, not the answer).
  */
-import { constants, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcError, GrpcStatus } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { FunctionContext } from '../function-context.ts';
@@ -287,7 +287,8 @@ function answer(stream: ServerHttp2Stream, head: OutgoingHttpHeaders, headSent: 
     try {
       stream.sendTrailers(status);
     } catch {
-      stream.close(constants.NGHTTP2_INTERNAL_ERROR);
+      // node:http2 is loaded by now (this is an HTTP/2 stream); a static import would load it at every worker's start.
+      stream.close(process.getBuiltinModule('node:http2').constants.NGHTTP2_INTERNAL_ERROR);
     }
   });
   stream.end();

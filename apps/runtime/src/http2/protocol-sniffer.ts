@@ -12,7 +12,8 @@ import { prefacedSocket, sniffProtocol } from '@orrery/h2c';
 /** A connection that sends fewer than 4 bytes in this long is closed (node's headersTimeout covers the rest). */
 const SNIFF_TIMEOUT_MS = 60_000;
 
-export function protocolSniffingServer(http1: HttpServer, http2: Http2Server): Server {
+/** `http2` is called on the first HTTP/2 connection (the worker makes its server then: see worker-server.ts). */
+export function protocolSniffingServer(http1: HttpServer, http2: () => Http2Server): Server {
   // The same socket options node's http server uses (it ends up owning most sockets).
   const server = createServer({ allowHalfOpen: true, noDelay: true }, (socket: Socket) => {
     let seen: Buffer = Buffer.alloc(0);
@@ -26,7 +27,7 @@ export function protocolSniffingServer(http1: HttpServer, http2: Http2Server): S
       socket.off('close', onClose);
       socket.pause();
       if (kind === 'h2') {
-        http2.emit('connection', prefacedSocket(socket, seen));
+        http2().emit('connection', prefacedSocket(socket, seen));
         return;
       }
       socket.unshift(seen);

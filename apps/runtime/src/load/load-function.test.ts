@@ -56,6 +56,14 @@ describe('loadFunction', () => {
     expect(again.modulePath).toBe(a.modulePath);
   });
 
+  it('makes a missing work dir (nested) before it writes inline code there', async () => {
+    const workDir = join(dir, 'not', 'yet');
+    const a = await loadFunction({ source: { inline: 'export default () => new Response("made");' } }, { workDir });
+    expect(a.modulePath.startsWith(workDir)).toBe(true);
+    expect((await stat(a.modulePath)).mode & 0o777).toBe(0o444);
+    expect(await call(a.handler)).toBe('made');
+  });
+
   it('loads a file path with a named entrypoint', async () => {
     const path = join(dir, 'named.mjs');
     await writeFile(path, 'export async function hello() { return new Response("hello"); }');

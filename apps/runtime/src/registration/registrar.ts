@@ -1,5 +1,6 @@
 import type { Logger } from '@orrery/log';
-import { backoffDelay } from '@orrery/spec';
+// The subpath, not the barrel: the barrel's zod schemas would cost every worker's start (docs/performance.md "coldstart").
+import { backoffDelay } from '@orrery/spec/backoff-delay';
 import { DEFAULT_LEASE_TTL_SECONDS, instanceKey, registerBody, type WorkerIdentity } from './worker-instance.ts';
 
 export interface RegistrarOptions {

@@ -12,7 +12,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '@orrery/log';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 
 export const HEARTBEAT_MS = 30_000;
 /** RFC 6455 §7.4.1: the endpoint is going away (server shutdown). */
@@ -32,7 +32,11 @@ function ignore(): void {
 }
 
 export class WebSocketSessions {
-  private readonly wss: WebSocketServer;
+  /**
+   * Made on the first handshake: evaluating `ws` (and the node modules it requires) cost ~4 ms
+   * of every worker's start, and most functions never take a WebSocket (docs/performance.md "coldstart").
+   */
+  private wss: Promise<WebSocketServer> | undefined;
   /** Open connections, and whether each answered the last ping. */
   private readonly open = new Map<WebSocket, { alive: boolean }>();
   private heartbeat: NodeJS.Timeout | undefined;
@@ -40,8 +44,11 @@ export class WebSocketSessions {
 
   constructor(private readonly opts: WebSocketSessionsOptions) {
     this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
+  }
+
+  private server(): Promise<WebSocketServer> {
     // perMessageDeflate stays off (ws' server default): inflating is where memory bombs live.
-    this.wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: opts.maxPayloadBytes, perMessageDeflate: false });
+    return (this.wss ??= import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: this.opts.maxPayloadBytes, perMessageDeflate: false })));
   }
 
   get size(): number {
@@ -62,7 +69,7 @@ export class WebSocketSessions {
       }
       socket.once('close', () => resolve(switched ? 101 : 400));
       socket.on('error', ignore);
-      this.wss.handleUpgrade(req, socket, head, (ws) => {
+      void this.server().then((wss) => wss.handleUpgrade(req, socket, head, (ws) => {
         switched = true;
         this.track(ws);
         // Without a listener an 'error' (a protocol violation, a message over maxPayload) would
@@ -77,6 +84,9 @@ export class WebSocketSessions {
         } catch (err) {
           fail(err);
         }
+      })).catch((err: unknown) => {
+        log.error('websocket server unavailable', { error: (err as Error).message });
+        socket.destroy();
       });
     });
   }

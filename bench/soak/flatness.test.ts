@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { flatness, flatnessWindows, median } from './flatness.ts';
+
+const series = (values: Array<[number, number]>) => values.map(([t, value]) => ({ t, value }));
+
+describe('median', () => {
+  it('takes the middle, or the mean of the two middles, of unsorted input', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+});
+
+describe('flatness', () => {
+  const w = { warmupSeconds: 60, windowSeconds: 60, totalSeconds: 1800, tolerance: 0.1 };
+
+  it('compares the first post-warm-up window with the last one, ignoring warm-up samples', () => {
+    const r = flatness(series([[0, 10], [30, 50], [60, 100], [90, 102], [110, 98], [1750, 105], [1800, 107], [1790, 109]]), w);
+    expect(r.first).toBe(100);
+    expect(r.last).toBe(107);
+    expect(r.change).toBeCloseTo(0.07);
+    expect(r.flat).toBe(true);
+    expect(r.samples).toEqual({ first: 3, last: 3 });
+  });
+
+  it('fails growth over the tolerance', () => {
+    const r = flatness(series([[60, 100], [1800, 111]]), w);
+    expect(r.flat).toBe(false);
+    expect(r.change).toBeCloseTo(0.11);
+  });
+
+  it('does not count a shrinking series against it', () => {
+    expect(flatness(series([[60, 100], [1800, 50]]), w).flat).toBe(true);
+  });
+
+  it('allows at least minSlack for small counts', () => {
+    const fds = series([[60, 20], [1800, 23]]);
+    expect(flatness(fds, w).flat).toBe(false);
+    expect(flatness(fds, { ...w, minSlack: 3 }).flat).toBe(true);
+    expect(flatness(series([[60, 20], [1800, 24]]), { ...w, minSlack: 3 }).flat).toBe(false);
+  });
+
+  it('is not flat when a window has no sample', () => {
+    const r = flatness(series([[60, 100]]), w);
+    expect(r.last).toBeNaN();
+    expect(r.flat).toBe(false);
+  });
+});
+
+describe('flatnessWindows', () => {
+  it('uses a minute of warm-up and one-minute windows for the 30-minute run', () => {
+    expect(flatnessWindows(1800)).toEqual({ warmupSeconds: 60, windowSeconds: 60 });
+  });
+
+  it('scales down for the 3-minute run without overlapping windows', () => {
+    const w = flatnessWindows(180);
+    expect(w).toEqual({ warmupSeconds: 30, windowSeconds: 50 });
+    expect(w.warmupSeconds + 2 * w.windowSeconds).toBeLessThanOrEqual(180);
+  });
+});
