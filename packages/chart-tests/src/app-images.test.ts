@@ -5,7 +5,9 @@
  * a file the code reads and the image leaves out, fails here.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -140,6 +142,37 @@ describe('server images, laid out as the Dockerfiles build them', { timeout: 180
       expect(await (await fetch(`${ts.url}/`)).text()).toBe('typescript ok');
     } finally {
       await ts.stop();
+    }
+  });
+
+  it('runtime: the OpenTelemetry SDK is carried beside the bundle, not in it, and loads when tracing is on', async () => {
+    const root = layOut('runtime');
+    expect(packages(root)).toEqual(expect.arrayContaining(['@opentelemetry/sdk-trace', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/resources', '@opentelemetry/semantic-conventions']));
+    expect(readFileSync(join(root, 'apps', 'runtime', 'dist', 'orrery-runtime.mjs'), 'utf8')).not.toMatch(/class BatchSpanProcessorBase/);
+    // A collector: the worker's spans arrive as OTLP/HTTP JSON.
+    const spans: string[] = [];
+    const collector = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') spans.push(body);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const traced = await start(root, 'runtime', ['--port', '0', '--function', 'h', '--revision', 'h-00001', '--work-dir', join(root, 'w3')], {
+      ORRERY_SOURCE_INLINE: "export default async () => new Response('traced ok');",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+    try {
+      expect(await (await fetch(`${traced.url}/`)).text()).toBe('traced ok');
+      const deadline = Date.now() + 15_000;
+      while (spans.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(spans.join('')).toContain('orrery-runtime');
+    } finally {
+      await traced.stop();
+      await new Promise((r) => collector.close(r));
     }
   });
 });
