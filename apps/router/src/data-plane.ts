@@ -3,7 +3,7 @@
  * proxy, or wait in the activator queue. One Exchange object per request carries everything
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
-import { KEY_MOVED_HEADER } from '@orrery/sdk';
+import { KEY_MOVED_HEADER, WORKER_DRAINING_HEADER } from '@orrery/sdk';
 import { backoffDelay } from '@orrery/spec';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
@@ -19,7 +19,7 @@ import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
-import type { UpstreamHandler } from './proxy/http1-upstream.ts';
+import { UpstreamError, type UpstreamHandler } from './proxy/http1-upstream.ts';
 import { mayRetryElsewhere } from './proxy/idempotent-retry.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
@@ -91,6 +91,14 @@ function isDialRefused(err: unknown): boolean {
 
 function isDialTimeout(err: unknown): boolean {
   return (err as { code?: string }).code === 'ORRERY_CONNECT_TIMEOUT';
+}
+
+/** The error code of a worker's draining refusal, turned into a retry by onError. */
+const WORKER_DRAINING = 'ORRERY_WORKER_DRAINING';
+
+function isDrainingRefusal(headers: string[]): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i]!.toLowerCase() === WORKER_DRAINING_HEADER) return true;
+  return false;
 }
 
 function isUpstreamTimeout(err: unknown): boolean {
@@ -429,6 +437,11 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   }
 
   onHeaders(statusCode: number, headers: string[], resume: () => void, statusText: string): boolean {
+    // A draining worker refused the request without running it: another worker takes it (onError).
+    if (statusCode === 503 && isDrainingRefusal(headers)) {
+      this.abortUpstream?.(new UpstreamError('the worker is draining', WORKER_DRAINING));
+      return false;
+    }
     const tHeaders = performance.now();
     this.admission!.endpoint!.dialTimeoutStrikes = 0;
     this.resumeUpstream = resume;
@@ -500,6 +513,19 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     if ((err as { code?: string }).code === 'ORRERY_NOT_H2C') {
       this.finish(502, 'upstream_not_h2c', err.message);
+      return;
+    }
+    if ((err as { code?: string }).code === WORKER_DRAINING) {
+      // Nothing ran: any method may go again, as long as its body can still be sent.
+      if (endpoint && this.attempts < this.plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
+        this.attempts++;
+        this.plane.upstreamRetries++;
+        this.releaseSlot();
+        this.avoid = endpoint;
+        setTimeout(onRetry, 0, this);
+        return;
+      }
+      this.finish(503, 'draining', `the worker of revision ${this.rev.revision} is draining and the request could not go to another one; retry`);
       return;
     }
     if (isUpstreamTimeout(err)) {

@@ -34,6 +34,10 @@ let staleAddress = '';
 let dying: NetServer;
 let dyingAddress = '';
 let dyingRequests = 0;
+/** A draining worker (503 with the draining header) and a function answering its own 503. */
+let drainingWorker: Server;
+let own503: Server;
+let drainingRequests = 0;
 
 async function call(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; json: Echo & { code?: string }; headers: Record<string, string | string[] | undefined> }> {
   const res = await pool.request({ path, method, headers, body });
@@ -96,6 +100,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => dying.listen(0, '127.0.0.1', r));
   dyingAddress = `127.0.0.1:${(dying.address() as AddressInfo).port}`;
+  drainingWorker = createServer((req, res) => {
+    drainingRequests++;
+    req.resume();
+    res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1', connection: 'close' }).end('{"code":"draining"}');
+  });
+  own503 = createServer((req, res) => {
+    req.resume();
+    res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
+  });
+  await Promise.all([drainingWorker, own503].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
+  const own503Address = `127.0.0.1:${(own503.address() as AddressInfo).port}`;
   const routes = [
     functionYaml({ name: 'web', revisions: ['web-00001', 'web-00002'], traffic: '[{revisionName: web-00001, percent: 50, tag: blue}, {revisionName: web-00002, percent: 50, tag: green}]' }),
     functionYaml({ name: 'single', revisions: ['single-00001'], containerConcurrency: 1 }),
@@ -108,6 +124,8 @@ beforeAll(async () => {
     functionYaml({ name: 'hosted', namespace: 'team', revisions: ['hosted-00001'] }),
     functionYaml({ name: 'dying', revisions: ['dying-00001'] }),
     functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
+    functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
+    functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
   ].join('');
   const routesPath = g.write('routes.yaml', routes);
   setEndpoints([
@@ -123,6 +141,9 @@ beforeAll(async () => {
     { fn: 'dying', rev: 'dying-00001', address: dyingAddress },
     { fn: 'dying', rev: 'dying-00001', address: up.live! },
     { fn: 'dying-only', rev: 'dying-only-00001', address: dyingAddress },
+    { fn: 'drainy', rev: 'drainy-00001', address: drainingAddress },
+    { fn: 'drainy', rev: 'drainy-00001', address: up.live! },
+    { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
   ]);
   endpointsPath = g.write('endpoints.yaml', endpointsYaml(endpoints));
   g.write('endpoints.yaml', endpointsYaml(endpoints) + endpointsYaml([{ fn: 'hosted', rev: 'hosted-00001', address: up.live!, namespace: 'team' }]));
@@ -135,7 +156,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 13);
+  await waitEndpoints(router.admin, 16);
 }, 60_000);
 
 afterAll(async () => {
@@ -143,6 +164,7 @@ afterAll(async () => {
   await g.stopAll();
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
+  await Promise.all([drainingWorker, own503].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -321,6 +343,14 @@ describe('orrery-router (real process)', () => {
     const bodiless = await call('/default/dying-only/', {}, 'POST');
     expect(bodiless.status).toBe(502);
     expect(dyingRequests).toBe(seen + 2);
+  });
+
+  it("a draining worker's refusal goes to another worker (any method: it ran nothing); a function's own 503 is passed on", { timeout: 30_000 }, async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call('/default/drainy/', {}, i % 2 ? 'GET' : 'POST')));
+    expect(answers.map((r) => `${r.status} ${r.json.name}`)).toEqual(answers.map(() => '200 live'));
+    expect(drainingRequests).toBeGreaterThan(0);
+    const own = await call('/default/unavailable/');
+    expect([own.status, own.json.code]).toEqual([503, 'mine']);
   });
 
   it('a request whose last worker is gone waits in the activator queue for a new one instead of failing', { timeout: 40_000 }, async () => {

@@ -330,7 +330,8 @@ class WorkerServer:
 
     def _serve_function(self, h, path):
         if self.draining:
-            return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, close=True)
+            # The header (WORKER_DRAINING_HEADER in @orrery/sdk) tells the router this request did not run here.
+            return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, headers={"orrery-worker-draining": "1"}, close=True)
         fn = self.active
         if fn is None:
             return send_json(h, 503, {"error": "no function loaded yet: this pool worker is waiting for POST /v1/specialize", "code": "not_specialized"}, close=_has_body(h))
@@ -438,7 +439,8 @@ class WorkerServer:
                     send_json(h, 504, {"error": "no slot for the WebSocket within the function's timeout (%g s)" % fn.timeout_seconds, "code": "timeout"}, close=True)
                 return
             if self.draining:
-                return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, close=True)
+                # The header (WORKER_DRAINING_HEADER in @orrery/sdk) tells the router this request did not run here.
+                return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, headers={"orrery-worker-draining": "1"}, close=True)
             self._in_flight_meter.arrive()
             try:
                 self._run_websocket(h, fn, loaded.websocket)

@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Http2Server, Http2Session, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
-import { GrpcStatus } from '@orrery/sdk';
+import { GrpcStatus, WORKER_DRAINING_HEADER } from '@orrery/sdk';
 import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler, WebSocketHandler } from './function-context.ts';
@@ -260,7 +260,8 @@ export class WorkerServer {
     // HTTP/2 has no Connection header (RFC 9113 §8.2.2): a draining worker's GOAWAY says it.
     const close: Record<string, string> = http2 ? {} : { connection: 'close' };
     if (this.draining) {
-      return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, close);
+      // The header tells the router this request did not run here: it sends it to another worker.
+      return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, { ...close, [WORKER_DRAINING_HEADER]: '1' });
     }
     const fn = this.active;
     if (!fn) {

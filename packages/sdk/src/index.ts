@@ -4,3 +4,4 @@ export { ChangesExpiredError } from './state-changes.ts';
 export type { ChangesOptions, StateChange } from './state-changes.ts';
 export { EventStreamParser, type StreamItem } from './event-stream-parser.ts';
 export { GrpcError, GrpcStatus, type GrpcStatusCode } from './grpc-status.ts';
+export { WORKER_DRAINING_HEADER } from './worker-draining-header.ts';
