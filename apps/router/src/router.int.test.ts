@@ -126,6 +126,7 @@ beforeAll(async () => {
     functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
+    functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
   ].join('');
   const routesPath = g.write('routes.yaml', routes);
   setEndpoints([
@@ -351,6 +352,23 @@ describe('orrery-router (real process)', () => {
     expect(drainingRequests).toBeGreaterThan(0);
     const own = await call('/default/unavailable/');
     expect([own.status, own.json.code]).toEqual([503, 'mine']);
+  });
+
+  it('a request released from the activator queue to a worker that is gone waits again and goes to the next one', { timeout: 40_000 }, async () => {
+    const saved = endpoints;
+    const pending = call('/default/phoenix/');
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'phoenix-00001')?.queued === 1 ? true : undefined), 'queued while phoenix has no worker');
+    // Its first worker refuses (it died just after it was listed): the request is released to it, refused, and waits again.
+    const gone = await freeDeadAddress();
+    const before = (await stats()).dialErrors;
+    setEndpoints([...saved, { fn: 'phoenix', rev: 'phoenix-00001', address: gone }]);
+    await eventually(async () => ((await stats()).dialErrors > before ? true : undefined), 'the released request met the dead worker');
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'phoenix-00001')?.queued === 1 ? true : undefined), 'queued again');
+    setEndpoints([...saved, { fn: 'phoenix', rev: 'phoenix-00001', address: gone }, { fn: 'phoenix', rev: 'phoenix-00001', address: up.live! }]);
+    const r = await pending;
+    expect([r.status, r.json.name]).toEqual([200, 'live']);
+    expect((await stats()).revisions.find((x) => x.revision === 'phoenix-00001')?.queued).toBe(0);
+    setEndpoints(saved);
   });
 
   it('a request whose last worker is gone waits in the activator queue for a new one instead of failing', { timeout: 40_000 }, async () => {

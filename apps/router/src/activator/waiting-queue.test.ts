@@ -19,6 +19,27 @@ describe('WaitingQueue', () => {
     expect(q.size).toBe(0);
   });
 
+  it('a waiter granted once and pushed again (its worker died after admitting it) is granted again', () => {
+    const q = new WaitingQueue<ReturnType<typeof w>>(10);
+    const a = w(1);
+    q.push(a);
+    expect(q.drain(() => true)).toBe(1);
+    expect(a.done).toBe(true);
+    expect(q.push(a)).toBe(true);
+    expect(q.size).toBe(1);
+    const seen: number[] = [];
+    expect(q.drain((x) => (seen.push(x.id), true))).toBe(1);
+    expect(seen).toEqual([1]);
+    expect(q.size).toBe(0);
+    // Also after a cancel (a waiter that left by timeout is not pushed again, but the queue must not care).
+    const b = w(2);
+    q.push(b);
+    q.cancel(b);
+    expect(q.push(b)).toBe(true);
+    expect(q.size).toBe(1);
+    expect(q.drain(() => true)).toBe(1);
+  });
+
   it('is bounded and cancelled waiters free their place and are skipped', () => {
     const q = new WaitingQueue<ReturnType<typeof w>>(2);
     const [a, b, c] = [1, 2, 3].map(w);

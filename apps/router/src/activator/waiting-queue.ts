@@ -22,9 +22,12 @@ export class WaitingQueue<W extends Waiter> {
     return this.live;
   }
 
-  /** False when the queue is full. */
+  /** False when the queue is full. A waiter granted before may wait again (its worker died after admitting it). */
   push(w: W): boolean {
     if (this.live >= this.maxDepth) return false;
+    // A waiter that left a queue once is marked done; pushed again it is live, or drain would skip
+    // it as cancelled (it then waited for its timeout, and its count never left `size`).
+    w.done = false;
     this.items.push(w);
     this.live++;
     return true;
