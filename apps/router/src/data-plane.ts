@@ -93,6 +93,13 @@ function isDialTimeout(err: unknown): boolean {
   return (err as { code?: string }).code === 'ORRERY_CONNECT_TIMEOUT';
 }
 
+/** The revision is one its function's traffic can pick (weighted or tagged). */
+function servesRevision(fn: FunctionRoute, revKey: string): boolean {
+  for (const w of fn.weighted) if (w.route.key === revKey) return true;
+  for (const r of fn.tags.values()) if (r.key === revKey) return true;
+  return false;
+}
+
 /** The error code of a worker's draining refusal, turned into a retry by onError. */
 const WORKER_DRAINING = 'ORRERY_WORKER_DRAINING';
 
@@ -124,6 +131,19 @@ export class DataPlane {
     this.queues = opts.queues;
     const q = opts.quarantine;
     this.quarantineCheck = (address) => q.isQuarantined(address);
+  }
+
+  /**
+   * A new route table. Requests waiting for a revision that no longer serves (traffic moved off
+   * it while they waited for a worker, e.g. during a rollout) go to the revision the function's
+   * traffic picks now, instead of waiting for a worker the retired revision will never get.
+   */
+  setRoutes(routes: RouteTable): void {
+    this.routes = routes;
+    for (const revKey of [...this.queues.waitedFor()]) {
+      const q = this.queues.get(revKey)!;
+      for (const w of q.waiting()) if (w instanceof Exchange) w.rerouteIfRetired(routes);
+    }
   }
 
   /** One request from either ingress (ingress/raw-ingress-server.ts, ingress/node-http-ingress.ts). */
@@ -249,8 +269,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     private readonly head: RequestHead,
     private readonly fn: FunctionRoute,
     private readonly fnStats: FunctionStats,
-    private readonly rev: RevisionRoute,
-    private readonly revStats: RevisionStats,
+    private rev: RevisionRoute,
+    private revStats: RevisionStats,
     private readonly keyHash: Uint32Array | undefined,
     private readonly keyState: Uint32Array | undefined,
     private readonly upstreamPath: string,
@@ -259,6 +279,27 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     /** Arrived on the TLS port: forwarded as proto https. */
     private readonly tls: boolean,
   ) {}
+
+  /** Waiting for a revision its function's traffic no longer names: re-picked as on arrival (tag, sticky key or weights). */
+  rerouteIfRetired(routes: RouteTable): void {
+    if (!this.queued || this.finished) return;
+    const fn = routes.get(this.fn.namespace, this.fn.name);
+    if (!fn || servesRevision(fn, this.rev.key)) return;
+    const tag = this.head.tag;
+    const next = tag !== undefined && tag !== '' ? fn.tags.get(tag) : this.keyHash ? pickSticky(fn, this.keyHash[0]!, this.keyHash[1]!) : pickWeighted(fn, Math.random());
+    if (!next || next.key === this.rev.key) return;
+    this.leaveQueue();
+    const now = performance.now();
+    this.revStats.meter.change(-1, now);
+    this.rev = next;
+    this.revStats = this.plane.opts.stats.revision(next.key, next.namespace, next.function, next.revision);
+    this.revStats.requestsTotal++;
+    this.revStats.meter.requests++;
+    this.revStats.meter.change(1, now);
+    const q = this.plane.queues.get(next.key);
+    if (q && q.size > 0) this.enqueue(q);
+    else if (!this.tryAdmit()) this.enqueue(this.plane.queues.of(next.key));
+  }
 
   /** Admitted to the sticky key's HRW owner (false while queued or when it spilled to another endpoint). */
   get gotOwner(): boolean {

@@ -38,6 +38,8 @@ let dyingRequests = 0;
 let drainingWorker: Server;
 let own503: Server;
 let drainingRequests = 0;
+/** The routes file as written at the start; a test rewrites it to move traffic. */
+let routesYaml = '';
 
 async function call(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<{ status: number; json: Echo & { code?: string }; headers: Record<string, string | string[] | undefined> }> {
   const res = await pool.request({ path, method, headers, body });
@@ -127,7 +129,9 @@ beforeAll(async () => {
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
+    functionYaml({ name: 'moving', revisions: ['moving-00001', 'moving-00002'], timeoutSeconds: 20, traffic: '[{revisionName: moving-00001, percent: 100}]' }),
   ].join('');
+  routesYaml = routes;
   const routesPath = g.write('routes.yaml', routes);
   setEndpoints([
     { fn: 'web', rev: 'web-00001', address: up.blue! },
@@ -145,6 +149,7 @@ beforeAll(async () => {
     { fn: 'drainy', rev: 'drainy-00001', address: drainingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: up.live! },
     { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
+    { fn: 'moving', rev: 'moving-00002', address: up.live! },
   ]);
   endpointsPath = g.write('endpoints.yaml', endpointsYaml(endpoints));
   g.write('endpoints.yaml', endpointsYaml(endpoints) + endpointsYaml([{ fn: 'hosted', rev: 'hosted-00001', address: up.live!, namespace: 'team' }]));
@@ -157,7 +162,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 16);
+  await waitEndpoints(router.admin, 17);
 }, 60_000);
 
 afterAll(async () => {
@@ -369,6 +374,17 @@ describe('orrery-router (real process)', () => {
     expect([r.status, r.json.name]).toEqual([200, 'live']);
     expect((await stats()).revisions.find((x) => x.revision === 'phoenix-00001')?.queued).toBe(0);
     setEndpoints(saved);
+  });
+
+  it('requests waiting for a revision that traffic moves off go to the revision it moves to', { timeout: 40_000 }, async () => {
+    const pending = Promise.all([call('/default/moving/'), call('/default/moving/', {}, 'POST')]);
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'moving-00001')?.queued === 2 ? true : undefined), 'both wait for moving-00001 (no worker)');
+    g.write('routes.yaml', routesYaml.replace('[{revisionName: moving-00001, percent: 100}]', '[{revisionName: moving-00002, percent: 100}]'));
+    const answers = await pending;
+    expect(answers.map((r) => `${r.status} ${r.json.name}`)).toEqual(['200 live', '200 live']);
+    const s = await stats();
+    expect(s.revisions.find((r) => r.revision === 'moving-00001')?.queued).toBe(0);
+    g.write('routes.yaml', routesYaml);
   });
 
   it('a request whose last worker is gone waits in the activator queue for a new one instead of failing', { timeout: 40_000 }, async () => {

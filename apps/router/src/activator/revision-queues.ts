@@ -45,6 +45,11 @@ export class RevisionQueues {
     for (const key of this.byRevision.keys()) this.drain(key);
   }
 
+  /** Revision keys with someone waiting. */
+  *waitedFor(): Iterable<string> {
+    for (const [key, q] of this.byRevision) if (q.size > 0) yield key;
+  }
+
   /** Waiting requests per revision key (for /metrics). */
   *depths(): Iterable<[revKey: string, depth: number]> {
     for (const [key, q] of this.byRevision) yield [key, q.size];

@@ -64,6 +64,16 @@ export class WaitingQueue<W extends Waiter> {
     return granted;
   }
 
+  /** The waiters still waiting, in order (a copy: the caller may cancel them as it goes). */
+  waiting(): W[] {
+    const out: W[] = [];
+    for (let i = this.head; i < this.items.length; i++) {
+      const w = this.items[i];
+      if (w && !w.done) out.push(w);
+    }
+    return out;
+  }
+
   private compact(): void {
     this.items = this.items.slice(this.head).filter((w): w is W => w !== undefined && !w.done);
     this.head = 0;

@@ -189,7 +189,7 @@ describe('router TLS for custom domains (real router, real TLS client)', () => {
     }
   });
 
-  it('serves TLS through node:http too (--ingress node)', async () => {
+  it('serves TLS through node:http too (--ingress node)', { timeout: 30_000 }, async () => {
     const port = (await startTlsRouter(g, certsDir, ['--ingress', 'node'])).tlsPort;
     const saved = tlsPort;
     tlsPort = port;

@@ -23,7 +23,7 @@ const message = (err: unknown): string => String(err instanceof Error ? err.mess
 export async function startRouterSources(o: RouterOptions, c: RouterComponents): Promise<RouterSources> {
   let registry: RegistryWatch | undefined;
   const onRoutes = (t: RouteTable): void => {
-    c.plane.routes = t;
+    c.plane.setRoutes(t);
     registry?.setNamespaces(o.registryNamespaces ?? t.namespaces());
     o.log(`routes loaded: ${t.list().length} functions, ${t.revisions.size} revisions`);
   };
