@@ -82,6 +82,10 @@ function paintedAndTheme(badge: Locator, variable: string): Promise<[string, str
 }
 
 beforeAll(async () => {
+  // Logged in before the two builds start: their npm runs load the machine, and the login's
+  // first page compile then once took over its 30 s (a CI run on a busy machine).
+  browser = await launchChromium();
+  page = await adminPage(browser, p.consoleUrl, p.adminToken);
   dir = await mkdtemp(join(tmpdir(), 'orrery-e2e-packages-'));
   // The builder's fixture: handler.mjs imports left-pad from vendor/left-pad-1.0.0.tgz (file:), so npm needs no network.
   await writeNodePackage(join(dir, 'padder'));
@@ -92,8 +96,6 @@ beforeAll(async () => {
   // Both applied before any test waits, so the two builds run side by side.
   await applyPackageFunction(PADDER, sha.padder);
   await applyPackageFunction(BROKEN, sha.broken);
-  browser = await launchChromium();
-  page = await adminPage(browser, p.consoleUrl, p.adminToken);
 });
 afterAll(async () => {
   await browser?.close();
