@@ -178,6 +178,13 @@ async function main(): Promise<void> {
     const ratio = router2.c32.rps / ng.c32.rps;
     console.log(`nginx added p50 at 1 connection: ${f(nginxAdded)} µs (nginx worker_processes ${nginxWorkers})`);
     console.log(`router / nginx RPS at 32 connections: ${f(ratio, 2)} (target ≥ 0.70) ${ratio >= 0.7 ? 'OK' : 'MISSED'}; with --ingress node ${f(viaNode.c32.rps / ng.c32.rps, 2)}`);
+    // Issue 24's goals for the router rows, each against nginx from this same run.
+    const cpuRatio = router2.cpuPerRequestUs / ng.cpuPerRequestUs;
+    const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+    console.log('issue 24 goals:');
+    console.log(`  router CPU per request ${f(router2.cpuPerRequestUs, 1)} µs / nginx ${f(ng.cpuPerRequestUs, 1)} µs = ${f(cpuRatio, 2)}× (goal ≤ 1.3×): ${verdict(cpuRatio <= 1.3)}`);
+    console.log(`  router / nginx RPS at 32 connections ${f(ratio, 2)} (goal ≥ 1.0): ${verdict(ratio >= 1.0)}`);
+    console.log(`  router added p50 at 1 connection ${f(added)} µs (goal < 60 µs; nginx's ${f(nginxAdded)} µs): ${verdict(added < 60)}`);
   }
 }
 
