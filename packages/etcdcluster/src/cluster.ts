@@ -99,6 +99,9 @@ export class EtcdCluster {
   /** The members' private network with `network: 'netns'`; add other participants with `addHost`. */
   network?: NetnsNetwork;
 
+  /** Every port handed to a member of this cluster, so no two members get the same one. */
+  private readonly portsGiven = new Set<number>();
+
   private constructor(opts: EtcdClusterOptions) {
     this.baseDir = mkdtempSync(join(tmpdir(), 'orrery-etcd-'));
     this.opts = {
@@ -135,7 +138,7 @@ export class EtcdCluster {
       const host = await this.network.addHost(name);
       return { ...base, clientURL: `http://${host.address}:2379`, peerURL: `http://${host.address}:2380`, netns: host.netns };
     }
-    const [clientPort, peerPort] = await freePorts(2);
+    const [clientPort, peerPort] = await freePorts(2, '127.0.0.1', this.portsGiven);
     return { ...base, clientURL: `http://127.0.0.1:${clientPort}`, peerURL: `http://127.0.0.1:${peerPort}` };
   }
 

@@ -19,4 +19,15 @@ describe('freePort', () => {
     const ports = await freePorts(8);
     expect(new Set(ports).size).toBe(8);
   });
+  it('never gives a port already handed out (free again until its member binds it), and records what it gives', async () => {
+    const taken = new Set<number>();
+    const first = await freePorts(2, '127.0.0.1', taken);
+    expect([...taken].sort()).toEqual([...first].sort());
+    // Hand out many more in turn, none bound: each call must avoid every earlier one.
+    for (let i = 0; i < 40; i++) {
+      const next = await freePorts(2, '127.0.0.1', taken);
+      expect(next.length).toBe(2);
+    }
+    expect(taken.size).toBe(82);
+  });
 });

@@ -35,9 +35,19 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return port;
 }
 
-/** `n` distinct free ports; asked for all at once so two members never receive the same one. */
-export async function freePorts(n: number, host = '127.0.0.1'): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort(host));
-  return [...ports];
+/**
+ * `n` distinct free ports, none of them in `taken` (ports handed out earlier that may not be
+ * bound yet: each member of a cluster asks in turn, and a port checked free for one member is
+ * still free when the next one asks — two members once got the same peer port). The ports given
+ * are added to `taken`.
+ */
+export async function freePorts(n: number, host = '127.0.0.1', taken: Set<number> = new Set()): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < n) {
+    const port = await freePort(host);
+    if (taken.has(port)) continue;
+    taken.add(port);
+    ports.push(port);
+  }
+  return ports;
 }

@@ -71,7 +71,9 @@ export class LocalMembers implements RegistryMembers {
 
   /** Picks ports and records the identity before etcd hears of the member (crash-safe order). */
   async create(name: string, ordinal: number): Promise<LocalMember> {
-    const [clientPort, peerPort] = await freePorts(2);
+    // Not a port another member of this cluster was given (it may not be listening yet).
+    const taken = new Set([...this.members.values()].flatMap((x) => [x.clientPort, x.peerPort]));
+    const [clientPort, peerPort] = await freePorts(2, '127.0.0.1', taken);
     const m = this.toMember({ name, ordinal, clientPort: clientPort!, peerPort: peerPort! });
     mkdirSync(m.dir, { recursive: true });
     writeFileSync(join(m.dir, 'member.json'), JSON.stringify({ name, ordinal, clientPort, peerPort }));
