@@ -157,12 +157,12 @@ function walk(t: CronTrigger, from: string, to: string, stepMs: number): { ran: 
 }
 
 describe('daylight-saving transitions (Europe/Berlin), walked minute by minute', () => {
-  it('spring forward: a fixed-time tick in the gap (02:30) runs once, at 03:00 local', () => {
+  it('spring forward: a fixed-time tick in the gap (02:30) runs once, at 03:00 local', { timeout: 30_000 }, () => {
     const { ran } = walk(trigger({ schedule: '30 2 * * *', timeZone: 'Europe/Berlin' }), '2026-03-28T01:00:00Z', '2026-03-30T01:00:00Z', 60_000);
     expect(ran).toEqual(['2026-03-28T01:30:00Z', '2026-03-29T01:00:00Z', '2026-03-30T00:30:00Z']);
   });
 
-  it('fall back: a fixed-time tick in the repeated hour runs once, at its first occurrence', () => {
+  it('fall back: a fixed-time tick in the repeated hour runs once, at its first occurrence', { timeout: 30_000 }, () => {
     const { ran } = walk(trigger({ schedule: '30 2 * * *', timeZone: 'Europe/Berlin' }), '2026-10-24T23:00:00Z', '2026-10-26T02:00:00Z', 60_000);
     expect(ran).toEqual(['2026-10-25T00:30:00Z', '2026-10-26T01:30:00Z']);
   });
