@@ -10,9 +10,9 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@orrery/etcdcluster';
 import { startOrreryUp } from '../../apps/cli/src/testing/orrery-up-process.ts';
 import { readPlatformInfo } from '../../apps/cli/src/platform/platform-file.ts';
 import { medianMemory, memoryVerdict, parseSmapsRollup, type ProcessMemory } from './memory-goals.ts';
@@ -41,14 +41,6 @@ const sum = (ms: ProcessMemory[]): ProcessMemory => ({
   privateMiB: ms.reduce((a, m) => a + m.privateMiB, 0),
   sharedCleanMiB: ms.reduce((a, m) => a + m.sharedCleanMiB, 0),
 });
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 async function main(): Promise<void> {
   // The bins run the compiled bundles only while they are fresh (scripts/app-launch.mjs).

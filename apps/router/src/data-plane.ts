@@ -93,6 +93,11 @@ function isDialTimeout(err: unknown): boolean {
   return (err as { code?: string }).code === 'ORRERY_CONNECT_TIMEOUT';
 }
 
+/** The revision an untagged request goes to: its sticky key's, else one drawn by the traffic weights. */
+function pickUntagged(fn: FunctionRoute, keyHash: Uint32Array | undefined): RevisionRoute | undefined {
+  return keyHash ? pickSticky(fn, keyHash[0]!, keyHash[1]!) : pickWeighted(fn, Math.random());
+}
+
 /** The revision is one its function's traffic can pick (weighted or tagged). */
 function servesRevision(fn: FunctionRoute, revKey: string): boolean {
   for (const w of fn.weighted) if (w.route.key === revKey) return true;
@@ -118,7 +123,7 @@ export class DataPlane {
   readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
-  /** Idempotent requests sent to another worker after their connection failed mid-request. */
+  /** Requests sent to another worker after their worker failed them mid-request (idempotent ones) or refused them draining. */
   upstreamRetries = 0;
   /** The port HTTP → HTTPS redirects name (routing/https-redirect.ts): `--tls-redirect-port`, else the bound TLS port. */
   httpsPort = 443;
@@ -140,10 +145,7 @@ export class DataPlane {
    */
   setRoutes(routes: RouteTable): void {
     this.routes = routes;
-    for (const revKey of [...this.queues.waitedFor()]) {
-      const q = this.queues.get(revKey)!;
-      for (const w of q.waiting()) if (w instanceof Exchange) w.rerouteIfRetired(routes);
-    }
+    for (const q of [...this.queues.withWaiters()]) for (const w of q.waiting()) if (w instanceof Exchange) w.rerouteIfRetired(routes);
   }
 
   /** One request from either ingress (ingress/raw-ingress-server.ts, ingress/node-http-ingress.ts). */
@@ -209,7 +211,7 @@ export class DataPlane {
         return;
       }
     } else {
-      rev = keyHash ? pickSticky(fn, keyHash[0]!, keyHash[1]!) : pickWeighted(fn, Math.random());
+      rev = pickUntagged(fn, keyHash);
     }
     if (!rev) {
       sendError(res, 503, 'no_revision', `function ${fn.key} has no revision to route to yet`);
@@ -286,19 +288,14 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     const fn = routes.get(this.fn.namespace, this.fn.name);
     if (!fn || servesRevision(fn, this.rev.key)) return;
     const tag = this.head.tag;
-    const next = tag !== undefined && tag !== '' ? fn.tags.get(tag) : this.keyHash ? pickSticky(fn, this.keyHash[0]!, this.keyHash[1]!) : pickWeighted(fn, Math.random());
+    const next = tag !== undefined && tag !== '' ? fn.tags.get(tag) : pickUntagged(fn, this.keyHash);
     if (!next || next.key === this.rev.key) return;
     this.leaveQueue();
     const now = performance.now();
     this.revStats.meter.change(-1, now);
     this.rev = next;
     this.revStats = this.plane.opts.stats.revision(next.key, next.namespace, next.function, next.revision);
-    this.revStats.requestsTotal++;
-    this.revStats.meter.requests++;
-    this.revStats.meter.change(1, now);
-    const q = this.plane.queues.get(next.key);
-    if (q && q.size > 0) this.enqueue(q);
-    else if (!this.tryAdmit()) this.enqueue(this.plane.queues.of(next.key));
+    this.joinRevision(now);
   }
 
   /** Admitted to the sticky key's HRW owner (false while queued or when it spilled to another endpoint). */
@@ -307,11 +304,16 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   }
 
   start(): void {
+    this.res.setListener(this);
+    this.joinRevision(this.t0);
+  }
+
+  /** Counted as a request of `this.rev` from `at`, then admitted or queued (at arrival, or after a re-pick). */
+  private joinRevision(at: number): void {
     const s = this.revStats;
     s.requestsTotal++;
     s.meter.requests++;
-    s.meter.change(1, this.t0);
-    this.res.setListener(this);
+    s.meter.change(1, at);
     const q = this.plane.queues.get(this.rev.key);
     // FIFO: while others wait for this revision, a newcomer queues behind them.
     if (q && q.size > 0) this.enqueue(q);
@@ -536,13 +538,9 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
         endpoint.dialTimeoutStrikes = 0;
         plane.opts.quarantine.quarantine(endpoint.address, Date.now() + plane.opts.quarantineMs);
       }
-      // Retry only dial errors, and only while the request body is still unread.
+      // A dial error: retried, with backoff, while the request body is still unread.
       if (this.attempts < plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
-        this.attempts++;
-        this.releaseSlot();
-        this.avoid = endpoint;
-        const backoff = backoffDelay(this.attempts, { initialMs: 5, maxMs: 200 }) * (0.5 + Math.random());
-        setTimeout(onRetry, backoff, this);
+        this.retryElsewhere(endpoint, backoffDelay(this.attempts + 1, { initialMs: 5, maxMs: 200 }) * (0.5 + Math.random()));
         return;
       }
       this.finish(502, 'upstream_unreachable', `could not connect to a worker of revision ${this.rev.revision}: ${(err as { code?: string }).code ?? err.message}`);
@@ -559,11 +557,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     if ((err as { code?: string }).code === WORKER_DRAINING) {
       // Nothing ran: any method may go again, as long as its body can still be sent.
       if (endpoint && this.attempts < this.plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
-        this.attempts++;
         this.plane.upstreamRetries++;
-        this.releaseSlot();
-        this.avoid = endpoint;
-        setTimeout(onRetry, 0, this);
+        this.retryElsewhere(endpoint, 0);
         return;
       }
       this.finish(503, 'draining', `the worker of revision ${this.rev.revision} is draining and the request could not go to another one; retry`);
@@ -575,16 +570,20 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     // The connection failed after the request went out (a worker killed or crashed mid-request):
     // an idempotent request goes to another worker (idempotent-retry.ts); others fail below.
-    const plane = this.plane;
-    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: plane.opts.dialRetries })) {
-      this.attempts++;
-      plane.upstreamRetries++;
-      this.releaseSlot();
-      this.avoid = endpoint;
-      setTimeout(onRetry, 0, this);
+    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: this.plane.opts.dialRetries })) {
+      this.plane.upstreamRetries++;
+      this.retryElsewhere(endpoint, 0);
       return;
     }
     this.finish(this.res.destroyed ? 499 : 502, 'upstream_error', `the worker failed: ${err.message}`);
+  }
+
+  /** One more attempt after `delayMs`, on another endpoint than `failed` when there is one (retry()). */
+  private retryElsewhere(failed: Endpoint, delayMs: number): void {
+    this.attempts++;
+    this.releaseSlot();
+    this.avoid = failed;
+    setTimeout(onRetry, delayMs, this);
   }
 
   retry(): void {

@@ -51,8 +51,8 @@ const isEmpty = (dataDir: string | undefined) => !dataDir || !existsSync(dataDir
 /** A PGlite on `dataDir` (in memory when absent); an empty one starts from the template when there is one. */
 export function openPglite(dataDir?: string): PGlite {
   compileWasmWithLiftoffOnly();
-  const startParams = embeddedStartParams();
-  if (!enabled() || !isEmpty(dataDir)) return new PGlite({ ...(dataDir ? { dataDir } : {}), startParams });
+  const options = { ...(dataDir ? { dataDir } : {}), startParams: embeddedStartParams() };
+  if (!enabled() || !isEmpty(dataDir)) return new PGlite(options);
   const file = templateFile();
   let template: Blob | undefined;
   try {
@@ -62,13 +62,13 @@ export function openPglite(dataDir?: string): PGlite {
       else {
         // On disk: unpacked by us, so PGlite never holds the tarball (pglite-template-extract.ts).
         extractTemplate(tar, dataDir);
-        return new PGlite({ dataDir, startParams });
+        return new PGlite(options);
       }
     }
   } catch {
     template = undefined;
   }
-  const client = new PGlite({ ...(dataDir ? { dataDir } : {}), startParams, ...(template ? { loadDataDir: template } : {}) });
+  const client = new PGlite({ ...options, ...(template ? { loadDataDir: template } : {}) });
   if (!template) untemplated.add(client);
   return client;
 }

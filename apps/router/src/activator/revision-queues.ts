@@ -45,9 +45,9 @@ export class RevisionQueues {
     for (const key of this.byRevision.keys()) this.drain(key);
   }
 
-  /** Revision keys with someone waiting. */
-  *waitedFor(): Iterable<string> {
-    for (const [key, q] of this.byRevision) if (q.size > 0) yield key;
+  /** The queues with someone waiting. */
+  *withWaiters(): Iterable<WaitingQueue<AdmissionWaiter>> {
+    for (const q of this.byRevision.values()) if (q.size > 0) yield q;
   }
 
   /** Waiting requests per revision key (for /metrics). */
