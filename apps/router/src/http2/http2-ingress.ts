@@ -63,10 +63,13 @@ export class Http2Ingress {
     this.peers.set(session, this.acceptingFrom);
     session.on('error', ignore);
     session.once('close', () => this.sessions.delete(session));
-    session.setTimeout(this.idleTimeoutMs, () => {
-      // Only idle sessions go: a quiet bidi stream is not a dead connection.
+    const onTimeout = () => {
+      // Only idle sessions go: a quiet bidi stream is not a dead connection. node fires a
+      // session's timeout once, so a busy session arms it again for when its streams end.
       if (this.sessions.get(session) === 0) session.close();
-    });
+      else if (!session.closed) session.setTimeout(this.idleTimeoutMs, onTimeout);
+    };
+    session.setTimeout(this.idleTimeoutMs, onTimeout);
   };
 
   private readonly onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number): void => {
