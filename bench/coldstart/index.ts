@@ -22,6 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import { type Platform, startPlatform } from '../../apps/operator/src/testing/platform.ts';
+import { nodeFlagsFor, withMallocSettings } from '../../apps/cli/src/platform/node-memory-settings.ts';
 import { until } from '../../apps/operator/src/testing/spawn-server.ts';
 import { runtimeCommand, TSX_RUNTIME_BIN } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
 
@@ -115,11 +116,15 @@ type Workers = { pool: { warm: Record<string, number> } };
 
 async function main(): Promise<void> {
   console.log(`coldstart: ${SAMPLES} samples per mode (machine shared with other work: numbers are noisy)`);
+  // Every process of this run (baseline spawns too) with the local platform's malloc setting.
+  Object.assign(process.env, withMallocSettings(process.env));
   const started = performance.now();
   const baseline: number[] = [];
   for (let i = 0; i < SAMPLES; i++) baseline.push(await baselineOnce());
 
   const p: Platform = await startPlatform({
+    // The operator as `orrery up` runs it (node flags; its environment's malloc setting is set above).
+    operatorNodeFlags: nodeFlagsFor('operator'),
     // Resync at the operator's default period (the test harness's 5 s re-reconciles every function all the time).
     operatorArgs: ['--resync-seconds', '30', '--pool-size', '3', '--pool-idle-timeout', '3s', '--autoscaler-stable-window', '6s', '--autoscaler-scale-to-zero-grace-period', '1s', '--autoscaler-tick', '500ms'],
   });

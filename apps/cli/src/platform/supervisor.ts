@@ -25,6 +25,7 @@ import { urlWithoutPassword } from './url-without-password.ts';
 import { type DevCa, ensureDevCa } from '../tls/dev-ca.ts';
 import { issueMissingDevCertificates } from '../tls/missing-dev-certificates.ts';
 import { planQueueBroker } from './queue-broker.ts';
+import { nodeFlagsFor, withMallocSettings } from './node-memory-settings.ts';
 
 export const REPO_ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const bin = (app: string) => join(REPO_ROOT, 'apps', app, 'bin', `orrery-${app}.mjs`);
@@ -149,7 +150,7 @@ export class Supervisor {
 
   /** A node app of this repository (`apps/<app>/bin/orrery-<app>.mjs`) that prints `listening …`. */
   private nodeApp(name: string, args: string[], env: NodeJS.ProcessEnv, app: string, component: ChildRecipe['component']): ChildRecipe {
-    const spec: ChildSpec = { name, command: node, args: [bin(app), ...args], env, logDir: this.logDir, waitForListening: true };
+    const spec: ChildSpec = { name, command: node, args: [...nodeFlagsFor(app), bin(app), ...args], env: withMallocSettings(env), logDir: this.logDir, waitForListening: true };
     return { name, start: (signal) => startChild({ ...spec, signal }), component };
   }
 

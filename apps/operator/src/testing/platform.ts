@@ -40,6 +40,8 @@ export interface Platform {
 export async function startPlatform(
   o: {
     operatorArgs?: string[];
+    /** node flags of the operator process (bench/coldstart passes the local platform's). */
+    operatorNodeFlags?: readonly string[];
     routerArgs?: string[];
     keyspaces?: Array<{ namespace: string; keyspace: string }>;
     /** Development mode: statesvc --insecure-pass-through and an operator without a master key. */
@@ -74,7 +76,7 @@ export async function startPlatform(
     const storeToken = o.storeToken ?? `test-store-${randomBytes(12).toString('hex')}`;
     writeFileSync(join(dir, 'store.token'), storeToken, { mode: 0o600 });
     const tokenArgs = ['--store-token-file', join(dir, 'store.token')];
-    const op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', join(dir, 'op'), '--endpoints-file', endpointsFile, '--resync-seconds', '5', ...tokenArgs, ...extra, ...(o.operatorArgs ?? [])]);
+    const op = await spawnServer(OPERATOR_BIN, ['--port', '0', '--data-dir', join(dir, 'op'), '--endpoints-file', endpointsFile, '--resync-seconds', '5', ...tokenArgs, ...extra, ...(o.operatorArgs ?? [])], {}, undefined, o.operatorNodeFlags);
     started.push(op);
     const router = await spawnServer(ROUTER_BIN, ['--port', '0', '--admin-port', '0', '--routes-file', routesFile, '--endpoints-file', endpointsFile, '--autoscaler-url', op.url, '--executor-url', op.url, ...tokenArgs, ...(o.routerArgs ?? [])]);
     started.push(router);

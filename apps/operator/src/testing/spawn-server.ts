@@ -9,8 +9,8 @@ export interface SpawnedServer {
 }
 
 /** Starts a bin and waits for its `listening http://…` line. */
-export async function spawnServer(bin: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnServer(bin: string, args: string[], env: Record<string, string> = {}, timeoutMs = 60_000, nodeFlags: readonly string[] = []): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [...nodeFlags, bin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));

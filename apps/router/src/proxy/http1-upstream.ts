@@ -29,8 +29,6 @@ export interface UpstreamHandler {
   onUpgrade?(statusText: string, headers: string[], protocol: string | undefined, socket: Socket, head: Buffer): void;
 }
 
-/** Methods a client may send again when it cannot know whether the first try ran (RFC 9110 §9.2.2). */
-
 export interface UpstreamRequest {
   method: string;
   path: string;
