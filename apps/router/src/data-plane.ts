@@ -20,6 +20,7 @@ import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { UpstreamError, type UpstreamHandler } from './proxy/http1-upstream.ts';
+import { refusedDialAttempts } from './proxy/refused-dial-budget.ts';
 import { mayRetryElsewhere } from './proxy/idempotent-retry.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
@@ -538,8 +539,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
         endpoint.dialTimeoutStrikes = 0;
         plane.opts.quarantine.quarantine(endpoint.address, Date.now() + plane.opts.quarantineMs);
       }
-      // A dial error: retried, with backoff, while the request body is still unread.
-      if (this.attempts < plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
+      // A dial error: retried, with backoff, while the request body is still unread; a refused
+      // one ran nothing and gets a larger budget (refused-dial-budget.ts).
+      const budget = refused ? refusedDialAttempts(plane.opts.dialRetries) : plane.opts.dialRetries;
+      if (this.attempts < budget && !this.req.readableDidRead && !this.res.destroyed) {
         this.retryElsewhere(endpoint, backoffDelay(this.attempts + 1, { initialMs: 5, maxMs: 200 }) * (0.5 + Math.random()));
         return;
       }

@@ -129,6 +129,7 @@ beforeAll(async () => {
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
+    functionYaml({ name: 'rollout', revisions: ['rollout-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'moving', revisions: ['moving-00001', 'moving-00002'], timeoutSeconds: 20, traffic: '[{revisionName: moving-00001, percent: 100}]' }),
   ].join('');
   routesYaml = routes;
@@ -373,6 +374,23 @@ describe('orrery-router (real process)', () => {
     const r = await pending;
     expect([r.status, r.json.name]).toEqual([200, 'live']);
     expect((await stats()).revisions.find((x) => x.revision === 'phoenix-00001')?.queued).toBe(0);
+    setEndpoints(saved);
+  });
+
+  it('a POST whose every dial is refused (a rollout stopped all the workers) waits for a live worker instead of failing after --dial-retries', { timeout: 40_000 }, async () => {
+    const saved = endpoints;
+    const dead: typeof endpoints = [];
+    for (let i = 0; i < 4; i++) dead.push({ fn: 'rollout', rev: 'rollout-00001', address: await freeDeadAddress() });
+    setEndpoints([...saved, ...dead]);
+    await waitEndpoints(router.admin, saved.length + dead.length);
+    const before = (await stats()).dialErrors;
+    // Four refusals in a row: more than --dial-retries (2) allows, within the refused-dial budget.
+    const pending = call('/default/rollout/', {}, 'POST');
+    await eventually(async () => ((await stats()).dialErrors >= before + dead.length ? true : undefined), 'every listed worker refused');
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'rollout-00001')?.queued === 1 ? true : undefined), 'waits in the activator queue');
+    setEndpoints([...saved, ...dead, { fn: 'rollout', rev: 'rollout-00001', address: up.live! }]);
+    const r = await pending;
+    expect([r.status, r.json.name]).toEqual([200, 'live']);
     setEndpoints(saved);
   });
 
