@@ -3,8 +3,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Http2Ingress } from './http2-ingress.ts';
 import type { IngressRequest, IngressResponse } from '../ingress/ingress.ts';
-
-const PREFACE_LENGTH = 24;
+import { HTTP2_PREFACE } from '@orrery/h2c';
 
 /** A TCP listener that reads the preface and hands the socket to the ingress, as the raw ingress does. */
 async function listen(ingress: Http2Ingress): Promise<{ server: Server; port: number }> {
@@ -12,7 +11,7 @@ async function listen(ingress: Http2Ingress): Promise<{ server: Server; port: nu
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
-      if (head.length < PREFACE_LENGTH) return;
+      if (head.length < HTTP2_PREFACE.length) return;
       socket.removeListener('data', onData);
       socket.pause();
       ingress.accept(socket, head);
