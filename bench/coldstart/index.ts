@@ -165,16 +165,17 @@ async function main(): Promise<void> {
     }
 
     // Breakdown: the operator called directly (no router), then the worker directly.
-    const parts: Record<string, number[]> = { specialize: [], opLookup: [], workerSpecialize: [], load: [], poolFirstGet: [], pokeToReady: [], toSpawn: [], spawnToListening: [], answer: [], deployFirstGet: [], runtimeSpawn: [] };
+    const parts: Record<string, number[]> = { specialize: [], opTotal: [], opLookup: [], workerSpecialize: [], load: [], poolFirstGet: [], pokeToReady: [], toSpawn: [], spawnToListening: [], answer: [], deployFirstGet: [], runtimeSpawn: [] };
     for (let i = 0; i < BREAKDOWN_SAMPLES; i++) {
       await until(warm, (n) => n >= 3, 60_000, 'pool warm');
       const sp = await postJson(`${p.op.url}/v1/executor/specialize`, { namespace: 'default', function: `xpool-${i}`, revision: `xpool-${i}-00001` }, p.storeToken);
-      const timing = sp.body.timing as { lookupMs: number; workerMs: number; loadMs: number } | undefined;
+      const timing = sp.body.timing as { lookupMs: number; totalMs: number; workerMs: number; loadMs: number } | undefined;
       if (sp.status !== 200 || !timing) {
         failures.push(`specialize xpool-${i} → ${sp.status} ${JSON.stringify(sp.body).slice(0, 160)}`);
         continue;
       }
       parts.specialize!.push(sp.ms);
+      parts.opTotal!.push(timing.totalMs);
       parts.opLookup!.push(timing.lookupMs);
       parts.workerSpecialize!.push(timing.workerMs);
       parts.load!.push(timing.loadMs);
@@ -213,7 +214,7 @@ async function main(): Promise<void> {
     for (const [name, s] of rows) console.log(`| ${name} | ${t(s.p50)} | ${t(s.p95)} | ${t(s.min)} | ${t(s.max)} | ${(s.p50 / b.p50).toFixed(2)} |`);
     const p50 = (k: string) => t(stats(parts[k]!).p50);
     console.log(`\nbreakdown (p50 ms of ${BREAKDOWN_SAMPLES} samples, operator and worker called directly):`);
-    console.log(`  pool:   specialize round trip ${p50('specialize')} (operator lookup ${p50('opLookup')}, worker /v1/specialize ${p50('workerSpecialize')} of which code load ${p50('load')}) + first GET to the worker ${p50('poolFirstGet')}`);
+    console.log(`  pool:   specialize round trip ${p50('specialize')} (in the operator ${p50('opTotal')}: lookup ${p50('opLookup')}, worker /v1/specialize ${p50('workerSpecialize')} of which code load ${p50('load')}) + first GET to the worker ${p50('poolFirstGet')}`);
     console.log(`  deploy: poke → first ready worker ${p50('pokeToReady')} (poke → spawn ${p50('toSpawn')}, spawn → listening ${p50('spawnToListening')}, listening → answer ${p50('answer')}) + first GET to the worker ${p50('deployFirstGet')}; runtime spawn → first 200 alone (${cmd.args[0] === TSX_RUNTIME_BIN ? 'through tsx' : `bundled, plain node: ${cmd.args[0]!}`}) ${p50('runtimeSpawn')}`);
     const ps = stats(pool);
     const ds = stats(deploy);
