@@ -1,5 +1,5 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer, type Server, type Socket } from 'node:net';
+import { createServer as createNetServer, Socket, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -169,6 +169,49 @@ describe('http1 upstream client', () => {
     const post = await run(pool, { method: 'POST', path: '/increment' });
     expect(post.error).toBeDefined();
     expect(seen.filter((l) => l === 'POST /increment HTTP/1.1')).toHaveLength(1);
+    pool.close();
+  });
+
+  it('a kept-alive connection the worker closed while idle is never written to: the next request, even a POST with a body, goes out on a fresh one', async () => {
+    // The worker answers once, then closes the idle connection (its keep-alive timeout, or one
+    // that fires at once on SIGCONT after a freeze). Between the FIN's 'end' and the socket's
+    // 'close' node answers any write with EPIPE "This socket has been ended by the other party"
+    // and sends nothing: a request sent then failed with 502 although it never left the router.
+    // The request is sent right when the router's socket emits 'end', inside that window.
+    const connections: number[] = [];
+    const address = await raw((req, sock) => {
+      const n = ((sock as Socket & { served?: number }).served = ((sock as Socket & { served?: number }).served ?? 0) + 1);
+      if (n === 1) connections.push(sock.remotePort!);
+      const body = req.slice(req.indexOf('\r\n\r\n') + 4);
+      sock.write(`HTTP/1.1 200 OK\r\nContent-Length: ${2 + body.length}\r\n\r\nok${body}`);
+      if (req.includes('/warm')) setTimeout(() => sock.end(), 5);
+    });
+    const port = Number(address.slice(address.lastIndexOf(':') + 1));
+    const pool = new UpstreamPool(address, 1000, 4000);
+    expect((await run(pool, { method: 'GET', path: '/warm' })).status).toBe(200);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- restored below, called with the socket as this
+    const emit = Socket.prototype.emit;
+    let post: Promise<Result> | undefined;
+    const sawEnd = new Promise<void>((resolve) => {
+      Socket.prototype.emit = function (this: Socket, event: string | symbol, ...args: unknown[]) {
+        const toWorker = this.remotePort === port; // read first: a listener may destroy the socket
+        const r = emit.call(this, event, ...args);
+        if (event === 'end' && toWorker && !post) {
+          post = run(pool, { method: 'POST', path: '/increment', headers: ['content-length', '3'], body: Readable.from([Buffer.from('xyz')]), bodyHasLength: true });
+          resolve();
+        }
+        return r;
+      } as typeof emit;
+    });
+    try {
+      await sawEnd;
+    } finally {
+      Socket.prototype.emit = emit;
+    }
+    const answer = await post!;
+    expect(answer.error?.message).toBeUndefined();
+    expect(answer).toMatchObject({ status: 200, body: 'okxyz' });
+    expect(connections, 'the POST went out on a second connection').toHaveLength(2);
     pool.close();
   });
 

@@ -108,9 +108,23 @@ class UpstreamConnection {
     this.socket.on('data', this.onSocketData);
     this.socket.on('error', this.onSocketError);
     this.socket.on('close', this.onSocketClose);
+    this.socket.on('end', this.onSocketEnd);
     this.socket.on('drain', this.onSocketDrain);
     this.socket.once('connect', this.onSocketConnect);
   }
+
+  /**
+   * The worker closed its side (its keep-alive timeout ran out, or it is exiting). While idle the
+   * connection is finished at once: between this FIN and the socket's 'close' node would accept a
+   * request's write and fail it with EPIPE ("This socket has been ended by the other party"), a
+   * 502 for a request that never left the router. During an exchange 'close' decides, as before.
+   */
+  private readonly onSocketEnd = (): void => {
+    if (this.handler) return;
+    this.closed = true;
+    this.pool.dropIdle(this);
+    this.socket.destroy();
+  };
 
   private readonly onSocketConnect = (): void => {
     this.connected = true;
@@ -453,6 +467,7 @@ class UpstreamConnection {
     s.removeListener('data', this.onSocketData);
     s.removeListener('error', this.onSocketError);
     s.removeListener('close', this.onSocketClose);
+    s.removeListener('end', this.onSocketEnd);
     s.removeListener('drain', this.onSocketDrain);
     if (!h.onUpgrade) {
       s.destroy();
@@ -561,7 +576,7 @@ export class UpstreamPool {
     const now = performance.now();
     let c = this.idle.pop();
     // Expired idle connections are closed rather than risked (the server may be closing them).
-    while (c && (c.closed || now - c.idleSince > this.idleTimeoutMs)) {
+    while (c && (c.closed || c.socket.readableEnded || now - c.idleSince > this.idleTimeoutMs)) {
       c.socket.destroy();
       c = this.idle.pop();
     }
