@@ -15,7 +15,7 @@ import { createLocalStore, type ResourceStore, type Watch } from '@orrery/store'
 import type { MembershipStep, ObservedMember } from '../../registry-cluster/plan-membership.ts';
 import type { ClusterRequest } from '../../registry-cluster/plan-request.ts';
 import { RegistryClusterReconciler } from '../../registry-cluster/registry-cluster-reconciler.ts';
-import { LocalRegistryClusterBackend } from './local-registry-cluster-backend.ts';
+import { LocalRegistryClusterBackend, type LocalPlacement } from './local-registry-cluster-backend.ts';
 
 const NS = 'default';
 const NAME = 'lag';
@@ -34,6 +34,9 @@ let dataDir: string;
 let reconciler: RegistryClusterReconciler;
 let watch: Watch | undefined;
 const events: Event[] = [];
+/** The reconciler's last log lines and the backend's members (their etcd stderr tails), for a wait that timed out. */
+const operatorLog: string[] = [];
+let placement: LocalPlacement | undefined;
 
 const current = async () => (await store.get('RegistryCluster', NS, NAME)) as RegistryCluster;
 const roleOf = (s: Status | undefined, name: string) => s?.members?.find((m) => m.name === name)?.role;
@@ -42,7 +45,11 @@ const explainCluster = () => {
   const last = events.filter((e): e is Extract<Event, { kind: 'status' }> => e.kind === 'status').at(-1)?.status;
   const steps = events.filter((e) => e.kind === 'step').slice(-5).map((e) => JSON.stringify((e).step));
   const logs = reconciler.processes().map((p) => `${p.member} running=${p.running}`);
-  return JSON.stringify({ members: last?.members, conditions: last?.conditions, learnerObservations: last?.learnerObservations }, null, 1) + `\nsteps:\n${steps.join('\n')}\nprocesses: ${logs.join(', ')}`;
+  const etcdTails = (placement?.members.list() ?? []).map((m) => `--- ${m.name} (etcd stderr, last lines)\n${m.logTail.slice(-8).join('\n')}`);
+  return (
+    JSON.stringify({ members: last?.members, conditions: last?.conditions, learnerObservations: last?.learnerObservations }, null, 1) +
+    `\nsteps:\n${steps.join('\n')}\nprocesses: ${logs.join(', ')}\noperator log:\n${operatorLog.slice(-25).join('\n')}\n${etcdTails.join('\n')}`
+  );
 };
 const leaderIndexOf = (s: Status) => s.members?.find((m) => m.isLeader)?.raftIndex;
 
@@ -72,9 +79,16 @@ beforeAll(async () => {
     const rc = e.object as RegistryCluster;
     if (e.type !== 'deleted' && rc.metadata.name === NAME && rc.status) events.push({ kind: 'status', status: structuredClone(rc.status) });
   });
+  const backend = new LocalRegistryClusterBackend({ dataDir, registryApi: false });
+  const open = backend.open.bind(backend);
+  backend.open = (rc, log) => (placement = open(rc, log));
   reconciler = new RegistryClusterReconciler({
     store,
-    backend: new LocalRegistryClusterBackend({ dataDir, registryApi: false }),
+    backend,
+    log: (msg, fields) => {
+      operatorLog.push(`${new Date().toISOString().slice(11, 23)} ${msg} ${JSON.stringify(fields ?? {})}`);
+      if (operatorLog.length > 200) operatorLog.splice(0, 100);
+    },
     intervalMs: POLL_MS,
     onStep: (_key, step, members, leaderRaftIndex) => events.push({ kind: 'step', step, members: structuredClone(members), leaderRaftIndex }),
   });
