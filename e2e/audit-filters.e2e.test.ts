@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { adminPage, criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -54,7 +54,7 @@ const searchParams = () => Object.fromEntries(new URL(page.url()).searchParams);
 
 describe('audit log filters', () => {
   it('each filter narrows the list and is kept in the URL; no match shows the empty state; clearing restores', async () => {
-    await page.goto(`${p.consoleUrl}/audit`);
+    await goto(page, `${p.consoleUrl}/audit`);
     await expect.poll(async () => new Set((await rows()).map((r) => r.who)).size, { timeout: 30_000 }).toBeGreaterThan(1);
     const unfiltered = await rows();
     expect(unfiltered.map((r) => r.action)).toEqual(expect.arrayContaining(['auth.login', 'functions.rollback']));

@@ -28,9 +28,25 @@ export async function criticalViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
 }
 
+/**
+ * `page.goto`, tried again (up to 3 times) when Chromium aborts the load with
+ * net::ERR_NETWORK_CHANGED: the machine's network configuration changed under the browser (seen
+ * once in CI), which says nothing about the console. Any other failure is thrown at once.
+ */
+export async function goto(page: Page, url: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url);
+      return;
+    } catch (err) {
+      if (attempt >= 3 || !String((err as Error).message).includes('net::ERR_NETWORK_CHANGED')) throw err;
+    }
+  }
+}
+
 /** Logs in through the login form with the admin token or a user's password. */
 export async function logIn(page: Page, consoleUrl: string, as: { token: string } | { user: string; password: string }): Promise<void> {
-  await page.goto(`${consoleUrl}/login`);
+  await goto(page, `${consoleUrl}/login`);
   if ('token' in as) {
     await page.getByTestId('login-token').fill(as.token);
   } else {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { readMasterKeyFile, signAdminUrl } from '@orrery/auth';
-import { criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { criticalViolations, goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const router = p.routerUrls[0]!;
@@ -57,7 +57,7 @@ async function canaryTraffic(): Promise<Array<{ revisionName?: string; percent?:
 
 describe('console', () => {
   it('logs in with the admin token', async () => {
-    await page.goto(p.consoleUrl);
+    await goto(page, p.consoleUrl);
     await page.waitForURL(/\/login/);
     await screenshot(page, 'login');
     expect(await criticalViolations(page)).toEqual([]);
@@ -77,7 +77,7 @@ describe('console', () => {
     };
     const truth = await usage();
     expect(truth.keys).toBeGreaterThanOrEqual(3);
-    await page.goto(`${p.consoleUrl}/state`);
+    await goto(page, `${p.consoleUrl}/state`);
     await expect.poll(async () => firstNumber(await text('keyspace-keys-default-counter')), { timeout: 20_000 }).toBe(truth.keys);
     expect(firstNumber(await text('keyspace-bytes-default-counter'))).toBe(truth.bytes);
     const ns = (await (await fetch(new URL(signAdminUrl(masterKey, 'GET', '/v1/admin/namespaces', Date.now() / 1000 + 60), p.statesvcUrl))).json()) as { namespaces: Array<{ namespace: string; keys: number; bytes: number }> };
@@ -89,7 +89,7 @@ describe('console', () => {
   });
 
   it('edits the canary split to 50/50 and the router follows within ±5 %, then rolls back', async () => {
-    await page.goto(`${p.consoleUrl}/functions/default/canary`);
+    await goto(page, `${p.consoleUrl}/functions/default/canary`);
     await page.getByTestId('traffic-input-canary-00001').fill('50');
     await page.getByTestId('traffic-input-latest').fill('50'); // the canary entry follows the latest revision
     await page.getByTestId('traffic-apply').click();
@@ -120,7 +120,7 @@ describe('console', () => {
   });
 
   it('registry: add learner → promote → transfer leadership → remove, with live progress', async () => {
-    await page.goto(`${p.consoleUrl}/registry/default/registry`);
+    await goto(page, `${p.consoleUrl}/registry/default/registry`);
     // The example cluster bootstraps 3 members.
     for (const n of [1, 2, 3]) await expect.poll(async () => text(`member-role-registry-${n}`, 120_000), { timeout: 120_000 }).toBe('voter');
     await screenshot(page, 'registry-cluster');
@@ -162,7 +162,7 @@ describe('console', () => {
       expect(r.status).toBe(200);
       owners.set(s, ((await r.json()) as { worker: { pid: number } }).worker.pid);
     }
-    await page.goto(`${p.consoleUrl}/sticky`);
+    await goto(page, `${p.consoleUrl}/sticky`);
     const before = firstNumber(await text('sticky-teleports-default-cart'));
     const victim = owners.get(sessions[0]!)!;
     process.kill(victim, 'SIGKILL');
@@ -181,7 +181,7 @@ describe('console', () => {
   });
 
   it('the audit log lists each action', async () => {
-    await page.goto(`${p.consoleUrl}/audit`);
+    await goto(page, `${p.consoleUrl}/audit`);
     await page.getByTestId('audit-row').first().waitFor({ timeout: 30_000 });
     await expect
       .poll(async () => (await page.getByTestId('audit-row').allTextContents()).join('\n'), { timeout: 20_000 })
@@ -201,7 +201,7 @@ describe('console', () => {
       ['state-namespace', '/state/default', '[data-testid="ns-keyspace-counter"]'],
     ];
     for (const [name, path, selector] of pages) {
-      await page.goto(`${p.consoleUrl}${path}`);
+      await goto(page, `${p.consoleUrl}${path}`);
       await page.locator(selector).first().waitFor({ timeout: 30_000 });
       await screenshot(page, name);
       expect(await criticalViolations(page), name).toEqual([]);
@@ -214,18 +214,18 @@ describe('console', () => {
 
   it('deep links open the object they name', async () => {
     // The keyspace shown on a namespace's state page is in the URL, both ways.
-    await page.goto(`${p.consoleUrl}/state/default?keyspace=cart`);
+    await goto(page, `${p.consoleUrl}/state/default?keyspace=cart`);
     await page.getByTestId('history-keyspace').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('history-keyspace').inputValue()).toBe('cart');
     await page.getByTestId('history-keyspace').selectOption('counter');
     await page.waitForURL(/\/state\/default\?keyspace=counter$/);
     // A sticky row opens the function's sticky panel.
-    await page.goto(`${p.consoleUrl}/sticky`);
+    await goto(page, `${p.consoleUrl}/sticky`);
     await page.getByRole('link', { name: 'default/cart', exact: true }).click();
     await page.waitForURL(/\/functions\/default\/cart#sticky$/);
     await page.locator('#sticky').waitFor({ timeout: 30_000 });
     // A StateSync has its own page.
-    await page.goto(`${p.consoleUrl}/statesync`);
+    await goto(page, `${p.consoleUrl}/statesync`);
     await page.getByRole('link', { name: 'default/router', exact: true }).click();
     await page.waitForURL(/\/statesync\/default\/router$/);
     await page.locator('[data-testid^="statesync-replica-"]').first().waitFor({ timeout: 30_000 });
@@ -239,11 +239,11 @@ describe('console', () => {
     try {
       await logIn(v, p.consoleUrl, p.viewer);
       expect(await v.getByTestId('role').textContent()).toBe('viewer');
-      await v.goto(`${p.consoleUrl}/functions/default/canary`);
+      await goto(v, `${p.consoleUrl}/functions/default/canary`);
       await v.getByTestId('rollback-canary-00002').waitFor();
       await expect.poll(() => v.getByTestId('rollback-canary-00002').isDisabled()).toBe(true);
       expect(await v.getByTestId('traffic-apply').isDisabled()).toBe(true);
-      await v.goto(`${p.consoleUrl}/registry/default/registry`);
+      await goto(v, `${p.consoleUrl}/registry/default/registry`);
       await v.getByTestId('add-learner').waitFor();
       expect(await v.getByTestId('add-learner').isDisabled()).toBe(true);
       await screenshot(v, 'viewer-registry');

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { OrreryFunction } from '@orrery/spec';
 import { adminMutation, adminQuery } from './admin-api.ts';
-import { adminPage, criticalViolations, launchChromium, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const CLI = join(import.meta.dirname, '..', 'apps', 'cli', 'bin', 'orrery.mjs');
@@ -51,7 +51,7 @@ function applyFunction(name: string, spec: Record<string, unknown>): Promise<unk
 
 /** Opens a function's page at a panel and waits until the panel is there. */
 async function openPanel(name: string, panel: 'triggers' | 'domains' | 'build'): Promise<void> {
-  await page.goto(`${p.consoleUrl}/functions/default/${name}#${panel}`);
+  await goto(page, `${p.consoleUrl}/functions/default/${name}#${panel}`);
   await page.locator(`#${panel}`).waitFor({ timeout: 30_000 });
 }
 

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { adminQuery } from './admin-api.ts';
-import { adminPage, criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const WHALE = 'e2e-hot-whale';
@@ -72,7 +72,7 @@ const firstNumber = (s: string): number => Number(/-?\d+(\.\d+)?/.exec(s)?.[0] ?
 
 describe('hot keys', () => {
   it('the cart keyspace’s panel shows the whale first, above the alert share, in the chart and the table', async () => {
-    await page.goto(`${p.consoleUrl}/state/default?keyspace=cart`);
+    await goto(page, `${p.consoleUrl}/state/default?keyspace=cart`);
     await page.getByTestId('hot-keys-panel').waitFor({ timeout: 30_000 });
     // State calls: the cart function stores each session under cart/<session>.
     await expect.poll(() => text('hot-key-state-key-0'), { timeout: 60_000 }).toBe(`cart/${WHALE}`);
@@ -98,7 +98,7 @@ describe('hot keys', () => {
   });
 
   it('the overview raises the hot-key alert, and its link opens the panel', async () => {
-    await page.goto(p.consoleUrl);
+    await goto(page, p.consoleUrl);
     const alert = page.locator('[data-testid="alert"][data-kind="hot-key"]', { hasText: 'keyspace default/cart' });
     await alert.first().waitFor({ timeout: 60_000 });
     expect(await alert.first().textContent()).toContain(`key cart/${WHALE} takes`);
@@ -114,7 +114,7 @@ describe('hot keys', () => {
     const v = await ctx.newPage();
     try {
       await logIn(v, p.consoleUrl, p.viewer);
-      await v.goto(`${p.consoleUrl}/state/default?keyspace=cart`);
+      await goto(v, `${p.consoleUrl}/state/default?keyspace=cart`);
       await v.getByTestId('hot-keys-hashed').waitFor({ timeout: 30_000 });
       await expect.poll(() => text('hot-key-state-key-0', v), { timeout: 60_000 }).toMatch(/^h:[0-9a-f]{16}$/);
       expect(await text('hot-key-sticky-key-0', v)).toMatch(/^h:[0-9a-f]{16}$/);
@@ -124,7 +124,7 @@ describe('hot keys', () => {
       expect(await text('hot-key-state-key-0', v)).toBe(id);
       expect(await v.getByTestId('hot-keys-panel').textContent()).not.toContain(WHALE);
       await screenshot(v, 'hot-keys-panel-viewer');
-      await v.goto(p.consoleUrl);
+      await goto(v, p.consoleUrl);
       const alert = v.locator('[data-testid="alert"][data-kind="hot-key"]', { hasText: 'keyspace default/cart' });
       await alert.first().waitFor({ timeout: 60_000 });
       expect(await alert.first().textContent()).toContain(`key ${id} takes`);

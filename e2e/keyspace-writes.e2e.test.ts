@@ -15,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { deriveStateToken, readMasterKeyFile } from '@orrery/auth';
 import { createStateClient, FencedError, StateError } from '@orrery/sdk';
 import { adminQuery } from './admin-api.ts';
-import { adminPage, criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const KEY = `e2e-writes-${process.pid}`;
@@ -95,7 +95,7 @@ describe('keyspace writes panel', () => {
   });
 
   it('the panel draws the feed strip and lists the newest changes, the open stream, the replay, the mismatch, the fence and the refusal', async () => {
-    await page.goto(`${p.consoleUrl}/state/default?keyspace=counter`);
+    await goto(page, `${p.consoleUrl}/state/default?keyspace=counter`);
     await page.getByTestId('keyspace-writes-panel').waitFor({ timeout: 30_000 });
     await expect.poll(async () => Number(await text('feed-head')), { timeout: 30_000 }).toBeGreaterThanOrEqual(8);
     expect(Number(await text('feed-streams'))).toBeGreaterThanOrEqual(1);
@@ -132,7 +132,7 @@ describe('keyspace writes panel', () => {
     const v = await ctx.newPage();
     try {
       await logIn(v, p.consoleUrl, p.viewer);
-      await v.goto(`${p.consoleUrl}/state/default?keyspace=counter`);
+      await goto(v, `${p.consoleUrl}/state/default?keyspace=counter`);
       await v.getByTestId('keyspace-writes-hashed').waitFor({ timeout: 30_000 });
       await expect.poll(() => text('feed-change-key-0', v), { timeout: 30_000 }).toMatch(/^h:[0-9a-f]{16}$/);
       expect(await text('fence-key-0', v)).toMatch(/^h:[0-9a-f]{16}$/);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { SESSION_COOKIE } from '@orrery/api';
 import { adminQuery } from './admin-api.ts';
-import { launchChromium, logIn, screenshot } from './browser.ts';
+import { goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -32,7 +32,7 @@ describe('logout', () => {
     try {
       const page = await ctx.newPage();
       await logIn(page, p.consoleUrl, p.viewer);
-      await page.goto(`${p.consoleUrl}/functions`);
+      await goto(page, `${p.consoleUrl}/functions`);
       await page.getByTestId('function-row-canary').waitFor({ timeout: 30_000 });
       const session = (await ctx.cookies(p.consoleUrl)).find((c) => c.name === SESSION_COOKIE);
       expect(session?.value).toMatch(/.+/);
@@ -53,7 +53,7 @@ describe('logout', () => {
       // …and the browser no longer holds it.
       expect((await ctx.cookies(p.consoleUrl)).find((c) => c.name === SESSION_COOKIE && c.value !== '')).toBeUndefined();
       // A page sends the logged-out browser to the login page, remembering where it wanted to go.
-      await page.goto(`${p.consoleUrl}/audit`);
+      await goto(page, `${p.consoleUrl}/audit`);
       await page.waitForURL(/\/login\?next=%2Faudit$/, { timeout: 30_000 });
 
       const after = await adminQuery<{ items: AuditRow[] }>(p, 'audit.list', { action: 'auth.logout', who: p.viewer.user });

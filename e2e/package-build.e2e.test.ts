@@ -17,7 +17,7 @@ import { packFolder } from '@orrery/builder';
 import { writeNodePackage } from '@orrery/builder/testing';
 import type { BuildStatus, OrreryFunction } from '@orrery/spec';
 import { adminMutation, adminQuery } from './admin-api.ts';
-import { adminPage, criticalViolations, launchChromium, logIn, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const PADDER = 'e2e-build-padder';
@@ -62,7 +62,7 @@ async function buildIn(name: string, phase: BuildStatus['phase']): Promise<Build
 
 /** Opens a function's page at #build and waits until the panel shows `phase` (the page refreshes itself). */
 async function openBuild(on: Page, name: string, phase: BuildStatus['phase']): Promise<Locator> {
-  await on.goto(`${p.consoleUrl}/functions/default/${name}#build`);
+  await goto(on, `${p.consoleUrl}/functions/default/${name}#build`);
   const panel = on.locator('#build');
   await panel.waitFor({ timeout: 30_000 });
   await expect.poll(() => panel.getAttribute('data-phase'), { timeout: 30_000 }).toBe(phase);

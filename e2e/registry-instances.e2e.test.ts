@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { adminPage, criticalViolations, launchChromium, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -47,7 +47,7 @@ describe('registry instances browser', () => {
   it('filters by selector and service prefix, shows a refused selector, and clearing restores the list', async () => {
     await wakeCanary();
     keepAwake = setInterval(() => void wakeCanary(), 5_000);
-    await page.goto(`${p.consoleUrl}/registry/default/registry`);
+    await goto(page, `${p.consoleUrl}/registry/default/registry`);
     await page.getByTestId('instances-search').waitFor({ timeout: 30_000 });
     // Everything in the default registry namespace: the examples' workers.
     await page.getByTestId('instances-search').click();

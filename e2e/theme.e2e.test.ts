@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, logIn, screenshot } from './browser.ts';
+import { goto, launchChromium, logIn, screenshot } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -85,7 +85,7 @@ describe('theme before first paint', () => {
     const ctx = await newContext('dark');
     try {
       const page = await ctx.newPage();
-      await page.goto(`${p.consoleUrl}/login`);
+      await goto(page, `${p.consoleUrl}/login`);
       const early = await earlyTheme(page);
       expect(early.atBody, JSON.stringify(early)).toMatchObject({ theme: 'dark', hydrated: false });
       expect(early.firstFrame, JSON.stringify(early)).toMatchObject({ theme: 'dark', background: DARK_BG });
@@ -99,7 +99,7 @@ describe('theme before first paint', () => {
     const ctx = await newContext('light');
     try {
       const page = await ctx.newPage();
-      await page.goto(`${p.consoleUrl}/login`);
+      await goto(page, `${p.consoleUrl}/login`);
       const early = await earlyTheme(page);
       expect(early.atBody, JSON.stringify(early)).toMatchObject({ theme: 'light', hydrated: false });
       expect(early.firstFrame, JSON.stringify(early)).toMatchObject({ theme: 'light', background: LIGHT_BG });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { OrreryFunction } from '@orrery/spec';
 import { adminQuery } from './admin-api.ts';
-import { adminPage, criticalViolations, launchChromium, screenshot } from './browser.ts';
+import { adminPage, criticalViolations, goto, launchChromium, screenshot } from './browser.ts';
 
 const p = inject('platform');
 const router = p.routerUrls[0]!;
@@ -39,7 +39,7 @@ async function routedByTag(tag: string): Promise<string> {
 
 /** Types the tag for `revision`, applies, checks the confirmation's diff (`now → after` of the one changed row), and confirms. */
 async function saveTag(revision: string, tag: string, diff: string): Promise<void> {
-  await page.goto(`${p.consoleUrl}/functions/default/counter`);
+  await goto(page, `${p.consoleUrl}/functions/default/counter`);
   const input = page.getByTestId(`traffic-tag-${revision}`);
   await input.waitFor({ timeout: 30_000 });
   await input.fill(tag);
@@ -53,7 +53,7 @@ async function saveTag(revision: string, tag: string, diff: string): Promise<voi
 
 /** The tag input's value after a fresh load of the page (the editor shows the saved split). */
 async function tagShownAfterReload(revision: string): Promise<string> {
-  await page.goto(`${p.consoleUrl}/functions/default/counter`);
+  await goto(page, `${p.consoleUrl}/functions/default/counter`);
   const input = page.getByTestId(`traffic-tag-${revision}`);
   await input.waitFor({ timeout: 30_000 });
   return input.inputValue();

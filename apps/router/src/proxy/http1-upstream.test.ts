@@ -195,7 +195,7 @@ describe('http1 upstream client', () => {
     const sawEnd = new Promise<void>((resolve) => {
       Socket.prototype.emit = function (this: Socket, event: string | symbol, ...args: unknown[]) {
         const toWorker = this.remotePort === port; // read first: a listener may destroy the socket
-        const r = emit.call(this, event, ...args);
+        const r = Reflect.apply(emit, this, [event, ...args]) as boolean;
         if (event === 'end' && toWorker && !post) {
           post = run(pool, { method: 'POST', path: '/increment', headers: ['content-length', '3'], body: Readable.from([Buffer.from('xyz')]), bodyHasLength: true });
           resolve();
