@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ReadBatcher } from './read-batcher.ts';
 
 /** A batcher whose flushes run when the test says so, recording every load. */
-function harness(opts: { maxKeys?: number; fail?: (keys: string[]) => Error | undefined } = {}) {
+function harness(opts: { maxKeys?: number; aloneBelow?: number; fail?: (keys: string[]) => Error | undefined } = {}) {
   const flushes: Array<() => void> = [];
   const loads: Array<{ scope: string; keys: string[] }> = [];
   const data = new Map([['a/x', 'X'], ['a/y', 'Y'], ['b/x', 'BX']]);
@@ -15,6 +15,8 @@ function harness(opts: { maxKeys?: number; fail?: (keys: string[]) => Error | un
     },
     schedule: (f) => flushes.push(f),
     maxKeys: opts.maxKeys,
+    // Batching from the first read unless a test says otherwise.
+    aloneBelow: opts.aloneBelow ?? 0,
   });
   const flush = () => {
     const f = flushes.splice(0);
@@ -84,6 +86,7 @@ describe('ReadBatcher', () => {
         throw boom;
       },
       schedule: (f) => flushes.push(f),
+      aloneBelow: 0,
     });
     const r = b.get('a', 'a', 'x');
     flushes[0]!();
@@ -92,12 +95,49 @@ describe('ReadBatcher', () => {
 
   it('flushes on setImmediate by default', async () => {
     const loads: string[][] = [];
-    const b = new ReadBatcher<string, number>({ load: async (_s, keys) => (loads.push(keys), keys.map((k) => k.length)) });
+    const b = new ReadBatcher<string, number>({ load: async (_s, keys) => (loads.push(keys), keys.map((k) => k.length)), aloneBelow: 0 });
     expect(await Promise.all([b.get('s', 's', 'ab'), b.get('s', 's', 'abc')])).toEqual([2, 3]);
     expect(loads).toEqual([['ab', 'abc']]);
   });
 
   it('refuses a batch size below one', () => {
     expect(() => new ReadBatcher({ load: async () => [], maxKeys: 0 })).toThrow(/at least one key/);
+  });
+  it('sends reads alone while fewer than aloneBelow statements are in flight, and batches only the reads beyond that', async () => {
+    const flushes: Array<() => void> = [];
+    const loads: Array<{ keys: string[]; answer: () => void }> = [];
+    const batcher = new ReadBatcher<string, string>({
+      load: (_scope, keys) => new Promise((resolve) => loads.push({ keys, answer: () => resolve(keys.map((k) => k.toUpperCase())) })),
+      schedule: (f) => flushes.push(f),
+      aloneBelow: 2,
+    });
+    // Two reads leave at once, each as its own statement, without waiting for a flush.
+    const a = batcher.get('s', 's', 'a');
+    const b = batcher.get('s', 's', 'b');
+    expect(loads.map((l) => l.keys)).toEqual([['a'], ['b']]);
+    expect(flushes).toHaveLength(0);
+    expect(batcher.statementsInFlight).toBe(2);
+    // Two statements in flight: the next reads wait for the iteration's batch and share one.
+    const c = batcher.get('s', 's', 'c');
+    const d = batcher.get('s', 's', 'd');
+    expect(loads).toHaveLength(2);
+    expect(flushes).toHaveLength(1);
+    flushes.splice(0)[0]!();
+    expect(loads.map((l) => l.keys)).toEqual([['a'], ['b'], ['c', 'd']]);
+    for (const l of loads) l.answer();
+    expect(await Promise.all([a, b, c, d])).toEqual(['A', 'B', 'C', 'D']);
+    // Every statement answered: a read goes alone again.
+    expect(batcher.statementsInFlight).toBe(0);
+    const e = batcher.get('s', 's', 'e');
+    expect(loads.at(-1)!.keys).toEqual(['e']);
+    loads.at(-1)!.answer();
+    expect(await e).toBe('E');
+  });
+
+  it('counts a failed statement as answered, so a failure never leaves the batcher batching for good', async () => {
+    const batcher = new ReadBatcher<string, string>({ load: () => Promise.reject(new Error('down')), schedule: () => {}, aloneBelow: 1 });
+    await expect(batcher.get('s', 's', 'a')).rejects.toThrow('down');
+    expect(batcher.statementsInFlight).toBe(0);
+    await expect(batcher.get('s', 's', 'b')).rejects.toThrow('down');
   });
 });

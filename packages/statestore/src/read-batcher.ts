@@ -1,6 +1,7 @@
 /**
  * Point reads of one keyspace that arrive in the same event-loop iteration leave as one
- * statement (`key = any($keys)`) instead of one statement each.
+ * statement (`key = any($keys)`) instead of one statement each — once enough statements are in
+ * flight (`aloneBelow`); below that a read leaves at once on its own.
  *
  * Why: a statement's fixed cost — the client's encode/decode, one loopback write and read, the
  * backend's bind/execute/sync — was most of a GET's cost (profile of statesvc at 32 connections:
@@ -20,6 +21,11 @@ export interface ReadBatcherOptions<S, V> {
   schedule?: (flush: () => void) => void;
   /** Keys per statement at most; a larger batch is split (bounds the statement's size). */
   maxKeys?: number;
+  /**
+   * While fewer statements than this are in flight, a read leaves at once as a statement of its
+   * own instead of waiting for the iteration's batch (0: always batch). See `aloneBelow`.
+   */
+  aloneBelow?: number;
 }
 
 interface Waiter<V> {
@@ -35,23 +41,49 @@ interface Batch<S, V> {
 
 export const DEFAULT_READ_BATCH_KEYS = 64;
 
+/**
+ * Batching pays only under pressure. With few reads in flight, holding each one for the
+ * iteration's batch put every concurrent reader into one statement and so into lock-step: at 8
+ * connections one statement was in flight instead of 8, and statesvc served 7.1 k GET/s batched
+ * against 12.7 k/s unbatched (2026-12-04, same run); at 128 connections batching won, 21.2 k
+ * against 16.8 k/s. So reads go alone while fewer than this many statements are in flight, and
+ * only the reads beyond that wait to share one (as a group commit does). A/B of the threshold
+ * (bench/statesvc, GET/s @8 / @32 / @128): 0 (always batch) 7.4 k / 13.8 k / 21.8 k, 4 8.8 k /
+ * 14.2 k / 21.0 k, 8 11.4 k / 14.5 k / 20.3 k, 16 11.2 k / 13.6 k / 19.1 k.
+ */
+export const DEFAULT_READ_ALONE_BELOW = 8;
+
 export class ReadBatcher<S, V> {
   private pending = new Map<string, Batch<S, V>>();
   private scheduled = false;
   private readonly load: ReadBatcherOptions<S, V>['load'];
   private readonly schedule: (flush: () => void) => void;
   private readonly maxKeys: number;
+  private readonly aloneBelow: number;
+  /** Statements sent and not yet answered. */
+  private inflight = 0;
   private readonly flushBound = () => this.flush();
+  private readonly settledBound = () => void this.inflight--;
 
   constructor(opts: ReadBatcherOptions<S, V>) {
     this.load = opts.load;
     this.schedule = opts.schedule ?? setImmediate;
     this.maxKeys = opts.maxKeys ?? DEFAULT_READ_BATCH_KEYS;
+    this.aloneBelow = opts.aloneBelow ?? DEFAULT_READ_ALONE_BELOW;
     if (!(this.maxKeys >= 1)) throw new Error('a read batch needs room for at least one key');
+    if (!(this.aloneBelow >= 0)) throw new Error('aloneBelow must be 0 or more');
+  }
+
+  /** Statements in flight (for tests and metrics). */
+  get statementsInFlight(): number {
+    return this.inflight;
   }
 
   /** Reads `key` of `scope`; `scopeId` identifies the scope (reads with the same id may share a statement). */
   get(scopeId: string, scope: S, key: string): Promise<V | null> {
+    if (this.inflight < this.aloneBelow) {
+      return new Promise<V | null>((resolve, reject) => this.send({ scope, waiters: new Map([[key, [{ resolve, reject }]]]) }, [key]));
+    }
     let batch = this.pending.get(scopeId);
     if (!batch) {
       batch = { scope, waiters: new Map() };
@@ -86,6 +118,8 @@ export class ReadBatcher<S, V> {
     } catch (err) {
       loading = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+    this.inflight++;
+    loading.then(this.settledBound, this.settledBound);
     loading.then(
       (values) => {
         for (let i = 0; i < keys.length; i++) for (const w of batch.waiters.get(keys[i]!)!) w.resolve(values[i] ?? null);
