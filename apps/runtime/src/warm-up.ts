@@ -34,13 +34,14 @@ export async function warmUp(server: WorkerServer, o: { url: string; adminUrl?: 
     timeoutMs: 10_000,
   });
   try {
-    await selfRequest(o.url);
+    const status = await selfRequest(`${o.url}/warm-up`, 'ping');
+    if (status !== 200) throw new Error(`warm-up request answered ${status}`);
   } finally {
     server.forgetWarmUp();
   }
   // The runtime's own routes (route table, JSON answers): the specialize call is their first use
   // on the local platform, where nothing probes /readyz.
-  await selfGet(`${o.adminUrl ?? o.url}/readyz`);
+  await selfRequest(`${o.adminUrl ?? o.url}/readyz`);
   await warmSpecializeBody();
   return Math.round(performance.now() - started);
 }
@@ -69,29 +70,19 @@ const SAMPLE_SPECIALIZE_BODY = JSON.stringify({
 export async function warmSpecializeBody(): Promise<Parsed> {
   const body = Buffer.from(SAMPLE_SPECIALIZE_BODY);
   const stream = Object.assign(Readable.from([body], { objectMode: false }), { headers: { 'content-type': 'application/json', 'content-length': String(body.length) } });
-  return parseSpecializeRequest(await readJsonBody(stream as unknown as IncomingMessage, { limit: body.length }), 'http://127.0.0.1:1');
+  return parseSpecializeRequest(await readJsonBody(stream as unknown as IncomingMessage, { limit: body.length }));
 }
 
-function selfGet(url: string): Promise<void> {
+/** One request to this worker on a connection of its own; answers the status once the body is read. */
+function selfRequest(url: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { connection: 'close' } }, (res) => {
+    const headers = body === undefined ? { connection: 'close' } : { 'content-type': 'text/plain', connection: 'close' };
+    const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
       res.resume();
-      res.once('end', resolve);
+      res.once('end', () => resolve(res.statusCode ?? 0));
       res.once('error', reject);
     });
     req.once('error', reject);
-    req.end();
-  });
-}
-
-function selfRequest(url: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/warm-up`, { method: 'POST', headers: { 'content-type': 'text/plain', connection: 'close' } }, (res) => {
-      res.resume();
-      res.once('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`warm-up request answered ${res.statusCode}`))));
-      res.once('error', reject);
-    });
-    req.once('error', reject);
-    req.end('ping');
+    req.end(body);
   });
 }

@@ -63,7 +63,6 @@ export class ReadBatcher<S, V> {
   /** Statements sent and not yet answered. */
   private inflight = 0;
   private readonly flushBound = () => this.flush();
-  private readonly settledBound = () => void this.inflight--;
 
   constructor(opts: ReadBatcherOptions<S, V>) {
     this.load = opts.load;
@@ -74,7 +73,7 @@ export class ReadBatcher<S, V> {
     if (!(this.aloneBelow >= 0)) throw new Error('aloneBelow must be 0 or more');
   }
 
-  /** Statements in flight (for tests and metrics). */
+  /** Statements in flight (tests read it). */
   get statementsInFlight(): number {
     return this.inflight;
   }
@@ -119,12 +118,13 @@ export class ReadBatcher<S, V> {
       loading = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     this.inflight++;
-    loading.then(this.settledBound, this.settledBound);
     loading.then(
       (values) => {
+        this.inflight--;
         for (let i = 0; i < keys.length; i++) for (const w of batch.waiters.get(keys[i]!)!) w.resolve(values[i] ?? null);
       },
       (err: unknown) => {
+        this.inflight--;
         for (const key of keys) for (const w of batch.waiters.get(key)!) w.reject(err);
       },
     );

@@ -576,7 +576,7 @@ export class UpstreamPool {
     const now = performance.now();
     let c = this.idle.pop();
     // Expired idle connections are closed rather than risked (the server may be closing them).
-    while (c && (c.closed || c.socket.readableEnded || now - c.idleSince > this.idleTimeoutMs)) {
+    while (c && (c.closed || now - c.idleSince > this.idleTimeoutMs)) {
       c.socket.destroy();
       c = this.idle.pop();
     }
