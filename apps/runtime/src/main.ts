@@ -180,7 +180,8 @@ const listening = await server.listen().catch((err: Error) => {
 self.address = { host: cfg.advertiseHost ?? advertiseHost(cfg.host), port: listening.port, adminPort: listening.adminPort };
 // A generic worker pays its one-time costs before anyone learns its address (see warm-up.ts).
 if (cfg.mode === 'pool') {
-  const ms = await warmUp(server, { url: listening.url, adminUrl: listening.adminUrl, workDir, log }).catch((err: unknown) => {
+  const silentLog = createLogger({ component: 'runtime', level: cfg.logLevel, format: logFormat.value, destination: { write: () => true } });
+  const ms = await warmUp(server, { url: listening.url, adminUrl: listening.adminUrl, workDir, log, silentLog }).catch((err: unknown) => {
     log.warn('warm-up failed; the first specialization pays the one-time costs', { error: (err as Error).message });
     return undefined;
   });
