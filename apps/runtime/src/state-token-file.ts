@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 // The subpath, not the barrel: the barrel's zod schemas would cost every worker's start (docs/performance.md "coldstart").
 import { STATE_TOKEN_FILE, stateTokenFileBody, type StateTokenClaims } from '@orrery/spec/state-credentials';
@@ -16,12 +17,15 @@ export async function writeStateTokenFile(dir: string, creds: StateCredentials):
   for (const k of ['namespace', 'keyspace', 'token'] as const) {
     if (typeof creds[k] !== 'string' || creds[k] === '') throw new TypeError(`state credentials need a non-empty ${k}`);
   }
-  await mkdir(dir, { recursive: true });
+  // Synchronous on purpose, as the module file's write (load/function-source.ts): this is on a
+  // stateful function's cold start, where the worker serves nothing else yet, and the async calls
+  // were four thread-pool round trips (mkdir, write, chmod, rename) of a ~100-byte file.
+  mkdirSync(dir, { recursive: true });
   const path = join(dir, STATE_TOKEN_FILE);
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(tmp, stateTokenFileBody(creds), { mode: 0o444 });
-  await chmod(tmp, 0o444); // the umask may have removed bits
-  await rename(tmp, path);
+  writeFileSync(tmp, stateTokenFileBody(creds), { mode: 0o444 });
+  chmodSync(tmp, 0o444); // the umask may have removed bits
+  renameSync(tmp, path);
   return path;
 }
 
