@@ -130,3 +130,51 @@ describe('Autoscaler (stats → decider → change events)', () => {
     expect(a.activatorModes([{ namespace: 'ns', revision: 'f-00001' }])[0]).toMatchObject({ inPath: false });
   });
 });
+
+describe('Autoscaler metric memory', () => {
+  const many = (n: number, c: number) => Array.from({ length: n }, (_, i) => ({ namespace: 'ns', function: 'f', revision: `f-${String(i).padStart(5, '0')}`, averageConcurrency: c, requests: 0, windowMs: 1000 }));
+
+  it('holds no window for revisions nobody tracks while they are idle (a router reports every revision it ever served)', () => {
+    const { a, advance } = setup();
+    for (let s = 0; s < 300; s++) {
+      advance(1000);
+      a.recordStats('r1', many(50, 0));
+      a.recordStats('r2', many(50, 0));
+    }
+    expect(a.heldMetrics()).toEqual({ windows: 0, seconds: 0 });
+  });
+
+  it('keeps a tracked revision to its own stable window, not the hour an untracked one may need', () => {
+    const { a, advance } = setup(1);
+    a.desired('ns/f-00001', rev(), true); // stable window 6 s in setup()
+    for (let s = 0; s < 600; s++) {
+      advance(1000);
+      a.recordStats('r1', report(1));
+      a.recordStats('r2', report(1));
+    }
+    expect(a.heldMetrics().windows).toBe(1);
+    expect(a.heldMetrics().seconds).toBeLessThanOrEqual(8);
+  });
+
+  it('still starts a window for an untracked revision with demand (stats before the first reconcile)', () => {
+    const { a, state } = setup();
+    a.recordStats('r1', report(3));
+    expect(a.heldMetrics()).toEqual({ windows: 1, seconds: 1 });
+    state.ready = 1;
+    a.desired('ns/f-00001', rev(), true);
+    a.tickAll();
+    expect(a.desired('ns/f-00001', rev(), true).desired).toBe(3);
+  });
+
+  it('a forgotten revision that routers keep reporting idle does not come back', () => {
+    const { a, advance } = setup(1);
+    a.desired('ns/f-00001', rev(), true);
+    a.recordStats('r1', report(1));
+    a.forget('ns/f-00001');
+    for (let s = 0; s < 100; s++) {
+      advance(1000);
+      a.recordStats('r1', report(0));
+    }
+    expect(a.heldMetrics()).toEqual({ windows: 0, seconds: 0 });
+  });
+});

@@ -42,7 +42,11 @@ interface Tracked {
   decision: KpaDecision;
 }
 
-/** Metric windows outlive tracking a little: stats may arrive before the first reconcile. */
+/**
+ * What a window keeps before its revision is tracked (stats may arrive before the first
+ * reconcile): the longest stable window a revision may ask for. Tracking shortens it to the
+ * revision's own stable window.
+ */
 const RETAIN_MS = 3_600_000;
 
 /**
@@ -79,6 +83,7 @@ export class Autoscaler {
       const decider = new KpaDecider(settings, this.now());
       t = { fn: rev.spec.function, decider, reachable, decision: { desired: 0, mode: 'stable', activator: { inPath: true, excessBurstCapacity: 0, reason: '' }, reason: '' } };
       this.tracked.set(key, t);
+      this.window(key).setRetention(Math.max(settings.stableWindowMs, settings.panicWindowMs));
       t.decision = this.decide(key, t);
       this.o.onDecision?.(key, t.fn, undefined, t.decision);
     }
@@ -90,6 +95,13 @@ export class Autoscaler {
   forget(key: string): void {
     this.tracked.delete(key);
     this.windows.delete(key);
+  }
+
+  /** Metric windows held and the seconds they store (tests; what the autoscaler's memory grows with). */
+  heldMetrics(): { windows: number; seconds: number } {
+    let seconds = 0;
+    for (const w of this.windows.values()) seconds += w.storedSeconds;
+    return { windows: this.windows.size, seconds };
   }
 
   isTracked(key: string): boolean {
@@ -132,6 +144,9 @@ export class Autoscaler {
       // Requests in flight or queued right now count at least as much as the last second's
       // average: a revision never looks idle while a request waits for it.
       const value = metric === 'rps' ? (r.windowMs > 0 ? (r.requests * 1000) / r.windowMs : 0) : Math.max(r.averageConcurrency, (r.inflight ?? 0) + (r.queued ?? 0));
+      // A router reports every revision it ever served: an idle one nobody tracks (most often a
+      // deleted revision, whose window forget() dropped) gets no window back for its zeros.
+      if (!t && !(value > 0) && !(r.requests > 0) && !this.windows.has(key)) continue;
       this.window(key).record(now, router, Math.max(0, value));
       if (value > 0 || r.requests > 0) this.o.onActivity?.(key);
     }

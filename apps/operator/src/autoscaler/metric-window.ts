@@ -2,19 +2,39 @@
  * One revision's metric as one-second buckets, each bucket holding the latest value per source
  * (router replica): the autoscaler sums replicas, and a replica that reports twice within a
  * second replaces its own value instead of counting twice.
+ *
+ * Only non-zero values are stored: a missing second already counts as zero, and every router
+ * reports every revision it has served every second, busy or not — stored, those zeros were a
+ * map per revision per second for the whole retention (the local operator grew ~4 MB a minute
+ * under churn; docs/performance.md "soak").
  */
 export class MetricWindow {
   private readonly buckets = new Map<number, Map<string, number>>();
   private firstBucket?: number;
 
-  constructor(private readonly retainMs: number) {}
+  constructor(private retainMs: number) {}
+
+  /** Keep only what the longest window read from this metric needs (the revision's stable window). */
+  setRetention(ms: number): void {
+    this.retainMs = ms;
+  }
+
+  /** Seconds held (for tests and memory checks). */
+  get storedSeconds(): number {
+    return this.buckets.size;
+  }
 
   record(nowMs: number, source: string, value: number): void {
     const b = Math.floor(nowMs / 1000);
     this.firstBucket ??= b;
     let m = this.buckets.get(b);
-    if (!m) this.buckets.set(b, (m = new Map()));
-    m.set(source, value);
+    if (value === 0) {
+      // Replaces an earlier value of this second as a stored zero would.
+      if (m?.delete(source) && m.size === 0) this.buckets.delete(b);
+    } else {
+      if (!m) this.buckets.set(b, (m = new Map()));
+      m.set(source, value);
+    }
     this.prune(b);
   }
 
