@@ -83,6 +83,23 @@ export class RouterStats {
     return s;
   }
 
+  /**
+   * Drops the stats of revisions that left the route table (collected, deleted) once nothing of
+   * theirs is in flight, queued or in the window just closed. Without this a router reports
+   * every revision it ever served, every second, for the rest of its life — under steady
+   * rollouts a report (and the autoscaler's work on it) that only grows. Their response-code
+   * series leave /metrics with them, as a deleted object's series do.
+   */
+  forgetRetired(routed: (key: string) => boolean): number {
+    let dropped = 0;
+    for (const [key, s] of this.revisions) {
+      if (routed(key) || s.inflight > 0 || s.queued > 0 || s.lastWindow.requests > 0) continue;
+      this.revisions.delete(key);
+      dropped++;
+    }
+    return dropped;
+  }
+
   /** Closes every revision's window (called once a second). */
   roll(): void {
     const t = this.now();

@@ -18,12 +18,15 @@ export interface StatsLoopOptions {
   autoscaler: AutoscalerClient | undefined;
   routerId: string;
   log: MessageLog;
+  /** Whether a revision key is in the current route table; absent: revision stats are kept for good. */
+  routed?: (key: string) => boolean;
 }
 
 export function startStatsLoop(o: StatsLoopOptions): { stop(): void } {
   let pushErrors = 0;
   const tick = setInterval(() => {
     o.stats.roll();
+    if (o.routed) o.stats.forgetRetired(o.routed);
     o.activator.expire(Date.now());
     o.queues.drainAll();
     if (!o.autoscaler) return;

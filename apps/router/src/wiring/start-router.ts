@@ -35,7 +35,7 @@ export async function startRouter(o: RouterOptions): Promise<RunningRouter> {
   const names = refreshPlatformNames(c.guard, () => c.endpoints.recheckRegistry());
   c.endpoints.recheckRegistry();
   if (c.guard.entries.length) o.log(`registry endpoints on platform addresses are never used: ${c.guard.entries.join(', ')} (and this router's ports ${servers.port}, ${servers.adminPort})`);
-  const statsLoop = startStatsLoop({ stats: c.stats, activator: c.activator, queues: c.queues, autoscaler: c.autoscaler, routerId: o.routerId, log: o.log });
+  const statsLoop = startStatsLoop({ stats: c.stats, activator: c.activator, queues: c.queues, autoscaler: c.autoscaler, routerId: o.routerId, log: o.log, routed: (key) => c.plane.routes.revisions.has(key) });
 
   return {
     url: servers.url,
