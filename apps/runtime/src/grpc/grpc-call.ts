@@ -19,6 +19,7 @@ import type { Logger } from '@orrery/log';
 import type { FunctionContext } from '../function-context.ts';
 import type { GrpcMethod } from './grpc-export.ts';
 import { encodeMessage, GrpcFramingError, MessageDeframer } from './grpc-framing.ts';
+import { drained } from '../http/drained.ts';
 
 /** The second argument of every gRPC method. */
 export interface GrpcCall {
@@ -210,17 +211,7 @@ export async function runGrpcCall(o: RunGrpcOptions): Promise<GrpcOutcome> {
     if (message.length > o.maxMessageBytes) throw new GrpcError(GrpcStatus.RESOURCE_EXHAUSTED, `the response message of ${message.length} bytes exceeds the ${o.maxMessageBytes}-byte limit`);
     if (finished || o.signal.aborted || stream.destroyed) return;
     sendHead();
-    if (!stream.write(encodeMessage(message))) {
-      await new Promise<void>((resolve) => {
-        const go = () => {
-          stream.off('drain', go);
-          stream.off('close', go);
-          resolve();
-        };
-        stream.on('drain', go);
-        stream.on('close', go);
-      });
-    }
+    if (!stream.write(encodeMessage(message))) await drained(stream);
   };
   const work = (async (): Promise<GrpcOutcome> => {
     try {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { drained } from './drained.ts';
 
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
 
@@ -109,17 +110,4 @@ function byteSize(chunk: unknown): number | undefined {
   if (typeof chunk === 'string') return Buffer.byteLength(chunk);
   if (ArrayBuffer.isView(chunk)) return chunk.byteLength;
   return undefined;
-}
-
-/** Resolves when the response can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const go = () => {
-      res.off('drain', go);
-      res.off('close', go);
-      resolve();
-    };
-    res.on('drain', go);
-    res.on('close', go);
-  });
 }
