@@ -23,7 +23,9 @@
  *    misses. Everything it started is stopped on the way out, Ctrl-C included.
  *
  * The functions get `revisionGC {keep: 2, minAge: 1m}` first, so that the revisions the adds roll
- * out are collected and the store does not grow through the run (it would read as a leak).
+ * out are collected and the store does not grow through the run (it would read as a leak), and
+ * the stateful ones `idempotencyRetention: 60s`, so that statesvc's stored write outcomes level
+ * off within the run instead of growing for the default 24 h.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -58,6 +60,8 @@ const FD_SLACK = 3;
 /** Without maxScale the KPA has no ceiling: the soak's adds stop here. */
 const DEFAULT_ADD_CEILING = 3;
 const COUNTER_KEYS = 8;
+/** Long enough for any retry the SDK makes, short enough that statesvc's outcomes level off within the run. */
+const IDEMPOTENCY_RETENTION = '60s';
 /** A failure up to this long after an action on its function is charged to that action. */
 const ATTRIBUTION_SECONDS = 5;
 /** Failures printed one by one; the rest only in the counts by kind. */
@@ -200,7 +204,9 @@ class Soak {
       const fn = (await this.api.functions.get.query({ namespace: NS, name }));
       const a = fn.spec.template.autoscaling ?? {};
       this.base.set(name, { minScale: a.minScale ?? 0, maxScale: a.maxScale || DEFAULT_ADD_CEILING });
-      await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' } }));
+      // A stateful function's writes each leave an idempotency outcome in statesvc for the
+      // retention (24 h by default): that would read as statesvc's memory growing all run long.
+      await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' }, ...(spec.state ? { state: { ...spec.state, idempotencyRetention: IDEMPOTENCY_RETENTION } } : {}) }));
     }
   }
 
@@ -364,7 +370,7 @@ async function main(): Promise<number> {
       'canary Ready with canary-00002',
     );
     await s.prepare();
-    log(`every function answers; revisionGC {keep: 2, minAge: 1m} set on ${FUNCTIONS.join(', ')}`);
+    log(`every function answers; revisionGC {keep: 2, minAge: 1m} set on ${FUNCTIONS.join(', ')}, idempotencyRetention ${IDEMPOTENCY_RETENTION} on the stateful ones`);
 
     // Capacity probe.
     log(`\ncapacity probe: closed loop, ${settings.probeConcurrency} connections over both routers, ${settings.probeSeconds} s`);
