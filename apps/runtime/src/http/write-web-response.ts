@@ -63,19 +63,11 @@ export async function writeWebResponse(res: ServerResponse, response: Response, 
         res.end(first.value);
         return;
       }
-      // Not flushed: node sends the head with the first chunk.
+      // Not flushed: node sends the head with the first chunk. The second read, settled or not,
+      // is `pending`: the loop below takes it.
       writeHead();
       if (clientGone) return;
       if (!res.write(first.value)) await drained(res);
-      if (second !== NOT_YET) {
-        if (clientGone) return;
-        if (second.done) {
-          res.end();
-          return;
-        }
-        if (!res.write(second.value)) await drained(res);
-        pending = reader.read();
-      }
     }
     for (;;) {
       const { done, value } = await pending;
