@@ -18,6 +18,7 @@ import type { ClusterPlacement, RegistryClusterBackend } from './registry-cluste
 import { addLearner, moveLeader, promoteMember, removeMember } from './membership-calls.ts';
 import { observeCluster, type ClusterObservation } from './observe-cluster.ts';
 import { learnerObservation, planMembership, promotionOf, type MembershipStep, type ObservedMember, type PlanInput } from './plan-membership.ts';
+import { planMemberRestart } from './plan-member-restart.ts';
 import { decideRequest, nextRequest, parseRequests, type ClusterRequest } from './plan-request.ts';
 
 type Log = (msg: string, fields?: Record<string, unknown>) => void;
@@ -207,18 +208,8 @@ export class RegistryClusterReconciler {
     const anyData = local.some((m) => rt.members.hasData(m.name));
     for (const m of local) {
       if (rt.members.isRunning(m.name) || obs.statuses.has(m.clientURL)) continue;
-      const known = obs.members?.find((x) => x.peerURL === m.peerURL);
-      if (rt.members.hasData(m.name)) {
-        // Do not resurrect a member etcd removed (its data would make it try to rejoin).
-        if (obs.members && !known) continue;
-        await rt.members.start(m.name, `${m.name}=${m.peerURL}`, 'existing');
-      } else if (!obs.members && !anyData) {
-        // Bootstrap (or a bootstrap interrupted before anything was written): all start as `new`.
-        await rt.members.start(m.name, local.map((x) => `${x.name}=${x.peerURL}`).join(','), 'new');
-      } else if (known) {
-        const initial = obs.members!.map((x) => `${x.peerURL === m.peerURL ? m.name : x.name}=${x.peerURL}`).join(',');
-        await rt.members.start(m.name, initial, 'existing');
-      }
+      const plan = planMemberRestart({ member: m, hasData: rt.members.hasData(m.name), anyData, local, etcdMembers: obs.members });
+      if (plan) await rt.members.start(m.name, plan.initialCluster, plan.state);
     }
     // Identities etcd never accepted (MemberAdd failed or was removed): forget them.
     if (obs.members) {

@@ -81,10 +81,15 @@ export class LocalMembers implements RegistryMembers {
     return m;
   }
 
-  /** True once etcd has written its data dir: restarts then ignore the initial-cluster flags. */
+  /**
+   * True once etcd has written its WAL: restarts then ignore the initial-cluster flags. Not the
+   * `member/` folder alone — etcd makes it before it asks the cluster to join, so a first start
+   * that died there (a timeout after SIGSTOP, a busy leader) leaves the folder and no WAL.
+   */
   hasData(name: string): boolean {
     const m = this.members.get(name);
-    return !!m && existsSync(join(m.dataDir, 'member'));
+    const walDir = m && join(m.dataDir, 'member', 'wal');
+    return !!walDir && existsSync(walDir) && readdirSync(walDir).some((f) => f.endsWith('.wal'));
   }
 
   /** Starts the member's etcd (no-op when it runs). `initialCluster` only matters on first start. */
