@@ -206,6 +206,9 @@ describe('KubernetesPoolExecutor (real control plane, pool pods run by the proce
     await twoWarm();
     const rev = await revision('scaled');
     await executor.specialize(rev);
+    // scale() counts the specialized pods in the informer cache, as the KPA's every tick does; the
+    // claim it just made may reach the cache a moment later (one call here, not a tick per second).
+    await eventually('the claimed pod in the cache', () => executor.readySpecialized(`${NS}/scaled-00001`) === 1, 30_000);
     executor.scale(rev, 2);
     await eventually('two specialized pods', () => executor.readySpecialized(`${NS}/scaled-00001`) === 2, 60_000);
     const claimedAt = (p: KubeObject) => p.metadata.annotations![CLAIMED_AT_ANNOTATION]!;
