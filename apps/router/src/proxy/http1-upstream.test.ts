@@ -135,6 +135,24 @@ describe('http1 upstream client', () => {
     s.closeAllConnections();
   });
 
+  it('a body given as text goes out with the head, UTF-8 encoded, in the same write', async () => {
+    let firstRead = '';
+    const address = await raw((request, sock) => {
+      firstRead = request;
+      sock.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    });
+    const pool = new UpstreamPool(address, 1000, 4000);
+    const text = JSON.stringify({ name: 'café' });
+    const r = await run(pool, { method: 'POST', headers: ['content-length', String(Buffer.byteLength(text))], text, bodyHasLength: true });
+    expect(r).toMatchObject({ status: 200, body: 'ok' });
+    // raw() hands over the bytes up to the head's end plus what came with them: the body came in the same read.
+    const [head, body] = firstRead.split('\r\n\r\n');
+    expect(head).toMatch(/^POST \/ HTTP\/1\.1\r\n/);
+    expect(head).toContain(`content-length: ${Buffer.byteLength(text)}`);
+    expect(Buffer.from(body!, 'latin1').toString('utf8')).toBe(text);
+    pool.close();
+  });
+
   it('rejects conflicting Content-Length and lets chunked framing win over Content-Length', async () => {
     const address = await raw((req, sock) => {
       if (req.includes('/conflict')) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd');

@@ -36,6 +36,11 @@ export interface UpstreamRequest {
   headers: string[];
   /** A body to stream (chunked unless `headers` carry content-length), or null. */
   body: RequestBody | null;
+  /**
+   * Instead of `body`: a whole body known up front (the activator's JSON calls to the operator),
+   * sent with the head in one write as UTF-8; `headers` must carry its byte length.
+   */
+  text?: string;
   bodyHasLength: boolean;
   /** No response head within this → error code ORRERY_HEADERS_TIMEOUT; idle body → ORRERY_BODY_TIMEOUT. */
   timeoutMs: number;
@@ -165,7 +170,14 @@ class UpstreamConnection {
     head += '\r\n';
     if (!r.body) {
       this.bodyWritten = true;
-      this.socket.write(head, 'latin1');
+      if (r.text === undefined) this.socket.write(head, 'latin1');
+      else {
+        // Corked: one writev for head and body.
+        this.socket.cork();
+        this.socket.write(head, 'latin1');
+        this.socket.write(r.text, 'utf8');
+        this.socket.uncork();
+      }
       return;
     }
     this.bodyWritten = false;
@@ -252,7 +264,8 @@ class UpstreamConnection {
       buf = Buffer.concat([this.pending, chunk]);
       this.pending = undefined;
     }
-    while (pos < buf.length || this.state === State.Done) {
+    // A handler may abort from onData (a body over its limit): the exchange is over then.
+    while (this.handler && (pos < buf.length || this.state === State.Done)) {
       switch (this.state) {
         case State.Head: {
           const end = buf.indexOf('\r\n\r\n', pos, 'latin1');
@@ -276,7 +289,7 @@ class UpstreamConnection {
             if (pos < buf.length) this.keepAlive = false;
             this.complete(n > 0 ? piece : undefined);
             return;
-          } else if (n > 0 && !this.handler!.onData(piece)) {
+          } else if (n > 0 && !this.handler.onData(piece)) {
             this.pause();
           }
           break;
@@ -284,7 +297,7 @@ class UpstreamConnection {
         case State.BodyUntilClose: {
           const piece = pos === 0 ? buf : buf.subarray(pos);
           pos = buf.length;
-          if (!this.handler!.onData(piece)) this.pause();
+          if (!this.handler.onData(piece)) this.pause();
           break;
         }
         case State.BodyChunkSize: {
@@ -311,7 +324,7 @@ class UpstreamConnection {
           pos += n;
           this.remaining -= n;
           if (this.remaining === 0) this.state = State.BodyChunkDataEnd;
-          if (n > 0 && !this.handler!.onData(piece)) this.pause();
+          if (n > 0 && !this.handler.onData(piece)) this.pause();
           break;
         }
         case State.BodyChunkDataEnd: {
