@@ -60,6 +60,8 @@ interface Specialized {
 
 const READY_WAIT_MS = 30_000;
 const REFILL_DELAY_MS = 50;
+/** The specialized revision's reconcile waits this long (see doSpecialize). */
+const RECONCILE_AFTER_SPECIALIZE_MS = 30;
 /** Between unpublishing a specialized worker and its SIGTERM (routers poll the endpoints file). */
 const UNPUBLISH_DELAY_MS = 500;
 
@@ -280,13 +282,16 @@ export class LocalPoolExecutor implements PoolSpecializer {
     list.push(s);
     this.specialized.set(key, list);
     this.o.onChange();
-    // After the answer: the revision's reconcile starts at once when queued, and its first store
-    // query runs on this event loop (the embedded PGlite), which held the cold request's answer
-    // back by ~0.5 ms.
+    // After the answer, and after the cold request it serves: the revision's reconcile runs its
+    // store queries on this event loop (the embedded PGlite, ~0.5 ms before the answer when it ran
+    // first) and publishes the endpoints file, which every router then reads — while the router
+    // is proxying the cold request to the worker. 30 ms later (interleaved bench/coldstart, pool
+    // p50 9.7–10.9 ms at once → 8.8–9.5 ms deferred); other routers still reach the worker at once
+    // through their own specialize call, which answers the live worker.
     if (list.length === 1) {
-      setImmediate(() => {
+      setTimeout(() => {
         if (!this.stopped) this.o.reconcileNow?.(key);
-      });
+      }, RECONCILE_AFTER_SPECIALIZE_MS).unref();
     }
     return { address: worker.address!, timing: { workerMs: Math.round(performance.now() - sent), loadMs: answer.loadMs } };
   }
