@@ -27,19 +27,21 @@ export function postJson(url: string, body: unknown, opts: PostJsonOptions = {})
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.once('error', reject);
-      res.once('end', () => {
-        let parsed: Record<string, unknown> = {};
-        try {
-          const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-          if (value && typeof value === 'object' && !Array.isArray(value)) parsed = value as Record<string, unknown>;
-        } catch {
-          /* not JSON: the status says enough */
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: jsonObjectOf(chunks) }));
     });
     req.once('timeout', () => req.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
     req.once('error', reject);
     req.end(payload);
   });
+}
+
+/** An answer's bytes as a JSON object; `{}` when they are empty, not JSON, or not an object. */
+export function jsonObjectOf(chunks: Buffer[]): Record<string, unknown> {
+  try {
+    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    /* not JSON: the status says enough */
+  }
+  return {};
 }

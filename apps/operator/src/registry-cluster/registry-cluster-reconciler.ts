@@ -205,10 +205,10 @@ export class RegistryClusterReconciler {
     const obs = await observeCluster(local.map((m) => m.clientURL));
 
     // Bring members back: after an operator restart, or a crashed process.
-    const anyData = local.some((m) => rt.members.hasData(m.name));
+    const withData = new Set(local.filter((m) => rt.members.hasData(m.name)).map((m) => m.name));
     for (const m of local) {
       if (rt.members.isRunning(m.name) || obs.statuses.has(m.clientURL)) continue;
-      const plan = planMemberRestart({ member: m, hasData: rt.members.hasData(m.name), anyData, local, etcdMembers: obs.members });
+      const plan = planMemberRestart({ member: m, hasData: withData.has(m.name), anyData: withData.size > 0, local, etcdMembers: obs.members });
       if (plan) await rt.members.start(m.name, plan.initialCluster, plan.state);
     }
     // Identities etcd never accepted (MemberAdd failed or was removed): forget them.

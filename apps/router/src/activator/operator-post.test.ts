@@ -42,6 +42,18 @@ describe('operatorPost (the activator’s calls to the operator)', () => {
     expect(seen[1]!.port).toBe(seen[0]!.port);
   });
 
+  it('different URLs of one operator share its kept-alive connection (the stats keep it warm for a specialize call)', async () => {
+    const ports: number[] = [];
+    const base = await serve((req, _body, res) => {
+      ports.push(req.socket.remotePort!);
+      res.end('{}');
+    });
+    await operatorPost(`${base}/v1/autoscaler/stats`, {}, { timeoutMs: 2000 });
+    await operatorPost(`${base}/v1/executor/specialize`, {}, { timeoutMs: 2000 });
+    expect(ports).toHaveLength(2);
+    expect(ports[1]).toBe(ports[0]);
+  });
+
   it('any status is an answer; a body that is not a JSON object becomes {}', async () => {
     const base = await serve((req, _body, res) => {
       if (req.url === '/array') return res.end('[1,2]');

@@ -1,4 +1,4 @@
-import { postJson } from '@orrery/control-http';
+import { jsonObjectOf, postJson } from '@orrery/control-http';
 import { UpstreamPool } from '../proxy/http1-upstream.ts';
 
 /** Idle connections to the operator older than this are not reused (below node's 5 s server keep-alive). */
@@ -13,12 +13,20 @@ interface Target {
 }
 /** By URL: the activator calls a handful of fixed URLs (specialize, poke, stats). */
 const targets = new Map<string, Target>();
+/**
+ * By operator address: every URL of one operator shares its connections, so the stats pushed
+ * each second keep one warm for a cold request's specialize call.
+ */
+const pools = new Map<string, UpstreamPool>();
 
 function targetOf(url: string): Target {
   let t = targets.get(url);
   if (!t) {
     const u = new URL(url);
-    t = { pool: new UpstreamPool(`${u.hostname}:${u.port || '80'}`, CONNECT_TIMEOUT_MS, IDLE_MS), path: `${u.pathname}${u.search}` };
+    const address = `${u.hostname}:${u.port || '80'}`;
+    let pool = pools.get(address);
+    if (!pool) pools.set(address, (pool = new UpstreamPool(address, CONNECT_TIMEOUT_MS, IDLE_MS)));
+    t = { pool, path: `${u.pathname}${u.search}` };
     targets.set(url, t);
   }
   return t;
@@ -60,7 +68,7 @@ export function operatorPost(url: string, body: unknown, o: { token?: string; ti
         },
         onComplete: (_trailers, last) => {
           if (last) chunks.push(last);
-          resolve({ status, body: jsonObject(chunks) });
+          resolve({ status, body: jsonObjectOf(chunks) });
         },
         onError: (err) => reject(err.message.includes(url) ? err : new Error(`POST ${url}: ${err.message}`)),
       },
@@ -68,12 +76,3 @@ export function operatorPost(url: string, body: unknown, o: { token?: string; ti
   });
 }
 
-function jsonObject(chunks: Buffer[]): Record<string, unknown> {
-  try {
-    const value = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    /* not JSON: the status says enough */
-  }
-  return {};
-}
