@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flatness, flatnessWindows, median } from './flatness.ts';
+import { flatness, flatnessWindows, floor, median } from './flatness.ts';
 
 const series = (values: Array<[number, number]>) => values.map(([t, value]) => ({ t, value }));
 
@@ -8,6 +8,13 @@ describe('median', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+});
+
+describe('floor', () => {
+  it('takes the smallest value, NaN for none', () => {
+    expect(floor([3, 1, 2])).toBe(1);
+    expect(floor([])).toBeNaN();
   });
 });
 
@@ -40,6 +47,15 @@ describe('flatness', () => {
     expect(flatness(series([[60, 20], [1800, 24]]), { ...w, minSlack: 3 }).flat).toBe(false);
   });
 
+  it('sums a window up by its floor when asked: bursts of in-flight connections do not count, a raised floor does', () => {
+    const bursty = series([[60, 40], [70, 150], [80, 41], [1780, 45], [1790, 170], [1800, 120]]);
+    expect(flatness(bursty, w).flat).toBe(false); // medians 41 → 120
+    const r = flatness(bursty, { ...w, statistic: 'floor', minSlack: 3 });
+    expect([r.first, r.last]).toEqual([40, 45]);
+    expect(r.flat).toBe(false); // 40 → 45: one more than the 10 % allowed
+    expect(flatness(series([[60, 40], [70, 150], [1780, 44], [1790, 170]]), { ...w, statistic: 'floor', minSlack: 3 }).flat).toBe(true);
+  });
+
   it('is not flat when a window has no sample', () => {
     const r = flatness(series([[60, 100]]), w);
     expect(r.last).toBeNaN();
@@ -48,8 +64,9 @@ describe('flatness', () => {
 });
 
 describe('flatnessWindows', () => {
-  it('uses a minute of warm-up and one-minute windows for the 30-minute run', () => {
-    expect(flatnessWindows(1800)).toEqual({ warmupSeconds: 60, windowSeconds: 60 });
+  it('uses the first sixth (5 minutes) as warm-up and one-minute windows for the 30-minute run', () => {
+    expect(flatnessWindows(1800)).toEqual({ warmupSeconds: 300, windowSeconds: 60 });
+    expect(flatnessWindows(600)).toEqual({ warmupSeconds: 100, windowSeconds: 60 });
   });
 
   it('scales down for the 3-minute run without overlapping windows', () => {
