@@ -33,7 +33,7 @@ export interface FlatnessWindows {
   totalSeconds: number;
   /** Largest growth allowed, as a fraction of the first window's median (0.1). */
   tolerance: number;
-  /** Growth always allowed, in the series' own unit (0 for bytes, 2 for descriptors). */
+  /** Growth always allowed, in the series' own unit (0 for bytes; the soak allows 3 descriptors). */
   minSlack?: number;
   /** How a window is summed up: its median (default) or its floor. */
   statistic?: 'median' | 'floor';

@@ -19,8 +19,9 @@
  *    console are sampled every 10 s.
  * 4. Checks: no failed request (every non-2xx and every connection error, each printed), no
  *    acknowledged counter increment lost (acknowledged POSTs per key against the final read),
- *    memory and fds flat within 10 % after warm-up, the run's first sixth (flatness.ts). Exit 1 when a correctness check
- *    misses. Everything it started is stopped on the way out, Ctrl-C included.
+ *    memory and fds flat within 10 % after warm-up, the run's first sixth (flatness.ts). Exit 1
+ *    when a correctness check misses. Everything it started is stopped on the way out, Ctrl-C
+ *    included.
  *
  * The functions get `revisionGC {keep: 2, minAge: 1m}` first, so that the revisions the adds roll
  * out are collected and the store does not grow through the run (it would read as a leak), and
