@@ -55,7 +55,20 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
     await page.getByTestId('login-password').fill(as.password);
   }
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByTestId('role').waitFor({ timeout: 30_000 });
+  try {
+    // 60 s: the browser specs run beside the chart tests' installs, and on two loaded cores the
+    // login's round trip and the first page's scripts once took longer than 30 s in CI.
+    await page.getByTestId('role').waitFor({ timeout: 60_000 });
+  } catch (err) {
+    throw new Error(`logging in did not reach a page showing the role: ${await loginState(page)}`, { cause: err });
+  }
+}
+
+/** What the page showed when a login did not finish, for the failure's message (never the token). */
+async function loginState(page: Page): Promise<string> {
+  const alert = await page.getByRole('alert').first().textContent({ timeout: 1_000 }).catch(() => null);
+  const button = await page.getByRole('button', { name: /Log(ging)? in/ }).first().textContent({ timeout: 1_000 }).catch(() => null);
+  return `at ${new URL(page.url()).pathname}; alert: ${alert ?? 'none'}; login button: ${button ?? 'gone'}`;
 }
 
 /** A fresh desktop-sized page, logged in with the admin token (the specs' usual starting point). */
