@@ -1,0 +1,75 @@
+import { setTimeout as nextTurn } from 'node:timers/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
+import type { ParsedHead } from './request-head-parser.ts';
+
+/** A connection that records what the exchange sends, one entry per send (one socket write). */
+function recordingConnection(): RawExchangeConnection & { sends: string[] } {
+  const sends: string[] = [];
+  return {
+    sends,
+    remoteAddress: '127.0.0.1',
+    keepAliveHintMs: 5_000,
+    closeAfter: false,
+    send(prefix, data, suffix) {
+      sends.push(prefix + (data?.toString('latin1') ?? '') + suffix);
+      return true;
+    },
+    responseEnded: () => undefined,
+    destroy: () => undefined,
+  };
+}
+
+const head: ParsedHead = { kind: 'head', method: 'GET', target: '/ns/fn/', rawHeaders: ['Host', 't'], contentLength: 0, close: false, headBytes: 30 };
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('RawExchange: when the response head leaves', () => {
+  it('with its body in one write when the body comes in the same callback', async () => {
+    const conn = recordingConnection();
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-length', '2']);
+    ex.end(Buffer.from('ok'));
+    await nextTurn();
+    expect(conn.sends).toHaveLength(1);
+    expect(conn.sends[0]).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-length: 2\r\n[\s\S]*\r\n\r\nok$/);
+  });
+
+  it('with its body in one write when the body follows in a later microtask of the same turn', async () => {
+    const conn = recordingConnection();
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-length', '2']);
+    await Promise.resolve();
+    await Promise.resolve();
+    ex.end(Buffer.from('ok'));
+    await nextTurn();
+    expect(conn.sends).toHaveLength(1);
+    expect(conn.sends[0]!.endsWith('\r\n\r\nok')).toBe(true);
+  });
+
+  it('alone, by the end of the event-loop turn (before the next timers), when no body comes (a streamed response); the body follows in its own write', async () => {
+    const conn = recordingConnection();
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-type', 'text/event-stream']);
+    expect(conn.sends).toHaveLength(0);
+    await nextTurn();
+    expect(conn.sends).toHaveLength(1);
+    expect(conn.sends[0]).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/event-stream\r\n[\s\S]*\r\n\r\n$/);
+    ex.end(Buffer.from('data: x\n\n'));
+    expect(conn.sends).toHaveLength(2);
+    expect(conn.sends[1]).toBe('9\r\ndata: x\n\n\r\n0\r\n\r\n');
+  });
+
+  it('heads of several exchanges written in one callback: the ones with bodies go with them, the rest share one flush', async () => {
+    const spy = vi.spyOn(globalThis, 'setImmediate');
+    const conns = [recordingConnection(), recordingConnection(), recordingConnection()];
+    const [a, b, c] = conns.map((conn) => new RawExchange(conn, head));
+    a!.writeHead(200, undefined, ['content-length', '1']);
+    b!.writeHead(200, undefined, ['content-type', 'text/event-stream']);
+    c!.writeHead(200, undefined, ['content-type', 'text/event-stream']);
+    a!.end(Buffer.from('a'));
+    await nextTurn();
+    expect(conns.map((conn) => conn.sends.length)).toEqual([1, 1, 1]);
+    expect(spy.mock.calls.filter(([fn]) => fn.name === 'sendHeldHeads')).toHaveLength(1);
+  });
+});
