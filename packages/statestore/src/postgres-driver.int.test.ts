@@ -138,4 +138,51 @@ describe('postgres batched writes', () => {
       await tdb.drop();
     }
   });
+
+  it('holds the overwrites of later iterations while two batches of their keyspace are in flight, and commits them in one transaction (group commit)', async () => {
+    const tdb = await createTestDatabase();
+    const conn = connect({ url: tdb.url, max: 3 });
+    await migrate(conn);
+    const driver = new PostgresDriver(conn, { statementConnections: 4, pipelineDepth: DEFAULT_PIPELINE_DEPTH });
+    try {
+      const a = { namespace: 'ns', owner: 'fn', keyspace: 'a' };
+      for (let i = 0; i <= 21; i++) await driver.set(a, `k${i}`, `"v${i}"`);
+      const head0 = (await driver.changeWindow(a)).head;
+      const held: Array<Promise<{ version: number }>> = [];
+      const rest: Array<Promise<{ version: number }>> = [];
+      const turn = () => new Promise((r) => setImmediate(r));
+      // Another transaction holds k0's and k1's rows, so the two batches with their overwrites
+      // stay in flight (waiting for the locks inside Postgres) while twenty more overwrites
+      // arrive, one per event-loop iteration.
+      await conn.pg!.begin(async (tx) => {
+        await tx.unsafe("select 1 from state_entries where namespace = 'ns' and keyspace = 'a' and key in ('k0', 'k1') for update");
+        held.push(driver.set(a, 'k0', '"w0"'));
+        await turn();
+        held.push(driver.set(a, 'k1', '"w1"'));
+        await new Promise((r) => setTimeout(r, 100));
+        for (let i = 2; i <= 21; i++) {
+          rest.push(driver.set(a, `k${i}`, `"w${i}"`));
+          await turn();
+        }
+        await new Promise((r) => setTimeout(r, 100));
+        // None of them committed while the two batches wait: they are held, not queued on locks.
+        const [row] = await tx.unsafe("select count(*)::int as n from state_entries where namespace = 'ns' and keyspace = 'a' and key like 'k%' and value like $1", ['"w%']);
+        expect(row!.n).toBe(0);
+      });
+      const versions = [...(await Promise.all(held)), ...(await Promise.all(rest))].map((w) => w.version);
+      expect(new Set(versions).size).toBe(22);
+      for (let i = 0; i <= 21; i++) expect((await driver.get(a, `k${i}`))?.value).toBe(`"w${i}"`);
+      // k2..k21 in one transaction (one xmin), apart from k0's and k1's.
+      const xmins = await conn.pg!.unsafe("select key, xmin::text as x from state_entries where namespace = 'ns' and keyspace = 'a' and key like 'k%'");
+      const byKey = new Map(xmins.map((r) => [r.key as string, r.x as string]));
+      expect(new Set(Array.from({ length: 20 }, (_, i) => byKey.get(`k${i + 2}`))).size).toBe(1);
+      expect([byKey.get('k0'), byKey.get('k1')]).not.toContain(byKey.get('k2'));
+      const page = await driver.changes(a, { since: head0, limit: 100 });
+      expect(page.changes.map((c) => c.seq)).toEqual(Array.from({ length: 22 }, (_, i) => head0 + 1 + i));
+      expect(page.changes.map((c) => c.key).sort()).toEqual(Array.from({ length: 22 }, (_, i) => `k${i}`).sort());
+    } finally {
+      await driver.close();
+      await tdb.drop();
+    }
+  });
 });

@@ -99,8 +99,8 @@ function fencedError(row: IdempotentRow, key: string, fence: number): StateStore
 
 type EntryRow = { value: string; version: string | number; expires_at: string | number | null };
 type KeyedEntryRow = EntryRow & { key: string };
-/** A plain overwrite waiting in a write batch. */
-type BatchedSet = { value: string; bytes: number; expiresAt: number | null };
+/** A plain overwrite waiting in a write batch; `alone` holds orrery_state_set's arguments for a batch of one. */
+type BatchedSet = { value: string; bytes: number; expiresAt: number | null; alone: unknown[] };
 type SetRow = { result: string; new_version: string | number | null };
 /** What a write that must run alone gets from a batch (a batch of one, a key that is not live, a failed batch). */
 const RUN_ALONE: SetRow = { result: 'retry', new_version: null };
@@ -159,6 +159,11 @@ function setArgs(value: string, opts: SetOptions, budget: WriteBudget, now: numb
     nsBudget > 0 ? nsBudget : 0,
     now,
   ];
+}
+
+/** The server answered the statement with an error (postgres.js's PostgresError): its transaction did not commit. */
+function refusedByDatabase(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'PostgresError';
 }
 
 function unavailable(err: unknown): never {
@@ -234,12 +239,18 @@ export class PostgresDriver implements StateDriver {
   }
 
   /**
-   * One transaction for a batch of overwrites (orrery_state_set_batch). A batch of one, a key
-   * that is not live, or a batch the database refused (e.g. one value with a NUL) answers
-   * RUN_ALONE, and that write runs as its own statement, which gives it its own outcome.
+   * One transaction for a batch of overwrites (orrery_state_set_batch). A key that is not live,
+   * or a batch the database refused (e.g. one value with a NUL), answers RUN_ALONE, and that
+   * write runs as its own statement, which gives it its own outcome. A batch of one is that
+   * statement (orrery_state_set, which also creates) run here, so that it counts as the
+   * keyspace's batch in flight and the writes arriving meanwhile wait to share the next one
+   * (WriteBatcher's group commit); anything but 'ok' runs again alone for its own error.
    */
   private setEntries(scope: NsKs, writes: Array<{ key: string; write: BatchedSet }>): Promise<SetRow[]> {
-    if (writes.length === 1) return Promise.resolve([RUN_ALONE]);
+    if (writes.length === 1) {
+      // An error is the write's own (as when it runs alone); a refusal runs again alone for its error.
+      return this.run<SetRow>(SET_ENTRY, writes[0]!.write.alone).then((rows) => [rows[0]?.result === 'ok' ? rows[0] : RUN_ALONE]);
+    }
     const keys: string[] = [];
     const values: string[] = [];
     const bytes: number[] = [];
@@ -252,7 +263,13 @@ export class PostgresDriver implements StateDriver {
     }
     return this.run<SetRow>(SET_BATCH, [scope.namespace, scope.keyspace, keys, values, bytes, expires, this.now()]).then(
       (rows) => (rows.length === writes.length ? rows : writes.map(() => RUN_ALONE)),
-      () => writes.map(() => RUN_ALONE),
+      (err: unknown) => {
+        // Refused by the database (e.g. one value with a NUL): nothing of the batch committed, so
+        // each write may run alone. A connection lost under the statement may have committed it:
+        // running the writes again could apply them twice, so they fail as a lone write would.
+        if (refusedByDatabase(err)) return writes.map(() => RUN_ALONE);
+        throw err;
+      },
     );
   }
 
@@ -322,15 +339,15 @@ export class PostgresDriver implements StateDriver {
     const nsBudget = budget.namespaceByteBudget ?? 0;
     // A plain overwrite may share a transaction with concurrent ones (WriteBatcher); whatever the
     // batch could not write (a create, an expired key) runs alone below.
+    const params = [scope.namespace, scope.keyspace, key, ...setArgs(value, opts, budget, this.now())];
     if (this.writes && opts.fence === undefined && opts.ifVersion === undefined && nsBudget <= 0) {
-      const expiresAt = opts.ttlMs && opts.ttlMs > 0 ? this.now() + opts.ttlMs : null;
-      const row = await this.writes.submit(`${scope.namespace}\0${scope.keyspace}`, scope, key, { value, bytes: Buffer.byteLength(value, 'utf8'), expiresAt }).catch(unavailable);
+      // setArgs: [ns, ks, key, value, bytes, expiresAt, …]
+      const row = await this.writes.submit(`${scope.namespace}\0${scope.keyspace}`, scope, key, { value, bytes: params[4] as number, expiresAt: params[5] as number | null, alone: params }).catch(unavailable);
       if (row.result === 'ok') {
         this.changed(scope);
         return { version: Number(row.new_version) };
       }
     }
-    const params = [scope.namespace, scope.keyspace, key, ...setArgs(value, opts, budget, this.now())];
     let rows: IdempotentRow[];
     try {
       // A fence goes through orrery_state_set_fenced (migration 0007). Under a byte budget the
