@@ -102,7 +102,7 @@ type KeyedEntryRow = EntryRow & { key: string };
 /** A plain overwrite waiting in a write batch; `alone` holds orrery_state_set's arguments for a batch of one. */
 type BatchedSet = { value: string; bytes: number; expiresAt: number | null; alone: unknown[] };
 type SetRow = { result: string; new_version: string | number | null };
-/** What a write that must run alone gets from a batch (a batch of one, a key that is not live, a failed batch). */
+/** What a write that must run alone gets from a batch (a key that is not live, a refusal of its lone statement, a batch the database refused). */
 const RUN_ALONE: SetRow = { result: 'retry', new_version: null };
 /** The slice of PGlite's client this driver uses (embedded mode has no postgres.js). */
 type PgliteClient = { query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }> };

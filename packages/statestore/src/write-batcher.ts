@@ -50,8 +50,9 @@ export const DEFAULT_WRITE_BATCH_SIZE = 64;
  * taken again the moment it is free instead of one round trip later; everything after waits
  * here and shares a transaction. Unbounded, every event-loop turn sent its own small batch and
  * paid its own WAL flush. A/B on bench/statesvc, PUT throughput against the raw upsert at 8 / 32
- * / 128 connections (2026-12-05, two rounds each): unbounded 0.43–0.48 / 0.58–0.63 / 0.70–0.81,
- * one in flight 0.46–0.50 / 0.71–0.82 / 0.91–1.01, two 0.54–0.55 / 0.77–0.78 / 1.02–1.05.
+ * / 128 connections (2026-12-05, 6–8 runs each, docs/performance.md "Group commit"): unbounded
+ * 0.43–0.50 / 0.58–0.64 / 0.70–0.81, one in flight 0.45–0.52 / 0.71–0.82 / 0.91–1.03, two
+ * 0.49–0.55 / 0.77–0.85 / 0.94–1.05.
  */
 export const DEFAULT_WRITE_BATCHES_IN_FLIGHT = 2;
 
