@@ -7,7 +7,7 @@ import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler, WebSocketHandler } from './function-context.ts';
 import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-web-request.ts';
 import { writeWebResponse } from './http/write-web-response.ts';
-import { JsonBodyError, readJsonBody, routes, sendJson, urlPath, type RouteTable } from '@orrery/control-http';
+import { JsonBodyError, readJsonBody, refuseRestOfBody, routes, sendJson, urlPath, type RouteTable } from '@orrery/control-http';
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
@@ -269,6 +269,7 @@ export class WorkerServer {
     }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.opts.maxRequestBytes) {
+      if (!http2) refuseRestOfBody(req, res);
       return sendJson(res, 413, { error: `request body of ${declared} bytes exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' }, close);
     }
 
@@ -314,7 +315,7 @@ export class WorkerServer {
       clearTimeout(timer);
       // The slot is held until the handler has settled, even after a 504: it protects the process.
       release?.();
-      discardRestOfBody(req, this.opts.maxRequestBytes);
+      discardRestOfBody(req, res, this.opts.maxRequestBytes);
       res.off('close', onClose);
       traced.end(res.headersSent ? res.statusCode : 499);
       this.meter.depart();
@@ -502,7 +503,8 @@ export class WorkerServer {
     } catch (err) {
       if (signal.aborted) return;
       if (err instanceof BodyTooLargeError || (err as { cause?: unknown })?.cause instanceof BodyTooLargeError) {
-        discardRestOfBody(req, this.opts.maxRequestBytes);
+        if (http2) discardRestOfBody(req, res, this.opts.maxRequestBytes);
+        else refuseRestOfBody(req, res);
         return sendJson(res, 413, { error: `request body exceeds the ${this.opts.maxRequestBytes}-byte limit`, code: 'payload_too_large' });
       }
       log.error('handler threw', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
@@ -563,7 +565,7 @@ export class WorkerServer {
     if (this.draining) return sendJson(res, 503, { error: 'worker is draining', code: 'draining' });
     const refused = this.opts.admitSpecialize?.(req.headers.authorization);
     if (refused) {
-      discardRestOfBody(req, MAX_ADMIN_BODY_BYTES);
+      discardRestOfBody(req, res, MAX_ADMIN_BODY_BYTES);
       return sendJson(res, refused.status, refused.body, refused.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
     }
     const body = await readJson(req, MAX_ADMIN_BODY_BYTES);

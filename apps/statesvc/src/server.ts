@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { verifyAdminUrl } from '@orrery/auth';
-import { routes, urlPath, urlQuery } from '@orrery/control-http';
+import { refuseRestOfBody, routes, urlPath, urlQuery } from '@orrery/control-http';
 import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
   DEFAULT_IDEMPOTENCY_RETENTION_MS,
@@ -91,21 +91,6 @@ function sendJson(res: ServerResponse, status: number, body: string, version?: n
   if (ttlSeconds !== undefined) headers.push('x-orrery-state-ttl', String(ttlSeconds));
   res.writeHead(status, headers);
   res.end(body);
-}
-
-/**
- * A refused body is never read further: the socket stops reading, the answer goes out with
- * `Connection: close`, and the socket half-closes. It is destroyed only after a short linger,
- * because destroying a socket with unread input sends a RST that can overtake the answer.
- */
-function refuseRestOfBody(req: IncomingMessage, res: ServerResponse): void {
-  const socket = req.socket as Socket & { destroySoon?: () => void };
-  res.setHeader('connection', 'close');
-  socket.pause();
-  socket.destroySoon = () => {
-    socket.end();
-    setTimeout(() => socket.destroy(), 2000).unref();
-  };
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bodyRefused, refuseRestOfBody } from '@orrery/control-http';
 
 export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
@@ -80,18 +81,25 @@ function requestBodyStream(req: IncomingMessage, maxBytes: number): ReadableStre
 /**
  * Reads and drops whatever the handler left of the request body, so the connection can
  * carry the next request (and the client is not cut off mid-upload). Past `limit` more
- * bytes the connection is not worth saving and is destroyed.
+ * bytes the connection is not worth saving: the body is refused and the connection closed
+ * once the answer is out (refuseRestOfBody's linger, so the client still reads the answer).
  */
 const discarding = new WeakSet<IncomingMessage>();
 
-export function discardRestOfBody(req: IncomingMessage, limit: number): void {
-  if (req.complete || req.destroyed || discarding.has(req)) return;
+export function discardRestOfBody(req: IncomingMessage, res: ServerResponse, limit: number): void {
+  if (req.complete || req.destroyed || discarding.has(req) || bodyRefused(req)) return;
   discarding.add(req);
   let dropped = 0;
   req.removeAllListeners('readable');
-  req.on('data', (chunk: Buffer) => {
+  const drop = (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped > limit) req.destroy();
-  });
+    if (dropped > limit) {
+      req.off('data', drop);
+      // An HTTP/2 request is one stream of a shared connection: only the stream is reset.
+      if (req.httpVersionMajor >= 2) req.destroy();
+      else refuseRestOfBody(req, res);
+    }
+  };
+  req.on('data', drop);
   req.resume();
 }

@@ -110,6 +110,15 @@ export function queueProxyContract(runtime: RuntimeUnderTest): void {
       const streamed = await fetch(`${rt.url}/length`, { method: 'POST', body: chunked(10), duplex: 'half' } as RequestInit);
       expect([streamed.status, ((await streamed.json()) as { code: string }).code]).toEqual([413, 'payload_too_large']);
       expect(await (await fetch(`${rt.url}/length`, { method: 'POST', body: chunked(1), duplex: 'half' } as RequestInit)).text()).toBe('500');
+      // The client is still sending when the 413 goes out: the worker must not reset the
+      // connection under it (a RST overtook the answer about once in 16 before the linger).
+      const refusals = [];
+      for (let i = 0; i < 40; i++) {
+        const declared = await fetch(`${rt.url}/echo`, { method: 'POST', body: 'z'.repeat(5000) });
+        const chunkedBody = await fetch(`${rt.url}/length`, { method: 'POST', body: chunked(10), duplex: 'half' } as RequestInit);
+        refusals.push(`${declared.status} ${((await declared.json()) as { code: string }).code}`, `${chunkedBody.status} ${((await chunkedBody.json()) as { code: string }).code}`);
+      }
+      expect(refusals).toEqual(Array(80).fill('413 payload_too_large'));
     });
 
     it('SIGTERM: readyz turns 503 draining, new connections are refused, the in-flight request finishes, exit 0', { timeout: 60_000 }, async () => {
