@@ -56,8 +56,9 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
   }
   await page.getByRole('button', { name: 'Log in' }).click();
   try {
-    // 60 s: the browser specs run beside the chart tests' installs, and on two loaded cores the
-    // login's round trip and the first page's scripts once took longer than 30 s in CI.
+    // 60 s: the browser specs run beside the chart tests' installs on two loaded cores. (The two
+    // logins that timed out in CI were not slow: the console acted on a session check answered
+    // before the login and bounced back to /login; fixed, see login-race.e2e.test.ts.)
     await page.getByTestId('role').waitFor({ timeout: 60_000 });
   } catch (err) {
     throw new Error(`logging in did not reach a page showing the role: ${await loginState(page)}`, { cause: err });
@@ -68,7 +69,9 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
 async function loginState(page: Page): Promise<string> {
   const alert = await page.getByRole('alert').first().textContent({ timeout: 1_000 }).catch(() => null);
   const button = await page.getByRole('button', { name: /Log(ging)? in/ }).first().textContent({ timeout: 1_000 }).catch(() => null);
-  return `at ${new URL(page.url()).pathname}; alert: ${alert ?? 'none'}; login button: ${button ?? 'gone'}`;
+  const at = new URL(page.url());
+  // The query shows a bounce: /login?next=%2F means the login went through and a page sent us back.
+  return `at ${at.pathname}${at.search}; alert: ${alert ?? 'none'}; login button: ${button ?? 'gone'}`;
 }
 
 /** A fresh desktop-sized page, logged in with the admin token (the specs' usual starting point). */

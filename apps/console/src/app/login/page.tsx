@@ -17,6 +17,10 @@ function LoginForm() {
   const login = useMutation(
     trpc.auth.login.mutationOptions({
       onSuccess: async () => {
+        // The page's first session check may still be on its way, answered before this login:
+        // invalidating alone would wait for that "no session" (a query without data keeps its
+        // fetch) and the nav would send us back here. Drop what is in flight, then fetch again.
+        await qc.cancelQueries();
         await qc.invalidateQueries();
         // Only a path on this origin: never an open redirect (`/\evil.example` included).
         router.replace(sameOriginRedirect(params.get('next'), window.location.origin));
