@@ -33,6 +33,12 @@ export function setUpHostNetwork(): void {
     ip('addr', 'add', `${NETWORK.hostAddress}/32`, 'dev', NETWORK.hostInterface);
   }
   ip('link', 'set', NETWORK.hostInterface, 'up');
+  // ClusterIPs go into the port-less bridge, where a packet kube-proxy did not rewrite is dropped.
+  // Without this route they follow the default route off the machine, and on a sandbox whose
+  // egress proxy answers any address (HTTP 404) a probe sent before kube-proxy's rules existed
+  // got a keep-alive connection to that proxy and kept it after the rules came (a CI flake).
+  // kube-proxy's DNAT in OUTPUT and PREROUTING still sends rewritten packets to their pods.
+  ip('route', 'replace', NETWORK.serviceCIDR, 'dev', NETWORK.hostInterface);
 }
 
 /** Network namespaces a previous run left behind (a killed test run cannot clean up). */

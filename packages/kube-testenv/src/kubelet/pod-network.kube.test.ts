@@ -36,15 +36,21 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   }, explain, 250);
 }
 
-/** What kube-proxy was given and what it wrote, for a Service that does not answer in time. */
-function explainService(namespace: string, clusterIP: string, slices: string): string {
-  const rules = (() => {
-    try {
-      return execFileSync('iptables-save', ['-t', 'nat']).toString().split('\n').filter((l) => l.includes(clusterIP) || l.includes(namespace)).join('\n');
-    } catch (e) {
-      return `iptables-save failed: ${(e as Error).message}`;
-    }
-  })();
+/** A command's output for a diagnostic (its error when it fails). */
+function run(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, { timeout: 10_000, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+  } catch (e) {
+    return `${cmd} failed: ${(e as Error).message}`;
+  }
+}
+
+/** What the host tried, what kube-proxy was given and wrote, and the path to the pod, for a Service that does not answer in time. */
+function explainService(namespace: string, clusterIP: string, podIP: string, slices: string, tries: string): string {
+  const nat = run('iptables-save', ['-t', 'nat']).split('\n');
+  // The Service's chains by name, so their endpoint (KUBE-SEP) rules show too.
+  const chains = new Set(nat.filter((l) => l.includes(clusterIP)).flatMap((l) => l.match(/KUBE-(SVC|SEP|EXT)-[A-Z0-9]+/g) ?? []));
+  const rules = nat.filter((l) => l.includes(clusterIP) || l.includes(namespace) || [...chains].some((c) => l.includes(c))).join('\n');
   const proxyLog = (() => {
     try {
       return readFileSync(join(dirname(testEnv().auditLog), 'kube-proxy.log'), 'utf8').split('\n').slice(-30).join('\n');
@@ -52,7 +58,25 @@ function explainService(namespace: string, clusterIP: string, slices: string): s
       return `no kube-proxy log: ${(e as Error).message}`;
     }
   })();
-  return `EndpointSlices: ${slices}\nnat rules for ${clusterIP}:\n${rules}\nkube-proxy log (last 30 lines):\n${proxyLog}`;
+  return [
+    `host's last tries (ClusterIP | pod directly): ${tries}`,
+    `EndpointSlices: ${slices}`,
+    `route to the pod: ${run('ip', ['route', 'get', podIP])}`,
+    `conntrack for ${clusterIP}:\n${run('conntrack', ['-L', '-d', clusterIP])}`,
+    `nat rules for ${clusterIP}:\n${rules}`,
+    `kube-proxy log (last 30 lines):\n${proxyLog}`,
+  ].join('\n');
+}
+
+/** One GET from the host: its answer, or why it failed (timeout, refused, unreachable). */
+async function hostGet(url: string): Promise<{ text?: string; error?: string }> {
+  try {
+    const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return r.ok ? { text: await r.text() } : { error: `HTTP ${r.status}` };
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string; message?: string } };
+    return { error: err.cause?.code ?? err.cause?.message ?? err.name };
+  }
 }
 
 describe('pod network', () => {
@@ -77,12 +101,17 @@ describe('pod network', () => {
     // after the EndpointSlice controller marks the pod ready; on a loaded machine that takes a while.
     const discovery = adminKubeConfig().makeApiClient(DiscoveryV1Api);
     let slices = '(not read yet)';
+    let tries = '(none yet)';
     const fromHost = await until('ClusterIP answers the host', 60_000, async () => {
       const list = await discovery.listNamespacedEndpointSlice({ namespace: ns, labelSelector: 'kubernetes.io/service-name=web' }).catch(() => undefined);
       if (list) slices = JSON.stringify(list.items.map((i) => i.endpoints?.map((e) => ({ a: e.addresses, ready: e.conditions?.ready }))));
-      const r = await fetch(`http://${clusterIP}/`, { signal: AbortSignal.timeout(2000) });
-      return r.ok && (await r.text());
-    }, () => explainService(ns, clusterIP, slices));
+      const viaService = await hostGet(`http://${clusterIP}/`);
+      if (viaService.text !== undefined) return viaService.text;
+      // Which half is broken: the Service's rules or the pod behind them.
+      const direct = await hostGet(`http://${serverIP}:8080/`);
+      tries = `${viaService.error} | ${direct.text !== undefined ? 'answered' : direct.error}`;
+      return undefined;
+    }, () => explainService(ns, clusterIP, serverIP, slices, tries));
     expect(fromHost).toMatch(/^server saw /);
 
     // From a client pod, by name and by ClusterIP.
