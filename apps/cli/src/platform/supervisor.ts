@@ -11,6 +11,7 @@ import { createLogger, type Logger, type LogLevel, registerSecret, registerUrlSe
 import { LOCAL_ROUTER_CERTS_DIR, type RegistryCluster } from '@orrery/spec';
 import { type ResourceStore, createHttpStore } from '@orrery/store';
 import { ETCD_BIN, PLATFORM_REGISTRY, readPlatformRegistryManifest } from './platform-registry.ts';
+import { registryWaitSummary } from './registry-wait-summary.ts';
 import { applyExamples } from './examples.ts';
 import { type ChildSpec, type ManagedChild, startChild } from './managed-child.ts';
 import { type ComponentInfo, type PlatformInfo, platformFile, writePlatformInfo } from './platform-file.ts';
@@ -493,18 +494,21 @@ export class Supervisor {
     try {
       this.say(`  … starting the registry cluster ${namespace}/${name} (3 etcd members and the registry API, run by the operator)`);
       await this.store!.apply(readPlatformRegistryManifest(this.o.examplesDir ?? join(REPO_ROOT, 'examples')));
-      const end = Date.now() + 120_000;
+      const waitSeconds = 120;
+      const end = Date.now() + waitSeconds * 1000;
       let rc: RegistryCluster | undefined;
+      let apiAnswers = false;
       while (Date.now() < end) {
         rc = (await this.store!.get('RegistryCluster', namespace, name)) as RegistryCluster | undefined;
         // A second `orrery up` finds the last run's status (its endpoint on a port now closed)
         // before the operator has written this run's: the endpoint counts once it answers.
-        if (rc?.status?.endpoint && rc.status.leader && (await answers(`${rc.status.endpoint}/readyz`))) break;
+        apiAnswers = !!rc?.status?.endpoint && (await answers(`${rc.status.endpoint}/readyz`));
+        if (apiAnswers && rc?.status?.leader) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      if (!rc?.status?.endpoint || !rc.status.leader || !(await answers(`${rc.status.endpoint}/readyz`))) {
-        const why = rc?.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True')?.message ?? 'no leader and registry API within 120 s';
-        throw new Error(why);
+      if (!rc?.status?.endpoint || !rc.status.leader || !apiAnswers) {
+        // What each member said, so the Degraded line tells what to look at (the operator's log has the rest).
+        throw new Error(`${registryWaitSummary(rc, waitSeconds, apiAnswers)}; see ${join(this.logDir, 'operator.log')}`);
       }
       const members = (rc.status.members ?? []).map((m) => m.clientURL).filter((u): u is string => !!u);
       this.component({ name: 'etcd', state: 'ready', url: members.join(','), healthUrl: members[0] ? `${members[0]}/health` : undefined });

@@ -57,6 +57,16 @@ function processesUsing(dataDir: string): string[] {
   return found;
 }
 
+/** The operator's last registry and etcd log lines, for a registry that did not come up. */
+function registryLog(dataDir: string): string {
+  try {
+    const lines = readFileSync(join(dataDir, 'logs', '_platform', 'operator.log'), 'utf8').split('\n');
+    return `operator log, registry and etcd lines:\n${lines.filter((l) => /registry|etcd/i.test(l)).slice(-40).join('\n')}`;
+  } catch (e) {
+    return `no operator log: ${(e as Error).message}`;
+  }
+}
+
 async function livePids(info: PlatformInfo): Promise<number[]> {
   // The operator's worker list wants the store token, as every store call does (no loopback exception).
   const token = readFileSync(info.storeTokenFile!, 'utf8').trim();
@@ -117,7 +127,7 @@ describe('orrery up (local platform smoke test)', () => {
     const router = info.routerUrls[0]!;
     expect(up.output()).toMatch(/✓ console ready at http/);
     // One registry: the examples' RegistryCluster, run by the operator; workers and routers use its API.
-    expect(up.output()).toMatch(/✓ registry ready at http/);
+    expect(up.output(), registryLog(dataDir)).toMatch(/✓ registry ready at http/);
     expect(info.registryUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(up.output()).toMatch(/curl .*\/default\/counter\//);
     // The summary names the admin token's file (stdout is a pipe here, so never the token itself), and a curl for the registry and statesync examples.

@@ -111,7 +111,9 @@ export class LocalMembers implements RegistryMembers {
       m.logTail.push(...chunk.split('\n').filter(Boolean));
       if (m.logTail.length > 20) m.logTail.splice(0, m.logTail.length - 20);
     });
-    child.once('exit', (code, signal) => this.o.log('etcd member exited', { member: name, code, signal }));
+    // etcd's last words say why (a port taken, a bad data dir): the operator's log is where users
+    // look. 'close', not 'exit': by then its stderr has been read to the end.
+    child.once('close', (code, signal) => this.o.log('etcd member exited', { member: name, code, signal, lastLog: m.logTail.slice(-3) }));
     this.o.log('etcd member started', { member: name, pid: child.pid, state });
   }
 
