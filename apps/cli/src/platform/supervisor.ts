@@ -144,8 +144,7 @@ export class Supervisor {
     this.say(`  … starting ${recipe.name}`);
     this.log.info('starting', { name: recipe.name });
     const child = await recipe.start(this.abort.signal);
-    this.track(child);
-    this.component(recipe.component(child));
+    this.track(child, recipe.component(child));
     return child;
   }
 
@@ -155,10 +154,13 @@ export class Supervisor {
     return { name, start: (signal) => startChild({ ...spec, signal }), component };
   }
 
-  private track(child: ManagedChild): void {
+  private track(child: ManagedChild, ready?: ComponentInfo): void {
     this.children.push(child);
     this.restarts.set(child.name, markStarted(this.restarts.get(child.name) ?? initialRestartState(), Date.now()));
-    this.writeInfo();
+    // The pid and its component in one write: platform.json (and `orrery status`) never shows a
+    // restarted child's new pid beside its old "restarting" state.
+    if (ready) this.component(ready);
+    else this.writeInfo();
     child.process.once('exit', (code, signal) => {
       if (this.stopping) return;
       const i = this.children.indexOf(child);
@@ -206,8 +208,8 @@ export class Supervisor {
     if (this.stopping) return;
     try {
       const child = await recipe.start(this.abort.signal);
-      this.track(child); // stop() waits for this job, then stops it with the rest
-      if (!this.stopping) this.component(recipe.component(child));
+      // stop() waits for this job, then stops it with the rest.
+      this.track(child, this.stopping ? undefined : recipe.component(child));
     } catch (err) {
       if (this.stopping) return;
       this.crashed(recipe.name, `restart failed: ${(err as Error).message.split('\n')[0]}`, logFile, undefined);
