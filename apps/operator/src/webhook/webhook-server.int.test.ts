@@ -4,6 +4,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EnvironmentSchema } from '@orrery/spec';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
 const opensslAvailable = (() => {
@@ -74,6 +75,23 @@ describe('admission webhook server', () => {
     expect(malformed).toMatchObject({ status: 400, json: { code: 'bad_admission_review' } });
     expect((await post(s.url, '/validate', 'not json')).status).toBe(400);
     expect((await post(s.url, '/elsewhere', '{}')).status).toBe(404);
+  });
+
+  it('judges a Function against an Environment its cache does not hold yet, read from the source', { timeout: 20_000 }, async () => {
+    const reads: string[] = [];
+    const s = await startWebhookServer({
+      lookup: { environment: () => undefined, keyspaceHolders: () => [] },
+      readEnvironment: async (ns, name) => {
+        reads.push(`${ns}/${name}`);
+        return EnvironmentSchema.parse({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name, namespace: ns }, spec: { allowedFunctionsPerContainer: 'infinite' } });
+      },
+    });
+    servers.push(s);
+    const stateful = { ...fn({ environment: 'shared', source: { inline: 'x' } }), spec: { template: { environment: 'shared', source: { inline: 'x' } }, state: {} } };
+    const denied = await post(s.url, '/validate', reviewBody(stateful));
+    expect(denied.json.response).toMatchObject({ allowed: false, status: { code: 422 } });
+    expect(JSON.stringify(denied.json.response)).toContain('state_environment_infinite');
+    expect(reads).toEqual(['team-a/shared']);
   });
 
   it.skipIf(!opensslAvailable)('serves TLS from cert/key files and picks up a rotated certificate', { timeout: 30_000 }, async () => {

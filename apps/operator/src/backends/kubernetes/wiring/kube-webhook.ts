@@ -54,6 +54,11 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
       },
       keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
     },
+    // The informer lags: an Environment applied just before its Function is read from the API server.
+    readEnvironment: async (ns, name) => {
+      const r = EnvironmentSchema.safeParse(await client.get(GROUP_VERSION, 'Environment', ns, name));
+      return r.success ? r.data : undefined;
+    },
     log,
   });
   rotated.on('certificate', (pair) => server.setCertificate(pair));
