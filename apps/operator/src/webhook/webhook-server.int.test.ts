@@ -81,13 +81,15 @@ describe('admission webhook server', () => {
     const reads: string[] = [];
     const s = await startWebhookServer({
       lookup: { environment: () => undefined, keyspaceHolders: () => [] },
-      readEnvironment: async (ns, name) => {
-        reads.push(`${ns}/${name}`);
-        return EnvironmentSchema.parse({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name, namespace: ns }, spec: { allowedFunctionsPerContainer: 'infinite' } });
+      source: {
+        environment: async (ns, name) => {
+          reads.push(`${ns}/${name}`);
+          return EnvironmentSchema.parse({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name, namespace: ns }, spec: { allowedFunctionsPerContainer: 'infinite' } });
+        },
       },
     });
     servers.push(s);
-    const stateful = { ...fn({ environment: 'shared', source: { inline: 'x' } }), spec: { template: { environment: 'shared', source: { inline: 'x' } }, state: {} } };
+    const stateful = { ...fn({}), spec: { template: { environment: 'shared', source: { inline: 'x' } }, state: {} } };
     const denied = await post(s.url, '/validate', reviewBody(stateful));
     expect(denied.json.response).toMatchObject({ allowed: false, status: { code: 422 } });
     expect(JSON.stringify(denied.json.response)).toContain('state_environment_infinite');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { ValidationLookup } from '@orrery/spec';
 import { JsonBodyError, readJsonBody, routes, sendJson } from '@orrery/control-http';
 import { BadReviewError, defaultAdmission, parseReview, review, validateAdmission } from './admission.ts';
-import { type ReadEnvironment, decideReadingThrough } from './read-through-lookup.ts';
+import { type AdmissionSource, decideReadingThrough } from './read-through-lookup.ts';
 
 /** AdmissionReviews for our kinds are small; the API server caps objects at ~3 MiB. */
 export const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
@@ -22,10 +22,11 @@ export interface WebhookServerOptions {
   tls?: { certFile: string; keyFile: string; reloadIntervalMs?: number } | { cert: string; key: string };
   lookup?: ValidationLookup;
   /**
-   * Reads an Environment the lookup's cache does not hold from the source of truth, so a Function
-   * admitted right after its Environment is judged against it. Absent = the cache's answer stands.
+   * The source of truth behind the lookup's caches: what a rule found missing in them is read
+   * from it before the answer (an Environment or a keyspace owner created a moment ago). Absent =
+   * the caches' answers stand.
    */
-  readEnvironment?: ReadEnvironment;
+  source?: AdmissionSource;
   log?: (msg: string) => void;
 }
 
@@ -82,8 +83,8 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
       if (!refusal) throw err;
       return sendJson(res, refusal.status, refusal.body);
     }
-    const response = await decideReadingThrough(decide, request, o.lookup, o.readEnvironment, (ns, name, err) =>
-      log(`could not read Environment ${ns}/${name} for admission, judged without it: ${(err as Error).message}`),
+    const response = await decideReadingThrough(decide, request, o.lookup, o.source, (what, err) =>
+      log(`could not read ${what} for admission, judged by the cache: ${(err as Error).message}`),
     );
     if (!response.allowed) log(`denied ${request.operation} ${request.kind.kind} ${request.namespace ?? ''}/${request.name ?? ''}`);
     sendJson(res, 200, review(response));

@@ -63,6 +63,26 @@ describe('orrery-operator --backend kubernetes (real API server)', () => {
       }),
     });
     expect(((await res.json()) as { response: { allowed: boolean } }).response.allowed).toBe(false);
+    // What the webhook's informers do not hold is read from the API server: here objects of a
+    // namespace they do not watch at all (they watch --namespace), so only that read can refuse.
+    await client.apply({ apiVersion: GV, kind: 'Environment', metadata: { name: 'shared-infinite', namespace: leaseNs }, spec: { allowedFunctionsPerContainer: 'infinite' } });
+    await client.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'owner', namespace: leaseNs }, spec: { template: { source: { inline: 'x' } }, state: { keyspace: 'carts' } } });
+    const judged = async (name: string, spec: Record<string, unknown>) => {
+      const answer = await fetch(`${webhook}/validate`, {
+        method: 'POST',
+        body: JSON.stringify({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          request: { uid: name, kind: { group: 'orrery.dev', version: 'v1alpha1', kind: 'Function' }, operation: 'CREATE', namespace: leaseNs, name, object: { apiVersion: GV, kind: 'Function', metadata: { name }, spec } },
+        }),
+      });
+      return ((await answer.json()) as { response: { allowed: boolean; status?: { details?: { causes: Array<{ reason: string }> } } } }).response;
+    };
+    const onInfinite = await judged('stateful', { template: { environment: 'shared-infinite', source: { inline: 'x' } }, state: {} });
+    expect(onInfinite.status?.details?.causes.map((c) => c.reason)).toEqual(['state_environment_infinite']);
+    const second = await judged('second', { template: { source: { inline: 'x' } }, state: { keyspace: 'carts' } });
+    expect(second.status?.details?.causes.map((c) => c.reason)).toEqual(['state_keyspace_taken']);
+    expect((await judged('third', { template: { source: { inline: 'x' } }, state: { keyspace: 'orders' } })).allowed).toBe(true);
     expect(await proc.stop('SIGTERM')).toBe(0);
     proc = undefined;
     // Released on the way out: holderIdentity cleared, so a successor need not wait for expiry.

@@ -1,8 +1,9 @@
 /**
  * Admission, on every replica (absent without --webhook-port): validation needs its own
  * (unelected) Environment and Function caches (the Functions: a keyspace belongs to one
- * Function). A cache can lag a concurrent create, so two racing creates may both pass; keyspace
- * deletion never wipes a keyspace another Function still declares.
+ * Function), and reads what they miss from the API server. Two creates admitted at the same
+ * moment may still both pass (neither is stored yet); keyspace deletion never wipes a keyspace
+ * another Function still declares.
  */
 import { EventEmitter } from 'node:events';
 import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
@@ -54,10 +55,13 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
       },
       keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
     },
-    // The informer lags: an Environment applied just before its Function is read from the API server.
-    readEnvironment: async (ns, name) => {
-      const r = EnvironmentSchema.safeParse(await client.get(GROUP_VERSION, 'Environment', ns, name));
-      return r.success ? r.data : undefined;
+    // The informers lag: what they miss (an Environment, a keyspace owner created a moment ago) is read from the API server.
+    source: {
+      environment: async (ns, name) => {
+        const r = EnvironmentSchema.safeParse(await client.get(GROUP_VERSION, 'Environment', ns, name));
+        return r.success ? r.data : undefined;
+      },
+      functions: async (ns) => (await client.list(GROUP_VERSION, 'Function', ns)).items,
     },
     log,
   });
