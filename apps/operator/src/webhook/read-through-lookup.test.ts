@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Environment, EnvironmentSchema } from '@orrery/spec';
 import { type AdmissionRequest, validateAdmission } from './admission.ts';
-import { decideReadingThrough } from './read-through-lookup.ts';
+import { type AdmissionSource, decideReadingThrough } from './read-through-lookup.ts';
 
 const infinite: Environment = EnvironmentSchema.parse({
   apiVersion: 'orrery.dev/v1alpha1',
@@ -27,6 +27,12 @@ const statefulFunction = (name: string, keyspace: string, creationTimestamp?: st
   metadata: { name, namespace: 'team-a', ...(creationTimestamp ? { creationTimestamp } : {}) },
   spec: { template: { source: { inline: 'x' } }, state: { keyspace } },
 });
+/** Judged with an empty cache and a source whose reads fail: the answer and the reported failures. */
+async function judgedWithFailingSource(request: AdmissionRequest, source: AdmissionSource) {
+  const failures: string[] = [];
+  const response = await decideReadingThrough(validateAdmission, request, emptyCache, source, (what, err) => failures.push(`${what}: ${(err as Error).message}`));
+  return { response, failures };
+}
 const declaring = (name: string, keyspace: string, extra: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
   ...statefulOn('nodejs'),
   name,
@@ -64,20 +70,13 @@ describe('admission reading Environments through a lagging cache', () => {
 
   it('admits what the source does not have either, and decides as the cache did when the read fails', async () => {
     expect((await decideReadingThrough(validateAdmission, statefulOn('absent'), emptyCache, { environment: async () => undefined })).allowed).toBe(true);
-    const failures: string[] = [];
-    const failed = await decideReadingThrough(
-      validateAdmission,
-      statefulOn('shared'),
-      emptyCache,
-      {
-        environment: async () => {
-          throw new Error('connection refused');
-        },
+    const failed = await judgedWithFailingSource(statefulOn('shared'), {
+      environment: async () => {
+        throw new Error('connection refused');
       },
-      (what, err) => failures.push(`${what}: ${(err as Error).message}`),
-    );
-    expect(failed.allowed).toBe(true);
-    expect(failures).toEqual(['Environment team-a/shared: connection refused']);
+    });
+    expect(failed.response.allowed).toBe(true);
+    expect(failed.failures).toEqual(['Environment team-a/shared: connection refused']);
   });
 
   it('never reads for a request that asks for no Environment (a stateless Function, another kind)', async () => {
@@ -127,19 +126,12 @@ describe('admission reading Environments through a lagging cache', () => {
   });
 
   it('decides as the cache did when the Functions cannot be read', async () => {
-    const failures: string[] = [];
-    const response = await decideReadingThrough(
-      validateAdmission,
-      declaring('second', 'cart'),
-      emptyCache,
-      {
-        functions: async () => {
-          throw new Error('etcdserver: request timed out');
-        },
+    const failed = await judgedWithFailingSource(declaring('second', 'cart'), {
+      functions: async () => {
+        throw new Error('etcdserver: request timed out');
       },
-      (what, err) => failures.push(`${what}: ${(err as Error).message}`),
-    );
-    expect(response.allowed).toBe(true);
-    expect(failures).toEqual(['the Functions of namespace team-a: etcdserver: request timed out']);
+    });
+    expect(failed.response.allowed).toBe(true);
+    expect(failed.failures).toEqual(['the Functions of namespace team-a: etcdserver: request timed out']);
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EnvironmentSchema } from '@orrery/spec';
+import { SourceReadSkipped } from './bounded-source.ts';
 import { startWebhookServer, type WebhookServer } from './webhook-server.ts';
 
 const opensslAvailable = (() => {
@@ -94,6 +95,30 @@ describe('admission webhook server', () => {
     expect(denied.json.response).toMatchObject({ allowed: false, status: { code: 422 } });
     expect(JSON.stringify(denied.json.response)).toContain('state_environment_infinite');
     expect(reads).toEqual(['team-a/shared']);
+    // Defaulting reads nothing: the validation judges.
+    await post(s.url, '/mutate', reviewBody(stateful));
+    expect(reads).toEqual(['team-a/shared']);
+  });
+
+  it('logs a failed read of the source, not a read the bound skipped (those are counted and logged together)', { timeout: 20_000 }, async () => {
+    const lines: string[] = [];
+    let fail: Error = new SourceReadSkipped('Environment team-a/shared');
+    const s = await startWebhookServer({
+      lookup: { environment: () => undefined, keyspaceHolders: () => [] },
+      source: {
+        environment: async () => {
+          throw fail;
+        },
+      },
+      log: (msg) => lines.push(msg),
+    });
+    servers.push(s);
+    const stateful = { ...fn({}), spec: { template: { environment: 'shared', source: { inline: 'x' } }, state: {} } };
+    expect((await post(s.url, '/validate', reviewBody(stateful))).json.response).toMatchObject({ allowed: true });
+    expect(lines).toEqual([]);
+    fail = new Error('connect ECONNREFUSED');
+    expect((await post(s.url, '/validate', reviewBody(stateful))).json.response).toMatchObject({ allowed: true });
+    expect(lines).toEqual(['could not read Environment team-a/shared for admission, judged by the cache: connect ECONNREFUSED']);
   });
 
   it.skipIf(!opensslAvailable)('serves TLS from cert/key files and picks up a rotated certificate', { timeout: 30_000 }, async () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { ValidationLookup } from '@orrery/spec';
 import { JsonBodyError, readJsonBody, routes, sendJson } from '@orrery/control-http';
 import { BadReviewError, defaultAdmission, parseReview, review, validateAdmission } from './admission.ts';
+import { SourceReadSkipped } from './bounded-source.ts';
 import { type AdmissionSource, decideReadingThrough } from './read-through-lookup.ts';
 
 /** AdmissionReviews for our kinds are small; the API server caps objects at ~3 MiB. */
@@ -23,8 +24,9 @@ export interface WebhookServerOptions {
   lookup?: ValidationLookup;
   /**
    * The source of truth behind the lookup's caches: what a rule found missing in them is read
-   * from it before the answer (an Environment or a keyspace owner created a moment ago). Absent =
-   * the caches' answers stand.
+   * from it before a /validate answer (an Environment or a keyspace owner created a moment ago).
+   * /mutate uses the caches alone: a default patched onto an object the validation then refuses
+   * costs nothing. Absent = the caches' answers stand.
    */
   source?: AdmissionSource;
   log?: (msg: string) => void;
@@ -74,7 +76,7 @@ function replaceOn(https: HttpsServer, log: (msg: string) => void) {
 export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<WebhookServer> {
   const log = o.log ?? (() => {});
   /** Reads the AdmissionReview, answers it with `decide`'s response; a body or review it cannot take is its 4xx. */
-  const admit = async (req: IncomingMessage, res: ServerResponse, decide: typeof validateAdmission) => {
+  const admit = async (req: IncomingMessage, res: ServerResponse, decide: typeof validateAdmission, source: AdmissionSource | undefined) => {
     let request;
     try {
       request = parseReview(await readJsonBody(req, { limit: MAX_REVIEW_BYTES }));
@@ -83,9 +85,10 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
       if (!refusal) throw err;
       return sendJson(res, refusal.status, refusal.body);
     }
-    const response = await decideReadingThrough(decide, request, o.lookup, o.source, (what, err) =>
-      log(`could not read ${what} for admission, judged by the cache: ${(err as Error).message}`),
-    );
+    const response = await decideReadingThrough(decide, request, o.lookup, source, (what, err) => {
+      // Skipped reads are counted by the bounded source and logged together.
+      if (!(err instanceof SourceReadSkipped)) log(`could not read ${what} for admission, judged by the cache: ${(err as Error).message}`);
+    });
     if (!response.allowed) log(`denied ${request.operation} ${request.kind.kind} ${request.namespace ?? ''}/${request.name ?? ''}`);
     sendJson(res, 200, review(response));
   };
@@ -95,8 +98,8 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
     [
       { method: 'GET', path: '/healthz', handler: healthy },
       { method: 'GET', path: '/readyz', handler: healthy },
-      { method: 'POST', path: '/validate', handler: (req, res) => admit(req, res, validateAdmission) },
-      { method: 'POST', path: '/mutate', handler: (req, res) => admit(req, res, defaultAdmission) },
+      { method: 'POST', path: '/validate', handler: (req, res) => admit(req, res, validateAdmission, o.source) },
+      { method: 'POST', path: '/mutate', handler: (req, res) => admit(req, res, defaultAdmission, undefined) },
     ],
     {
       notFound,

@@ -63,8 +63,8 @@ describe('orrery-operator --backend kubernetes (real API server)', () => {
       }),
     });
     expect(((await res.json()) as { response: { allowed: boolean } }).response.allowed).toBe(false);
-    // What the webhook's informers do not hold is read from the API server: here objects of a
-    // namespace they do not watch at all (they watch --namespace), so only that read can refuse.
+    // A review for a namespace this operator does not manage (it watches --namespace) is judged by
+    // its caches alone: the webhook reads nothing there, so it cannot be used to look into it.
     await client.apply({ apiVersion: GV, kind: 'Environment', metadata: { name: 'shared-infinite', namespace: leaseNs }, spec: { allowedFunctionsPerContainer: 'infinite' } });
     await client.apply({ apiVersion: GV, kind: 'Function', metadata: { name: 'owner', namespace: leaseNs }, spec: { template: { source: { inline: 'x' } }, state: { keyspace: 'carts' } } });
     const judged = async (name: string, spec: Record<string, unknown>) => {
@@ -76,13 +76,10 @@ describe('orrery-operator --backend kubernetes (real API server)', () => {
           request: { uid: name, kind: { group: 'orrery.dev', version: 'v1alpha1', kind: 'Function' }, operation: 'CREATE', namespace: leaseNs, name, object: { apiVersion: GV, kind: 'Function', metadata: { name }, spec } },
         }),
       });
-      return ((await answer.json()) as { response: { allowed: boolean; status?: { details?: { causes: Array<{ reason: string }> } } } }).response;
+      return ((await answer.json()) as { response: { allowed: boolean } }).response;
     };
-    const onInfinite = await judged('stateful', { template: { environment: 'shared-infinite', source: { inline: 'x' } }, state: {} });
-    expect(onInfinite.status?.details?.causes.map((c) => c.reason)).toEqual(['state_environment_infinite']);
-    const second = await judged('second', { template: { source: { inline: 'x' } }, state: { keyspace: 'carts' } });
-    expect(second.status?.details?.causes.map((c) => c.reason)).toEqual(['state_keyspace_taken']);
-    expect((await judged('third', { template: { source: { inline: 'x' } }, state: { keyspace: 'orders' } })).allowed).toBe(true);
+    expect((await judged('stateful', { template: { environment: 'shared-infinite', source: { inline: 'x' } }, state: {} })).allowed).toBe(true);
+    expect((await judged('second', { template: { source: { inline: 'x' } }, state: { keyspace: 'carts' } })).allowed).toBe(true);
     expect(await proc.stop('SIGTERM')).toBe(0);
     proc = undefined;
     // Released on the way out: holderIdentity cleared, so a successor need not wait for expiry.

@@ -8,9 +8,11 @@
 import { EventEmitter } from 'node:events';
 import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
+import { boundedSource } from '../../../webhook/bounded-source.ts';
 import { startWebhookServer } from '../../../webhook/webhook-server.ts';
 import { exitStartFailed } from '../../../wiring/command-line.ts';
 import { WebhookCertKeeper } from '../bootstrap/webhook-cert-keeper.ts';
+import { apiServerAdmissionSource } from './api-server-admission-source.ts';
 import { Informer } from '../informer.ts';
 import type { KubeClient } from '../kube-client.ts';
 import type { KubeOperatorConfig } from './kube-config.ts';
@@ -44,6 +46,14 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
       })
     : undefined;
   const keptCert = await certKeeper?.start().catch((err: unknown) => exitStartFailed(`webhook certificate (--webhook-cert-secret): ${(err as Error).message}`));
+  // The informers lag: what they miss (an Environment, a keyspace owner created a moment ago) is
+  // read from the API server, within a bound (the webhook port is open to the pod network).
+  const apiServerReads = boundedSource(apiServerAdmissionSource(client, config.namespace));
+  const skippedReadsLog = setInterval(() => {
+    const skipped = apiServerReads.takeSkipped();
+    if (skipped > 0) log(`admission: ${skipped} reads of the API server over the limit in the last 10 s; those reviews were judged by the informers' caches`);
+  }, 10_000);
+  skippedReadsLog.unref();
   const server = await startWebhookServer({
     host: settings.host,
     port: settings.port,
@@ -55,14 +65,7 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
       },
       keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
     },
-    // The informers lag: what they miss (an Environment, a keyspace owner created a moment ago) is read from the API server.
-    source: {
-      environment: async (ns, name) => {
-        const r = EnvironmentSchema.safeParse(await client.get(GROUP_VERSION, 'Environment', ns, name));
-        return r.success ? r.data : undefined;
-      },
-      functions: async (ns) => (await client.list(GROUP_VERSION, 'Function', ns)).items,
-    },
+    source: apiServerReads.source,
     log,
   });
   rotated.on('certificate', (pair) => server.setCertificate(pair));
@@ -71,6 +74,7 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
   return {
     url: server.url,
     async stop() {
+      clearInterval(skippedReadsLog);
       environments.stop();
       functions.stop();
       certKeeper?.stop();
