@@ -124,7 +124,7 @@ export class DataPlane {
   readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
-  /** Requests sent to another worker after their worker failed them mid-request (idempotent ones) or refused them draining. */
+  /** Requests sent to another worker after their worker failed them mid-request (idempotent ones, and any it never read) or refused them draining. */
   upstreamRetries = 0;
   /** The port HTTP → HTTPS redirects name (routing/https-redirect.ts): `--tls-redirect-port`, else the bound TLS port. */
   httpsPort = 443;
@@ -572,8 +572,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       return;
     }
     // The connection failed after the request went out (a worker killed or crashed mid-request):
-    // an idempotent request goes to another worker (idempotent-retry.ts); others fail below.
-    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: this.plane.opts.dialRetries })) {
+    // an idempotent request, or one the worker provably never read, goes to another worker
+    // (idempotent-retry.ts); others fail below.
+    const neverRead = err instanceof UpstreamError && err.neverRead;
+    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: this.plane.opts.dialRetries, neverRead })) {
       this.plane.upstreamRetries++;
       this.retryElsewhere(endpoint, 0);
       return;

@@ -30,7 +30,11 @@ let endpointsPath = '';
 let deadAddress = '';
 /** The only worker of `stale`, gone before the first request (a worker that just died). */
 let staleAddress = '';
-/** A worker that dies with every request on it: reads the request, then resets the connection. */
+/**
+ * A worker that dies with every request on it after reading it: its socket closes with nothing
+ * unread, so its kernel sends a FIN, as for a worker SIGKILLed mid-request (the request may have
+ * run). A worker killed before it read the request resets instead: killed-worker-retry.int.test.ts.
+ */
 let dying: NetServer;
 let dyingAddress = '';
 let dyingRequests = 0;
@@ -96,7 +100,7 @@ beforeAll(async () => {
   dying = createNetServer((socket) => {
     socket.once('data', () => {
       dyingRequests++;
-      socket.resetAndDestroy();
+      socket.destroy();
     });
     socket.on('error', () => undefined);
   });

@@ -6,7 +6,7 @@
  * head with indexOf, and streams bodies (Content-Length, chunked, or until close) through.
  * One request per connection at a time; idle connections are reused LIFO (warmest first).
  */
-import { IDEMPOTENT_METHODS } from './idempotent-retry.ts';
+import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
 import type { RequestBody } from '../ingress/ingress.ts';
 
@@ -52,6 +52,8 @@ export class UpstreamError extends Error {
   constructor(
     message: string,
     readonly code: string,
+    /** The worker reset the connection without having read any of the request (neverReadByWorker). */
+    readonly neverRead = false,
   ) {
     super(message);
   }
@@ -94,6 +96,8 @@ class UpstreamConnection {
   private keepAlive = true;
   private isHead = false;
   private bodyWritten = true;
+  /** This exchange's request left in one write (no streamed body) of this many bytes; 0 = not yet or streamed. */
+  private requestBytes = 0;
   private deadline = 0;
   private sawResponseByte = false;
   connected = false;
@@ -145,6 +149,7 @@ class UpstreamConnection {
     this.keepAlive = true;
     this.isHead = req.method === 'HEAD';
     this.sawResponseByte = false;
+    this.requestBytes = 0;
     this.paused = false;
     busy.add(this);
     ensureSweeper();
@@ -170,6 +175,7 @@ class UpstreamConnection {
     head += '\r\n';
     if (!r.body) {
       this.bodyWritten = true;
+      this.requestBytes = head.length + (r.text === undefined ? 0 : Buffer.byteLength(r.text));
       if (r.text === undefined) this.socket.write(head, 'latin1');
       else {
         // Corked: one writev for head and body.
@@ -551,6 +557,12 @@ class UpstreamConnection {
     if (!this.handler) return;
     // A reused connection the server closed while idle, before any response byte: retry once fresh.
     if (this.resentFresh()) return;
+    const code = (err as { code?: string }).code;
+    const requestBytes = this.requestBytes;
+    if (neverReadByWorker({ errorCode: code, sawResponseByte: this.sawResponseByte, writtenWhole: requestBytes > 0, requestBytes })) {
+      this.fail(new UpstreamError(err.message, code!, true));
+      return;
+    }
     this.fail(err);
   };
 

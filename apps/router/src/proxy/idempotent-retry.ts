@@ -3,8 +3,9 @@
  * proxy may automatically retry an idempotent request after a connection failure — browsers,
  * undici and nginx (`proxy_next_upstream error`) do. A worker SIGKILLed or crashed mid-request
  * resets the connection; a GET that was on it goes to another worker instead of failing with 502.
- * A POST or PATCH may have run, so it still fails (running it twice would be worse), as does
- * anything whose body was read (it cannot be sent again) or whose answer already began.
+ * A POST or PATCH may have run, so it fails (running it twice would be worse) — unless the worker
+ * provably never read it (neverReadByWorker) — as does anything whose body was read (it cannot
+ * be sent again) or whose answer already began.
  */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
@@ -22,8 +23,41 @@ export interface RetryFacts {
   /** Tries so far, and the cap (the router's --dial-retries). */
   attempts: number;
   maxAttempts: number;
+  /** The worker never read any of the request (neverReadByWorker): any method may go again. */
+  neverRead?: boolean;
 }
 
 export function mayRetryElsewhere(f: RetryFacts): boolean {
-  return f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && IDEMPOTENT_METHODS.has(f.method) && !f.bodyRead && !f.headersSent && f.attempts < f.maxAttempts;
+  return f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && (IDEMPOTENT_METHODS.has(f.method) || f.neverRead === true) && !f.bodyRead && !f.headersSent && f.attempts < f.maxAttempts;
+}
+
+/**
+ * The largest request that leaves in one TCP segment on any network a worker sits on: IPv6's
+ * minimum MTU (1280) less the IPv6 and TCP headers with options. Pod networks (overlays included)
+ * run 1400 and more; loopback 65 536.
+ */
+export const ONE_SEGMENT_BYTES = 1200;
+
+export interface ResetFacts {
+  /** The socket error's code: a reset (ECONNRESET on read or write, EPIPE) — not a close (FIN). */
+  errorCode: string | undefined;
+  /** Any byte of the response arrived. */
+  sawResponseByte: boolean;
+  /** The whole request (head and any body) went out in one write… */
+  writtenWhole: boolean;
+  /** …of this many bytes. */
+  requestBytes: number;
+}
+
+/**
+ * When a reset proves the worker never read the request, so it cannot have run. A kernel answers
+ * a closing socket's peer with a reset instead of a FIN only when data sat unread in it (RFC 2525
+ * §2.17; Linux, BSD) or when the socket was already gone when the data came. A worker killed
+ * while it handles a request it has read sends a FIN, which the router never takes for this
+ * (`closed the connection mid-response`). With the request in one segment, "unread" means none of
+ * it — not a head read while the rest waited. What stays possible is a worker that read a request
+ * and then reset the connection on purpose (SO_LINGER 0): Orrery's runtimes never do.
+ */
+export function neverReadByWorker(f: ResetFacts): boolean {
+  return (f.errorCode === 'ECONNRESET' || f.errorCode === 'EPIPE') && !f.sawResponseByte && f.writtenWhole && f.requestBytes > 0 && f.requestBytes <= ONE_SEGMENT_BYTES;
 }
