@@ -5,6 +5,7 @@
  * one object spends a token of that object's bucket (burst 25, one token per 5 minutes), so a
  * crash loop cannot flood the API server. Pure: the recorder keeps the state and the clock.
  */
+import { type BucketLimits, type TokenBucket, spendToken } from '../rate-limit/token-bucket.ts';
 
 /** One series: an event and its repeats on one object. */
 export interface SeriesEntry {
@@ -17,17 +18,10 @@ export interface SeriesEntry {
   written: boolean;
 }
 
-export interface TokenBucket {
-  tokens: number;
-  updatedMs: number;
-}
+export type { TokenBucket };
 
-export interface SeriesLimits {
-  /** Writes one object may have at once (client-go: 25). */
-  burst: number;
-  /** One more write per this many ms (client-go: 5 minutes). */
-  refillMs: number;
-}
+/** `burst`: writes one object may have at once (client-go: 25); `refillMs`: one more write per this many ms (client-go: 5 minutes). */
+export type SeriesLimits = BucketLimits;
 
 export const DEFAULT_SERIES_LIMITS: SeriesLimits = { burst: 25, refillMs: 300_000 };
 
@@ -48,11 +42,10 @@ export interface SeriesDecision {
  */
 export function nextSeriesWrite(prev: SeriesEntry | undefined, bucket: TokenBucket | undefined, name: string, nowMs: number, limits: SeriesLimits = DEFAULT_SERIES_LIMITS): SeriesDecision {
   const now = new Date(nowMs).toISOString();
-  const refilled = bucket ? Math.min(limits.burst, bucket.tokens + Math.max(0, nowMs - bucket.updatedMs) / limits.refillMs) : limits.burst;
+  const token = spendToken(bucket, nowMs, limits);
   const counted: SeriesEntry = prev
     ? { ...prev, count: prev.count + 1, lastTimestamp: now }
     : { name, count: 1, firstTimestamp: now, lastTimestamp: now, written: false };
-  if (refilled < 1) return { write: 'drop', entry: counted, bucket: { tokens: refilled, updatedMs: nowMs } };
-  const spent = { tokens: refilled - 1, updatedMs: nowMs };
-  return { write: counted.written ? 'bump' : 'create', entry: { ...counted, written: true }, bucket: spent };
+  if (!token.spent) return { write: 'drop', entry: counted, bucket: token.bucket };
+  return { write: counted.written ? 'bump' : 'create', entry: { ...counted, written: true }, bucket: token.bucket };
 }

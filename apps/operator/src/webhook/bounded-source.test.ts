@@ -5,7 +5,7 @@ describe('bounded admission reads', () => {
   it('allows a burst, then reads at the sustained rate; reads over the limit are skipped and counted', async () => {
     let t = 0;
     let calls = 0;
-    const bounded = boundedSource({ functions: async () => (calls++, []) }, { burst: 3, perSecond: 2 }, () => t);
+    const bounded = boundedSource({ functions: async () => (calls++, []) }, { burst: 3, refillMs: 500 }, () => t);
     const outcomes: string[] = [];
     for (let i = 0; i < 5; i++) {
       outcomes.push(await bounded.source.functions!(`ns-${i}`).then(() => 'read', (err: unknown) => (err instanceof SourceReadSkipped ? 'skipped' : 'failed')));
@@ -36,7 +36,7 @@ describe('bounded admission reads', () => {
           return undefined;
         },
       },
-      { burst: 1, perSecond: 0.001 },
+      { burst: 1, refillMs: 1_000_000 },
       () => 0,
     );
     const reads = [1, 2, 3].map(() => bounded.source.environment!('team-a', 'shared'));

@@ -1,3 +1,4 @@
+import { type BucketLimits, type TokenBucket, spendToken } from '../rate-limit/token-bucket.ts';
 import type { AdmissionSource } from './read-through-lookup.ts';
 
 /**
@@ -8,14 +9,8 @@ import type { AdmissionSource } from './read-through-lookup.ts';
  * same thing share one call, and a read over the limit is skipped: that review is judged by the
  * cache alone, as before the read-through existed.
  */
-export interface SourceReadLimits {
-  /** Reads allowed at once after a quiet spell. */
-  burst: number;
-  /** Sustained reads per second. */
-  perSecond: number;
-}
-
-export const DEFAULT_SOURCE_READ_LIMITS: SourceReadLimits = { burst: 20, perSecond: 10 };
+/** 20 reads at once after a quiet spell, then one every 100 ms (10 per second). */
+export const DEFAULT_SOURCE_READ_LIMITS: BucketLimits = { burst: 20, refillMs: 100 };
 
 /** A read the limit skipped (the review is judged by the cache); counted, not logged one by one. */
 export class SourceReadSkipped extends Error {
@@ -30,23 +25,20 @@ export interface BoundedSource {
   takeSkipped(): number;
 }
 
-export function boundedSource(inner: AdmissionSource, limits: SourceReadLimits = DEFAULT_SOURCE_READ_LIMITS, now: () => number = Date.now): BoundedSource {
-  let tokens = limits.burst;
-  let updatedMs = now();
+export function boundedSource(inner: AdmissionSource, limits: BucketLimits = DEFAULT_SOURCE_READ_LIMITS, now: () => number = Date.now): BoundedSource {
+  let bucket: TokenBucket | undefined;
   let skipped = 0;
   const inFlight = new Map<string, Promise<unknown>>();
   /** One call per key at a time; a new call only when a token is left. */
   const read = <T>(key: string, call: () => Promise<T>): Promise<T> => {
     const shared = inFlight.get(key);
     if (shared) return shared as Promise<T>;
-    const t = now();
-    tokens = Math.min(limits.burst, tokens + (Math.max(0, t - updatedMs) / 1000) * limits.perSecond);
-    updatedMs = t;
-    if (tokens < 1) {
+    const token = spendToken(bucket, now(), limits);
+    bucket = token.bucket;
+    if (!token.spent) {
       skipped++;
       return Promise.reject(new SourceReadSkipped(key));
     }
-    tokens -= 1;
     const p = call().finally(() => inFlight.delete(key));
     inFlight.set(key, p);
     return p;
