@@ -1,4 +1,4 @@
-import { KIND_SCHEMAS, type KeyspaceClaim, type ValidationLookup, claimOf, declaredKeyspace } from '@orrery/spec';
+import { type KeyspaceClaim, type ValidationLookup, claimOf, declaredKeyspace, environmentOf } from '@orrery/spec';
 
 /** What the Function rules that read other objects need from a store, read the store's own way. */
 export interface ApplyReads {
@@ -40,8 +40,7 @@ export async function applyLookupFor(obj: unknown, reads: ApplyReads): Promise<V
   const found = await reads.getEnvironment(ns, envName);
   const functions = declared ? await reads.listFunctions(ns) : [];
   const previous = declared ? await reads.getPrevious() : undefined;
-  const env = found ? KIND_SCHEMAS.Environment.safeParse(found) : undefined;
-  const environment = env?.success ? env.data : undefined;
+  const environment = found ? environmentOf(found) : undefined;
   const holders = declared ? keyspaceHoldersAmong(functions, declared.namespace, declared.keyspace) : [];
   return {
     environment: (n: string, name: string) => (n === ns && name === envName ? environment : undefined),

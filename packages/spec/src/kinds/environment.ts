@@ -21,3 +21,9 @@ export const EnvironmentStatusSchema = StatusBaseSchema.extend({
 export const EnvironmentSchema = kindSchema('Environment', EnvironmentSpecSchema, EnvironmentStatusSchema);
 export type Environment = z.infer<typeof EnvironmentSchema>;
 export type EnvironmentInput = z.input<typeof EnvironmentSchema>;
+
+/** A stored object read as an Environment (defaults applied), or undefined when it is none or not valid. */
+export function environmentOf(obj: unknown): Environment | undefined {
+  const r = EnvironmentSchema.safeParse(obj);
+  return r.success ? r.data : undefined;
+}

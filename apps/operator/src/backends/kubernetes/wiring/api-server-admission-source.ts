@@ -1,4 +1,4 @@
-import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
+import { GROUP_VERSION, environmentOf } from '@orrery/spec';
 import type { AdmissionSource } from '../../../webhook/read-through-lookup.ts';
 import type { KubeClient } from '../kube-client.ts';
 
@@ -13,8 +13,7 @@ export function apiServerAdmissionSource(client: KubeClient, watchNamespace?: st
   return {
     async environment(ns, name) {
       if (!managed(ns)) return undefined;
-      const r = EnvironmentSchema.safeParse(await client.get(GROUP_VERSION, 'Environment', ns, name));
-      return r.success ? r.data : undefined;
+      return environmentOf(await client.get(GROUP_VERSION, 'Environment', ns, name));
     },
     async functions(ns) {
       if (!managed(ns)) return [];

@@ -6,7 +6,7 @@
  * another Function still declares.
  */
 import { EventEmitter } from 'node:events';
-import { EnvironmentSchema, GROUP_VERSION } from '@orrery/spec';
+import { GROUP_VERSION, environmentOf } from '@orrery/spec';
 import { keyspaceHoldersAmong } from '@orrery/store';
 import { boundedSource } from '../../../webhook/bounded-source.ts';
 import { startWebhookServer } from '../../../webhook/webhook-server.ts';
@@ -59,10 +59,7 @@ export async function startKubeWebhook(config: KubeOperatorConfig, client: KubeC
     port: settings.port,
     tls: keptCert ?? settings.certFiles,
     lookup: {
-      environment: (ns, name) => {
-        const r = EnvironmentSchema.safeParse(environments.get(ns, name));
-        return r.success ? r.data : undefined;
-      },
+      environment: (ns, name) => environmentOf(environments.get(ns, name)),
       keyspaceHolders: (ns, keyspace) => keyspaceHoldersAmong(functions.list(), ns, keyspace),
     },
     source: apiServerReads.source,
