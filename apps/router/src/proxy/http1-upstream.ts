@@ -558,8 +558,7 @@ class UpstreamConnection {
     // A reused connection the server closed while idle, before any response byte: retry once fresh.
     if (this.resentFresh()) return;
     const code = (err as { code?: string }).code;
-    const requestBytes = this.requestBytes;
-    if (neverReadByWorker({ errorCode: code, sawResponseByte: this.sawResponseByte, writtenWhole: requestBytes > 0, requestBytes })) {
+    if (neverReadByWorker({ errorCode: code, sawResponseByte: this.sawResponseByte, requestBytes: this.requestBytes })) {
       this.fail(new UpstreamError(err.message, code!, true));
       return;
     }

@@ -43,9 +43,7 @@ export interface ResetFacts {
   errorCode: string | undefined;
   /** Any byte of the response arrived. */
   sawResponseByte: boolean;
-  /** The whole request (head and any body) went out in one write… */
-  writtenWhole: boolean;
-  /** …of this many bytes. */
+  /** The request's size when it went out whole (head and any body) in one write; 0 when it did not (a streamed body) or has not yet. */
   requestBytes: number;
 }
 
@@ -59,5 +57,5 @@ export interface ResetFacts {
  * and then reset the connection on purpose (SO_LINGER 0): Orrery's runtimes never do.
  */
 export function neverReadByWorker(f: ResetFacts): boolean {
-  return (f.errorCode === 'ECONNRESET' || f.errorCode === 'EPIPE') && !f.sawResponseByte && f.writtenWhole && f.requestBytes > 0 && f.requestBytes <= ONE_SEGMENT_BYTES;
+  return (f.errorCode === 'ECONNRESET' || f.errorCode === 'EPIPE') && !f.sawResponseByte && f.requestBytes > 0 && f.requestBytes <= ONE_SEGMENT_BYTES;
 }
