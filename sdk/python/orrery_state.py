@@ -15,16 +15,55 @@ worker claimed the key a write raises FencedError (the worker lost the key; noth
 key_moved() makes each key's next write claim afresh (call it when the request carries
 X-Orrery-Key-Moved: 1). update(key, fn, retries=5) is the read, fn(value), compare-and-swap loop.
 
+for_invocation(invocation_id, retention_seconds) is the same client for one run of a replayable
+invocation (the runtime binds ctx.state so when the router sends Orrery-Invocation-Id; docs/state.md
+"Replayed invocations"): each get, set, cas and delete, update()'s included, takes the next position
+in call order and is sent with Idempotency-Key: <invocation_id>.<position> and
+X-Orrery-Idempotency-Retention: <retention_seconds>, a get retried on a lost answer as a write is. A
+second run with the same id gets the first run's answers at the positions the first run reached.
+
 changes(prefix, since) is a generator over the keyspace's change feed (GET /v1/changes, Server-Sent
 Events): it reconnects by itself and resumes after the last change it yielded; a position the feed
 no longer keeps raises ChangesExpiredError.
 """
-import collections, http.client, json, os, random, threading, time, urllib.error, urllib.parse, urllib.request, uuid
+import collections, copy, http.client, json, os, random, re, threading, time, urllib.error, urllib.parse, urllib.request, uuid
 
 
 _NO_BODY = object()
 _RETRY_STATUSES = (502, 503, 504)
 _MAX_RETRY_DELAY = 2.0
+
+# Request header asking statesvc to keep an outcome for at most this many seconds (capped by the keyspace's retention).
+IDEMPOTENCY_RETENTION_HEADER = "X-Orrery-Idempotency-Retention"
+# An invocation id the router mints: 16-64 URL-safe characters (it sends 32 hex digits).
+_INVOCATION_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def is_invocation_id(value):
+    """True for a string the router could mint as an invocation id (and so a usable key prefix)."""
+    return isinstance(value, str) and _INVOCATION_ID.fullmatch(value) is not None
+
+
+class InvocationPositions:
+    """The numbering of one invocation's state calls (packages/sdk/src/invocation-positions.ts):
+    next() is the idempotency key of the next call, `<invocation_id>.<n>` for n = 1, 2, ... in the
+    order the calls are made (taken under a lock, before any I/O, so threads get distinct ones)."""
+
+    def __init__(self, invocation_id, retention_seconds):
+        if not is_invocation_id(invocation_id):
+            raise ValueError("invocation id %s is not 16-64 of [A-Za-z0-9_-]" % json.dumps(invocation_id, default=repr))
+        if isinstance(retention_seconds, bool) or not isinstance(retention_seconds, int) or retention_seconds < 1:
+            raise ValueError("retention must be a whole number of seconds >= 1, not %r" % (retention_seconds,))
+        self.invocation_id = invocation_id
+        # The header value every numbered call sends (the same for the whole invocation).
+        self.retention = str(retention_seconds)
+        self._taken = 0
+        self._lock = threading.Lock()
+
+    def next(self):
+        with self._lock:
+            self._taken += 1
+            return "%s.%d" % (self.invocation_id, self._taken)
 
 
 class StateError(Exception):
@@ -77,6 +116,13 @@ def _state_error(raw, status, fallback):
 _STREAM_STATUS = {"changes_expired": 410, "forbidden": 403, "capability_unavailable": 503, "internal": 500}
 
 
+class _Credentials:
+    """The request headers made from the token file; one for a client and every copy bound from it,
+    so a re-read (after a 401, or the runtime's on_change) reaches them all."""
+
+    headers = None
+
+
 class StateClient:
     def __init__(self, url=None, token_path=None, retries=3, retry_delay=0.1, idempotent_writes=True, fencing=False):
         """retries: how many times a write whose answer was lost is sent again (0 = never);
@@ -95,13 +141,41 @@ class StateClient:
         # update(): one at a time per key in this process (key -> [lock, holders]).
         self._update_locks = {}
         self._update_locks_lock = threading.Lock()
+        # A replayable invocation's numbering (for_invocation); None otherwise.
+        self._positions = None
+        self._creds = _Credentials()
         self._load_token()
+
+    @property
+    def headers(self):
+        return self._creds.headers
+
+    @property
+    def invocation_id(self):
+        """The invocation this client numbers its calls for (for_invocation), or None."""
+        return None if self._positions is None else self._positions.invocation_id
+
+    def for_invocation(self, invocation_id, retention_seconds):
+        """The same client (URL, token, fences, the per-key update() lock) for one run of a replayable
+        invocation, with a numbering of its own: each get, set, cas and delete, update()'s included,
+        takes the next position in call order and is sent with Idempotency-Key:
+        <invocation_id>.<position> and X-Orrery-Idempotency-Retention: <retention_seconds>; a numbered
+        get whose answer is lost is sent again with the same key, as a write is. A second run with the
+        same id gets the first run's answers at the positions the first run reached, so it reads what
+        the first run read and its writes apply once. An idempotency_key passed in a call still wins
+        (sent without the retention; the position is used up all the same). list, changes and claim
+        are not numbered. Raises ValueError for an id that is not 16-64 of [A-Za-z0-9_-] or a
+        retention that is not a whole number of seconds >= 1."""
+        positions = InvocationPositions(invocation_id, retention_seconds)
+        bound = copy.copy(self)  # shares the fence table, the update locks and the credentials
+        bound._positions = positions
+        return bound
 
     def _load_token(self):
         with open(self.token_path) as f:
             c = json.load(f)
-        self.headers = {"Authorization": "Bearer " + c["token"], "X-Orrery-State-Namespace": c["namespace"],
-                        "X-Orrery-State-Keyspace": c["keyspace"], "Content-Type": "application/json"}
+        self._creds.headers = {"Authorization": "Bearer " + c["token"], "X-Orrery-State-Namespace": c["namespace"],
+                               "X-Orrery-State-Keyspace": c["keyspace"], "Content-Type": "application/json"}
 
     def _call(self, method, path, body=_NO_BODY, headers=None, retried=False):
         data = None if body is _NO_BODY else json.dumps(body).encode()
@@ -147,15 +221,28 @@ class StateClient:
             fence = self._fences.get(key)
         return {"X-Orrery-Fence": str(fence if fence is not None else self.claim(key))}
 
+    def _numbered(self, position):
+        """The headers of a call numbered by the invocation (its key and how long statesvc keeps the answer)."""
+        return {"Idempotency-Key": position, IDEMPOTENCY_RETENTION_HEADER: self._positions.retention}
+
     def _write(self, method, path, body=_NO_BODY, headers=None, idempotency_key=None, state_key=None):
         """One logical write: its key (and its fence) are taken once, here, and every attempt sends them."""
-        key = idempotency_key if idempotency_key is not None else (str(uuid.uuid4()) if self.idempotent_writes else None)
+        # Taken before anything is sent (a fence claim included), so positions follow the order of the calls.
+        position = None if self._positions is None else self._positions.next()
         headers = dict(headers or {})
         if state_key is not None:
             headers.update(self._fence_header(state_key))
-        if key is not None:
-            headers["Idempotency-Key"] = key
-        retries = self.retries if key is not None else 0
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
+        elif position is not None:
+            headers.update(self._numbered(position))
+        elif self.idempotent_writes:
+            headers["Idempotency-Key"] = str(uuid.uuid4())
+        return self._send(method, path, body, headers, retries=self.retries if "Idempotency-Key" in headers else 0)
+
+    def _send(self, method, path, body, headers, retries):
+        """One request, sent again (up to `retries` times, with the same headers) while its answer is
+        lost: a keyed request, which statesvc answers from the stored outcome instead of applying twice."""
         attempt = 0
         while True:
             try:
@@ -164,7 +251,7 @@ class StateClient:
                 if attempt >= retries or e.status not in _RETRY_STATUSES:
                     raise
             except (urllib.error.URLError, http.client.HTTPException, ConnectionError):
-                # No answer at all (refused, reset, closed mid-answer): the write may or may not have landed.
+                # No answer at all (refused, reset, closed mid-answer): the request may or may not have been applied.
                 if attempt >= retries:
                     raise
             time.sleep(min(_MAX_RETRY_DELAY, self.retry_delay * 2 ** attempt) * random.uniform(0.8, 1.2))
@@ -174,7 +261,12 @@ class StateClient:
         return "/v1/state/" + urllib.parse.quote(key, safe="")
 
     def get(self, key):
-        status, headers, body = self._call("GET", self._key(key))
+        # In a replayable invocation a read is recorded (statesvc keeps its answer for a replay).
+        position = None if self._positions is None else self._positions.next()
+        if position is None:
+            status, headers, body = self._call("GET", self._key(key))
+        else:
+            status, headers, body = self._send("GET", self._key(key), _NO_BODY, self._numbered(position), self.retries)
         return None if status == 404 else {"value": body["value"], "version": int(headers["X-Orrery-State-Version"])}
 
     def set(self, key, value, ttl_seconds=None, if_version=None, idempotency_key=None):

@@ -4,7 +4,7 @@
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
 import { KEY_MOVED_HEADER, WORKER_DRAINING_HEADER } from '@orrery/sdk';
-import { backoffDelay } from '@orrery/spec';
+import { backoffDelay, INVOCATION_ID_HEADER } from '@orrery/spec';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
 import type { EndpointIndex } from './admit/endpoint-index.ts';
@@ -19,9 +19,11 @@ import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
-import { UpstreamError, type UpstreamHandler } from './proxy/http1-upstream.ts';
+import { UpstreamError, type UpstreamHandler, type UpstreamPool } from './proxy/http1-upstream.ts';
 import { refusedDialAttempts } from './proxy/refused-dial-budget.ts';
-import { mayRetryElsewhere } from './proxy/idempotent-retry.ts';
+import { mayReplayElsewhere, mayRetryElsewhere, type UpstreamLeg } from './proxy/idempotent-retry.ts';
+import { HeldRequestBody, holdsForReplay } from './proxy/held-request-body.ts';
+import { mintInvocationId } from './proxy/mint-invocation-id.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
 import { cookieValue, queryValue } from './routing/sticky-key.ts';
@@ -114,6 +116,15 @@ function isDrainingRefusal(headers: string[]): boolean {
   return false;
 }
 
+/** The request has a body to send (Content-Length other than 0, or chunked). */
+function hasRequestBody(h: RequestHead): boolean {
+  return h.contentLength !== undefined ? h.contentLength !== '0' : h.chunked;
+}
+
+function upstreamLeg(req: IngressRequest): UpstreamLeg {
+  return req.upgrade !== undefined ? 'websocket' : req.http2?.grpc === true ? 'grpc' : 'http1';
+}
+
 function isUpstreamTimeout(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'ORRERY_HEADERS_TIMEOUT' || code === 'ORRERY_BODY_TIMEOUT';
@@ -124,8 +135,10 @@ export class DataPlane {
   readonly queues: RevisionQueues;
   readonly quarantineCheck: (address: string) => boolean;
   dialErrors = 0;
-  /** Requests sent to another worker after their worker failed them mid-request (idempotent ones, and any it never read) or refused them draining. */
+  /** Requests sent to another worker after their worker failed them mid-request (idempotent ones, any it never read, replays) or refused them draining. */
   upstreamRetries = 0;
+  /** Of those, the ones only `onWorkerLoss: replay` sent again: their worker may have run them (idempotent-retry.ts mayReplayElsewhere). */
+  upstreamReplays = 0;
   /** The port HTTP → HTTPS redirects name (routing/https-redirect.ts): `--tls-redirect-port`, else the bound TLS port. */
   httpsPort = 443;
 
@@ -264,6 +277,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private status = 0;
   /** The worker answered 101: the duration histogram got the handshake's time already. */
   private switched = false;
+  /** onWorkerLoss: replay — the Orrery-Invocation-Id every attempt of this request carries. */
+  private invocationId: string | undefined;
+  /** onWorkerLoss: replay — the body kept for a replay while the first attempt streams it. */
+  private heldBody: HeldRequestBody | undefined;
 
   constructor(
     private readonly plane: DataPlane,
@@ -411,7 +428,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     // Each attempt is its own client span; its traceparent replaces the client's (or the last attempt's).
     this.trace?.upstream(endpoint.address, this.attempts, h.forward);
     const hasLength = h.contentLength !== undefined;
-    const hasBody = hasLength ? h.contentLength !== '0' : h.chunked;
+    const hasBody = hasRequestBody(h);
     this.tDispatch = performance.now();
     // The one check the common request pays for WebSockets (the raw ingress never sets it).
     if (req.upgrade !== undefined) {
@@ -427,10 +444,53 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true, remainingMs), body: req.body, timeoutMs: this.rev.timeoutMs }, this);
       return;
     }
-    this.plane.opts.pools.get(endpoint.address).dispatch(
+    const pool = this.plane.opts.pools.get(endpoint.address);
+    // What onWorkerLoss: replay costs the other revisions. A request that began on a replay
+    // revision stays one (its id, its held body) if a rollout re-picks its revision while it waits.
+    if (this.rev.replayOnWorkerLoss || this.invocationId !== undefined) {
+      this.dispatchReplayable(pool, hasBody, hasLength);
+      return;
+    }
+    pool.dispatch(
       { method: req.method, path: this.upstreamPath, headers: h.forward, body: hasBody ? req.body : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
       this,
     );
+  }
+
+  /**
+   * onWorkerLoss: replay. Every attempt carries the same minted Orrery-Invocation-Id (the client's
+   * was dropped by scanRequestHead). A body of at most REPLAY_BODY_LIMIT streams to the first
+   * worker through a HeldRequestBody and goes whole, in one write, on a replay.
+   */
+  private dispatchReplayable(pool: UpstreamPool, hasBody: boolean, hasLength: boolean): void {
+    const req = this.req;
+    const h = this.head;
+    if (this.invocationId === undefined) {
+      this.invocationId = mintInvocationId();
+      h.forward.push(INVOCATION_ID_HEADER, this.invocationId);
+    }
+    let body = hasBody ? req.body : null;
+    let wholeBody: Buffer | undefined;
+    if (body !== null) {
+      const held = this.heldBody;
+      if (held?.complete) {
+        wholeBody = held.bytes();
+        body = null;
+      } else if (held) {
+        body = held; // not read yet: a dial or draining retry streams it again through the same holder
+      } else if (hasLength && !req.readableDidRead && holdsForReplay(h.contentLength)) {
+        body = this.heldBody = new HeldRequestBody(body);
+      }
+    }
+    pool.dispatch(
+      { method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
+      this,
+    );
+  }
+
+  /** Whatever of the body was read can still be sent whole: none was read, or all of it is held for a replay. */
+  private bodyResendable(): boolean {
+    return !this.req.readableDidRead || this.heldBody?.complete === true;
   }
 
   /** The handshake on a connection of its own; scanRequestHead dropped the client's hop-by-hop Connection and Upgrade, the router says its own. */
@@ -488,6 +548,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     const tHeaders = performance.now();
     this.admission!.endpoint!.dialTimeoutStrikes = 0;
+    // The answer began: no replay any more, so a held body need not be kept.
+    this.heldBody?.release();
     this.resumeUpstream = resume;
     this.status = statusCode;
     this.trace?.upstreamStatus(statusCode);
@@ -542,7 +604,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       // A dial error: retried, with backoff, while the request body is still unread; a refused
       // one ran nothing and gets a larger budget (refused-dial-budget.ts).
       const budget = refused ? refusedDialAttempts(plane.opts.dialRetries) : plane.opts.dialRetries;
-      if (this.attempts < budget && !this.req.readableDidRead && !this.res.destroyed) {
+      if (this.attempts < budget && this.bodyResendable() && !this.res.destroyed) {
         this.retryElsewhere(endpoint, backoffDelay(this.attempts + 1, { initialMs: 5, maxMs: 200 }) * (0.5 + Math.random()));
         return;
       }
@@ -559,7 +621,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     if ((err as { code?: string }).code === WORKER_DRAINING) {
       // Nothing ran: any method may go again, as long as its body can still be sent.
-      if (endpoint && this.attempts < this.plane.opts.dialRetries && !this.req.readableDidRead && !this.res.destroyed) {
+      if (endpoint && this.attempts < this.plane.opts.dialRetries && this.bodyResendable() && !this.res.destroyed) {
         this.plane.upstreamRetries++;
         this.retryElsewhere(endpoint, 0);
         return;
@@ -577,6 +639,28 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     const neverRead = err instanceof UpstreamError && err.neverRead;
     if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: this.plane.opts.dialRetries, neverRead })) {
       this.plane.upstreamRetries++;
+      this.retryElsewhere(endpoint, 0);
+      return;
+    }
+    // Any other request its Function asked to replay: another worker runs it with the same
+    // Orrery-Invocation-Id, so its ctx.state calls return what the first run's did.
+    if (
+      endpoint &&
+      !this.res.destroyed &&
+      mayReplayElsewhere({
+        replayOnWorkerLoss: this.rev.replayOnWorkerLoss,
+        leg: upstreamLeg(this.req),
+        errorCode: (err as { code?: string }).code,
+        bodyHeld: !hasRequestBody(this.head) || this.heldBody?.complete === true,
+        headersSent: false,
+        attempts: this.attempts,
+        maxAttempts: this.plane.opts.dialRetries,
+      })
+    ) {
+      const plane = this.plane;
+      plane.upstreamRetries++;
+      plane.upstreamReplays++;
+      plane.opts.log(`replaying ${this.req.method} invocation ${this.invocationId} of revision ${this.rev.key} on another worker: ${endpoint.address} was lost (${err.message})`);
       this.retryElsewhere(endpoint, 0);
       return;
     }

@@ -7,7 +7,9 @@
  *   `--trusted-proxies` member, whose headers are kept and appended to;
  * - a second Host → 400 duplicate_host;
  * - a Transfer-Encoding other than one `chunked` is refused, not dropped: 501 for an unknown
- *   coding, 400 for a malformed or duplicated one.
+ *   coding, 400 for a malformed or duplicated one;
+ * - a client's Orrery-Invocation-Id never reaches the worker: a Function with
+ *   `onWorkerLoss: replay` gets one the router minted, any other none.
  *
  * Every request goes over a raw socket so the bytes (duplicate lines, odd codings) are exactly
  * what the test wrote.
@@ -21,8 +23,14 @@ const routers: Record<string, { url: string }> = {};
 
 beforeAll(async () => {
   const up = await g.upstream('echo');
-  const routes = g.write('routes.yaml', functionYaml({ name: 'echo', revisions: ['echo-00001'] }));
-  const endpoints = g.write('endpoints.yaml', endpointsYaml([{ fn: 'echo', rev: 'echo-00001', address: up.address }]));
+  const routes = g.write('routes.yaml', functionYaml({ name: 'echo', revisions: ['echo-00001'] }) + functionYaml({ name: 'replayed', revisions: ['replayed-00001'], onWorkerLoss: 'replay' }));
+  const endpoints = g.write(
+    'endpoints.yaml',
+    endpointsYaml([
+      { fn: 'echo', rev: 'echo-00001', address: up.address },
+      { fn: 'replayed', rev: 'replayed-00001', address: up.address },
+    ]),
+  );
   const common = ['--routes-file', routes, '--endpoints-file', endpoints];
   const configs: Record<string, string[]> = {
     // the default: the router is the edge
@@ -124,6 +132,22 @@ describe.each(['raw', 'node'])('--ingress %s', (ingress) => {
     // A trusted proxy's X-Forwarded-Proto is believed only as http or https.
     const odd = await send(routers[`trusted/${ingress}`]!.url, 'GET /default/echo/p HTTP/1.1\r\nHost: h\r\nX-Forwarded-Proto: gopher\r\n\r\n');
     expect(forwarding(JSON.parse(odd.body.toString()) as Echo)['x-forwarded-proto']).toEqual(['http']);
+  });
+
+  it('drops every Orrery-Invocation-Id a client sends; a replay Function gets one of the router', { timeout: 20_000 }, async () => {
+    const ids = async (fn: string): Promise<string[]> => {
+      const r = await send(
+        routers[`edge/${ingress}`]!.url,
+        `POST /default/${fn}/ HTTP/1.1\r\nHost: a.example\r\nOrrery-Invocation-Id: 0123456789abcdef0123456789abcdef\r\norrery-invocation-id: 0123456789abcdef0123456789abcdef\r\nContent-Length: 2\r\n\r\nok`,
+      );
+      expect(r.status).toBe(200);
+      const raw = (JSON.parse(r.body.toString()) as Echo).rawHeaders;
+      return raw.filter((_v, i) => i % 2 === 1 && raw[i - 1]!.toLowerCase() === 'orrery-invocation-id');
+    };
+    expect(await ids('echo')).toEqual([]);
+    const minted = await ids('replayed');
+    expect(minted).toEqual([expect.stringMatching(/^[0-9a-f]{32}$/)]);
+    expect(minted[0]).not.toBe('0123456789abcdef0123456789abcdef');
   });
 
   it('refuses a second Host with 400 duplicate_host and closes', { timeout: 20_000 }, async () => {

@@ -3,7 +3,9 @@
  * Whether the request may go to another worker depends on what the worker's kernel says: a
  * socket closed with the request still unread answers with a reset (the request never ran: any
  * method goes again), one closed after the worker read it answers with a FIN (it may have run: a
- * POST fails rather than running twice). idempotent-retry.ts `neverReadByWorker`.
+ * POST fails rather than running twice). idempotent-retry.ts `neverReadByWorker`. Unless its
+ * Function says `onWorkerLoss: replay`: then the request goes to another worker with the same
+ * Orrery-Invocation-Id (idempotent-retry.ts `mayReplayElsewhere`).
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +23,15 @@ async function stats(): Promise<RouterStatsJson> {
   return (await (await fetch(`${router.admin}/v1/stats`)).json()) as RouterStatsJson;
 }
 
-/** The function `mortal` served by `addresses`; waits until the router has them. */
-async function serveMortalBy(addresses: string[]): Promise<void> {
-  g.write('endpoints.yaml', endpointsYaml(addresses.map((address) => ({ fn: 'mortal', rev: 'mortal-00001', address }))));
+/**
+ * The functions under test, one revision each: `mortal` without onWorkerLoss (absent = fail),
+ * `phoenix` with `replay`, `stoic` with `fail` written out.
+ */
+type Fn = 'mortal' | 'phoenix' | 'stoic';
+
+/** The function `fn` served by `addresses` (and no other); waits until the router has them. */
+async function serveBy(addresses: string[], fn: Fn = 'mortal'): Promise<void> {
+  g.write('endpoints.yaml', endpointsYaml(addresses.map((address) => ({ fn, rev: `${fn}-00001`, address }))));
   await eventually(async () => ((await stats()).endpoints.length === addresses.length ? true : undefined), `${addresses.length} endpoints loaded`);
 }
 
@@ -32,9 +40,14 @@ async function mortalWorker(mode: 'stalled' | 'reading'): Promise<{ address: str
   return { address: s.match[1]!, child: s.child, output: s.output };
 }
 
-async function send(method: string, body?: string): Promise<{ status: number; json: { name?: string; code?: string; method?: string; body?: string } }> {
-  const res = await pool.request({ path: '/default/mortal/', method, body, headers: body ? { 'content-type': 'text/plain' } : {} });
-  return { status: res.statusCode, json: (await res.body.json()) as { name?: string } };
+interface Answer {
+  status: number;
+  json: { name?: string; code?: string; method?: string; body?: string; headers?: Record<string, string> };
+}
+
+async function send(method: string, body?: string, fn: Fn = 'mortal', headers: Record<string, string> = {}): Promise<Answer> {
+  const res = await pool.request({ path: `/default/${fn}/`, method, body, headers: body ? { 'content-type': 'text/plain', ...headers } : headers });
+  return { status: res.statusCode, json: (await res.body.json()) as Answer['json'] };
 }
 
 async function killWhen(worker: Started, line: string): Promise<void> {
@@ -46,7 +59,12 @@ async function killWhen(worker: Started, line: string): Promise<void> {
 
 beforeAll(async () => {
   live = (await g.upstream('live')).address;
-  const routesPath = g.write('routes.yaml', functionYaml({ name: 'mortal', revisions: ['mortal-00001'], timeoutSeconds: 20 }));
+  const routesPath = g.write(
+    'routes.yaml',
+    functionYaml({ name: 'mortal', revisions: ['mortal-00001'], timeoutSeconds: 20 }) +
+      functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20, onWorkerLoss: 'replay' }) +
+      functionYaml({ name: 'stoic', revisions: ['stoic-00001'], timeoutSeconds: 20, onWorkerLoss: 'fail' }),
+  );
   g.write('endpoints.yaml', endpointsYaml([]));
   router = await g.router(['--routes-file', routesPath, '--endpoints-file', join(g.dir, 'endpoints.yaml')]);
   pool = new Pool(router.url, { connections: 4 });
@@ -58,20 +76,28 @@ afterAll(async () => {
 });
 
 /**
- * Sends one request to `mortal` while a `mode` worker is its only worker; once the worker shows
+ * Sends one request to `fn` while a `mode` worker is its only worker; once the worker shows
  * `line` (it took the connection, or read the request) a live worker is added and the first one
- * is SIGKILLed. The answer, and how many requests the router sent to another worker meanwhile.
+ * is SIGKILLed. The answer, how many requests the router sent to another worker meanwhile (and
+ * how many of them were replays), and what the killed worker printed.
  */
-async function killedUnder(mode: 'stalled' | 'reading', line: string, method: string, body?: string) {
+async function killedUnder(mode: 'stalled' | 'reading', line: string, method: string, body?: string, fn: Fn = 'mortal', headers: Record<string, string> = {}) {
   const worker = await mortalWorker(mode);
-  await serveMortalBy([worker.address]);
-  const before = (await stats()).upstreamRetries;
-  const answer = send(method, body);
+  await serveBy([worker.address], fn);
+  const before = await stats();
+  const answer = send(method, body, fn, headers);
   await eventually(() => (worker.output().includes(line) ? true : undefined), `the request reached the ${mode} worker`);
-  await serveMortalBy([worker.address, live]);
+  await serveBy([worker.address, live], fn);
   await killWhen(worker, line);
   const r = await answer;
-  return { ...r, retries: (await stats()).upstreamRetries - before };
+  const after = await stats();
+  return { ...r, retries: after.upstreamRetries - before.upstreamRetries, replays: after.upstreamReplays - before.upstreamReplays, killed: worker.output() };
+}
+
+/** What the reading worker printed for the request it read: `request <METHOD> <invocation id or -> <body bytes>`. */
+function readLine(output: string): { id: string; bytes: number } {
+  const m = /request \S+ (\S+) (\d+)/.exec(output)!;
+  return { id: m[1]!, bytes: Number(m[2]) };
 }
 
 describe('a worker SIGKILLed with a request on it', () => {
@@ -93,5 +119,77 @@ describe('a worker SIGKILLed with a request on it', () => {
   it('a GET it had read goes to another worker (idempotent)', { timeout: 40_000 }, async () => {
     const r = await killedUnder('reading', 'request GET', 'GET');
     expect([r.status, r.json.name, r.retries]).toEqual([200, 'live', 1]);
+  });
+});
+
+describe('a Function with onWorkerLoss: replay', () => {
+  const ID = /^[0-9a-f]{32}$/;
+
+  it('a POST whose worker read its body and was SIGKILLed is answered by another worker, with the same Orrery-Invocation-Id', { timeout: 40_000 }, async () => {
+    const body = JSON.stringify({ item: 'apple', qty: 2 });
+    const r = await killedUnder('reading', 'request POST', 'POST', body, 'phoenix');
+    const first = readLine(r.killed);
+    expect([r.status, r.json.name, r.json.method, r.json.body, r.retries, r.replays]).toEqual([200, 'live', 'POST', body, 1, 1]);
+    expect(first).toEqual({ id: expect.stringMatching(ID), bytes: body.length });
+    expect(r.json.headers!['orrery-invocation-id']).toBe(first.id);
+    expect(r.json.headers!['content-length']).toBe(String(body.length));
+  });
+
+  it('the same through the node:http ingress (--ingress node), whose bodies are IncomingMessages', { timeout: 60_000 }, async () => {
+    const nodeRouter = await g.router(['--ingress', 'node', '--routes-file', join(g.dir, 'routes.yaml'), '--endpoints-file', join(g.dir, 'endpoints.yaml')]);
+    const saved = { router, pool };
+    router = nodeRouter;
+    pool = new Pool(nodeRouter.url, { connections: 4 });
+    try {
+      const body = 'order #9';
+      const r = await killedUnder('reading', 'request PATCH', 'PATCH', body, 'phoenix');
+      expect([r.status, r.json.name, r.json.method, r.json.body, r.replays]).toEqual([200, 'live', 'PATCH', body, 1]);
+      expect(r.json.headers!['orrery-invocation-id']).toBe(readLine(r.killed).id);
+    } finally {
+      await pool.close();
+      ({ router, pool } = saved);
+    }
+  });
+
+  it('a bodiless POST too', { timeout: 40_000 }, async () => {
+    const r = await killedUnder('reading', 'request POST', 'POST', undefined, 'phoenix');
+    expect([r.status, r.json.name, r.json.method, r.replays]).toEqual([200, 'live', 'POST', 1]);
+    expect(r.json.headers!['orrery-invocation-id']).toBe(readLine(r.killed).id);
+  });
+
+  it('a body over 64 KiB is not held, so its POST fails with 502 as before', { timeout: 40_000 }, async () => {
+    const r = await killedUnder('reading', 'request POST', 'POST', 'x'.repeat(64 * 1024 + 1), 'phoenix');
+    expect([r.status, r.json.code, r.retries, r.replays]).toEqual([502, 'upstream_error', 0, 0]);
+  });
+
+  it('a client-sent Orrery-Invocation-Id never reaches the worker: the router mints its own', { timeout: 40_000 }, async () => {
+    const forged = '0123456789abcdef0123456789abcdef';
+    const r = await killedUnder('reading', 'request POST', 'POST', 'order #2', 'phoenix', { 'Orrery-Invocation-Id': forged });
+    const first = readLine(r.killed).id;
+    expect(first).toMatch(ID);
+    expect(first).not.toBe(forged);
+    expect([r.status, r.json.headers!['orrery-invocation-id']]).toEqual([200, first]);
+    // Each request gets its own.
+    await serveBy([live], 'phoenix');
+    const a = await send('POST', 'x', 'phoenix', { 'orrery-invocation-id': forged });
+    const b = await send('POST', 'x', 'phoenix');
+    expect(a.json.headers!['orrery-invocation-id']).toMatch(ID);
+    expect(new Set([forged, first, a.json.headers!['orrery-invocation-id'], b.json.headers!['orrery-invocation-id']]).size).toBe(4);
+  });
+});
+
+describe('a Function with onWorkerLoss: fail (or none)', () => {
+  it('a POST whose worker read it and was SIGKILLed fails with 502; the worker got no invocation id', { timeout: 40_000 }, async () => {
+    const r = await killedUnder('reading', 'request POST', 'POST', 'order #3', 'stoic');
+    expect([r.status, r.json.code, r.retries, r.replays]).toEqual([502, 'upstream_error', 0, 0]);
+    expect(readLine(r.killed)).toEqual({ id: '-', bytes: 8 });
+  });
+
+  it('a client-sent Orrery-Invocation-Id is dropped there too', { timeout: 20_000 }, async () => {
+    for (const fn of ['stoic', 'mortal'] as const) {
+      await serveBy([live], fn);
+      const r = await send('POST', 'x', fn, { 'Orrery-Invocation-Id': '0123456789abcdef0123456789abcdef' });
+      expect([r.status, r.json.name, r.json.headers!['orrery-invocation-id']]).toEqual([200, 'live', undefined]);
+    }
   });
 });

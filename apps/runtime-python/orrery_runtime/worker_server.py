@@ -19,6 +19,7 @@ from .http_messages import Headers, InvalidResponse, Request, to_response
 from .breaker import BreakerError
 from .handshake_refusal import refuse_handshake
 from .load_function import positional_arity
+from .replayable_invocation import INVOCATION_ID_HEADER, bind_invocation
 from .structured_log import iso_time
 from .websocket_frames import CLOSE_GOING_AWAY, CLOSE_INTERNAL_ERROR, CLOSE_NORMAL, chosen_subprotocol, handshake_problem, handshake_response
 from .websocket_session import HEARTBEAT_SECONDS, WebSocket, WebSocketClosed, WebSocketSessions
@@ -390,6 +391,8 @@ class WorkerServer:
             # new fence before each key's next write (docs/state.md "Fencing").
             if h.headers.get(KEY_MOVED_HEADER) == "1" and ctx.state is not None:
                 ctx.state.key_moved()
+            # A replayable invocation (Orrery-Invocation-Id): ctx.state becomes a copy numbering this run's calls.
+            ctx = bind_invocation(ctx, h.headers.get_all(INVOCATION_ID_HEADER), fn.timeout_seconds)
             fut = self._invoke(fn, request, ctx)
             outcome = self._wait(fut, deadline, h, cancelled)
             if outcome == "timeout":
@@ -470,7 +473,7 @@ class WorkerServer:
             sock._send_close(CLOSE_GOING_AWAY, "worker draining")
         cancelled = threading.Event()
         request = Request(h.command, h.path, Headers(h.headers.items()), b"", cancelled)
-        ctx = fn.ctx.for_request(h.headers.get("traceparent"), h.headers.get("tracestate"))
+        ctx = bind_invocation(fn.ctx.for_request(h.headers.get("traceparent"), h.headers.get("tracestate")), h.headers.get_all(INVOCATION_ID_HEADER), fn.timeout_seconds)
         flog = fn.ctx.log
         args = (sock, request, ctx)[: positional_arity(websocket, 3)]
 

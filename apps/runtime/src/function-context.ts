@@ -18,6 +18,12 @@ export interface FunctionContext {
    * pass `ctx.trace.traceparent` on your own outgoing calls to continue the trace (docs/tracing.md).
    */
   trace: FunctionTrace;
+  /**
+   * This request's invocation id when its Function replays after worker loss
+   * (`spec.template.onWorkerLoss: replay`): the same on every run of the request, so pass it as
+   * the idempotency key of your own outgoing calls. Undefined otherwise.
+   */
+  invocationId?: string;
 }
 
 /** A handler: Web-standard request in, Web-standard response out. */

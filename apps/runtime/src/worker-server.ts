@@ -9,9 +9,11 @@ import { BodyTooLargeError, discardRestOfBody, toWebRequest } from './http/to-we
 import { writeWebResponse } from './http/write-web-response.ts';
 import { JsonBodyError, readJsonBody, refuseRestOfBody, routes, sendJson, urlPath, type RouteTable } from '@orrery/control-http';
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
+import { INVOCATION_ID_HEADER_LOWER } from '@orrery/spec/invocation-id';
 import type { Logger } from '@orrery/log';
 import type { Tracer } from '@orrery/tracing';
 import { InvocationTrace } from './tracing/invocation-trace.ts';
+import { bindInvocation } from './replayable-invocation.ts';
 import { refuseHandshake } from './websocket/handshake-refusal.ts';
 import { CLOSE_GOING_AWAY, WebSocketSessions } from './websocket/websocket-sessions.ts';
 import type { GrpcMethods } from './grpc/grpc-export.ts';
@@ -338,7 +340,9 @@ export class WorkerServer {
       traced.state === undefined ? fn.ctx : { ...fn.ctx, trace: traced.trace, state: fn.ctx.state?.withTrace(traced.state) };
     // The router marks the first request of a sticky key that moved to this worker: ctx.state
     // claims a new fence before each key's next write (docs/state.md "Fencing").
-    const ctx: FunctionContext = headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
+    const moved: FunctionContext = headers[KEY_MOVED_HEADER] === '1' && base.state ? { ...base, state: base.state.withKeyMoved() } : base;
+    const invocationId = headers[INVOCATION_ID_HEADER_LOWER];
+    const ctx = invocationId === undefined ? moved : bindInvocation(moved, headerValue(invocationId), fn.timeoutMs);
     return { traced, ctx };
   }
 

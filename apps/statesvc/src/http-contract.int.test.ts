@@ -194,9 +194,86 @@ for (const driver of ['memory', 'postgres'] as const) {
       expectError(await call('PUT', '/v1/state/idem-4', { ...key('claimed-by-outsider'), token: 'f'.repeat(64), body: '{"evil":1}' }), 403, 'forbidden');
       const owner = await call('PUT', '/v1/state/idem-4', { ...key('claimed-by-outsider'), body: '{"good":1}' });
       expect([owner.status, owner.headers.get('idempotent-replayed')]).toEqual([200, null]);
-      // A read ignores the header; another keyspace has keys of its own.
-      expect((await call('GET', '/v1/state/idem-1', key('anything'))).status).toBe(200);
+      // Another keyspace has keys of its own.
       expect((await call('PUT', '/v1/state/idem-1', { ns: 'team-b', ks: 'cart', headers: { 'idempotency-key': 'put-1' }, body: '{"b":1}' })).headers.get('idempotent-replayed')).toBeNull();
+      // X-Orrery-Idempotency-Retention is checked on every request with a key, 400 when malformed, and nothing is written.
+      for (const bad of ['0', '-5', '+5', '1.5', '05', '5s', 'x', '12345678901', '']) {
+        const r = await call('PUT', '/v1/state/idem-5', { ...key('ret-put', { 'x-orrery-idempotency-retention': bad }), body: '1' });
+        expectError(r, 400, 'idempotency_retention_invalid');
+        expect(r.json.error).toContain('X-Orrery-Idempotency-Retention');
+      }
+      expectError(await call('DELETE', '/v1/state/idem-1', key('ret-del', { 'x-orrery-idempotency-retention': '0' })), 400, 'idempotency_retention_invalid');
+      expectError(await call('POST', '/v1/state/idem-5/cas', { ...key('ret-cas', { 'x-orrery-idempotency-retention': '1e3' }), body: '{"expectVersion":0,"value":1}' }), 400, 'idempotency_retention_invalid');
+      expect((await call('GET', '/v1/state/idem-5', o)).status).toBe(404);
+      expect((await call('PUT', '/v1/state/idem-5', { ...key('ret-put', { 'x-orrery-idempotency-retention': '9999999999' }), body: '1' })).status).toBe(200);
+      // Without a key it names no outcome: ignored, as before.
+      expect((await call('PUT', '/v1/state/idem-5', { ...o, headers: { 'x-orrery-idempotency-retention': 'nonsense' }, body: '2' })).status).toBe(200);
+    });
+
+    it('Idempotency-Key on GET records the answer: a repeat replays it byte for byte after the key changed; 404 recorded; mismatches 422; retention header', { timeout: 30_000 }, async () => {
+      const o = { ks: 'other' };
+      const key = (k: string, extra: Record<string, string> = {}) => ({ ...o, headers: { 'idempotency-key': k, ...extra } });
+      await call('PUT', '/v1/state/rec-1', { ...o, body: '{"n":1}', headers: { 'x-orrery-state-ttl': '300' } });
+      const first = await call('GET', '/v1/state/rec-1', key('inv-a.1'));
+      expect(first.status).toBe(200);
+      expect(first.json).toEqual({ value: { n: 1 } });
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(Number(first.headers.get('x-orrery-state-ttl'))).toBeGreaterThan(290);
+      const changed = await call('PUT', '/v1/state/rec-1', { ...o, body: '{"n":2}' });
+      const again = await call('GET', '/v1/state/rec-1', key('"inv-a.1"'));
+      expect({ status: again.status, text: again.text, version: again.headers.get('x-orrery-state-version'), replayed: again.headers.get('idempotent-replayed') }).toEqual({
+        status: 200,
+        text: first.text,
+        version: first.headers.get('x-orrery-state-version'),
+        replayed: 'true',
+      });
+      // The TTL header counts down to the recorded entry's deadline, not the key's (which has none now).
+      expect(Number(again.headers.get('x-orrery-state-ttl'))).toBeGreaterThan(290);
+      expect(Number(again.headers.get('x-orrery-state-ttl'))).toBeLessThanOrEqual(Number(first.headers.get('x-orrery-state-ttl')));
+      // A GET without the header is the plain read, as always: the key as it is now, nothing replayed.
+      const plainGet = await call('GET', '/v1/state/rec-1', o);
+      expect({ text: plainGet.text, version: plainGet.headers.get('x-orrery-state-version'), ttl: plainGet.headers.get('x-orrery-state-ttl'), replayed: plainGet.headers.get('idempotent-replayed') }).toEqual({
+        text: '{"value":{"n":2}}',
+        version: String(changed.json.version),
+        ttl: null,
+        replayed: null,
+      });
+      // …also with a retention header but no key (ignored).
+      expect((await call('GET', '/v1/state/rec-1', { ...o, headers: { 'x-orrery-idempotency-retention': 'nonsense' } })).json).toEqual({ value: { n: 2 } });
+
+      // A 404 is recorded too, and replayed after the key was created.
+      const missing = await call('GET', '/v1/state/rec-2', key('inv-a.2'));
+      expectError(missing, 404, 'not_found');
+      await call('PUT', '/v1/state/rec-2', { ...o, body: '"now here"' });
+      const missingAgain = await call('GET', '/v1/state/rec-2', key('inv-a.2'));
+      expect([missingAgain.status, missingAgain.text, missingAgain.headers.get('idempotent-replayed')]).toEqual([404, missing.text, 'true']);
+
+      // One key, one request: another key, a write under a read's key, a read under a write's key.
+      expectError(await call('GET', '/v1/state/rec-2', key('inv-a.1')), 422, 'idempotency_mismatch');
+      expectError(await call('PUT', '/v1/state/rec-1', { ...key('inv-a.1'), body: '{"n":1}' }), 422, 'idempotency_mismatch');
+      expect((await call('PUT', '/v1/state/rec-3', { ...key('inv-a.3'), body: '3' })).status).toBe(200);
+      expectError(await call('GET', '/v1/state/rec-3', key('inv-a.3')), 422, 'idempotency_mismatch');
+      expect((await call('GET', '/v1/state/rec-1', o)).json).toEqual({ value: { n: 2 } }); // nothing written
+
+      // Bad headers: 400 with their own codes, nothing recorded.
+      expectError(await call('GET', '/v1/state/rec-1', key('a b')), 400, 'idempotency_key_invalid');
+      for (const bad of ['0', '-1', '1.5', '01', '10000000000']) {
+        expectError(await call('GET', '/v1/state/rec-1', key('inv-b.1', { 'x-orrery-idempotency-retention': bad })), 400, 'idempotency_retention_invalid');
+      }
+      expect((await call('GET', '/v1/state/rec-1', key('inv-b.1'))).headers.get('idempotent-replayed')).toBeNull(); // the key was still free
+
+      // X-Orrery-Idempotency-Retention: 1 keeps the record one second, not the keyspace's 24 h.
+      const brief = await call('GET', '/v1/state/rec-1', key('inv-c.1', { 'x-orrery-idempotency-retention': '1' }));
+      expect(brief.json).toEqual({ value: { n: 2 } });
+      await call('PUT', '/v1/state/rec-1', { ...o, body: '{"n":3}' });
+      expect((await call('GET', '/v1/state/rec-1', key('inv-c.1'))).json).toEqual({ value: { n: 2 } });
+      await new Promise((r) => setTimeout(r, 1100));
+      const later = await call('GET', '/v1/state/rec-1', key('inv-c.1', { 'x-orrery-idempotency-retention': '1' }));
+      expect([later.json, later.headers.get('idempotent-replayed')]).toEqual([{ value: { n: 3 } }, null]);
+
+      // A token for another keyspace reads nothing and records nothing there.
+      expectError(await call('GET', '/v1/state/rec-1', { ...key('inv-d.1'), token: deriveStateToken(MASTER, 'default', 'cart') }), 403, 'forbidden');
+      expect((await call('GET', '/v1/state/rec-1', key('inv-d.1'))).headers.get('idempotent-replayed')).toBeNull();
     });
 
     it('GET /v1/changes: a stream of StateChangeEvent from its start position; 410 changes_expired; 429 too_many_streams', async () => {
@@ -357,6 +434,13 @@ for (const driver of ['memory', 'postgres'] as const) {
       const over = await call('PUT', '/v1/state/n9', { ns: 'budget', ks: 'a', body: v });
       expectError(over, 429, 'quota_keys');
       expect(over.json.error).toMatch(/namespace byte budget/);
+      // A recorded read keeps a copy of the value: no room for one is the same refusal, never an unrecorded answer.
+      const read = { ns: 'budget', ks: 'b', headers: { 'idempotency-key': 'budget-read' } };
+      const refused = await call('GET', '/v1/state/n0', read);
+      expectError(refused, 429, 'quota_keys');
+      expect(refused.json.error).toMatch(/namespace byte budget/);
+      expectError(await call('GET', '/v1/state/n0', read), 429, 'quota_keys'); // nothing was stored
+      expect((await call('GET', '/v1/state/n0', { ns: 'budget', ks: 'b' })).status).toBe(200); // a plain read is not recorded
     });
 
     it('admin reads: signed query only, expiry, no header scope', async () => {
@@ -523,6 +607,7 @@ for (const driver of ['memory', 'postgres'] as const) {
       expect(m).toMatch(/orrery_statestore_quota_rejections_total\{kind="namespace_bytes"\} \d+/);
       expect(m).toMatch(/orrery_statestore_quota_rejections_total\{kind="value_bytes"\} \d+/);
       expect(m).toMatch(/orrery_statesvc_request_duration_seconds_bucket/);
+      expect(m).toMatch(/orrery_statestore_idempotent_replays_total\{op="get"\} [1-9]/);
     });
 
     it('every route answered as the wire contract says, and every error code was seen', () => {

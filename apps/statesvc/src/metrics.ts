@@ -61,7 +61,7 @@ export class StateMetrics {
     const replayCounts = this.replayCounts;
     new Counter({
       name: 'orrery_statestore_idempotent_replays_total',
-      help: 'Writes answered with the stored outcome of an earlier request with the same Idempotency-Key (nothing written).',
+      help: 'Requests answered with the stored outcome of an earlier request with the same Idempotency-Key (op get: a recorded read; nothing written or read).',
       labelNames: ['op'] as const,
       registers: [this.registry],
       collect() {

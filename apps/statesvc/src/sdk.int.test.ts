@@ -103,6 +103,12 @@ describe('state SDKs against a live statesvc', () => {
     expect(result.code, result.out).toBe(0);
   });
 
+  it('Python: numbered calls of a replayable invocation (sdk/python/test_invocation_replay.py, its own HTTP server)', { timeout: 60_000 }, async () => {
+    const result = await runPythonSdkTests(['unittest', '-v', 'test_invocation_replay']);
+    expect(result.out).toMatch(/Ran 10 tests/);
+    expect(result.code, result.out).toBe(0);
+  });
+
   it('Python: the token file is re-read once after a 401 (sdk/python/test_token_reread.py, its own HTTP server)', { timeout: 60_000 }, async () => {
     const result = await runPythonSdkTests(['unittest', '-v', 'test_token_reread']);
     expect(result.out).toMatch(/Ran 5 tests/);

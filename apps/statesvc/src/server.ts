@@ -6,6 +6,7 @@ import { createLogger, messageLog, type MessageLog } from '@orrery/log';
 import {
   DEFAULT_IDEMPOTENCY_RETENTION_MS,
   DNS1123_LABEL,
+  IDEMPOTENCY_RETENTION_HEADER,
   KEYSPACE_PATTERN,
   OPENAPI_PATH,
   statesvcOpenApiJson,
@@ -15,7 +16,7 @@ import {
   type StateListResponse,
   type StateNamespaceUsage,
 } from '@orrery/spec';
-import { ScopedStore, StateStoreError, versionConflict, type ChangeRetention, type Scope, type StateDriver, type WriteOutcome } from '@orrery/statestore';
+import { ScopedStore, StateStoreError, versionConflict, type ChangeRetention, type ReadOutcome, type Scope, type StateDriver, type WriteOutcome } from '@orrery/statestore';
 import { Authenticator, KEYSPACE_HEADER, NAMESPACE_HEADER } from './authenticate.ts';
 import { ChangeFeedHub } from './change-feed-hub.ts';
 import { serveChangeStream } from './change-stream.ts';
@@ -23,7 +24,7 @@ import { parseChangesRequest } from './changes-request.ts';
 import { ErrorLog } from './error-log.ts';
 import { FENCE_HEADER_NAME, fenceOf } from './fence-header.ts';
 import { HttpError, sendError } from './http-error.ts';
-import { idempotencyKeyOf, idempotencyRequestHash } from './idempotent-request.ts';
+import { idempotencyKeyOf, idempotencyRequestHash, idempotencyRetentionOf } from './idempotent-request.ts';
 import { keyspaceId, type KeyspaceDeclaration, type KeyspaceTable } from './keyspaces.ts';
 import { createKeyspaceHotKeys, hotKeysAnswer } from './keyspace-hot-keys.ts';
 import { KeyspaceWriteCounters } from './keyspace-write-counters.ts';
@@ -83,6 +84,21 @@ const CAS_ENVELOPE_BYTES = 1024;
 
 /** The 503 of a replica that has not read its keyspace declarations yet (RFC-0023: /readyz waits for the Function sync). */
 export const KEYSPACES_NOT_SYNCED = 'statesvc has not loaded the keyspace declarations from the resource store yet; retry shortly';
+
+/** `X-Orrery-Idempotency-Retention`, as Node names a request header. */
+const RETENTION_HEADER = IDEMPOTENCY_RETENTION_HEADER.toLowerCase();
+
+/** A request's `Idempotency-Key` and the retention it asked for (ms; undefined = the keyspace's). */
+interface IdempotencyHeaders {
+  key: string;
+  retentionMs: number | undefined;
+}
+
+/** `X-Orrery-State-TTL` of a read: whole seconds left until `expiresAt` (0 once it passed). */
+const secondsLeft = (expiresAt: number): number => Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000));
+
+/** The 404 of a read; one text, so a recorded 404 replays byte for byte. */
+const keyMissing = (key: string) => new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
 
 /** JSON response; headers as a flat list (cheaper than spreading objects on the hot path). */
 function sendJson(res: ServerResponse, status: number, body: string, version?: number, ttlSeconds?: number): void {
@@ -148,13 +164,16 @@ export function createStateHandler(opts: StateServerOptions) {
     span?.scope(scope);
     const decl = declaration(scope);
     hotKeys.observe(scope.namespace, scope.keyspace, key, performance.now());
-    // A read is idempotent by nature: the header is ignored there.
-    const idemKey = op === 'get' ? undefined : idempotencyKeyOf(req.headers['idempotency-key']);
+    // On a GET the header makes a recorded read (docs/state.md "Recorded reads"); a GET without it
+    // is the plain read, with nothing parsed or allocated for it.
+    const idemHeader = req.headers['idempotency-key'];
+    const idem: IdempotencyHeaders | undefined =
+      idemHeader === undefined ? undefined : { key: idempotencyKeyOf(idemHeader)!, retentionMs: idempotencyRetentionOf(req.headers[RETENTION_HEADER]) };
     // Not part of the idempotency digest: it is the writer's authority, not what it asks for, so a
     // retry after a re-claim still replays the write that landed (docs/state.md "Fencing").
     const fence = op === 'get' ? undefined : fenceOf(req.headers[FENCE_HEADER_NAME]);
     try {
-      await keyRequest(req, res, op, scope, decl, key, idemKey, fence);
+      await keyRequest(req, res, op, scope, decl, key, idem, fence);
     } catch (err) {
       // Per keyspace for the console (GET /v1/admin/keyspace-writes); the error still goes out as usual.
       if (err instanceof StateStoreError && err.code === 'fenced') writeCounts.count(scope.namespace, scope.keyspace, 'refused');
@@ -170,31 +189,34 @@ export function createStateHandler(opts: StateServerOptions) {
     scope: Scope,
     decl: KeyspaceDeclaration,
     key: string,
-    idemKey: string | undefined,
+    idem: IdempotencyHeaders | undefined,
     fence: number | undefined,
   ): Promise<void> {
     if (op === 'get') {
+      if (idem !== undefined) {
+        const requestHash = idempotencyRequestHash({ op: 'get', key });
+        return sendReadOutcome(res, scope, key, await store.getRecorded(scope, key, { key: idem.key, requestHash, retentionMs: idem.retentionMs }));
+      }
       const entry = await store.get(scope, key);
-      if (!entry) throw new HttpError('not_found', `key ${JSON.stringify(key)} does not exist (or has expired)`);
-      const ttl = entry.expiresAt === null ? undefined : Math.max(0, Math.ceil((entry.expiresAt - Date.now()) / 1000));
-      sendJson(res, 200, `{"value":${entry.value}}`, entry.version, ttl);
+      if (!entry) throw keyMissing(key);
+      sendJson(res, 200, `{"value":${entry.value}}`, entry.version, entry.expiresAt === null ? undefined : secondsLeft(entry.expiresAt));
     } else if (op === 'set') {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
       const { text } = await readJson(req, Math.min(decl.maxValueBytes, hardCap));
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
-      if (idemKey !== undefined) {
+      if (idem !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'put', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { ...idem, requestHash }));
       }
       const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
       sendJson(res, 200, `{"version":${version}}`, version);
     } else if (op === 'delete') {
       const ifVersion = writePrecondition({ ifMatch: req.headers['if-match'], version: req.headers[VERSION_HEADER] });
-      if (idemKey !== undefined) {
+      if (idem !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'delete', key, ifVersion });
-        return sendOutcome(res, op, scope, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.deleteIdempotent(scope, key, { ifVersion, fence }, { ...idem, requestHash }));
       }
       const deleted = await store.delete(scope, key, { ifVersion, fence });
       afterCommit?.();
@@ -212,9 +234,9 @@ export function createStateHandler(opts: StateServerOptions) {
       const ttl = parseTtlSeconds(req.headers['x-orrery-state-ttl'] as string | undefined);
       const text = JSON.stringify(body.value);
       const ttlMs = ttl === undefined ? undefined : ttl * 1000;
-      if (idemKey !== undefined) {
+      if (idem !== undefined) {
         const requestHash = idempotencyRequestHash({ op: 'cas', key, value: text, ifVersion, ttlSeconds: ttl });
-        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { key: idemKey, requestHash }));
+        return sendOutcome(res, op, scope, key, ifVersion, await store.setIdempotent(scope, key, text, { ifVersion, ttlMs, fence }, { ...idem, requestHash }));
       }
       const { version } = await store.set(scope, key, text, { ifVersion, ttlMs, fence });
       afterCommit?.();
@@ -235,18 +257,31 @@ export function createStateHandler(opts: StateServerOptions) {
    * on a replay. The error bodies are the ones a write without the header gets.
    */
   function sendOutcome(res: ServerResponse, op: Op, scope: Scope, key: string, ifVersion: number | undefined, o: WriteOutcome): void {
-    if (o.replayed) {
-      res.setHeader('idempotent-replayed', 'true');
-      metrics.idempotentReplayed(op);
-      writeCounts.count(scope.namespace, scope.keyspace, 'replayed');
-    } else {
-      afterCommit?.();
-    }
+    if (o.replayed) replayed(res, op, scope);
+    else afterCommit?.();
     if (o.status === 200 && o.result === 'ok' && o.version !== null) return sendJson(res, 200, `{"version":${o.version}}`, o.version);
     if (o.status === 200 && o.result === 'deleted') return sendJson(res, 200, '{"deleted":true}');
     if (o.status === 412 && o.result === 'version_conflict') throw versionConflict(key, ifVersion ?? 0);
     if ((o.status === 412 || o.status === 404) && o.result === 'missing') throw missingOnDelete(key, o.status === 412 ? ifVersion : undefined);
     throw new StateStoreError('internal', 'a stored write outcome does not match its request', undefined, { cause: new Error(`outcome ${JSON.stringify(o)} for ${op}`) });
+  }
+
+  /** Marks an answer as a stored outcome (`Idempotent-Replayed: true`) and counts it. */
+  function replayed(res: ServerResponse, op: Op, scope: Scope): void {
+    res.setHeader('idempotent-replayed', 'true');
+    metrics.idempotentReplayed(op);
+    writeCounts.count(scope.namespace, scope.keyspace, 'replayed');
+  }
+
+  /**
+   * The answer to a recorded read (a GET with `Idempotency-Key`), first or replayed, built from
+   * the record alone, in a plain GET's format: the same body and version header every time. `X-Orrery-State-TTL` counts down to the recorded entry's deadline (the same deadline
+   * on every replay, 0 once it passed), not to whatever the key holds now.
+   */
+  function sendReadOutcome(res: ServerResponse, scope: Scope, key: string, o: ReadOutcome): void {
+    if (o.replayed) replayed(res, 'get', scope);
+    if (o.entry === null) throw keyMissing(key);
+    sendJson(res, 200, `{"value":${o.entry.value}}`, o.entry.version, o.entry.expiresAt === null ? undefined : secondsLeft(o.entry.expiresAt));
   }
 
   /** POST /v1/fences/{key}: a new fence for the key, in the token's keyspace (docs/state.md "Fencing"). */

@@ -1,4 +1,5 @@
 export { FencedError, KEY_MOVED_HEADER, StateError, UpdateConflictError, createStateClient } from './state-client.ts';
+export { IDEMPOTENCY_RETENTION_HEADER, InvocationPositions, isInvocationId } from './invocation-positions.ts';
 export type { StateClient, StateClientOptions, StateCallTrace, StateOp, UpdateOptions, WriteOptions } from './state-client.ts';
 export { ChangesExpiredError } from './state-changes.ts';
 export type { ChangesOptions, StateChange } from './state-changes.ts';

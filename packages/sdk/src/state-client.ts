@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 import { FenceTable } from './fence-table.ts';
+import { IDEMPOTENCY_RETENTION_HEADER, InvocationPositions } from './invocation-positions.ts';
 import { KeySerializer } from './key-serializer.ts';
 import { FencedError, UpdateConflictError } from './fenced-error.ts';
 import { followChanges, type ChangesOptions, type StateChange } from './state-changes.ts';
@@ -62,6 +63,17 @@ export interface StateClient {
    * `ctx.state` bound so to the request's trace (docs/tracing.md).
    */
   withTrace(trace: StateCallTrace): StateClient;
+  /**
+   * The same client for one run of a replayable invocation (the runtime does this for `ctx.state`
+   * when the router sends `Orrery-Invocation-Id`; docs/state.md "Replayed invocations"): each
+   * get, set, cas and delete — update()'s included — takes the next position in call order and
+   * is sent with `Idempotency-Key: <invocationId>.<position>`, kept for `retentionSeconds`. A
+   * second run with the same id gets the first run's answers at the positions the first run
+   * reached, so its reads see what the first run saw and its writes apply once. A key passed in a
+   * call still wins (the position is used up all the same). list, changes and claim are not
+   * numbered: they answer from the state as it is.
+   */
+  withInvocation(invocationId: string, opts: { retentionSeconds: number }): StateClient;
 }
 
 export type StateOp = 'get' | 'set' | 'cas' | 'delete' | 'list' | 'changes' | 'fence';
@@ -194,11 +206,13 @@ interface Binding {
   moved: Set<string> | undefined;
   /** One update() at a time per key in this process (every binding shares it). */
   updates: KeySerializer;
+  /** A replayable invocation's numbering (withInvocation); undefined otherwise. */
+  positions?: InvocationPositions;
 }
 
 /** The calls over one transport; `trace` (optional) sees each HTTP exchange. */
 function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promise<never>, b: Binding): StateClient {
-  const { trace, retry, fences, moved, updates } = b;
+  const { trace, retry, fences, moved, updates, positions } = b;
   const call = (op: StateOp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> => {
     if (!trace) return rawCall(method, path, body, headers);
     const t = trace.start(op);
@@ -238,14 +252,15 @@ function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promis
     return { 'x-orrery-fence': String(await fences.fenceFor(stateKey, claim, fresh)) };
   };
 
-  const write = async (op: StateOp, method: string, path: string, body: unknown, headers: Record<string, string>, idempotencyKey: string | undefined, stateKey: string): Promise<Response> => {
-    const key = idempotencyKey ?? (retry.idempotentWrites ? randomUUID() : undefined);
-    // One fence for every attempt of this write (its retries are the same request).
-    const fenced = { ...headers, ...(await fenceHeader(stateKey)) };
-    const sent = key === undefined ? fenced : { ...fenced, 'idempotency-key': key };
-    const retries = key === undefined ? 0 : retry.retries;
+  /**
+   * Sends one keyed request, and again with the same key when its answer is lost: statesvc
+   * answers a repeat with the stored outcome instead of applying it again. A StateError of the
+   * client's own (no URL, no token file) is not retried.
+   */
+  const sendKeyed = async (op: StateOp, method: string, path: string, body: unknown, headers: Record<string, string>, key: string): Promise<Response> => {
+    const sent = { ...headers, 'idempotency-key': key };
     for (let attempt = 0; ; attempt++) {
-      const last = attempt >= retries;
+      const last = attempt >= retry.retries;
       try {
         const res = await call(op, method, path, body, sent);
         if (last || !RETRY_STATUSES.has(res.status)) return res;
@@ -257,9 +272,24 @@ function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promis
       await sleep(delay * (0.8 + 0.4 * Math.random()));
     }
   };
+  /** The headers of a call numbered by the invocation (its key and how long statesvc keeps the answer). */
+  const numbered = (position: string): Record<string, string> => ({ 'idempotency-key': position, [IDEMPOTENCY_RETENTION_HEADER]: positions!.retention });
+
+  const write = async (op: StateOp, method: string, path: string, body: unknown, headers: Record<string, string>, idempotencyKey: string | undefined, stateKey: string): Promise<Response> => {
+    // Taken before anything is awaited, so positions follow the order of the calls.
+    const position = positions?.next();
+    // One fence for every attempt of this write (its retries are the same request).
+    const fenced = { ...headers, ...(await fenceHeader(stateKey)) };
+    if (idempotencyKey !== undefined) return sendKeyed(op, method, path, body, fenced, idempotencyKey);
+    if (position !== undefined) return sendKeyed(op, method, path, body, { ...fenced, ...numbered(position) }, position);
+    if (retry.idempotentWrites) return sendKeyed(op, method, path, body, fenced, randomUUID());
+    return call(op, method, path, body, fenced);
+  };
 
   async function get<T>(key: string): Promise<{ value: T; version: number } | null> {
-    const res = await call('get', 'GET', keyPath(key));
+    // In a replayable invocation a read is recorded (statesvc keeps its answer for a replay).
+    const position = positions?.next();
+    const res = position === undefined ? await call('get', 'GET', keyPath(key)) : await sendKeyed('get', 'GET', keyPath(key), undefined, numbered(position), position);
     if (res.status === 404) { await res.body?.cancel(); return null; }
     if (!res.ok) return fail(res);
     const { value } = (await res.json()) as { value: T };
@@ -323,5 +353,6 @@ function bindClient(rawCall: Call, fail: (res: Response, key?: string) => Promis
     },
     withTrace: (next) => bindClient(rawCall, fail, { ...b, trace: next }),
     withKeyMoved: () => bindClient(rawCall, fail, { ...b, moved: new Set() }),
+    withInvocation: (invocationId, o) => bindClient(rawCall, fail, { ...b, positions: new InvocationPositions(invocationId, o.retentionSeconds) }),
   };
 }

@@ -26,6 +26,7 @@ export * from './wire/statesync-env.ts';
 export * from './wire/http-route.ts';
 export * from './wire/statesvc-http.ts';
 export * from './wire/idempotency-key.ts';
+export * from './wire/invocation-id.ts';
 export * from './wire/registry-envelope.ts';
 export * from './wire/registry-http.ts';
 export * from './wire/registry-credentials.ts';

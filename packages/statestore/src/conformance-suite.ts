@@ -7,6 +7,7 @@ import { changeFeedContract } from './change-feed-contract.ts';
 import { StateStoreError } from './errors.ts';
 import { fencingContract } from './fencing-contract.ts';
 import { idempotentWriteContract } from './idempotent-write-contract.ts';
+import { recordedReadContract } from './recorded-read-contract.ts';
 import { ScopedStore } from './scoped-store.ts';
 import { STATE_OWNER, type Scope, type StateDriver } from './types.ts';
 
@@ -35,6 +36,7 @@ export function describeConformance(name: string, open: () => Promise<Harness>):
     afterAll(async () => { await h?.cleanup(); });
 
     idempotentWriteContract(() => h);
+    recordedReadContract(() => h);
     changeFeedContract(() => h);
     fencingContract(() => h);
 

@@ -45,7 +45,7 @@ export const quotaNamespaceBytes = (budget: number) =>
 export const idempotencyMismatch = (idempotencyKey: string) =>
   new StateStoreError(
     'idempotency_mismatch',
-    `Idempotency-Key ${JSON.stringify(idempotencyKey)} was already used in this keyspace for a different request (method, key, body, precondition or TTL); send a new key for a new write, the same request to retry`,
+    `Idempotency-Key ${JSON.stringify(idempotencyKey)} was already used in this keyspace for a different request (method, key, body, precondition or TTL; a read and a write are different requests); send a new key for a new request, the same request to retry`,
   );
 
 /**

@@ -3,7 +3,7 @@ import { ChangeWatchers } from './change-watchers.ts';
 import { fenced, idempotencyMismatch, quotaKeys, quotaNamespaceBytes, StateStoreError, versionConflict } from './errors.ts';
 import { compareKeys, decodeCursor, encodeCursor, listLimit } from './key-order.ts';
 import { MemoryFeed } from './memory-feed.ts';
-import { MemoryIdempotency, outcomeFields, type StoredOutcome } from './memory-idempotency.ts';
+import { MemoryIdempotency, outcomeBytes, outcomeFields, readOutcomeFields, type StoredOutcome } from './memory-idempotency.ts';
 import {
   encodeDelete,
   encodeDeleteKeyspace,
@@ -18,7 +18,29 @@ import {
   type JournalOptions,
   type JournalRecord,
 } from './memory-journal.ts';
-import type { ChangeRecord, ChangeRetention, ChangesOptions, ChangesPage, ChangeWindow, DeleteOptions, Entry, FenceSummary, IdempotencyClaim, IdempotencyUsage, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget, WriteOutcome } from './types.ts';
+import type {
+  ChangeRecord,
+  ChangeRetention,
+  ChangesOptions,
+  ChangesPage,
+  ChangeWindow,
+  DeleteOptions,
+  Entry,
+  FenceSummary,
+  IdempotencyClaim,
+  IdempotencyUsage,
+  ListOptions,
+  ListResult,
+  NamespaceUsage,
+  ReadOutcome,
+  RecordBudget,
+  Scope,
+  SetOptions,
+  StateDriver,
+  Usage,
+  WriteBudget,
+  WriteOutcome,
+} from './types.ts';
 
 interface Row extends Entry {
   bytes: number;
@@ -60,8 +82,18 @@ export interface JournalOpenReport {
 
 /** The stored outcome of an earlier request with the claim's key: replayed, or a mismatch. */
 function replay(prior: StoredOutcome, claim: IdempotencyClaim): WriteOutcome {
-  if (prior.h !== claim.requestHash) throw idempotencyMismatch(claim.key);
+  if (prior.h !== claim.requestHash || prior.res === 'found') throw idempotencyMismatch(claim.key);
   return { status: prior.st, result: prior.res, version: prior.ver, replayed: true };
+}
+
+/** The record of an earlier recorded read with the claim's key: replayed, or a mismatch (also a write's outcome under that key). */
+function replayRead(prior: StoredOutcome, claim: IdempotencyClaim): ReadOutcome {
+  if (prior.h !== claim.requestHash) throw idempotencyMismatch(claim.key);
+  if (prior.res === 'found' && prior.v !== undefined && prior.ver !== null) {
+    return { status: 200, entry: { value: prior.v, version: prior.ver, expiresAt: prior.vexp ?? null }, replayed: true };
+  }
+  if (prior.res === 'missing' && prior.st === 404) return { status: 404, entry: null, replayed: true };
+  throw idempotencyMismatch(claim.key);
 }
 
 /**
@@ -362,8 +394,7 @@ export class MemoryDriver implements StateDriver {
       const outcomes = () => this.idem.bytes(scope.namespace) + (claim ? idempotencyRecordBytes(claim.key) : 0);
       const after = (this.nsBytes.get(scope.namespace) ?? 0) - (old?.bytes ?? 0) + bytes + outcomes();
       if (after > nsBudget) {
-        for (const [name, other] of this.namespaces_.get(scope.namespace) ?? []) this.purgeKeyspace(scope.namespace, name, other, now);
-        this.idem.purgeNamespace(scope.namespace, now);
+        this.purgeNamespace(scope.namespace, now);
         const current = ks.rows.get(key);
         if ((this.nsBytes.get(scope.namespace) ?? 0) - (current?.bytes ?? 0) + bytes + outcomes() > nsBudget) throw quotaNamespaceBytes(nsBudget);
       }
@@ -394,8 +425,38 @@ export class MemoryDriver implements StateDriver {
     return { version };
   }
 
+  /** Drops the namespace's expired rows (with their `expire` changes) and outcomes past their retention: before a budget refusal. */
+  private purgeNamespace(namespace: string, now: number): void {
+    for (const [name, ks] of this.namespaces_.get(namespace) ?? []) this.purgeKeyspace(namespace, name, ks, now);
+    this.idem.purgeNamespace(namespace, now);
+  }
+
   async delete(scope: Scope, key: string, opts: DeleteOptions = {}): Promise<boolean> {
     return this.deleteSync(scope, key, opts, undefined);
+  }
+
+  /**
+   * A recorded read in one synchronous step: the live entry now, stored as an `idem` line of its
+   * own (a read changes nothing else), counted in the byte budget with the value it copies.
+   */
+  async getRecorded(scope: Scope, key: string, budget: RecordBudget, claim: IdempotencyClaim): Promise<ReadOutcome> {
+    const now = this.now();
+    const prior = this.idem.live(scope.namespace, scope.keyspace, claim.key, now);
+    if (prior) return replayRead(prior, claim);
+    const row = this.keyspace(scope, false)?.rows.get(key);
+    const entry: Entry | null = this.live(row, now) ? { value: row.value, version: row.version, expiresAt: row.expiresAt } : null;
+    const record = readOutcomeFields(claim, now, entry);
+    const nsBudget = budget.namespaceByteBudget ?? 0;
+    if (nsBudget > 0) {
+      const after = () => (this.nsBytes.get(scope.namespace) ?? 0) + this.idem.bytes(scope.namespace) + outcomeBytes(record);
+      if (after() > nsBudget) {
+        this.purgeNamespace(scope.namespace, now);
+        // Refused, never answered unrecorded: a replay of this request could not give the same answer.
+        if (after() > nsBudget) throw quotaNamespaceBytes(nsBudget);
+      }
+    }
+    this.storeOutcome(scope, record);
+    return { status: entry ? 200 : 404, entry, replayed: false };
   }
 
   /**

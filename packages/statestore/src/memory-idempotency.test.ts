@@ -1,5 +1,6 @@
-/** Idempotency outcomes in the memory driver's journal: one record with their write, kept across restarts. */
+/** Idempotency outcomes and recorded reads in the memory driver's journal: one record with their write, kept across restarts. */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { idempotencyRecordBytes, recordedReadBytes } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
 import { memoryJournalFixture } from './memory-journal-fixture.ts';
 import { STATE_OWNER, type IdempotencyClaim, type Scope } from './types.ts';
@@ -77,8 +78,55 @@ describe('memory driver: idempotency outcomes in the journal', () => {
     expect(await b.setIdempotent(S, 'k', '2', {}, NO_LIMIT, claim('torn'))).toMatchObject({ result: 'ok', replayed: false });
   });
 
+  it('a recorded read is an idem line of its own carrying the value; a restart and its compaction keep it, replayed with the value it read', async () => {
+    const a = reopen();
+    const { version } = await a.set(S, 'k', '{"n":"é"}', { ttlMs: 600_000 });
+    const found = await a.getRecorded(S, 'k', {}, claim('inv.1'));
+    expect(await a.getRecorded(S, 'none', {}, claim('inv.2'))).toMatchObject({ status: 404, replayed: false });
+    const idem = lines().filter((l) => l.t === 'idem');
+    expect(idem).toEqual([
+      { t: 'idem', ns: 'default', ks: 'cart', idem: { k: 'inv.1', h: 'h', exp: clock.now + 60_000, st: 200, res: 'found', ver: version, v: '{"n":"é"}', vexp: clock.now + 600_000 } },
+      { t: 'idem', ns: 'default', ks: 'cart', idem: { k: 'inv.2', h: 'h', exp: clock.now + 60_000, st: 404, res: 'missing', ver: null } },
+    ]);
+    await a.set(S, 'k', '2');
+    await a.set(S, 'none', '3');
+    await a.close();
+    clock.now += 1000;
+    const b = reopen(); // replays and compacts
+    expect(await b.getRecorded(S, 'k', {}, claim('inv.1'))).toEqual({ ...found, replayed: true });
+    expect(await b.getRecorded(S, 'none', {}, claim('inv.2'))).toEqual({ status: 404, entry: null, replayed: true });
+    await expect(b.setIdempotent(S, 'k', '1', {}, NO_LIMIT, claim('inv.1', 'put'))).rejects.toMatchObject({ code: 'idempotency_mismatch' });
+    // Counted with the value's 10 UTF-8 bytes (9 characters), also after the replay recomputed it.
+    expect(await b.idempotencyUsage(S)).toEqual({ records: 2, bytes: recordedReadBytes('inv.1', 10) + idempotencyRecordBytes('inv.2') });
+    expect(lines().filter((l) => l.t === 'idem').map((l) => l.idem)).toEqual(idem.map((l) => l.idem));
+    await b.close();
+    const c = reopen();
+    expect(await c.getRecorded(S, 'k', {}, claim('inv.1'))).toEqual({ ...found, replayed: true });
+  });
+
+  it('a journal written before recorded reads (no v, no vexp) opens as before', async () => {
+    const exp = clock.now + 60_000;
+    writeFileSync(
+      journal.path,
+      `{"t":"hdr","magic":"orrery-memory-state/1","next":10}\n` +
+        `{"t":"set","ns":"default","ks":"cart","k":"k","ver":7,"exp":null,"v":"1","idem":{"k":"put","h":"h","exp":${exp},"st":200,"res":"ok","ver":7}}\n` +
+        `{"t":"idem","ns":"default","ks":"cart","idem":{"k":"gone","h":"h","exp":${exp},"st":404,"res":"missing","ver":null}}\n`,
+    );
+    const a = reopen();
+    expect(await a.setIdempotent(S, 'k', '1', {}, NO_LIMIT, claim('put'))).toEqual({ status: 200, result: 'ok', version: 7, replayed: true });
+    expect(await a.deleteIdempotent(S, 'x', {}, claim('gone'))).toEqual({ status: 404, result: 'missing', version: null, replayed: true });
+    expect(await a.idempotencyUsage(S)).toEqual({ records: 2, bytes: idempotencyRecordBytes('put') + idempotencyRecordBytes('gone') });
+  });
+
   it('refuses a journal whose idem record is malformed, naming the line', () => {
     writeFileSync(journal.path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":200,"res":"maybe","ver":null}}\n`);
     expect(() => reopen()).toThrow(/line 2 .*idem needs k, h, exp, st and res/);
+    // A found record without the value it read, and a value on another result.
+    writeFileSync(journal.path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":200,"res":"found","ver":3}}\n`);
+    expect(() => reopen()).toThrow(/line 2 .*carries v/);
+    writeFileSync(journal.path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":404,"res":"missing","ver":null,"v":"1"}}\n`);
+    expect(() => reopen()).toThrow(/line 2 .*carries v/);
+    writeFileSync(journal.path, `{"t":"hdr","magic":"orrery-memory-state/1","next":1}\n{"t":"idem","ns":"default","ks":"cart","idem":{"k":"x","h":"h","exp":1,"st":200,"res":"found","ver":3,"v":"1","vexp":"soon"}}\n`);
+    expect(() => reopen()).toThrow(/line 2 .*vexp/);
   });
 });

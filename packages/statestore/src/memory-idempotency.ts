@@ -1,6 +1,6 @@
-import { idempotencyRecordBytes } from '@orrery/spec';
+import { idempotencyRecordBytes, recordedReadBytes } from '@orrery/spec';
 import { encodeIdempotency, type IdempotencyFields } from './memory-journal.ts';
-import type { IdempotencyClaim, IdempotencyUsage, WriteResult } from './types.ts';
+import type { Entry, IdempotencyClaim, IdempotencyUsage, WriteResult } from './types.ts';
 
 /** One stored outcome (the journal's `idem` fields plus what it counts against a byte budget). */
 export interface StoredOutcome extends IdempotencyFields {
@@ -10,6 +10,18 @@ export interface StoredOutcome extends IdempotencyFields {
 /** The outcome a claim stores once its write has been decided (`exp` from the claim's retention). */
 export function outcomeFields(claim: IdempotencyClaim, now: number, status: number, res: WriteResult, ver: number | null): IdempotencyFields {
   return { k: claim.key, h: claim.requestHash, exp: now + claim.retentionMs, st: status, res, ver };
+}
+
+/** What a recorded read stores: the live entry it found (value, version, deadline), or that it found none. */
+export function readOutcomeFields(claim: IdempotencyClaim, now: number, entry: Entry | null): IdempotencyFields {
+  const exp = now + claim.retentionMs;
+  if (!entry) return { k: claim.key, h: claim.requestHash, exp, st: 404, res: 'missing', ver: null };
+  return { k: claim.key, h: claim.requestHash, exp, st: 200, res: 'found', ver: entry.version, v: entry.value, vexp: entry.expiresAt };
+}
+
+/** Bytes an outcome counts against a namespace byte budget: a recorded read's copy of the value included. */
+export function outcomeBytes(f: IdempotencyFields): number {
+  return f.v === undefined ? idempotencyRecordBytes(f.k) : recordedReadBytes(f.k, Buffer.byteLength(f.v, 'utf8'));
 }
 
 /**
@@ -40,7 +52,7 @@ export class MemoryIdempotency {
       ks = new Map();
       ns.set(keyspace, ks);
     }
-    const bytes = idempotencyRecordBytes(f.k);
+    const bytes = outcomeBytes(f);
     const old = ks.get(f.k);
     ks.set(f.k, { ...f, bytes });
     this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - (old?.bytes ?? 0) + bytes);
@@ -97,7 +109,8 @@ export class MemoryIdempotency {
     for (const [namespace, ns] of this.byNamespace) {
       for (const [keyspace, ks] of ns) {
         for (const rec of ks.values()) {
-          if (rec.exp > now) yield encodeIdempotency(namespace, keyspace, { k: rec.k, h: rec.h, exp: rec.exp, st: rec.st, res: rec.res, ver: rec.ver });
+          // encodeIdempotency writes the outcome's fields only (not `bytes`, which a replay recomputes).
+          if (rec.exp > now) yield encodeIdempotency(namespace, keyspace, rec);
         }
       }
     }

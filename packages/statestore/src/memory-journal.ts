@@ -31,6 +31,11 @@
  *
  *   {"t":"idem","ns":"default","ks":"cart","idem":{"k":"a1","h":"…","exp":1700086400000,"st":412,"res":"version_conflict","ver":null}}
  *
+ * A recorded read (docs/state.md "Recorded reads") changes nothing, so it is always an `idem`
+ * line of its own: `res` `found` with the value it read as `v`, its version as `ver` and its
+ * deadline as `vexp` (epoch ms or null), or `missing` (st 404) when the key was absent.
+ * Journals written before recorded reads have neither field and read as before.
+ *
  * Fencing (docs/state.md "Fencing"): a claimed fence is `{"t":"fen","ns":…,"ks":…,"k":"a","f":57}`
  * (the key's current fence; a snapshot writes one per fenced key). Fences come from the version
  * counter, so a replay raises the next version above every `f` too; `dks` drops the keyspace's fences.
@@ -120,8 +125,13 @@ export interface IdempotencyFields {
   h: string;
   exp: number;
   st: number;
-  res: 'ok' | 'version_conflict' | 'deleted' | 'missing';
+  /** A write's result, or `found` (a recorded read of a live key; `missing` is also a read of an absent one). */
+  res: 'ok' | 'version_conflict' | 'deleted' | 'missing' | 'found';
   ver: number | null;
+  /** Only with `found`: the value text the read found. */
+  v?: string;
+  /** Only with `found`: that entry's deadline, epoch ms, or null when it never expires. */
+  vexp?: number | null;
 }
 /** An outcome that changed nothing, or a retained one in a snapshot. */
 export interface IdempotencyRecord {
@@ -160,7 +170,7 @@ export const encodeFeed = (ns: string, ks: string, head: number, low: number): s
 export const encodeChange = (ns: string, ks: string, c: { seq: number; key: string; op: string; version: number; at: number; value?: string }): string =>
   `{"t":"chg","ns":${q(ns)},"ks":${q(ks)},"seq":${c.seq},"k":${q(c.key)},"op":"${c.op}","ver":${c.version},"at":${c.at}${c.value === undefined ? '' : `,"v":${q(c.value)}`}}\n`;
 const encodeIdemFields = (f: IdempotencyFields): string =>
-  `{"k":${q(f.k)},"h":${q(f.h)},"exp":${f.exp},"st":${f.st},"res":"${f.res}","ver":${f.ver === null ? 'null' : f.ver}}`;
+  `{"k":${q(f.k)},"h":${q(f.h)},"exp":${f.exp},"st":${f.st},"res":"${f.res}","ver":${f.ver === null ? 'null' : f.ver}${f.v === undefined ? '' : `,"v":${q(f.v)},"vexp":${f.vexp ?? 'null'}`}}`;
 /** `lines` (ending in a `set` or `del` line) with the outcome added to that last line: one record. */
 export const withIdempotency = (lines: string, f: IdempotencyFields): string => `${lines.slice(0, -2)},"idem":${encodeIdemFields(f)}}\n`;
 export const encodeIdempotency = (ns: string, ks: string, f: IdempotencyFields): string => `{"t":"idem","ns":${q(ns)},"ks":${q(ks)},"idem":${encodeIdemFields(f)}}\n`;
@@ -199,15 +209,19 @@ const isStr = (x: unknown): x is string => typeof x === 'string';
 const isVersion = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x > 0;
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 const CHANGE_OPS = new Set(['set', 'delete', 'expire']);
-const IDEM_RESULTS = new Set(['ok', 'version_conflict', 'deleted', 'missing']);
+const IDEM_RESULTS = new Set(['ok', 'version_conflict', 'deleted', 'missing', 'found']);
 
 function idempotencyProblem(f: unknown): string | undefined {
   if (typeof f !== 'object' || f === null) return 'idem must be an object';
   const o = f as Record<string, unknown>;
   if (!isStr(o.k) || !isStr(o.h) || typeof o.exp !== 'number' || !Number.isFinite(o.exp) || !isCount(o.st) || !IDEM_RESULTS.has(o.res as string)) {
-    return 'idem needs k, h, exp, st and res (ok, version_conflict, deleted or missing)';
+    return 'idem needs k, h, exp, st and res (ok, version_conflict, deleted, missing or found)';
   }
   if (o.ver !== null && !isVersion(o.ver)) return 'idem.ver must be null or a positive integer';
+  if ((o.res === 'found') !== isStr(o.v)) return 'idem carries v (the value a recorded read found) exactly when res is found';
+  if (o.res === 'found' && (!isVersion(o.ver) || !(o.vexp === null || (typeof o.vexp === 'number' && Number.isFinite(o.vexp))))) {
+    return 'a found idem needs a positive integer ver and vexp null or a number';
+  }
   return undefined;
 }
 

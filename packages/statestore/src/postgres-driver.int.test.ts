@@ -186,3 +186,34 @@ describe('postgres batched writes', () => {
     }
   });
 });
+
+// A recorded read keeps a copy of the value in state_idempotency (migration 0009); it must go with the record.
+describe('postgres recorded reads', () => {
+  it('store the value in the record row; a claim taking over an expired record clears it, and the sweeper removes it', async () => {
+    const clock = { now: 1_700_000_000_000 };
+    const tdb = await createTestDatabase();
+    const conn = connect({ url: tdb.url, max: 2 });
+    await migrate(conn);
+    const driver = new PostgresDriver(conn, { now: () => clock.now });
+    const row = async (idemKey: string) =>
+      (await conn.pg!.unsafe('select result, status, value, version, value_expires_at, bytes from state_idempotency where idem_key = $1', [idemKey]))[0];
+    try {
+      const s = { namespace: 'ns', owner: 'fn', keyspace: 'a' };
+      const { version } = await driver.set(s, 'k', '"secret"', { ttlMs: 5000 });
+      await driver.getRecorded(s, 'k', {}, { key: 'inv.1', requestHash: 'get-k', retentionMs: 1000 });
+      expect(await row('inv.1')).toMatchObject({ result: 'found', status: 200, value: '"secret"', bytes: 64 + 5 + 8 });
+      expect(Number((await row('inv.1'))!.version)).toBe(version);
+      expect(Number((await row('inv.1'))!.value_expires_at)).toBe(clock.now + 5000);
+      clock.now += 1000;
+      await driver.setIdempotent(s, 'k', '1', {}, { maxKeys: 10 }, { key: 'inv.1', requestHash: 'put-k', retentionMs: 1000 });
+      expect(await row('inv.1')).toMatchObject({ result: 'ok', value: null, value_expires_at: null, bytes: 64 + 5 });
+      await driver.getRecorded(s, 'k', {}, { key: 'inv.2', requestHash: 'get-k', retentionMs: 1000 });
+      clock.now += 1000;
+      await driver.sweepExpired();
+      expect(await conn.pg!.unsafe('select idem_key from state_idempotency')).toEqual([]);
+    } finally {
+      await driver.close();
+      await tdb.drop();
+    }
+  });
+});

@@ -11,7 +11,25 @@ import { LifoStatementPool } from './lifo-statement-pool.ts';
 import { ReadBatcher } from './read-batcher.ts';
 import { WriteBatcher } from './write-batcher.ts';
 import { DEFAULT_CHANGES_LIMIT, type ChangeOp, type ChangeRecord, type ChangeRetention, type ChangesOptions, type ChangesPage, type ChangeWindow } from './types.ts';
-import type { DeleteOptions, Entry, FenceSummary, IdempotencyClaim, IdempotencyUsage, ListOptions, ListResult, NamespaceUsage, Scope, SetOptions, StateDriver, Usage, WriteBudget, WriteOutcome, WriteResult } from './types.ts';
+import type {
+  DeleteOptions,
+  Entry,
+  FenceSummary,
+  IdempotencyClaim,
+  IdempotencyUsage,
+  ListOptions,
+  ListResult,
+  NamespaceUsage,
+  ReadOutcome,
+  RecordBudget,
+  Scope,
+  SetOptions,
+  StateDriver,
+  Usage,
+  WriteBudget,
+  WriteOutcome,
+  WriteResult,
+} from './types.ts';
 
 type Exec = { execute(q: SQL): Promise<unknown> };
 type NsKs = Pick<Scope, 'namespace' | 'keyspace'>;
@@ -77,6 +95,8 @@ function changesPage(rows: ChangeRow[], opts: ChangesOptions, limit: number): Ch
 // orrery_state_set's / orrery_state_delete's own.
 const SET_IDEMPOTENT = 'select result, new_version, status, replayed from orrery_state_set_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)';
 const DELETE_IDEMPOTENT = 'select result, status, replayed from orrery_state_delete_idempotent($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+// Migration 0009: a recorded read (claim, read the live entry, store what it found; one statement).
+const GET_RECORDED = 'select result, status, value, version, value_expires_at, replayed from orrery_state_get_recorded($1, $2, $3, $4, $5, $6, $7, $8, $9)';
 const SWEEP_IDEMPOTENCY = 'with gone as (delete from state_idempotency where expires_at <= $1 returning 1) select count(*) as n from gone';
 const FENCE_COUNT = 'select count(*) as n from state_fences where namespace = $1 and keyspace = $2';
 const NEWEST_FENCES = 'select key, fence from state_fences where namespace = $1 and keyspace = $2 order by fence desc limit $3';
@@ -176,6 +196,28 @@ function unavailable(err: unknown): never {
 }
 
 const STORED_RESULTS: ReadonlySet<string> = new Set<WriteResult>(['ok', 'version_conflict', 'deleted', 'missing']);
+
+type RecordedReadRow = {
+  result: string;
+  status: number | null;
+  value: string | null;
+  version: string | number | null;
+  value_expires_at: string | number | null;
+  replayed: boolean;
+};
+
+/** A row of orrery_state_get_recorded as the driver's outcome (a mismatch and a budget refusal thrown). */
+function readOutcome(row: RecordedReadRow | undefined, claim: IdempotencyClaim, budget: number): ReadOutcome {
+  if (row?.result === 'quota_namespace_bytes') throw quotaNamespaceBytes(budget);
+  const replayed = row?.replayed === true;
+  if (row?.result === 'found' && Number(row.status) === 200 && row.value !== null && row.version !== null) {
+    const expiresAt = row.value_expires_at === null ? null : Number(row.value_expires_at);
+    return { status: 200, entry: { value: row.value, version: Number(row.version), expiresAt }, replayed };
+  }
+  if (row?.result === 'missing' && Number(row.status) === 404) return { status: 404, entry: null, replayed };
+  if (row?.result === 'idempotency_mismatch') throw idempotencyMismatch(claim.key);
+  throw new StateStoreError('internal', 'orrery_state_get_recorded gave an unknown outcome', undefined, { cause: new Error(`orrery_state_get_recorded answered ${JSON.stringify(row)}`) });
+}
 
 /** A row of orrery_state_{set,delete}_idempotent as the driver's outcome (a mismatch thrown). */
 function idempotentOutcome(row: IdempotentRow | undefined, claim: IdempotencyClaim, fn: string): WriteOutcome {
@@ -382,6 +424,32 @@ export class PostgresDriver implements StateDriver {
   async deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome> {
     const row = await this.runIdempotent(opts.fence === undefined ? DELETE_IDEMPOTENT : DELETE_FENCED, scope, key, opts.fence, claim, [opts.ifVersion ?? null, this.now()]);
     return idempotentOutcome(row, claim, 'orrery_state_delete_idempotent');
+  }
+
+  /**
+   * One statement: orrery_state_get_recorded claims the key, reads the live entry and stores
+   * what it found (migration 0009). Not batched with plain reads: each recorded read has its own
+   * claim. It writes no change, so nothing is woken.
+   */
+  async getRecorded(scope: Scope, key: string, budget: RecordBudget, claim: IdempotencyClaim): Promise<ReadOutcome> {
+    const nsBudget = budget.namespaceByteBudget ?? 0;
+    let rows: RecordedReadRow[];
+    try {
+      rows = await this.run(GET_RECORDED, [
+        claim.key,
+        claim.requestHash,
+        claim.retentionMs,
+        idempotencyRecordBytes(claim.key),
+        scope.namespace,
+        scope.keyspace,
+        key,
+        nsBudget > 0 ? nsBudget : 0,
+        this.now(),
+      ]);
+    } catch (err) {
+      return unavailable(err);
+    }
+    return readOutcome(rows[0], claim, nsBudget);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { DEFAULT_IDEMPOTENCY_RETENTION_MS } from '@orrery/spec';
 import { StateStoreError } from './errors.ts';
-import type { DeleteOptions, Entry, ListOptions, ListResult, Scope, SetOptions, StateDriver, WriteOutcome } from './types.ts';
+import type { DeleteOptions, Entry, IdempotencyClaim, ListOptions, ListResult, ReadOutcome, Scope, SetOptions, StateDriver, WriteOutcome } from './types.ts';
 
 /** Effective limits of one keyspace, resolved from its declaration (Function spec.state). */
 export interface KeyspaceQuota {
@@ -12,10 +12,15 @@ export interface KeyspaceQuota {
   idempotencyRetentionMs?: number;
 }
 
-/** A write's `Idempotency-Key` (validated) and the digest of its request. */
+/** A request's `Idempotency-Key` (validated), the digest of the request, and how long it asked its outcome be kept. */
 export interface IdempotentRequest {
   key: string;
   requestHash: string;
+  /**
+   * `X-Orrery-Idempotency-Retention` in ms: the outcome is kept for the shorter of this and the
+   * keyspace's retention (a request can shorten its record, never lengthen it). Absent = the keyspace's.
+   */
+  retentionMs?: number;
 }
 
 export type QuotaResolver = (scope: Scope) => KeyspaceQuota | undefined;
@@ -73,7 +78,7 @@ export class ScopedStore {
       value,
       { ifVersion: opts.ifVersion, ttlMs, fence: opts.fence },
       { maxKeys: q.maxKeys, namespaceByteBudget: this.opts.namespaceByteBudget },
-      { ...idem, retentionMs: this.retentionMs(q) },
+      this.claim(q, idem),
     );
   }
 
@@ -81,11 +86,20 @@ export class ScopedStore {
   deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, idem: IdempotentRequest): Promise<WriteOutcome> {
     const q = this.resolve(scope);
     if (!q) return this.undeclared(scope);
-    return this.driver.deleteIdempotent(scope, key, opts, { ...idem, retentionMs: this.retentionMs(q) });
+    return this.driver.deleteIdempotent(scope, key, opts, this.claim(q, idem));
   }
 
-  private retentionMs(q: KeyspaceQuota): number {
-    return q.idempotencyRetentionMs ?? this.opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+  /** get with an `Idempotency-Key`: the answer is recorded, or the record replayed (StateDriver.getRecorded). */
+  getRecorded(scope: Scope, key: string, idem: IdempotentRequest): Promise<ReadOutcome> {
+    const q = this.resolve(scope);
+    if (!q) return this.undeclared(scope);
+    return this.driver.getRecorded(scope, key, { namespaceByteBudget: this.opts.namespaceByteBudget }, this.claim(q, idem));
+  }
+
+  /** The driver's claim: the request's key and digest, kept for min(the request's retention, the keyspace's). */
+  private claim(q: KeyspaceQuota, idem: IdempotentRequest): IdempotencyClaim {
+    const keyspace = q.idempotencyRetentionMs ?? this.opts.idempotencyRetentionMs ?? DEFAULT_IDEMPOTENCY_RETENTION_MS;
+    return { key: idem.key, requestHash: idem.requestHash, retentionMs: idem.retentionMs === undefined ? keyspace : Math.min(idem.retentionMs, keyspace) };
   }
 
   delete(scope: Scope, key: string, opts: DeleteOptions = {}): Promise<boolean> {

@@ -144,15 +144,16 @@ export interface ChangeRetention {
 export const DEFAULT_CHANGES_LIMIT = 500;
 
 /**
- * A write sent with `Idempotency-Key` (docs/state.md "Idempotent writes"). The outcome is
- * stored with the write, in the same transaction (Postgres) or the same journal line (memory).
+ * A write (or a recorded read) sent with `Idempotency-Key` (docs/state.md "Idempotent writes",
+ * "Recorded reads"). A write's outcome is stored with the write, in the same transaction
+ * (Postgres) or the same journal line (memory); a read's with the read.
  */
 export interface IdempotencyClaim {
-  /** The client's key, already validated (`parseIdempotencyKey`); scoped to the write's keyspace. */
+  /** The client's key, already validated (`parseIdempotencyKey`); scoped to the request's keyspace. */
   key: string;
   /** Digest of everything the request asked for: the same key with another digest is refused. */
   requestHash: string;
-  /** How long the outcome is kept, in ms (> 0). */
+  /** How long the outcome is kept, in ms (> 0): the keyspace's retention, or less when the request asked for less. */
   retentionMs: number;
 }
 
@@ -173,10 +174,24 @@ export interface WriteOutcome {
   replayed: boolean;
 }
 
-/** Stored idempotency outcomes of a keyspace that have not expired. */
+/**
+ * What a recorded read answered, as stored and replayed (docs/state.md "Recorded reads"): the
+ * live entry (200, `entry` set: value, version and deadline as read) or nothing (404, null).
+ */
+export interface ReadOutcome {
+  status: 200 | 404;
+  entry: Entry | null;
+  /** True when this is the record of an earlier request: the key was not read now (it may have changed since). */
+  replayed: boolean;
+}
+
+/** What a recorded read may consume: only bytes (a record is never a key). */
+export type RecordBudget = Pick<WriteBudget, 'namespaceByteBudget'>;
+
+/** Stored idempotency outcomes of a keyspace that have not expired: writes' outcomes and recorded reads. */
 export interface IdempotencyUsage {
   records: number;
-  /** What they count against the namespace byte budget (`idempotencyRecordBytes` each). */
+  /** What they count against the namespace byte budget (`idempotencyRecordBytes` each, plus the value for a recorded read). */
   bytes: number;
 }
 
@@ -214,6 +229,18 @@ export interface StateDriver extends CountedKV {
   setIdempotent(scope: Scope, key: string, value: string, opts: SetOptions, budget: WriteBudget, claim: IdempotencyClaim): Promise<WriteOutcome>;
   /** delete with an `Idempotency-Key`, as setIdempotent. A delete is never refused for the budget. */
   deleteIdempotent(scope: Scope, key: string, opts: DeleteOptions, claim: IdempotencyClaim): Promise<WriteOutcome>;
+  /**
+   * get with an `Idempotency-Key` (a recorded read): the first request with `claim.key` reads the
+   * live entry — a committed value at the time of the request — and stores what it found (or
+   * that it found nothing) under the key in the same step; a later one with the same
+   * `requestHash` gets that record (`replayed`), whatever the key holds now; another hash is
+   * `idempotency_mismatch` (so is a write's key reused for a read, and the reverse). Concurrent
+   * requests with one key read once. The record counts `recordedReadBytes(claim.key, value
+   * bytes)` against `budget.namespaceByteBudget`; a record that does not fit is refused with
+   * `quota_keys` (kind `namespace_bytes`) and not stored — a read that should be recorded is never
+   * answered unrecorded.
+   */
+  getRecorded(scope: Scope, key: string, budget: RecordBudget, claim: IdempotencyClaim): Promise<ReadOutcome>;
   /**
    * Claims a key for a writer (docs/state.md "Fencing"): returns a fence higher than any issued
    * before for the key (from the global version sequence), minted linearizably; from then on

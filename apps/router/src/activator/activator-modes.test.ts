@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTIVATOR_ANSWER_TTL_MS, ActivatorModes } from './activator-modes.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
 
-const rev = (revision: string, containerConcurrency = 2): RevisionRoute => ({ namespace: 'ns', function: 'f', revision, key: `ns/${revision}`, containerConcurrency, timeoutMs: 1000 });
+const rev = (revision: string, containerConcurrency = 2): RevisionRoute => ({ namespace: 'ns', function: 'f', revision, key: `ns/${revision}`, containerConcurrency, timeoutMs: 1000, replayOnWorkerLoss: false });
 const answer = (...modes: Array<[string, boolean]>) => ({ ok: true, activator: modes.map(([revision, inPath]) => ({ namespace: 'ns', revision, inPath, excessBurstCapacity: inPath ? -1 : 3 })) });
 
 describe('ActivatorModes', () => {

@@ -53,7 +53,7 @@ export function operatorPost(url: string, body: unknown, o: { token?: string; ti
     let abort: (err?: Error) => void = () => undefined;
     const chunks: Buffer[] = [];
     pool.dispatch(
-      { method: 'POST', path, headers, body: null, bodyHasLength: true, text, timeoutMs: o.timeoutMs },
+      { method: 'POST', path, headers, body: null, bodyHasLength: true, wholeBody: text, timeoutMs: o.timeoutMs },
       {
         onConnect: (a) => (abort = a),
         onHeaders: (code) => {

@@ -5,7 +5,7 @@ import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import type { RevisionRoute } from '../routing/route-table.ts';
 import { PoolSpecializer } from './pool-specializer.ts';
 
-const rev: RevisionRoute = { namespace: 'ns', function: 'f', revision: 'f-00001', key: 'ns/f-00001', containerConcurrency: 0, timeoutMs: 1000 };
+const rev: RevisionRoute = { namespace: 'ns', function: 'f', revision: 'f-00001', key: 'ns/f-00001', containerConcurrency: 0, timeoutMs: 1000, replayOnWorkerLoss: false };
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
 function setup(answer: { status: number; body: unknown }) {

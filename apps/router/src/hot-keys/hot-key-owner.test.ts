@@ -5,7 +5,7 @@ import type { FunctionRoute, RevisionRoute } from '../routing/route-table.ts';
 import { pickSticky } from '../routing/traffic-pick.ts';
 import { keyHashOf, stickyOwnerLoad } from './hot-key-owner.ts';
 
-const rev = (name: string, cc = 2): RevisionRoute => ({ namespace: 'default', function: 'cart', revision: name, key: `default/${name}`, containerConcurrency: cc, timeoutMs: 30_000 });
+const rev = (name: string, cc = 2): RevisionRoute => ({ namespace: 'default', function: 'cart', revision: name, key: `default/${name}`, containerConcurrency: cc, timeoutMs: 30_000, replayOnWorkerLoss: false });
 const r1 = rev('cart-00001');
 const r2 = rev('cart-00002', 0);
 const fn: FunctionRoute = {

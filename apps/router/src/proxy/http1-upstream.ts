@@ -37,10 +37,11 @@ export interface UpstreamRequest {
   /** A body to stream (chunked unless `headers` carry content-length), or null. */
   body: RequestBody | null;
   /**
-   * Instead of `body`: a whole body known up front (the activator's JSON calls to the operator),
-   * sent with the head in one write as UTF-8; `headers` must carry its byte length.
+   * Instead of `body`: a whole body known up front (the activator's JSON calls to the operator, a
+   * replayed request's held body), sent with the head in one write (a string as UTF-8); `headers`
+   * must carry its byte length.
    */
-  text?: string;
+  wholeBody?: string | Buffer;
   bodyHasLength: boolean;
   /** No response head within this → error code ORRERY_HEADERS_TIMEOUT; idle body → ORRERY_BODY_TIMEOUT. */
   timeoutMs: number;
@@ -175,13 +176,14 @@ class UpstreamConnection {
     head += '\r\n';
     if (!r.body) {
       this.bodyWritten = true;
-      this.requestBytes = head.length + (r.text === undefined ? 0 : Buffer.byteLength(r.text));
-      if (r.text === undefined) this.socket.write(head, 'latin1');
+      this.requestBytes = head.length + (r.wholeBody === undefined ? 0 : Buffer.byteLength(r.wholeBody));
+      if (r.wholeBody === undefined) this.socket.write(head, 'latin1');
       else {
         // Corked: one writev for head and body.
         this.socket.cork();
         this.socket.write(head, 'latin1');
-        this.socket.write(r.text, 'utf8');
+        if (typeof r.wholeBody === 'string') this.socket.write(r.wholeBody, 'utf8');
+        else this.socket.write(r.wholeBody);
         this.socket.uncork();
       }
       return;

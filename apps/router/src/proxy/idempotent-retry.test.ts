@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mayRetryElsewhere, neverReadByWorker, ONE_SEGMENT_BYTES, type ResetFacts, type RetryFacts } from './idempotent-retry.ts';
+import { mayReplayElsewhere, mayRetryElsewhere, neverReadByWorker, ONE_SEGMENT_BYTES, type ReplayFacts, type ResetFacts, type RetryFacts, type UpstreamLeg } from './idempotent-retry.ts';
 
 const base: RetryFacts = { method: 'GET', errorCode: 'ECONNRESET', bodyRead: false, headersSent: false, attempts: 0, maxAttempts: 2 };
 
@@ -48,5 +48,60 @@ describe('a request the worker provably never read', () => {
     expect(mayRetryElsewhere({ ...post, headersSent: true })).toBe(false);
     expect(mayRetryElsewhere({ ...post, attempts: 2 })).toBe(false);
     expect(mayRetryElsewhere({ ...post, errorCode: 'ORRERY_HEADERS_TIMEOUT' })).toBe(false);
+  });
+});
+
+describe('replaying a request whose worker was lost (onWorkerLoss: replay)', () => {
+  const lost: ReplayFacts = { replayOnWorkerLoss: true, leg: 'http1', errorCode: 'ECONNRESET', bodyHeld: true, headersSent: false, attempts: 0, maxAttempts: 2 };
+
+  it('replays a request read by a worker that then died, whatever the method (the id makes the second run replay the first)', () => {
+    expect(mayReplayElsewhere(lost)).toBe(true);
+    // The FIN of a worker killed after reading ("closed the connection mid-response") arrives as ECONNRESET.
+    for (const errorCode of ['ECONNRESET', 'EPIPE', 'ECONNABORTED']) expect(mayReplayElsewhere({ ...lost, errorCode })).toBe(true);
+  });
+
+  it('never for a Function that did not ask for it', () => {
+    expect(mayReplayElsewhere({ ...lost, replayOnWorkerLoss: false })).toBe(false);
+  });
+
+  it('never on a timeout, a refused dial, a bad answer or an abort: only a lost connection', () => {
+    for (const errorCode of [undefined, 'ORRERY_HEADERS_TIMEOUT', 'ORRERY_BODY_TIMEOUT', 'ORRERY_CONNECT_TIMEOUT', 'ECONNREFUSED', 'ETIMEDOUT', 'ORRERY_BAD_RESPONSE', 'ORRERY_ABORTED', 'ORRERY_BODY_TOO_LARGE', 'ORRERY_WORKER_DRAINING', 'ORRERY_STREAM_RESET', 'ERR_HTTP2_STREAM_ERROR']) {
+      expect(mayReplayElsewhere({ ...lost, errorCode }), String(errorCode)).toBe(false);
+    }
+  });
+
+  it('never for a WebSocket handshake or a gRPC call', () => {
+    expect(mayReplayElsewhere({ ...lost, leg: 'websocket' })).toBe(false);
+    expect(mayReplayElsewhere({ ...lost, leg: 'grpc' })).toBe(false);
+  });
+
+  it('never without the whole body in hand, once the answer began, or past the tries', () => {
+    expect(mayReplayElsewhere({ ...lost, bodyHeld: false })).toBe(false);
+    expect(mayReplayElsewhere({ ...lost, headersSent: true })).toBe(false);
+    expect(mayReplayElsewhere({ ...lost, attempts: 1 })).toBe(true);
+    expect(mayReplayElsewhere({ ...lost, attempts: 2 })).toBe(false);
+    expect(mayReplayElsewhere({ ...lost, maxAttempts: 0 })).toBe(false);
+  });
+
+  it('over every combination of the facts, replays exactly when all six conditions hold', () => {
+    const codes = [undefined, 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ECONNREFUSED', 'ORRERY_HEADERS_TIMEOUT', 'ORRERY_BODY_TIMEOUT', 'ORRERY_BAD_RESPONSE', 'ORRERY_ABORTED'];
+    const legs: UpstreamLeg[] = ['http1', 'websocket', 'grpc'];
+    let replayed = 0;
+    let cases = 0;
+    for (const replayOnWorkerLoss of [false, true])
+      for (const leg of legs)
+        for (const errorCode of codes)
+          for (const bodyHeld of [false, true])
+            for (const headersSent of [false, true])
+              for (const maxAttempts of [0, 1, 2])
+                for (let attempts = 0; attempts <= 3; attempts++) {
+                  const f: ReplayFacts = { replayOnWorkerLoss, leg, errorCode, bodyHeld, headersSent, attempts, maxAttempts };
+                  const want = replayOnWorkerLoss && leg === 'http1' && (errorCode === 'ECONNRESET' || errorCode === 'EPIPE' || errorCode === 'ECONNABORTED') && bodyHeld && !headersSent && attempts < maxAttempts;
+                  expect(mayReplayElsewhere(f), JSON.stringify(f)).toBe(want);
+                  cases++;
+                  if (want) replayed++;
+                }
+    // 3 lost-connection codes × the (attempts < maxAttempts) pairs: 0 for max 0, 1 for max 1, 2 for max 2.
+    expect([cases, replayed]).toEqual([2 * 3 * 9 * 2 * 2 * 3 * 4, 3 * 3]);
   });
 });

@@ -4,12 +4,13 @@
  * undici and nginx (`proxy_next_upstream error`) do. A worker SIGKILLed or crashed mid-request
  * resets the connection; a GET that was on it goes to another worker instead of failing with 502.
  * A POST or PATCH may have run, so it fails (running it twice would be worse) — unless the worker
- * provably never read it (neverReadByWorker) — as does anything whose body was read (it cannot
- * be sent again) or whose answer already began.
+ * provably never read it (neverReadByWorker), or its Function asked for a replay with the same
+ * invocation id (mayReplayElsewhere) — as does anything whose body was read (it cannot be sent
+ * again) or whose answer already began.
  */
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
-/** The connection itself failed (reset, broken pipe), as opposed to a worker answering something unusable. */
+/** The connection itself failed (reset, broken pipe, a FIN mid-response), as opposed to a worker answering something unusable. */
 const CONNECTION_LOST: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 export interface RetryFacts {
@@ -29,6 +30,37 @@ export interface RetryFacts {
 
 export function mayRetryElsewhere(f: RetryFacts): boolean {
   return f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && (IDEMPOTENT_METHODS.has(f.method) || f.neverRead === true) && !f.bodyRead && !f.headersSent && f.attempts < f.maxAttempts;
+}
+
+/** How the request goes to its worker: only requests on the HTTP/1.1 leg are replayed. */
+export type UpstreamLeg = 'http1' | 'websocket' | 'grpc';
+
+export interface ReplayFacts {
+  /** The revision's `spec.template.onWorkerLoss` is `replay`. */
+  replayOnWorkerLoss: boolean;
+  leg: UpstreamLeg;
+  /** The error's code (`err.code`): a FIN mid-response arrives as ECONNRESET ("closed the connection mid-response"). */
+  errorCode: string | undefined;
+  /** The router can send the request again whole: it has no body, or the router holds all of it (held-request-body.ts). */
+  bodyHeld: boolean;
+  /** The client already has a response head. */
+  headersSent: boolean;
+  /** Tries so far, and the cap (the router's --dial-retries). */
+  attempts: number;
+  maxAttempts: number;
+}
+
+/**
+ * When a request whose worker died after reading it — it may have run — goes to another worker
+ * anyway, whatever its method: its Function asked for it (`onWorkerLoss: replay`), and the
+ * second run carries the same Orrery-Invocation-Id, so its ctx.state calls get the first run's
+ * answers instead of applying again. Never once the answer began (the client holds part of the
+ * first run's), never on a timeout (the worker may still be running it: not a lost worker), never
+ * for a WebSocket handshake (a session, not an invocation) or a gRPC call (streams both ways
+ * over HTTP/2: not replayed), and never without the whole body in hand.
+ */
+export function mayReplayElsewhere(f: ReplayFacts): boolean {
+  return f.replayOnWorkerLoss && f.leg === 'http1' && f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && f.bodyHeld && !f.headersSent && f.attempts < f.maxAttempts;
 }
 
 /**

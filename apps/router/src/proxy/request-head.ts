@@ -2,10 +2,12 @@
  * One pass over the client's raw header list: what routing needs (host, tag, sticky key) and
  * the header list to forward (hop-by-hop, Host, Expect and the forwarding headers —
  * X-Forwarded-*, Forwarded, X-Real-IP — removed; the caller adds its own, forwarded-headers.ts;
- * X-Orrery-Key-Moved removed too: only the router says a key moved, data-plane.ts).
+ * X-Orrery-Key-Moved and Orrery-Invocation-Id removed too: only the router says a key moved and
+ * names invocations, data-plane.ts).
  * Avoids `req.headers`, which node builds lazily as a whole object.
  */
 import { KEY_MOVED_HEADER } from '@orrery/sdk';
+import { INVOCATION_ID_HEADER_LOWER } from '@orrery/spec';
 import type { IncomingForwarding } from './forwarded-headers.ts';
 import { connectionTokens, isHopByHop } from './hop-by-hop.ts';
 
@@ -88,6 +90,10 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
       case KEY_MOVED_HEADER:
         // The router's own (data-plane.ts, on a teleport): a client's would make a worker take
         // over a key that did not move.
+        continue;
+      case INVOCATION_ID_HEADER_LOWER:
+        // The router's own (data-plane.ts, onWorkerLoss: replay): a client's could name another
+        // invocation and be answered with its recorded ctx.state reads (docs/security.md).
         continue;
       default:
         if (isHopByHop(lower)) continue;

@@ -47,6 +47,14 @@ describe('routes file', () => {
     expect(f.tags.get('latest')!.revision).toBe('hello-00001');
   });
 
+  it("replays on worker loss only the revisions whose own template says onWorkerLoss: replay (absent means fail)", () => {
+    const t = parseRoutesYaml(
+      FN.replace('timeoutSeconds: 9}', 'timeoutSeconds: 9, onWorkerLoss: replay}') + REV('hello-00001') + REV('hello-00002', ', onWorkerLoss: fail') + REV('hello-00003', ', onWorkerLoss: replay'),
+    );
+    expect(Object.fromEntries([...t.revisions.values()].map((r) => [r.revision, r.replayOnWorkerLoss]))).toEqual({ 'hello-00001': false, 'hello-00002': false, 'hello-00003': true });
+    expect(() => parseRoutesYaml(FN + REV('hello-00001', ', onWorkerLoss: retry'))).toThrow(/onWorkerLoss/);
+  });
+
   it('rejects unknown kinds and invalid resources with the document number', () => {
     expect(() => parseRoutesYaml('kind: Service\n')).toThrow(/document 1: kind must be Function or Revision/);
     expect(() => parseRoutesYaml(FN + '---\napiVersion: orrery.dev/v1alpha1\nkind: Function\nmetadata: {name: Bad_Name}\nspec: {template: {source: {}}}\n')).toThrow(/document 2 \(Function\)/);

@@ -15,6 +15,8 @@ export interface RevisionRoute {
   /** Admission capacity per endpoint; 0 = unlimited. */
   containerConcurrency: number;
   timeoutMs: number;
+  /** `spec.template.onWorkerLoss: replay`: requests carry a minted Orrery-Invocation-Id and are replayed on another worker when theirs dies (data-plane.ts). */
+  replayOnWorkerLoss: boolean;
 }
 
 export interface TrafficRoute {
@@ -112,6 +114,7 @@ export function compileRoutes(functions: readonly OrreryFunction[], revisions: r
       key,
       containerConcurrency: Math.max(0, template.containerConcurrency),
       timeoutMs: Math.max(1, template.timeoutSeconds) * 1000,
+      replayOnWorkerLoss: template.onWorkerLoss === 'replay',
     };
     revRoutes.set(key, route);
     return route;

@@ -99,9 +99,18 @@ export async function eventually<T>(f: () => Promise<T | undefined> | T | undefi
   }
 }
 
-export function functionYaml(o: { name: string; namespace?: string; traffic?: string; sticky?: string; containerConcurrency?: number; timeoutSeconds?: number; revisions: string[] }): string {
+export function functionYaml(o: {
+  name: string;
+  namespace?: string;
+  traffic?: string;
+  sticky?: string;
+  containerConcurrency?: number;
+  timeoutSeconds?: number;
+  onWorkerLoss?: 'fail' | 'replay';
+  revisions: string[];
+}): string {
   const ns = o.namespace ?? 'default';
-  const template = `{source: {inline: "x"}, containerConcurrency: ${o.containerConcurrency ?? 0}, timeoutSeconds: ${o.timeoutSeconds ?? 30}}`;
+  const template = `{source: {inline: "x"}, containerConcurrency: ${o.containerConcurrency ?? 0}, timeoutSeconds: ${o.timeoutSeconds ?? 30}${o.onWorkerLoss ? `, onWorkerLoss: ${o.onWorkerLoss}` : ''}}`;
   let y = `---\napiVersion: orrery.dev/v1alpha1\nkind: Function\nmetadata: {name: ${o.name}, namespace: ${ns}}\nspec:\n  template: ${template}\n`;
   if (o.traffic) y += `  traffic: ${o.traffic}\n`;
   if (o.sticky) y += `  state: {sticky: ${o.sticky}}\n`;
@@ -120,6 +129,7 @@ export type RouterStatsJson = StatsView & {
   quarantined: Array<{ address: string; untilMs: number }>;
   dialErrors: number;
   upstreamRetries: number;
+  upstreamReplays: number;
   statesync?: { syncables: Array<{ syncable: string; entitiesPulledTotal: number }> };
   registry?: Array<{ namespace: string; connected: boolean; revision: number | undefined; resyncs: number; reconnects: number }>;
 };

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deriveStateToken } from '@orrery/auth';
+import { INVOCATION_ID_HEADER } from '@orrery/spec';
 import { describe, expect, it } from 'vitest';
 import { STATESVC_BIN, statesvcForBlock } from './real-statesvc.ts';
 import { stopRuntime, type RuntimeProcess } from './runtime-process.ts';
@@ -68,6 +69,20 @@ export function stateContract(runtime: RuntimeUnderTest): void {
       const wrong = await worker('counter-00003', token('other'));
       expect(await countOn(wrong)).toBe('500 handler_error');
       expect(wrong.stderr()).toMatch(/StateError/);
+    });
+
+    it('a replayed invocation (one Orrery-Invocation-Id on two workers) reads what the first run read and writes once', { timeout: 90_000 }, async () => {
+      const a = await worker('counter-00020', token('counts'));
+      const b = await worker('counter-00021', token('counts'));
+      const id = { [INVOCATION_ID_HEADER]: 'a1b2c3d4e5f60718293a4b5c6d7e8f90' };
+      expect(await countOn(a, 'replayed', id)).toBe('200 1');
+      expect(await countOn(b, 'replayed')).toBe('200 2'); // another invocation moves the key on
+      // The router's replay of the first request on another worker: the first run's answer, no second increment.
+      expect(await countOn(b, 'replayed', id)).toBe('200 1');
+      expect(await countOn(a, 'replayed', id)).toBe('200 1');
+      expect(await countOn(a, 'replayed')).toBe('200 3');
+      // An id the router would not mint is not a replay: the request counts as a new one.
+      expect(await countOn(a, 'replayed', { [INVOCATION_ID_HEADER]: 'not an id' })).toBe('200 4');
     });
 
     it('--state-fencing on: the last worker to claim a key writes it; the other is refused until the router says the key moved back', { timeout: 90_000 }, async () => {

@@ -89,8 +89,11 @@ export const stateChanges = pgTable(
  * per (namespace, keyspace, key): the request's digest, the HTTP status and result answered and
  * the version written. Written in the write's own transaction by orrery_state_set_idempotent /
  * orrery_state_delete_idempotent (migration 0006); `pending` only inside that transaction.
- * Kept until `expires_at` (epoch ms), then deleted by the sweeper. `bytes` is what the row
- * counts against the namespace byte budget (idempotencyRecordBytes in @orrery/spec).
+ * A recorded read (a GET with the header, "Recorded reads"; orrery_state_get_recorded, migration
+ * 0009) stores what it found: result `found` with the entry's `value`, `version` and
+ * `value_expires_at`, or `missing` (404). Kept until `expires_at` (epoch ms), then deleted by
+ * the sweeper. `bytes` is what the row counts against the namespace byte budget
+ * (idempotencyRecordBytes in @orrery/spec; recordedReadBytes, with the value, for a read).
  */
 export const stateIdempotency = pgTable(
   'state_idempotency',
@@ -104,6 +107,10 @@ export const stateIdempotency = pgTable(
     version: bigint('version', { mode: 'number' }),
     bytes: integer('bytes').notNull(),
     expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    /** A recorded read that found the key: the value it read (null for every other outcome). */
+    value: text('value'),
+    /** With `value`: that entry's deadline (epoch ms), null when it never expires. */
+    valueExpiresAt: bigint('value_expires_at', { mode: 'number' }),
   },
   (t) => [primaryKey({ columns: [t.namespace, t.keyspace, t.idemKey] }), index('state_idempotency_expiry_idx').on(t.expiresAt)],
 );

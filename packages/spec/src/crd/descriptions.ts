@@ -48,6 +48,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   'spec.template.autoscaling.maxScaleUpRate': 'Largest factor by which one decision may grow the worker count (> 1).',
   'spec.template.autoscaling.maxScaleDownRate': 'Largest factor by which one decision may shrink the worker count (> 1).',
   'spec.template.autoscaling.targetBurstCapacity': 'Spare capacity kept before the activator leaves the path; -1 = always in the path.',
+  'spec.template.onWorkerLoss':
+    'replay: when the worker running a request dies before answering (killed, crashed), the router sends the request to another worker with the same Orrery-Invocation-Id; ctx.state calls of the replay return what the first run\'s calls returned and writes apply once. Code must compute what it writes only from the request and from ctx.state reads; other side effects (outgoing calls) may happen twice. fail (default): such a request fails with 502.',
   // ---- Function
   'spec.traffic': 'How requests split between revisions. Empty = 100 % to the latest ready revision.',
   'spec.traffic[].revisionName': 'A revision of this function (<function>-NNNNN). Not allowed with latestRevision: true.',

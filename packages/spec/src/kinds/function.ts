@@ -122,6 +122,15 @@ export const EnvVarSchema = withCel(
 );
 export type EnvVar = z.infer<typeof EnvVarSchema>;
 
+/**
+ * `spec.template.onWorkerLoss`: what the router does with a request whose worker died after it
+ * went out and before any of the answer came back. Absent means `fail`: no zod default, so a
+ * template written before the field existed parses to the same object and snapshots the same
+ * Revision (apps/operator revisionToCreate compares templates deep-equal).
+ */
+export const ON_WORKER_LOSS = ['fail', 'replay'] as const;
+export type OnWorkerLoss = (typeof ON_WORKER_LOSS)[number];
+
 export const FunctionTemplateSchema = z.object({
   source: SourceSchema,
   /** Name of an Environment in the same namespace. */
@@ -139,6 +148,8 @@ export const FunctionTemplateSchema = z.object({
   timeoutSeconds: z.number().int().min(1, says('timeout_seconds')).max(3600, says('timeout_seconds')).default(300),
   executor: z.enum(['pool', 'deploy', 'container']).default('deploy'),
   autoscaling: AutoscalingSchema.default({ class: 'kpa', metric: 'concurrency' }),
+  /** replay: the router sends a request whose worker died to another worker with the same Orrery-Invocation-Id (docs/router.md "Replay after worker loss"). */
+  onWorkerLoss: z.enum(ON_WORKER_LOSS).optional(),
 });
 export type FunctionTemplate = z.infer<typeof FunctionTemplateSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { HttpApi, HttpParam } from './http-route.ts';
 import { HotKeySchema, KeyspaceHotKeysSchema, StateHotKeysResponseSchema } from './hot-keys.ts';
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_RETENTION_HEADER, IDEMPOTENCY_RETENTION_MAX_DIGITS, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key.ts';
 
 /**
  * statesvc's HTTP API (RFC-0023 §3): the bodies it answers and accepts, its error codes and its
@@ -19,6 +19,7 @@ export const STATE_ERROR_STATUS = {
   quota_keys: 429,
   idempotency_key_invalid: 400,
   idempotency_mismatch: 422,
+  idempotency_retention_invalid: 400,
   changes_expired: 410,
   too_many_streams: 429,
   fence_invalid: 400,
@@ -78,9 +79,10 @@ const STATE_ERROR_WHEN: Record<StateErrorCode, string> = {
   not_found: 'key absent or expired; admin usage of an undeclared keyspace; unknown route',
   version_conflict: '`If-Match` / `X-Orrery-State-Version` / `expectVersion` mismatch; create-only (`0`) on an existing key; a DELETE with a precondition on a missing key',
   quota_value_bytes: "body above the keyspace's `maxValueBytes` or the `--max-body-bytes` cap",
-  quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which",
+  quota_keys: "keyspace at `maxKeys`, or the namespace byte budget (`--namespace-byte-budget`) exhausted — the message says which; on a GET with `Idempotency-Key`, no room in the budget to record the answer",
   idempotency_key_invalid: '`Idempotency-Key` empty, longer than 255 characters, sent twice, or with a character outside visible ASCII (`!`–`~` except `"` and `\\`); one optional pair of surrounding double quotes is allowed',
-  idempotency_mismatch: 'the `Idempotency-Key` was already used in this keyspace, within its retention, for a different request (method, key, body, precondition or TTL); use a new key for a new write',
+  idempotency_mismatch: 'the `Idempotency-Key` was already used in this keyspace, within its retention, for a different request (method, key, body, precondition or TTL; a read and a write are different requests); use a new key for a new request',
+  idempotency_retention_invalid: `\`${IDEMPOTENCY_RETENTION_HEADER}\` is not a whole number of seconds from 1 in at most ${IDEMPOTENCY_RETENTION_MAX_DIGITS} plain digits (no sign, fraction, unit or leading zero), or was sent twice`,
   changes_expired:
     "`GET /v1/changes`: `since` (or `Last-Event-ID`) is older than the keyspace's retained window (`--changes-retention`, `--changes-retention-events`) or ahead of its newest change (a memory statesvc restarted without `--data-dir`); also sent as an `error` event when a slow stream falls behind the window. Re-read the keys and follow from now (no `since`)",
   too_many_streams: '`GET /v1/changes`: this keyspace already has `--changes-max-streams` open streams on this statesvc; close one, or share one stream among readers',
@@ -236,11 +238,11 @@ export const StateKeyspaceWritesSchema = z.object({
     recent: z.array(RecentChangeSchema).describe('The newest retained changes, newest first, without values.'),
   }),
   idempotency: z.object({
-    records: count.describe('Stored outcomes within their retention (all replicas: read from the store).'),
-    bytes: count.describe('What they count against the namespace byte budget.'),
+    records: count.describe("Stored outcomes within their retention, recorded reads' included (all replicas: read from the store)."),
+    bytes: count.describe('What they count against the namespace byte budget (a recorded read with the value it holds).'),
     retentionMs: z.number().int().positive().describe("How long an outcome is kept (the keyspace's idempotencyRetention, else the statesvc default)."),
-    replayed: count.describe('Writes answered with a stored outcome (Idempotent-Replayed: true) on this replica.'),
-    mismatched: count.describe('Writes refused with 422 idempotency_mismatch on this replica.'),
+    replayed: count.describe('Writes and recorded reads answered with a stored outcome (Idempotent-Replayed: true) on this replica.'),
+    mismatched: count.describe('Writes and recorded reads refused with 422 idempotency_mismatch on this replica.'),
   }),
   fences: z.object({
     keys: count.describe('Keys holding a fence (all replicas: read from the store).'),
@@ -272,9 +274,17 @@ const FENCE_IN: HttpParam = {
 const VERSION_OUT: HttpParam = { name: 'X-Orrery-State-Version', description: 'The version of the value answered or written.' };
 const IDEMPOTENCY_KEY_IN: HttpParam = {
   name: IDEMPOTENCY_KEY_HEADER,
-  description: `A client id for this write (1–${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, e.g. a UUID; surrounding double quotes optional). The outcome is stored with the write, in the same transaction, for the keyspace's \`idempotencyRetention\` (default 24 h): a retry with the same key and the same request gets the stored answer without writing again; the same key with a different request is 422 \`idempotency_mismatch\`. Scoped to the token's keyspace.`,
+  description: `A client id for this write (1–${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, e.g. a UUID; surrounding double quotes optional). The outcome is stored with the write, in the same transaction, for the keyspace's \`idempotencyRetention\` (default 24 h; less with \`${IDEMPOTENCY_RETENTION_HEADER}\`): a retry with the same key and the same request gets the stored answer without writing again; the same key with a different request is 422 \`idempotency_mismatch\`. Scoped to the token's keyspace.`,
 };
-const REPLAYED_OUT: HttpParam = { name: IDEMPOTENT_REPLAYED_HEADER, description: '`true` when the answer is the stored outcome of an earlier request with the same `Idempotency-Key` (nothing was written this time).' };
+const IDEMPOTENCY_KEY_READ_IN: HttpParam = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  description: `Records this read (a recorded read; same key rules as on a write): the first request with the key stores its answer — the value, version and deadline, or the 404 — for the keyspace's \`idempotencyRetention\` (less with \`${IDEMPOTENCY_RETENTION_HEADER}\`), and a repeat of the same GET with the key gets that answer again, even after the key changed. The same key on another request (another key, or a write) is 422 \`idempotency_mismatch\`. The record counts against the namespace byte budget with the value's bytes. Without the header a GET records nothing.`,
+};
+const RETENTION_IN: HttpParam = {
+  name: IDEMPOTENCY_RETENTION_HEADER,
+  description: `Only with \`${IDEMPOTENCY_KEY_HEADER}\`: keep this request's outcome for at most this many seconds (1–${IDEMPOTENCY_RETENTION_MAX_DIGITS} plain digits), capped at the keyspace's \`idempotencyRetention\`. Anything else is 400 \`idempotency_retention_invalid\`.`,
+};
+const REPLAYED_OUT: HttpParam = { name: IDEMPOTENT_REPLAYED_HEADER, description: '`true` when the answer is the stored outcome of an earlier request with the same `Idempotency-Key` (nothing was written or read this time).' };
 const KEY: HttpParam = { name: 'key', required: true, description: 'Percent-encoded (`encodeURIComponent`); 1–512 UTF-8 bytes, no control characters, no leading `#`.' };
 const SIGNED: HttpParam[] = [
   { name: 'expires', required: true, description: 'Unix seconds; part of the signed URL (`signAdminUrl` from `@orrery/auth`).' },
@@ -283,7 +293,7 @@ const SIGNED: HttpParam[] = [
 const STATE_AUTH = 'state token (scope headers)';
 const ADMIN_AUTH = 'signed admin URL';
 const ALWAYS: StateErrorCode[] = ['capability_unavailable', 'internal'];
-const IDEMPOTENCY_ERRORS: StateErrorCode[] = ['idempotency_key_invalid', 'idempotency_mismatch'];
+const IDEMPOTENCY_ERRORS: StateErrorCode[] = ['idempotency_key_invalid', 'idempotency_mismatch', 'idempotency_retention_invalid'];
 const FENCE_ERRORS: StateErrorCode[] = ['fence_invalid', 'fenced'];
 
 export const STATESVC_HTTP_API: HttpApi = {
@@ -298,13 +308,17 @@ export const STATESVC_HTTP_API: HttpApi = {
     {
       method: 'GET',
       path: '/v1/state/{key}',
-      purpose: 'Read one key.',
+      purpose: 'Read one key (with `Idempotency-Key`: a recorded read, answered the same on every repeat).',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: SCOPE_HEADERS,
-      responseHeaders: [VERSION_OUT, { name: 'X-Orrery-State-TTL', description: 'Seconds left, only when the key expires.' }],
+      headers: [...SCOPE_HEADERS, IDEMPOTENCY_KEY_READ_IN, RETENTION_IN],
+      responseHeaders: [
+        VERSION_OUT,
+        { name: 'X-Orrery-State-TTL', description: 'Seconds left, only when the key expires (on a recorded read: until the recorded entry\'s deadline, 0 once it passed).' },
+        REPLAYED_OUT,
+      ],
       responses: { 200: { description: 'The value.', schema: StateValueResponseSchema } },
-      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', ...ALWAYS],
+      errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'quota_keys', ...IDEMPOTENCY_ERRORS, ...ALWAYS],
     },
     {
       method: 'PUT',
@@ -312,7 +326,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Write one key (a compare-and-swap with `If-Match`).',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, RETENTION_IN, FENCE_IN],
       bodyDescription: 'Any JSON value, stored as sent (surrounding whitespace trimmed); its size is its UTF-8 byte count.',
       responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },
@@ -324,7 +338,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Delete one key.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
+      headers: [...SCOPE_HEADERS, IF_MATCH, VERSION_IN, IDEMPOTENCY_KEY_IN, RETENTION_IN, FENCE_IN],
       responseHeaders: [REPLAYED_OUT],
       responses: { 200: { description: 'Deleted.', schema: StateDeletedResponseSchema } },
       errors: ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'version_conflict', ...IDEMPOTENCY_ERRORS, ...FENCE_ERRORS, ...ALWAYS],
@@ -335,7 +349,7 @@ export const STATESVC_HTTP_API: HttpApi = {
       purpose: 'Compare-and-swap for clients that cannot send `If-Match`.',
       auth: STATE_AUTH,
       pathParams: [KEY],
-      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, FENCE_IN],
+      headers: [...SCOPE_HEADERS, VERSION_IN, TTL_IN, IDEMPOTENCY_KEY_IN, RETENTION_IN, FENCE_IN],
       body: StateCasRequestSchema,
       responseHeaders: [VERSION_OUT, REPLAYED_OUT],
       responses: { 200: { description: 'Written.', schema: StateVersionResponseSchema } },

@@ -1,0 +1,160 @@
+import { createServer, request, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { RawRequestBody } from '../ingress/raw-request-body.ts';
+import { HeldRequestBody, holdsForReplay, REPLAY_BODY_LIMIT } from './held-request-body.ts';
+
+const tick = (): Promise<void> => new Promise((r) => process.nextTick(r));
+
+function rawBody(log: string[] = []): RawRequestBody {
+  return new RawRequestBody({ pauseReading: () => log.push('pause socket'), resumeReading: () => log.push('resume socket') });
+}
+
+/** Attaches an attempt's listeners as the upstream client does (data, end, error) and records what it gets. */
+function read(body: HeldRequestBody): string[] {
+  const got: string[] = [];
+  body.on('data', (c) => got.push(c.toString()));
+  body.on('end', () => got.push('end'));
+  body.on('error', (e) => got.push(`error ${e.message}`));
+  return got;
+}
+
+describe('which bodies are held for a replay', () => {
+  it('those with a Content-Length up to 64 KiB; never a chunked one (no length known up front)', () => {
+    expect(REPLAY_BODY_LIMIT).toBe(65536);
+    expect(holdsForReplay('1')).toBe(true);
+    expect(holdsForReplay(String(REPLAY_BODY_LIMIT))).toBe(true);
+    expect(holdsForReplay(String(REPLAY_BODY_LIMIT + 1))).toBe(false);
+    expect(holdsForReplay(undefined)).toBe(false);
+  });
+});
+
+describe('HeldRequestBody', () => {
+  it('streams the raw ingress body to the first attempt and keeps all of it', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const got = read(held);
+    await tick();
+    source.push(Buffer.from('{"item":'));
+    source.push(Buffer.from('"apple"}'));
+    expect(held.complete).toBe(false);
+    source.finish();
+    expect(got).toEqual(['{"item":', '"apple"}', 'end']);
+    expect(held.complete).toBe(true);
+    expect(held.bytes().toString()).toBe('{"item":"apple"}');
+    expect(held.bytes()).toBe(held.bytes()); // joined once
+    expect(source.didRead).toBe(true); // the ingress body is spent: only the held copy can be sent again
+  });
+
+  it('a body that came in one chunk is that chunk, not a copy', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    read(held);
+    await tick();
+    const chunk = Buffer.from('one');
+    source.push(chunk);
+    source.finish();
+    expect(held.bytes()).toBe(chunk);
+  });
+
+  it('holds what arrived before the reader attached (a request queued in the activator)', async () => {
+    const log: string[] = [];
+    const source = rawBody(log);
+    source.push(Buffer.from('ab'));
+    source.finish();
+    const held = new HeldRequestBody(source);
+    const got = read(held);
+    await tick();
+    expect(got).toEqual(['ab', 'end']);
+    expect(held.bytes().toString()).toBe('ab');
+  });
+
+  it('passes chunks to the latest attempt only (a retry before anything was read replaces the listeners)', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const first = read(held);
+    const second = read(held);
+    await tick();
+    source.push(Buffer.from('x'));
+    source.finish();
+    expect([first, second]).toEqual([[], ['x', 'end']]);
+    expect(held.bytes().toString()).toBe('x');
+  });
+
+  it('keeps recording after the reader detached, without passing on', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const onData = (): void => {};
+    held.on('data', onData);
+    await tick();
+    held.removeListener('data', onData);
+    source.push(Buffer.from('late'));
+    source.finish();
+    expect(held.complete).toBe(true);
+    expect(held.bytes().toString()).toBe('late');
+  });
+
+  it('release (the answer began) drops what it held; what still comes only passes on', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const got = read(held);
+    await tick();
+    source.push(Buffer.from('a'));
+    held.release();
+    source.push(Buffer.from('b'));
+    source.finish();
+    expect(got).toEqual(['a', 'b', 'end']);
+    expect(held.complete).toBe(false);
+  });
+
+  it('a client that goes away mid-body leaves nothing to replay, and the attempt hears the error', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const got = read(held);
+    await tick();
+    source.push(Buffer.from('half'));
+    source.fail(new Error('aborted'));
+    expect(got).toEqual(['half', 'error aborted']);
+    expect(held.complete).toBe(false);
+  });
+
+  it('pause and resume reach the ingress body (backpressure of the first attempt)', async () => {
+    const log: string[] = [];
+    const source = rawBody(log);
+    const held = new HeldRequestBody(source);
+    read(held);
+    await tick();
+    log.length = 0;
+    held.pause();
+    source.push(Buffer.from('1'));
+    expect(log).toContain('pause socket');
+    held.resume();
+    source.finish();
+    expect(held.bytes().toString()).toBe('1');
+    expect(log.at(-1)).toBe('resume socket');
+  });
+
+  it("holds node's IncomingMessage (the node ingress) the same way", async () => {
+    let resolveDone!: (v: { got: string[]; bytes: string; complete: boolean; didRead: boolean }) => void;
+    const done = new Promise<{ got: string[]; bytes: string; complete: boolean; didRead: boolean }>((r) => (resolveDone = r));
+    const server = createServer((req: IncomingMessage, res) => {
+      const held = new HeldRequestBody(req);
+      const got: string[] = [];
+      held.on('data', (c) => got.push(c.toString()));
+      held.on('end', () => {
+        resolveDone({ got, bytes: held.bytes().toString(), complete: held.complete, didRead: req.readableDidRead });
+        res.end();
+      });
+      held.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const c = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', headers: { 'content-length': '6' } });
+    c.write('abc');
+    setTimeout(() => c.end('def'), 20);
+    c.on('response', (r) => r.resume());
+    const r = await done;
+    expect(r.got.join('')).toBe('abcdef');
+    expect([r.bytes, r.complete, r.didRead]).toEqual(['abcdef', true, true]);
+    server.close();
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * A small request body kept while it streams to the first worker, so that a replay
+ * (`onWorkerLoss: replay`, idempotent-retry.ts `mayReplayElsewhere`) can send it whole to
+ * another worker after the first died having read it. It sits between the ingress body and the
+ * upstream client: chunks pass on as they come (the first attempt still streams, with
+ * backpressure) and are also kept — by reference: each chunk is a buffer of its own that nobody
+ * writes to again — until the answer begins (`release`), when a replay can no longer happen.
+ * Only bodies with a Content-Length of at most REPLAY_BODY_LIMIT are held, so what one request
+ * keeps is bounded and known before the first byte.
+ */
+import type { RequestBody } from '../ingress/ingress.ts';
+
+/**
+ * Largest body held for a replay: 64 KiB covers the JSON of nearly every function call, and what
+ * the router holds for a request in flight stays near what its sockets buffer for it anyway.
+ */
+export const REPLAY_BODY_LIMIT = 64 * 1024;
+
+/** A body of this Content-Length can be held for a replay. */
+export function holdsForReplay(contentLength: string | undefined): boolean {
+  return contentLength !== undefined && Number(contentLength) <= REPLAY_BODY_LIMIT;
+}
+
+type DataListener = (chunk: Buffer) => void;
+type EndListener = () => void;
+type ErrorListener = (err: Error) => void;
+
+export class HeldRequestBody implements RequestBody {
+  private chunks: Buffer[] | undefined = [];
+  private whole: Buffer | undefined;
+  /** The current attempt's listeners (one per event, as the upstream client attaches them). */
+  private onData: DataListener | undefined;
+  private onEnd: EndListener | undefined;
+  private onError: ErrorListener | undefined;
+  private listening = false;
+  /** Every byte arrived and is held: `bytes()` is the body. */
+  complete = false;
+
+  constructor(private readonly source: RequestBody) {}
+
+  on(event: 'data', listener: DataListener): this;
+  on(event: 'end', listener: EndListener): this;
+  on(event: 'error', listener: ErrorListener): this;
+  on(event: 'data' | 'end' | 'error', listener: DataListener | EndListener | ErrorListener): this {
+    if (event === 'data') this.onData = listener as DataListener;
+    else if (event === 'end') this.onEnd = listener as EndListener;
+    else this.onError = listener as ErrorListener;
+    // The source's own listeners, once: they keep recording whoever reads. 'data' last, as it starts the flow.
+    if (event === 'data' && !this.listening) {
+      this.listening = true;
+      this.source.on('end', this.sourceEnd);
+      this.source.on('error', this.sourceError);
+      this.source.on('data', this.sourceData);
+    }
+    return this;
+  }
+
+  removeListener(event: 'data' | 'end' | 'error', listener: (...args: never[]) => void): this {
+    if (event === 'data' && this.onData === listener) this.onData = undefined;
+    else if (event === 'end' && this.onEnd === listener) this.onEnd = undefined;
+    else if (event === 'error' && this.onError === listener) this.onError = undefined;
+    return this;
+  }
+
+  pause(): this {
+    this.source.pause();
+    return this;
+  }
+
+  resume(): this {
+    this.source.resume();
+    return this;
+  }
+
+  /** The whole body, once `complete` (one buffer; joined on the first call). */
+  bytes(): Buffer {
+    if (this.whole === undefined) {
+      const c = this.chunks ?? [];
+      this.whole = c.length === 1 ? c[0]! : Buffer.concat(c);
+    }
+    return this.whole;
+  }
+
+  /** No replay can happen any more (the answer began): keep nothing; what still arrives only passes on. */
+  release(): void {
+    this.chunks = undefined;
+    this.whole = undefined;
+    this.complete = false;
+  }
+
+  private readonly sourceData = (chunk: Buffer): void => {
+    this.chunks?.push(chunk);
+    this.onData?.(chunk);
+  };
+
+  private readonly sourceEnd = (): void => {
+    if (this.chunks !== undefined) this.complete = true;
+    this.onEnd?.();
+  };
+
+  private readonly sourceError = (err: Error): void => {
+    this.release();
+    this.onError?.(err);
+  };
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { scanRequestHead } from './request-head.ts';
+
+describe('headers only the router says', () => {
+  it('a client-sent Orrery-Invocation-Id never reaches a worker, in any letter case, however often sent', () => {
+    const head = scanRequestHead(
+      ['Host', 'x', 'Orrery-Invocation-Id', '0123456789abcdef0123456789abcdef', 'content-type', 'text/plain', 'orrery-invocation-id', 'forged', 'ORRERY-INVOCATION-ID', 'again'],
+      undefined,
+    );
+    expect(head.forward).toEqual(['content-type', 'text/plain']);
+  });
+
+  it('nor a client-sent X-Orrery-Key-Moved; other Orrery-* headers pass (the worker may want the tag)', () => {
+    const head = scanRequestHead(['X-Orrery-Key-Moved', '1', 'Orrery-Tag', 'canary', 'Orrery-Invocation', 'not the header'], undefined);
+    expect(head.forward).toEqual(['Orrery-Tag', 'canary', 'Orrery-Invocation', 'not the header']);
+    expect(head.tag).toBe('canary');
+  });
+});
