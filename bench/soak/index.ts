@@ -436,6 +436,17 @@ async function main(): Promise<number> {
       counterLines.push(`${key}: acknowledged ${counter.acked[i]}, failed ${counter.unknown[i]}, final ${final}${v.lost ? `, LOST ${v.lost}` : ''}${v.unacknowledgedApplied ? `, ${v.unacknowledgedApplied} failed request(s) applied anyway` : ''}`);
     }
 
+    // What the routers did with requests whose worker was killed under them (/v1/stats).
+    const retryLines: string[] = [];
+    for (const c of (readPlatformInfo(dataDir) ?? info).components.filter((x) => x.name.startsWith('router-') && x.adminUrl)) {
+      try {
+        const st = (await (await fetch(`${c.adminUrl}/v1/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as { upstreamRetries?: number; upstreamReplays?: number };
+        retryLines.push(`${c.name}: ${st.upstreamRetries ?? 0} sent to another worker after their worker failed them, ${st.upstreamReplays ?? 0} of them replays (onWorkerLoss: replay)`);
+      } catch (err) {
+        retryLines.push(`${c.name}: /v1/stats unreadable (${String(err)})`);
+      }
+    }
+
     // Report.
     log(`\n### Load\n`);
     log(`capacity probe: ${f(probe.rps, 0)} req/s closed loop (${settings.probeConcurrency} connections, ${settings.probeSeconds} s, p50 ${f(probe.p50ms)} ms, p99 ${f(probe.p99ms)} ms, failed ${probe.failed})`);
@@ -457,6 +468,8 @@ async function main(): Promise<number> {
       const failTimes = result.failureMarks.map((d) => d.t);
       for (const a of s.actions) if (failTimes.some((t) => t >= a.t - 1 && t <= a.t + TICK_SECONDS)) log(`  t=${f(a.t, 2)} ${a.what}`);
     }
+    log(`\n### Requests whose worker was killed under them\n`);
+    for (const l of retryLines) log(`  ${l}`);
     log(`\n### Counter (acknowledged POSTs per key against the final GET)\n`);
     for (const l of counterLines) log(`  ${l}`);
     const failedActions = s.actions.filter((a) => !a.ok);
