@@ -16,6 +16,7 @@
  * Every row prints its same-run baseline, the ratio and PASS/MISS against issue 24's goals.
  * ORRERY_BENCH_REGISTRY_NODE_ARGS (space-separated) are given to the registry's node, e.g.
  * "--cpu-prof --cpu-prof-dir=/tmp/registry-prof".
+ * ORRERY_BENCH_REGISTRY_WRITE_BATCHING=off starts the registry with `--write-batching off` (A/B).
  */
 import { request as httpRequest, Agent } from 'node:http';
 import { Pool } from 'undici';
@@ -83,7 +84,11 @@ async function withCpu<T>(pids: Record<string, number>, run: () => Promise<T>): 
 
 const cluster = await EtcdCluster.start({ size: 3 });
 // The fan-out round opens WATCHERS streams from this one address: above the per-client watch cap's default.
-const registry = await spawnRegistry(cluster.endpoints(), ['--max-watches-per-client', String(WATCHERS + 16)], process.env.ORRERY_BENCH_REGISTRY_NODE_ARGS?.split(' ').filter(Boolean));
+const registry = await spawnRegistry(
+  cluster.endpoints(),
+  ['--max-watches-per-client', String(WATCHERS + 16), '--write-batching', process.env.ORRERY_BENCH_REGISTRY_WRITE_BATCHING ?? 'on'],
+  process.env.ORRERY_BENCH_REGISTRY_NODE_ARGS?.split(' ').filter(Boolean),
+);
 const pool = new Pool(registry.httpUrl, { connections: CONCURRENCY, pipelining: 1 });
 const raw = new Etcd3({ hosts: cluster.endpoints(), grpcOptions: { 'grpc.max_receive_message_length': 64 * 1024 * 1024 } });
 /** A reference only (the baseline is `raw`): the same calls on one connection to the leader. */

@@ -44,6 +44,8 @@ export interface RegistryConfig {
   /** Write tokens are required even when none is configured (no open registration). */
   requireWriteTokens: boolean;
   watchLimits: WatchLimits;
+  /** Puts of concurrent registrations share one etcd txn (etcd/put-batcher.ts); default on. */
+  writeBatching: boolean;
   /** `--log-level` or ORRERY_LOG_LEVEL (default info). */
   logLevel?: LogLevel;
 }
@@ -75,6 +77,8 @@ the environment, which keeps them out of \`ps\`.
 Orrery's own settings (not in the seed), optional (default):
   --dial-timeout D              [etcd] dial_timeout (5s)
   --prefix P                    [etcd] prefix (/orrery/registry)
+  --write-batching on|off       [etcd] write_batching (on: the puts of registrations that arrive
+                                while earlier ones are in flight commit together, one txn)
 write credentials (docs/registry.md "Write credentials"; files, so no secret is on the command line):
   --registry-master-key-file F  [auth] registry_master_key_file (hex; without it every write
                                 under orrery.functions. is refused)
@@ -97,6 +101,7 @@ const FLAGS = {
   'etcd-endpoints': { type: 'string' },
   'dial-timeout': { type: 'string' },
   prefix: { type: 'string' },
+  'write-batching': { type: 'string' },
   'admin-token': { type: 'string' },
   'replication-token': { type: 'string' },
   'prometheus-sd-token': { type: 'string' },
@@ -286,6 +291,11 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     maxWatchesPerClient: count(values['max-watches-per-client'], registry.max_watches_per_client, 'registry.max_watches_per_client', DEFAULT_WATCH_LIMITS.maxWatchesPerClient),
   };
 
+  const batchingRaw = values['write-batching'] ?? (typeof etcd.write_batching === 'boolean' ? (etcd.write_batching ? 'on' : 'off') : str(etcd.write_batching));
+  if (batchingRaw !== undefined && batchingRaw !== 'on' && batchingRaw !== 'off') {
+    problems.push(`etcd.write_batching (--write-batching) must be on or off, got "${batchingRaw}"`);
+  }
+
   const targetsFile = values['replication-targets-file'] ?? str(replication.targets_file);
   let replicationTargets: ReplicationTarget[] = [];
   if (targetsFile !== undefined && region && replicationToken) {
@@ -322,6 +332,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env,
     writeTokens: written.tokens,
     requireWriteTokens: values['require-write-tokens'] ?? (requireFile === true),
     watchLimits,
+    writeBatching: batchingRaw !== 'off',
     logLevel: logLevel.ok ? logLevel.value : undefined,
   };
   if (missing.length > 0) {

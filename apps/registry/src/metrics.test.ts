@@ -7,6 +7,8 @@ const sample = (reads: { n: number }, swept: { n: number }) => ({
   revision: () => 0,
   barrierReads: () => reads.n,
   swept: () => swept.n,
+  putTxns: () => 4,
+  putTxnPuts: () => 37,
   replication: () => [],
 });
 
@@ -26,6 +28,8 @@ describe('registry metrics', () => {
     expect(text).toMatch(/^orrery_registry_barrier_reads_total 10$/m);
     expect(text).toMatch(/^orrery_registry_sweeper_removed_total 2$/m);
     expect(text).not.toMatch(/^orrery_registry_barrier_reads /m);
+    expect(text).toMatch(/^orrery_registry_put_txns_total 4$/m);
+    expect(text).toMatch(/^orrery_registry_put_txn_puts_total 37$/m);
   });
 
   it('uses the standard process_* and nodejs_* names, without a prefix', async () => {

@@ -12,6 +12,8 @@ export interface RegistryMetrics {
   barrierReads: Counter;
   sweeperRemoved: Counter;
   indexResyncs: Counter;
+  putTxns: Counter;
+  putTxnPuts: Counter;
 }
 
 export function createMetrics(sample: {
@@ -20,6 +22,9 @@ export function createMetrics(sample: {
   revision: () => number;
   barrierReads: () => number;
   swept: () => number;
+  /** Registration txns of more than one put, and the puts they carried (etcd/put-batcher.ts). */
+  putTxns: () => number;
+  putTxnPuts: () => number;
   replication: () => Array<{ region: string; namespace: string; connected: boolean }>;
 }): RegistryMetrics {
   const registry = new Registry();
@@ -70,6 +75,8 @@ export function createMetrics(sample: {
     indexRevision: new Gauge({ name: 'orrery_registry_index_revision', help: 'etcd revision applied by the in-memory index', registers: [registry], collect() { this.set(sample.revision()); } }),
     barrierReads: monotonic('orrery_registry_barrier_reads_total', 'Linearizable etcd reads issued for read barriers (shared between concurrent queries)', sample.barrierReads),
     sweeperRemoved: monotonic('orrery_registry_sweeper_removed_total', 'Records without a live lease removed by the cleanup sweep', sample.swept),
+    putTxns: monotonic('orrery_registry_put_txns_total', 'Registration txns that committed several puts together (group commit; a lone put is not counted)', sample.putTxns),
+    putTxnPuts: monotonic('orrery_registry_put_txn_puts_total', 'Puts committed in those txns (divide by orrery_registry_put_txns_total for the mean group size)', sample.putTxnPuts),
     indexResyncs: new Counter({ name: 'orrery_registry_index_resyncs_total', help: 'Times the index re-read etcd because its watch was cancelled (e.g. compaction)', registers: [registry] }),
   };
 }

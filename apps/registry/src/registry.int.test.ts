@@ -258,6 +258,30 @@ describe('watch', () => {
     expect(a.sweeper.removed + b.sweeper.removed).toBeGreaterThanOrEqual(1);
   });
 
+  it('registrations committed in one txn share a revision; a watcher resuming after any of their events misses none', { timeout: 30_000 }, async () => {
+    const ns = 'shared-rev';
+    const w = await open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}`);
+    await w.waitFor('snapshot', (e) => e.length >= 1);
+    const outs = await Promise.all(Array.from({ length: 12 }, (_, i) => register(a, ns, `s${i}`)));
+    expect(outs.every((o) => o.body.code === 'ok')).toBe(true);
+    await w.waitFor('12 upserts', (e) => e.filter((x) => x.event === 'upsert').length === 12);
+    const ups = w.events.filter((x) => x.event === 'upsert');
+    const revs = ups.map((x) => x.data.revision as number);
+    expect(new Set(revs).size).toBeLessThan(12);
+    for (const [k, ev] of ups.entries()) {
+      // The id is the resume position: the revision itself only on the last event of it.
+      const lastOfRevision = revs[k + 1] !== revs[k];
+      expect(Number(ev.id)).toBe(lastOfRevision ? revs[k] : revs[k]! - 1);
+    }
+    // Cut the stream right after the first event of a shared revision, then resume after its id.
+    const cut = revs.findIndex((r, k) => revs[k + 1] === r);
+    const resumed = await open(`${a.httpUrl}/api/v1/registry/watch?namespace=${ns}&includeSnapshot=false`, { 'last-event-id': ups[cut]!.id! });
+    const expected = 12 - cut - 1;
+    await resumed.waitFor('the rest of the revision and after', (e) => new Set(e.filter((x) => x.event === 'upsert').map((x) => x.data.instance.instanceId)).size >= expected);
+    const seen = new Set([...ups.slice(0, cut + 1), ...resumed.events].filter((x) => x.event === 'upsert').map((x) => x.data.instance.instanceId as string));
+    expect(seen.size).toBe(12);
+  });
+
   it('resumes across a registry restart with sinceRevision: no gap, no duplicate', { timeout: 90_000 }, async () => {
     const ns = 'resume';
     const proc = await spawnRegistry(cluster.endpoints());

@@ -63,7 +63,7 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
   });
   const keepAlive = new KeepAliveChannel(client, config.requestTimeoutMs);
   const toLeader = new LeaderAffinity(config.etcdEndpoints, client, (endpoint) => dataClient([endpoint], config.dialTimeoutMs, config.requestTimeoutMs));
-  const writer = new InstanceWriter(client, keys, keepAlive, reads, toLeader);
+  const writer = new InstanceWriter(client, keys, keepAlive, reads, toLeader, { batchPuts: config.writeBatching });
   const sweeper = new ExpirySweeper(client, keys, index, config.cleanupIntervalMs, config.cleanupDeleteLimit);
   const admin = new ClusterAdmin(() => config.etcdEndpoints, config.requestTimeoutMs);
   const metrics = createMetrics({
@@ -72,6 +72,8 @@ export async function startRegistry(config: RegistryConfig, options: StartOption
     revision: () => index.revision,
     barrierReads: () => index.revisions.reads,
     swept: () => sweeper.removed,
+    putTxns: () => writer.puts?.batches ?? 0,
+    putTxnPuts: () => writer.puts?.batchedPuts ?? 0,
     replication: () => replicator.status(),
   });
   index.onResync = () => metrics.indexResyncs.inc();

@@ -154,6 +154,27 @@ export function changeFeedContract(harness: () => Clocked): void {
     expect(await all(driver, s, 6)).toEqual([[7, 'set', 'a', again.version, '2']]);
   });
 
+  it('change feed: deleteKeyspace prunes the history before it (whose sets hold the values); a reader behind it is expired', async () => {
+    const { driver } = harness();
+    const s = scope();
+    await driver.set(s, 'a', '"secret"');
+    await driver.set(s, 'b', '"secret"');
+    expect(await driver.deleteKeyspace(s)).toBe(2);
+    expect(await driver.changeWindow(s)).toEqual({ low: 2, head: 4 });
+    expect(await driver.changes(s, { since: 0 })).toMatchObject({ expired: true, changes: [] });
+    expect((await all(driver, s, 2)).map((c) => `${c[1]} ${c[2]}`)).toEqual(['delete a', 'delete b']);
+    // A keyspace whose keys were deleted one by one (no rows left) loses its history too.
+    const t = scope();
+    await driver.set(t, 'a', '"secret"');
+    await driver.delete(t, 'a');
+    expect(await driver.deleteKeyspace(t)).toBe(0);
+    expect(await driver.changeWindow(t)).toEqual({ low: 2, head: 2 });
+    expect(await driver.changes(t, { since: 0 })).toMatchObject({ expired: true, changes: [] });
+    // Numbering goes on for a keyspace that comes back.
+    const back = await driver.set(t, 'a', '1');
+    expect(await all(driver, t, 2)).toEqual([[3, 'set', 'a', back.version, '1']]);
+  });
+
   it('change feed: retention prunes by count and by age; since below the window is expired', async () => {
     const { driver, clock } = harness();
     const s = scope();

@@ -186,6 +186,7 @@ export class MemoryDriver implements StateDriver {
     } else if (rec.t === 'dks') {
       this.dropKeyspace(scope);
       this.fences.delete(feedId(rec.ns, rec.ks));
+      this.idem.dropValueCopies(rec.ns, rec.ks);
     } else if (rec.t === 'fen') {
       this.fenceMap(rec.ns, rec.ks).set(rec.k, rec.f);
     } else if (rec.t === 'feed') {
@@ -584,31 +585,44 @@ export class MemoryDriver implements StateDriver {
 
   /**
    * Every row leaves with a change, in key order: `delete` if live, else `expire`; journaled as
-   * those `del` records, then `dks`. The feed stays (its numbers continue if the keyspace returns).
+   * those `del` records, then `dks`. The feed stays (its numbers continue if the keyspace returns),
+   * but its history before the deletion — which holds the values — is pruned (a `low` record):
+   * a reader behind the deletion is told its position expired and starts over from the now empty
+   * keyspace, and no deleted value can be read back from the feed.
    */
   async deleteKeyspace(scope: Pick<Scope, 'namespace' | 'keyspace'>): Promise<number> {
-    const ks = this.namespaces_.get(scope.namespace)?.get(scope.keyspace);
-    const fenceId = feedId(scope.namespace, scope.keyspace);
+    const { namespace, keyspace } = scope;
+    const ks = this.namespaces_.get(namespace)?.get(keyspace);
+    const fenceId = feedId(namespace, keyspace);
     if (!ks) {
-      // No rows, but maybe fences: they go with the keyspace (`dks` drops them on replay too).
-      if (this.fences.has(fenceId)) {
-        if (this.journal) this.record(encodeDeleteKeyspace(scope.namespace, scope.keyspace));
+      // No rows, but maybe fences, recorded reads and history: they go with the keyspace (`dks`
+      // drops the first two on replay too, the `low` record the history).
+      const feed = this.feeds.get(fenceId);
+      const history = feed !== undefined && feed.head > feed.low;
+      if (this.fences.has(fenceId) || this.idem.hasValueCopies(namespace, keyspace) || history) {
+        if (this.journal) this.record(encodeDeleteKeyspace(namespace, keyspace) + (history ? encodeFeedLow(namespace, keyspace, feed.head) : ''));
         this.fences.delete(fenceId);
+        this.idem.dropValueCopies(namespace, keyspace);
+        if (history) feed.pruneTo(feed.head);
       }
       return 0;
     }
     const now = this.now();
-    const feed = this.feed(scope.namespace, scope.keyspace);
+    const feed = this.feed(namespace, keyspace);
+    const before = feed.head;
     const rows = [...ks.rows].sort((a, b) => compareKeys(a[0], b[0]));
-    const changes: ChangeRecord[] = rows.map(([key, row], i) => ({ seq: feed.head + i + 1, key, op: this.live(row, now) ? 'delete' : 'expire', version: row.version, at: now }));
+    const changes: ChangeRecord[] = rows.map(([key, row], i) => ({ seq: before + i + 1, key, op: this.live(row, now) ? 'delete' : 'expire', version: row.version, at: now }));
+    const prune = before > feed.low;
     if (this.journal) {
       let lines = '';
-      for (const c of changes) lines += encodeDelete(scope.namespace, scope.keyspace, c.key, { seq: c.seq, op: c.op as 'delete' | 'expire', ver: c.version });
-      this.record(lines + encodeDeleteKeyspace(scope.namespace, scope.keyspace));
+      for (const c of changes) lines += encodeDelete(namespace, keyspace, c.key, { seq: c.seq, op: c.op as 'delete' | 'expire', ver: c.version });
+      this.record(lines + encodeDeleteKeyspace(namespace, keyspace) + (prune ? encodeFeedLow(namespace, keyspace, before) : ''));
     }
     const live = this.dropKeyspace(scope);
     this.fences.delete(fenceId);
-    this.publish(scope.namespace, scope.keyspace, feed, changes);
+    this.idem.dropValueCopies(namespace, keyspace);
+    if (prune) feed.pruneTo(before);
+    this.publish(namespace, keyspace, feed, changes);
     return live;
   }
 

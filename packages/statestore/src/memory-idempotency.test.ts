@@ -104,6 +104,26 @@ describe('memory driver: idempotency outcomes in the journal', () => {
     expect(await c.getRecorded(S, 'k', {}, claim('inv.1'))).toEqual({ ...found, replayed: true });
   });
 
+  it('a keyspace deletion drops its recorded reads holding values for good: a restart does not revive them', async () => {
+    const a = reopen();
+    const T: Scope = { ...S, keyspace: 'no-rows-left' };
+    await a.set(S, 'k', '"secret"');
+    await a.set(T, 'k', '"also secret"');
+    await a.getRecorded(S, 'k', {}, claim('inv.1', 'g'));
+    await a.getRecorded(T, 'k', {}, claim('inv.1', 'g'));
+    await a.delete(T, 'k'); // T has no rows when it is deleted: the deletion is journaled anyway
+    await a.deleteKeyspace(S);
+    await a.deleteKeyspace(T);
+    await a.close();
+    for (let i = 0; i < 2; i++) {
+      // Replayed, then once more from the compacted snapshot.
+      const b = reopen();
+      expect(await b.idempotencyUsage(S)).toEqual({ records: 0, bytes: 0 });
+      expect(await b.idempotencyUsage(T)).toEqual({ records: 0, bytes: 0 });
+      await b.close();
+    }
+  });
+
   it('a journal written before recorded reads (no v, no vexp) opens as before', async () => {
     const exp = clock.now + 60_000;
     writeFileSync(

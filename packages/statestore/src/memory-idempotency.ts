@@ -27,7 +27,8 @@ export function outcomeBytes(f: IdempotencyFields): number {
 /**
  * The memory driver's idempotency outcomes, by namespace → keyspace → key. Kept apart from the
  * rows: an outcome is not a key (never listed or counted by maxKeys) and outlives a keyspace
- * deletion until its retention ends, as on Postgres. Bytes are counted per namespace
+ * deletion until its retention ends, as on Postgres — except a recorded read holding a copy of a
+ * value, which goes with the keyspace (`dropValueCopies`; migration 0010). Bytes are counted per namespace
  * (outcomes past their retention included until purged) for the namespace byte budget.
  */
 export class MemoryIdempotency {
@@ -65,16 +66,26 @@ export class MemoryIdempotency {
 
   /** Drops the namespace's outcomes past their retention (before a budget refusal); returns how many. */
   purgeNamespace(namespace: string, now: number): number {
+    return this.dropWhere(namespace, undefined, (rec) => rec.exp <= now);
+  }
+
+  /** A keyspace deletion: drops its recorded reads that hold a value; returns how many. */
+  dropValueCopies(namespace: string, keyspace: string): number {
+    return this.dropWhere(namespace, keyspace, (rec) => rec.v !== undefined);
+  }
+
+  /** Drops the outcomes `drop` picks, in one keyspace or all of the namespace; keeps the byte count. */
+  private dropWhere(namespace: string, onlyKeyspace: string | undefined, drop: (rec: StoredOutcome) => boolean): number {
     const ns = this.byNamespace.get(namespace);
     if (!ns) return 0;
     let n = 0;
     for (const [keyspace, ks] of ns) {
+      if (onlyKeyspace !== undefined && keyspace !== onlyKeyspace) continue;
       for (const [key, rec] of ks) {
-        if (rec.exp <= now) {
-          ks.delete(key);
-          this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - rec.bytes);
-          n++;
-        }
+        if (!drop(rec)) continue;
+        ks.delete(key);
+        this.nsBytes.set(namespace, (this.nsBytes.get(namespace) ?? 0) - rec.bytes);
+        n++;
       }
       if (ks.size === 0) ns.delete(keyspace);
     }
@@ -83,6 +94,12 @@ export class MemoryIdempotency {
       this.nsBytes.delete(namespace);
     }
     return n;
+  }
+
+  /** True when the keyspace has a recorded read holding a value (its deletion has something to drop). */
+  hasValueCopies(namespace: string, keyspace: string): boolean {
+    for (const rec of this.byNamespace.get(namespace)?.get(keyspace)?.values() ?? []) if (rec.v !== undefined) return true;
+    return false;
   }
 
   /** The sweeper: drops every outcome past its retention; returns how many. */

@@ -46,6 +46,38 @@ export function recordedReadContract(harness: () => Clocked): void {
     expect((await driver.changes(s, { since: 0 })).changes.map((x) => x.op)).toEqual(['set', 'set', 'delete']);
   });
 
+  it('a keyspace deletion takes the recorded reads holding its values with it; write outcomes and missing reads stay', async () => {
+    const { driver } = harness();
+    const s = scope();
+    const other = { ...scope(), namespace: s.namespace };
+    await driver.set(s, 'a', '{"secret":1}');
+    await driver.set(other, 'a', '{"kept":1}');
+    await driver.getRecorded(s, 'a', NO_BUDGET, claim('inv.1', 'get-a'));
+    await driver.getRecorded(s, 'none', NO_BUDGET, claim('inv.2', 'get-none'));
+    const w = await driver.setIdempotent(s, 'b', '2', {}, { maxKeys: 100 }, claim('inv.3', 'put-b'));
+    const kept = await driver.getRecorded(other, 'a', NO_BUDGET, claim('inv.1', 'get-a'));
+    const before = await driver.idempotencyUsage(s);
+    await driver.deleteKeyspace(s);
+    // The value's copy is gone: the same request is a new read of a keyspace with no entries.
+    expect(await driver.getRecorded(s, 'a', NO_BUDGET, claim('inv.1', 'get-a'))).toEqual({ status: 404, entry: null, replayed: false });
+    expect(await driver.getRecorded(s, 'none', NO_BUDGET, claim('inv.2', 'get-none'))).toEqual({ status: 404, entry: null, replayed: true });
+    expect(await driver.setIdempotent(s, 'b', '2', {}, { maxKeys: 100 }, claim('inv.3', 'put-b'))).toEqual({ ...w, replayed: true });
+    expect(await driver.get(s, 'b')).toBeNull(); // the write's retry replayed, nothing applied again
+    expect((await driver.idempotencyUsage(s)).bytes).toBeLessThan(before.bytes);
+    // Another keyspace's record of the same key is untouched.
+    expect(await driver.getRecorded(other, 'a', NO_BUDGET, claim('inv.1', 'get-a'))).toEqual({ ...kept, replayed: true });
+  });
+
+  it('a keyspace deletion with no entries left still drops its recorded reads', async () => {
+    const { driver } = harness();
+    const s = scope();
+    await driver.set(s, 'a', 'v');
+    await driver.getRecorded(s, 'a', NO_BUDGET, claim('inv.1', 'get-a'));
+    await driver.delete(s, 'a');
+    await driver.deleteKeyspace(s);
+    expect(await driver.getRecorded(s, 'a', NO_BUDGET, claim('inv.1', 'get-a'))).toEqual({ status: 404, entry: null, replayed: false });
+  });
+
   it('a read of a missing key records the 404, replayed after the key was created; an expired entry reads as missing', async () => {
     const { driver, clock } = harness();
     const s = scope();

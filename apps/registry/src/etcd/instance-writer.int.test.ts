@@ -100,6 +100,65 @@ describe('InstanceWriter.register', () => {
   });
 });
 
+describe('InstanceWriter.register, puts committed together (put-batcher.ts)', () => {
+  const svc = 'company.test.order.order-center.api';
+  const stored = async (id: string) => {
+    const res = await client.kv.range({ key: Buffer.from(keys.instanceKey({ namespace: 'hb', service: svc, instanceId: id })) });
+    return res.kvs[0];
+  };
+
+  it('concurrent registrations share txns: fewer revisions than registrations, each record on its own lease', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(client, keys, plain);
+    try {
+      const outs = await Promise.all(Array.from({ length: 40 }, (_, i) => writer.register(record(`batch-${i}`, 'v1'))));
+      expect(new Set(outs.map((o) => o.leaseId)).size).toBe(40);
+      expect(new Set(outs.map((o) => o.revision)).size).toBeLessThan(40);
+      expect(writer.puts!.batches).toBeGreaterThan(0);
+      for (const [i, o] of outs.entries()) {
+        const kv = await stored(`batch-${i}`);
+        expect(Number(kv!.mod_revision)).toBe(o.revision);
+        expect(BigInt(kv!.lease).toString(16)).toBe(o.leaseId);
+      }
+    } finally {
+      plain.close();
+    }
+  });
+
+  it('re-registrations committed in one txn each revoke their own old lease', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(client, keys, plain);
+    try {
+      const first = await Promise.all(['m0', 'm1', 'm2', 'm3'].map((id) => writer.register(record(id, 'v1'))));
+      const second = await Promise.all(['m0', 'm1', 'm2', 'm3'].map((id) => writer.register(record(id, 'v2'))));
+      expect(new Set(second.map((o) => o.revision)).size).toBeLessThan(4);
+      await Promise.all(first.map((o) => leaseGone(o.leaseId)));
+      for (const [i, o] of second.entries()) expect(BigInt((await stored(`m${i}`))!.lease).toString(16)).toBe(o.leaseId);
+    } finally {
+      plain.close();
+    }
+  });
+
+  it('a txn etcd refuses for one gone lease goes again put by put: only that registration fails', async () => {
+    const plain = new KeepAliveChannel(client, 4000);
+    const writer = new InstanceWriter(client, keys, plain);
+    try {
+      const grants = await Promise.all([1, 2, 3].map(() => client.leaseClient.leaseGrant({ TTL: 30 })));
+      await client.leaseClient.leaseRevoke({ ID: grants[1]!.ID });
+      const puts = grants.map((g, i) => writer.puts!.put({ key: Buffer.from(keys.instanceKey({ namespace: 'hb', service: svc, instanceId: `refused-${i}` })), value: Buffer.from('{}'), lease: g.ID }));
+      const outs = await Promise.all(puts.map((p) => p.then((o) => o.revision, (e: Error) => e.message)));
+      expect(typeof outs[0]).toBe('number');
+      expect(outs[1]).toMatch(/lease not found/i);
+      expect(writer.puts!.batches).toBe(1);
+      expect(typeof outs[2]).toBe('number');
+      expect(await stored('refused-1')).toBeUndefined();
+      expect(await stored('refused-0')).toBeDefined();
+    } finally {
+      plain.close();
+    }
+  });
+});
+
 describe('InstanceWriter.heartbeat', () => {
   it('answers found when a re-registration moves the instance to a new lease mid-heartbeat', async () => {
     const plain = new KeepAliveChannel(client, 4000);

@@ -5,6 +5,7 @@ import { decodeInstance } from './instance-index.ts';
 import { neverSent } from './data-client.ts';
 import type { KeepAliveChannel } from './keepalive-channel.ts';
 import type { KeyLayout } from './keys.ts';
+import { PutBatcher, type InstancePut, type PutOutcome, type PutSender } from './put-batcher.ts';
 
 /** Where a write runs: straight on the client, or on the leader's connection (leader-affinity.ts). */
 export interface WriteRoute {
@@ -23,6 +24,10 @@ export type HeartbeatResult =
  * runs out etcd deletes the record and the watch delivers the delete to every subscriber.
  */
 export class InstanceWriter {
+  /** The registrations' puts, grouped into txns while earlier ones are in flight (put-batcher.ts). */
+  readonly puts: PutBatcher | undefined;
+  private readonly sender: PutSender;
+
   constructor(
     private readonly client: Etcd3,
     private readonly keys: KeyLayout,
@@ -30,16 +35,21 @@ export class InstanceWriter {
     /** Idempotent reads may be retried on another member; writes never are (see data-client). */
     private readonly reads: Etcd3 = client,
     private readonly writes: WriteRoute = { run: (call) => call(client) },
-  ) {}
+    opts: { batchPuts?: boolean } = {},
+  ) {
+    this.sender = etcdPutSender(writes);
+    this.puts = opts.batchPuts === false ? undefined : new PutBatcher(this.sender);
+  }
 
   /** Grant a lease, put the record on it; a re-registration moves the record to the new lease. */
   async register(registration: InstanceRecord): Promise<{ revision: number; leaseId: string; record: InstanceRecord }> {
     const rec: InstanceRecord = { ...registration, lastHeartbeatAt: Date.now() };
     const key = Buffer.from(this.keys.instanceKey(rec));
     const grant = await this.writes.run((c) => c.leaseClient.leaseGrant({ TTL: rec.leaseTtlSeconds }));
-    let put;
+    const request: InstancePut = { key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID };
+    let put: PutOutcome;
     try {
-      put = await this.writes.run((c) => c.kv.put({ key, value: Buffer.from(JSON.stringify(rec)), lease: grant.ID, prev_kv: true }));
+      put = await (this.puts ? this.puts.put(request) : this.sender.one(request));
     } catch (err) {
       // A put whose answer was lost (deadline, leader change) may still be applied: revoking its
       // lease would then delete an instance nobody deregistered. Only a put that never left is
@@ -47,9 +57,9 @@ export class InstanceWriter {
       if (neverSent(err)) this.revokeQuietly(grant.ID);
       throw err;
     }
-    const oldLease = put.prev_kv?.lease;
+    const oldLease = put.prevLease;
     if (oldLease && oldLease !== '0' && oldLease !== grant.ID) this.revokeQuietly(oldLease);
-    return { revision: Number(put.header.revision), leaseId: BigInt(grant.ID).toString(16), record: rec };
+    return { revision: put.revision, leaseId: BigInt(grant.ID).toString(16), record: rec };
   }
 
   /** Delete the record, then revoke its lease. Undefined when there was nothing to delete. */
@@ -156,6 +166,23 @@ export class InstanceWriter {
   private revokeQuietly(leaseId: string): void {
     this.writes.run((c) => c.leaseClient.leaseRevoke({ ID: leaseId })).catch(() => undefined);
   }
+}
+
+/** Puts on the write route: alone as a put, together as one txn of puts (each with its previous record). */
+function etcdPutSender(writes: WriteRoute): PutSender {
+  return {
+    async one(put) {
+      const res = await writes.run((c) => c.kv.put({ key: put.key, value: put.value, lease: put.lease, prev_kv: true }));
+      return { revision: Number(res.header.revision), prevLease: res.prev_kv?.lease };
+    },
+    async many(puts) {
+      const res = await writes.run((c) =>
+        c.kv.txn({ compare: [], success: puts.map((p) => ({ request_put: { key: p.key, value: p.value, lease: p.lease, prev_kv: true } })), failure: [] }),
+      );
+      const revision = Number(res.header.revision);
+      return res.responses.map((r) => ({ revision, prevLease: r.response_put?.prev_kv?.lease }));
+    },
+  };
 }
 
 /** The stored record of an answered instance (drops the etcd bookkeeping fields). */

@@ -21,6 +21,15 @@ describe('RegionMirror', () => {
     expect(m.revision).toBe(0);
   });
 
+  it('resumes from the stream position (the SSE id), which stands before a revision while more of it follows', () => {
+    const m = new RegionMirror();
+    m.apply({ type: 'snapshot', revision: 10, instances: [] }, 10);
+    m.apply({ type: 'upsert', revision: 12, instance: inst('a') }, 11);
+    expect(m.revision).toBe(11);
+    m.apply({ type: 'upsert', revision: 12, instance: inst('b') }, 12);
+    expect(m.revision).toBe(12);
+  });
+
   it('equals a plain map of the last event per instance since the last snapshot (property)', () => {
     const ev = fc.oneof(
       fc.record({ type: fc.constant('upsert' as const), id: fc.constantFrom('a', 'b', 'c'), v: fc.constantFrom('v1', 'v2') }),

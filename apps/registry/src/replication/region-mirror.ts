@@ -3,8 +3,9 @@ import type { Instance } from '../model/instance.ts';
 
 /**
  * Another region's instances of one namespace, as its replication watch tells them: a snapshot
- * replaces the set, an upsert puts, a delete removes. `revision` is the last one applied, the
- * `sinceRevision` to resume with. Pure: the replicator feeds it.
+ * replaces the set, an upsert puts, a delete removes. `revision` is the resume position of the
+ * last one applied (its SSE id, which stands before the event's revision while more changes of
+ * that revision follow), the `sinceRevision` to resume with. Pure: the replicator feeds it.
  */
 export class RegionMirror {
   private readonly instances = new Map<string, Instance>();
@@ -12,7 +13,7 @@ export class RegionMirror {
   /** True once a snapshot (or a resumed stream) made the set complete. */
   synced = false;
 
-  apply(ev: RegistryWatchEvent): void {
+  apply(ev: RegistryWatchEvent, position: number = ev.revision): void {
     if (ev.type === 'snapshot') {
       this.instances.clear();
       for (const i of ev.instances) this.instances.set(keyOf(i), i);
@@ -22,7 +23,7 @@ export class RegionMirror {
     } else {
       this.instances.delete(keyOf(ev.instance));
     }
-    this.revision = Math.max(this.revision, ev.revision);
+    this.revision = Math.max(this.revision, position);
   }
 
   /** The other side lost our resume point: the next stream starts from a snapshot. */

@@ -129,8 +129,11 @@ export class Replicator {
         while ((idx = buf.indexOf('\n\n')) >= 0) {
           const frame = buf.slice(0, idx);
           buf = buf.slice(idx + 2);
-          const data = frame.split('\n').find((l) => l.startsWith('data:'));
+          const lines = frame.split('\n');
+          const data = lines.find((l) => l.startsWith('data:'));
           if (!data) continue; // a keep-alive comment
+          const id = lines.find((l) => l.startsWith('id:'))?.slice(3).trim();
+          const position = id && /^\d+$/.test(id) ? Number(id) : undefined;
           let json: unknown;
           try {
             json = JSON.parse(data.slice(5));
@@ -138,7 +141,7 @@ export class Replicator {
             continue;
           }
           const ev = RegistryWatchEventSchema.safeParse(json);
-          if (ev.success) s.mirror.apply(ev.data);
+          if (ev.success) s.mirror.apply(ev.data, position);
           else this.log(`replication from ${s.target.region} (${s.namespace}): skipped an event that is not a watch event: ${ev.error.issues[0]?.path.join('.')} ${ev.error.issues[0]?.message}`);
         }
       });

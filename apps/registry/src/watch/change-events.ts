@@ -42,7 +42,11 @@ export function eventForIndexChange(filter: InstanceFilter, change: IndexChange,
   }
 }
 
-/** One SSE frame: the event name, the revision as the SSE id (so Last-Event-ID resumes), JSON data. */
-export function formatEvent(ev: WatchEvent): string {
-  return `event: ${ev.type}\nid: ${ev.revision}\ndata: ${JSON.stringify(ev)}\n\n`;
+/**
+ * One SSE frame: the event name, the resume position as the SSE id (Last-Event-ID resumes after
+ * it; the event's revision unless another event of that revision follows, event-positions.ts),
+ * JSON data.
+ */
+export function formatEvent(ev: WatchEvent, position: number = ev.revision): string {
+  return `event: ${ev.type}\nid: ${position}\ndata: ${JSON.stringify(ev)}\n\n`;
 }

@@ -4,7 +4,8 @@ import type { Instance } from '../model/instance.ts';
 import { matchesFilter, type InstanceFilter, type WatchOptions } from '../query/filter.ts';
 import { decodeInstance, type IndexChange, type InstanceIndex } from '../etcd/instance-index.ts';
 import type { KeyLayout } from '../etcd/keys.ts';
-import { eventForChange, eventForIndexChange, formatEvent, type WatchEvent } from './change-events.ts';
+import { eventForChange, eventForIndexChange, type WatchEvent } from './change-events.ts';
+import { PositionedEventWriter } from './event-positions.ts';
 import { decideStart } from './watch-start.ts';
 
 export { eventForChange, formatEvent, type WatchEvent } from './change-events.ts';
@@ -68,10 +69,13 @@ export async function serveWatch(
   let closed = false;
   let history: Watcher | undefined;
 
-  const write = (ev: WatchEvent): void => {
+  const frames = new PositionedEventWriter((frame) => {
     if (closed) return;
-    res.write(formatEvent(ev));
+    res.write(frame);
     if (res.writableLength > MAX_BUFFERED_BYTES) finish();
+  });
+  const write = (ev: WatchEvent): void => {
+    if (!closed) frames.push(ev);
   };
   const unsubscribe = deps.index.subscribe((change: IndexChange) => {
     // etcd changes up to the mark are in the snapshot or the replay; an expiration is news
@@ -116,6 +120,7 @@ export async function serveWatch(
       for (const ev of expiredSince) write(ev);
     } catch (err) {
       deps.onFailure?.((err as Error).message);
+      frames.release();
       const message = `replaying etcd history after revision ${start.since} failed; reconnect with sinceRevision=${start.since} (or without it for a fresh snapshot)`;
       if (!closed) res.write(`event: error\ndata: ${JSON.stringify({ code: 'read_failed', message })}\n\n`);
       finish();

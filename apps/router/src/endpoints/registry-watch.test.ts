@@ -15,8 +15,8 @@ const worker = (id: string, fn: string, rev: string, port: number) => ({
   ],
 });
 
-function sse(res: ServerResponse, event: string, data: unknown): void {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+function sse(res: ServerResponse, event: string, data: unknown, id?: number): void {
+  res.write(`event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
 }
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -83,6 +83,34 @@ describe('RegistryWatch (against a local SSE server speaking the StellMap watch 
     expect(queries[2]!.get('sinceRevision')).toBe('7');
     expect(queries[3]!.get('sinceRevision')).toBeNull();
     expect(watch.status()[0]).toMatchObject({ namespace: 'team', revision: 20, resyncs: 1 });
+  });
+
+  it('resumes from the SSE id, which stands before a revision while more changes of it follow', { timeout: 20_000 }, async () => {
+    const queries: URLSearchParams[] = [];
+    const server = createServer((req, res) => {
+      queries.push(new URL(req.url!, 'http://x').searchParams);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (queries.length === 1) {
+        sse(res, 'snapshot', { revision: 5, instances: [] }, 5);
+        // Two registrations committed in one txn (revision 8); the stream is cut between them.
+        sse(res, 'upsert', { revision: 8, instance: worker('w1', 'hello', 'hello-00001', 1001) }, 7);
+        setTimeout(() => res.destroy(), 50);
+      } else {
+        sse(res, 'upsert', { revision: 8, instance: worker('w1', 'hello', 'hello-00001', 1001) }, 7);
+        sse(res, 'upsert', { revision: 8, instance: worker('w2', 'hello', 'hello-00001', 1002) }, 8);
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const reports: EndpointRecord[][] = [];
+    const watch = new RegistryWatch({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespaces: ['team'], onRecords: (r) => reports.push(r), minBackoffMs: 10, maxBackoffMs: 20 });
+    cleanups.push(async () => {
+      await watch.stop();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    });
+    await until(() => (reports.at(-1)?.length === 2 ? true : undefined), 'both workers after the resume');
+    expect(queries[1]!.get('sinceRevision')).toBe('7');
+    expect(watch.status()[0]!.revision).toBe(8);
   });
 
   it('keeps the last snapshot while the registry is unreachable', { timeout: 20_000 }, async () => {

@@ -151,7 +151,9 @@ class NamespaceWatch {
     } else {
       for (const i of list) this.instances.delete(instanceId(i));
     }
-    const rev = Number(payload.revision ?? ev.id);
+    // The SSE id is the resume position: it may stand before the event's own revision when
+    // another change of that revision follows (the registry's watch-session event positions).
+    const rev = Number(ev.id ?? payload.revision);
     if (Number.isFinite(rev)) this.revision = rev;
     this.changed();
   }

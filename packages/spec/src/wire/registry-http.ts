@@ -171,7 +171,7 @@ const FILTER: HttpParam[] = [
 ];
 const WATCH: HttpParam[] = [
   ...FILTER,
-  { name: 'sinceRevision', description: 'Resume after this revision (replay, no snapshot); `Last-Event-ID` works too.' },
+  { name: 'sinceRevision', description: 'Resume after this position: the SSE `id` of the last event processed (replay, no snapshot; several changes can share a revision, and the id of all but the last of them is the revision before); `Last-Event-ID` works too.' },
   { name: 'includeSnapshot', description: '`true` (default): a snapshot first on a first connect, and a fresh one when `sinceRevision` is gone; `false`: no snapshot on a first connect (only the changes after it), 410 `revision_expired` when `sinceRevision` is gone.' },
 ];
 const JSON_BODY: HttpParam = { name: 'Content-Type', description: '`application/json`; bodies are at most 64 KiB.' };
