@@ -94,7 +94,7 @@ describe('PutBatcher', () => {
     expect(batcher.batchedPuts).toBe(7);
   });
 
-  it('keeps the order of two puts of one key: the second goes in the next txn', async () => {
+  it('never puts one key twice in a txn: the second put of a key goes in a later txn', async () => {
     const sender = new HeldSender();
     const batcher = new PutBatcher(sender, undefined, 1);
     const a1 = batcher.put(put('a', 10, 'first'));

@@ -41,8 +41,9 @@ export const MAX_TXNS_IN_FLIGHT = 2;
 
 /**
  * How many puts from the front of `queue` form the next txn: at least one, within the limits,
- * and never the same key twice (etcd refuses a txn that writes a key twice; the later put waits
- * for the next txn, so puts of one key keep their order).
+ * and never the same key twice (etcd refuses a txn that writes a key twice; the later put goes
+ * in a later txn — two registrations of one instance in flight together are ordered by etcd,
+ * as they were without batching).
  */
 export function nextBatchSize(queue: readonly InstancePut[], limits: BatchLimits = DEFAULT_BATCH_LIMITS): number {
   if (queue.length === 0) return 0;
