@@ -265,6 +265,14 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private admission: Admission | undefined;
   private avoid: Endpoint | undefined;
   private attempts = 0;
+  /**
+   * Of the attempts, those after a connection lost with the request on it (the worker may have
+   * run it): these are what `--dial-retries` caps for a retry or replay after a loss. Dial errors
+   * and draining refusals ran nothing and do not count here (every attempt stays within the
+   * refused-dial budget), so a rollout's refused dials cannot use up a request's chance to be
+   * retried or replayed after its worker is lost.
+   */
+  private lostAttempts = 0;
   private finished = false;
   private queued = false;
   /** X-Orrery-Key-Moved is on the forwarded headers (a retry to a third endpoint adds no second one). */
@@ -637,8 +645,11 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     // an idempotent request, or one the worker provably never read, goes to another worker
     // (idempotent-retry.ts); others fail below.
     const neverRead = err instanceof UpstreamError && err.neverRead;
-    if (endpoint && !this.res.destroyed && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.attempts, maxAttempts: this.plane.opts.dialRetries, neverRead })) {
+    // Every attempt so far stays bounded by the refused-dial budget; the losses by --dial-retries.
+    const withinTotal = this.attempts < refusedDialAttempts(this.plane.opts.dialRetries);
+    if (endpoint && !this.res.destroyed && withinTotal && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.lostAttempts, maxAttempts: this.plane.opts.dialRetries, neverRead })) {
       this.plane.upstreamRetries++;
+      this.lostAttempts++;
       this.retryElsewhere(endpoint, 0);
       return;
     }
@@ -647,19 +658,21 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     if (
       endpoint &&
       !this.res.destroyed &&
+      withinTotal &&
       mayReplayElsewhere({
         replayOnWorkerLoss: this.rev.replayOnWorkerLoss,
         leg: upstreamLeg(this.req),
         errorCode: (err as { code?: string }).code,
         bodyHeld: !hasRequestBody(this.head) || this.heldBody?.complete === true,
         headersSent: false,
-        attempts: this.attempts,
+        attempts: this.lostAttempts,
         maxAttempts: this.plane.opts.dialRetries,
       })
     ) {
       const plane = this.plane;
       plane.upstreamRetries++;
       plane.upstreamReplays++;
+      this.lostAttempts++;
       plane.opts.log(`replaying ${this.req.method} invocation ${this.invocationId} of revision ${this.rev.key} on another worker: ${endpoint.address} was lost (${err.message})`);
       this.retryElsewhere(endpoint, 0);
       return;

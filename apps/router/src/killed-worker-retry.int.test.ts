@@ -7,6 +7,7 @@
  * Function says `onWorkerLoss: replay`: then the request goes to another worker with the same
  * Orrery-Invocation-Id (idempotent-retry.ts `mayReplayElsewhere`).
  */
+import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -94,6 +95,15 @@ async function killedUnder(mode: 'stalled' | 'reading', line: string, method: st
   return { ...r, retries: after.upstreamRetries - before.upstreamRetries, replays: after.upstreamReplays - before.upstreamReplays, killed: worker.output() };
 }
 
+/** An address nothing listens on: a dial to it is refused. */
+async function unusedAddress(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return `127.0.0.1:${port}`;
+}
+
 /** What the reading worker printed for the request it read: `request <METHOD> <invocation id or -> <body bytes>`. */
 function readLine(output: string): { id: string; bytes: number } {
   const m = /request \S+ (\S+) (\d+)/.exec(output)!;
@@ -149,6 +159,29 @@ describe('a Function with onWorkerLoss: replay', () => {
       await pool.close();
       ({ router, pool } = saved);
     }
+  });
+
+  it('refused dials before the worker loss do not use up its replay (a rollout refuses several in a row)', { timeout: 40_000 }, async () => {
+    // Found by the 30-minute soak: right after a rollover, a request whose dials to the retiring
+    // workers were refused had used its --dial-retries (2) before its worker was lost, and
+    // failed 502 although the replay would have run it once.
+    const dead = [await unusedAddress(), await unusedAddress()];
+    const before = await stats();
+    const refusals = async (n: number) => eventually(async () => ((await stats()).dialErrors >= before.dialErrors + n ? true : undefined), `${n} refused dials`);
+    await serveBy([dead[0]!], 'phoenix');
+    const answer = send('POST', 'order #4', 'phoenix');
+    await refusals(1);
+    await serveBy([dead[1]!], 'phoenix');
+    await refusals(2);
+    const worker = await mortalWorker('reading');
+    await serveBy([worker.address], 'phoenix');
+    await eventually(() => (worker.output().includes('request POST') ? true : undefined), 'the request reached the worker after two refusals');
+    await serveBy([worker.address, live], 'phoenix');
+    await killWhen(worker, 'request POST');
+    const r = await answer;
+    const after = await stats();
+    expect([r.status, r.json.name, r.json.body, after.upstreamReplays - before.upstreamReplays]).toEqual([200, 'live', 'order #4', 1]);
+    expect(r.json.headers!['orrery-invocation-id']).toBe(readLine(worker.output()).id);
   });
 
   it('a bodiless POST too', { timeout: 40_000 }, async () => {

@@ -21,7 +21,7 @@ export interface RetryFacts {
   bodyRead: boolean;
   /** The client already has a response head. */
   headersSent: boolean;
-  /** Tries so far, and the cap (the router's --dial-retries). */
+  /** Tries so far after a lost connection (refused dials and draining refusals not counted), and the cap (the router's --dial-retries). */
   attempts: number;
   maxAttempts: number;
   /** The worker never read any of the request (neverReadByWorker): any method may go again. */
@@ -45,7 +45,7 @@ export interface ReplayFacts {
   bodyHeld: boolean;
   /** The client already has a response head. */
   headersSent: boolean;
-  /** Tries so far, and the cap (the router's --dial-retries). */
+  /** Tries so far after a lost connection (refused dials and draining refusals not counted), and the cap (the router's --dial-retries). */
   attempts: number;
   maxAttempts: number;
 }
