@@ -3,7 +3,7 @@
  * child processes, JSON calls, and an SSE reader. Not used by the server itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -23,8 +23,11 @@ let masterKeyFile: string | undefined;
 /** A file holding TEST_REGISTRY_MASTER_KEY as hex (written once per process). */
 export function testMasterKeyFile(): string {
   if (!masterKeyFile) {
-    masterKeyFile = join(mkdtempSync(join(tmpdir(), 'orrery-registry-key-')), 'registry-master.key');
+    const dir = mkdtempSync(join(tmpdir(), 'orrery-registry-key-'));
+    masterKeyFile = join(dir, 'registry-master.key');
     writeFileSync(masterKeyFile, TEST_REGISTRY_MASTER_KEY.toString('hex'), { mode: 0o600 });
+    // One per test process: gone with it, so runs leave no key folders in the temp directory.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return masterKeyFile;
 }
