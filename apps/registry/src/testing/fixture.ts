@@ -26,7 +26,8 @@ export function testMasterKeyFile(): string {
     const dir = mkdtempSync(join(tmpdir(), 'orrery-registry-key-'));
     masterKeyFile = join(dir, 'registry-master.key');
     writeFileSync(masterKeyFile, TEST_REGISTRY_MASTER_KEY.toString('hex'), { mode: 0o600 });
-    // One per test process: gone with it, so runs leave no key folders in the temp directory.
+    // One per process, removed when it exits normally (bench runs, scripts). Vitest ends its
+    // worker processes without an 'exit' event, so test runs still leave these folders behind.
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return masterKeyFile;
