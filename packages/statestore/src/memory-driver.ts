@@ -594,25 +594,14 @@ export class MemoryDriver implements StateDriver {
     const { namespace, keyspace } = scope;
     const ks = this.namespaces_.get(namespace)?.get(keyspace);
     const fenceId = feedId(namespace, keyspace);
-    if (!ks) {
-      // No rows, but maybe fences, recorded reads and history: they go with the keyspace (`dks`
-      // drops the first two on replay too, the `low` record the history).
-      const feed = this.feeds.get(fenceId);
-      const history = feed !== undefined && feed.head > feed.low;
-      if (this.fences.has(fenceId) || this.idem.hasValueCopies(namespace, keyspace) || history) {
-        if (this.journal) this.record(encodeDeleteKeyspace(namespace, keyspace) + (history ? encodeFeedLow(namespace, keyspace, feed.head) : ''));
-        this.fences.delete(fenceId);
-        this.idem.dropValueCopies(namespace, keyspace);
-        if (history) feed.pruneTo(feed.head);
-      }
-      return 0;
-    }
+    // A keyspace without rows may still have fences, recorded reads and history: they go too.
+    const feed = ks ? this.feed(namespace, keyspace) : this.feeds.get(fenceId);
+    const before = feed?.head ?? 0;
+    const prune = feed !== undefined && before > feed.low;
+    if (!ks && !prune && !this.fences.has(fenceId) && !this.idem.hasValueCopies(namespace, keyspace)) return 0;
     const now = this.now();
-    const feed = this.feed(namespace, keyspace);
-    const before = feed.head;
-    const rows = [...ks.rows].sort((a, b) => compareKeys(a[0], b[0]));
+    const rows = ks ? [...ks.rows].sort((a, b) => compareKeys(a[0], b[0])) : [];
     const changes: ChangeRecord[] = rows.map(([key, row], i) => ({ seq: before + i + 1, key, op: this.live(row, now) ? 'delete' : 'expire', version: row.version, at: now }));
-    const prune = before > feed.low;
     if (this.journal) {
       let lines = '';
       for (const c of changes) lines += encodeDelete(namespace, keyspace, c.key, { seq: c.seq, op: c.op as 'delete' | 'expire', ver: c.version });
@@ -622,7 +611,7 @@ export class MemoryDriver implements StateDriver {
     this.fences.delete(fenceId);
     this.idem.dropValueCopies(namespace, keyspace);
     if (prune) feed.pruneTo(before);
-    this.publish(namespace, keyspace, feed, changes);
+    if (ks && feed) this.publish(namespace, keyspace, feed, changes);
     return live;
   }
 

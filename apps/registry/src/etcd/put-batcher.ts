@@ -68,11 +68,11 @@ export function nextBatchSize(queue: readonly InstancePut[], limits: BatchLimits
  */
 export function refusedWhole(err: unknown): boolean {
   const text = err instanceof Error ? err.message : String(err);
-  return /requested lease not found|lease not found|duplicate key given in txn request|too many operations in txn request|request is too large/i.test(text);
+  return /lease not found|duplicate key given in txn request|too many operations in txn request|request is too large/i.test(text);
 }
 
-interface Waiting {
-  put: InstancePut;
+/** A put waiting for its txn: the put itself (so the queue is what nextBatchSize reads) and its answer. */
+interface Waiting extends InstancePut {
   resolve: (out: PutOutcome) => void;
   reject: (err: unknown) => void;
 }
@@ -93,7 +93,7 @@ export class PutBatcher {
 
   put(put: InstancePut): Promise<PutOutcome> {
     return new Promise<PutOutcome>((resolve, reject) => {
-      this.queue.push({ put, resolve, reject });
+      this.queue.push({ key: put.key, value: put.value, lease: put.lease, resolve, reject });
       // The end of this event-loop turn: every put whose lease grant was answered in the same
       // read from etcd has joined the queue by then.
       if (!this.flushScheduled && this.inFlight < this.maxInFlight) {
@@ -106,11 +106,7 @@ export class PutBatcher {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
-      const n = nextBatchSize(
-        this.queue.map((w) => w.put),
-        this.limits,
-      );
-      const batch = this.queue.splice(0, n);
+      const batch = this.queue.splice(0, nextBatchSize(this.queue, this.limits));
       this.inFlight++;
       void this.send(batch).finally(() => {
         this.inFlight--;
@@ -122,14 +118,14 @@ export class PutBatcher {
   private async send(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
       const [only] = batch as [Waiting];
-      await this.sender.one(only.put).then(only.resolve, only.reject);
+      await this.sender.one(only).then(only.resolve, only.reject);
       return;
     }
     this.batches++;
     this.batchedPuts += batch.length;
     let outcomes: PutOutcome[];
     try {
-      outcomes = await this.sender.many(batch.map((w) => w.put));
+      outcomes = await this.sender.many(batch);
     } catch (err) {
       if (!refusedWhole(err)) {
         // Maybe applied, maybe not (a lost answer) or certainly not (never sent): each register
@@ -137,7 +133,7 @@ export class PutBatcher {
         for (const w of batch) w.reject(err);
         return;
       }
-      await Promise.all(batch.map((w) => this.sender.one(w.put).then(w.resolve, w.reject)));
+      await Promise.all(batch.map((w) => this.sender.one(w).then(w.resolve, w.reject)));
       return;
     }
     batch.forEach((w, i) => {

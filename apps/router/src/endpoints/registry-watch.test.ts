@@ -1,4 +1,4 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
@@ -32,6 +32,19 @@ async function until<T>(f: () => T | undefined, what: string, ms = 10_000): Prom
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Listens with `server` and watches namespace `team` through it (fast reconnects); both stop after the test. */
+async function watching(server: Server): Promise<{ watch: RegistryWatch; reports: EndpointRecord[][] }> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const reports: EndpointRecord[][] = [];
+  const watch = new RegistryWatch({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespaces: ['team'], onRecords: (r) => reports.push(r), minBackoffMs: 10, maxBackoffMs: 20 });
+  cleanups.push(async () => {
+    await watch.stop();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  return { watch, reports };
 }
 
 describe('RegistryWatch (against a local SSE server speaking the StellMap watch contract)', () => {
@@ -100,14 +113,7 @@ describe('RegistryWatch (against a local SSE server speaking the StellMap watch 
         sse(res, 'upsert', { revision: 8, instance: worker('w2', 'hello', 'hello-00001', 1002) }, 8);
       }
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const reports: EndpointRecord[][] = [];
-    const watch = new RegistryWatch({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespaces: ['team'], onRecords: (r) => reports.push(r), minBackoffMs: 10, maxBackoffMs: 20 });
-    cleanups.push(async () => {
-      await watch.stop();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    });
+    const { watch, reports } = await watching(server);
     await until(() => (reports.at(-1)?.length === 2 ? true : undefined), 'both workers after the resume');
     expect(queries[1]!.get('sinceRevision')).toBe('7');
     expect(watch.status()[0]!.revision).toBe(8);
@@ -128,14 +134,7 @@ describe('RegistryWatch (against a local SSE server speaking the StellMap watch 
         res.destroy();
       }, 30);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const reports: EndpointRecord[][] = [];
-    const watch = new RegistryWatch({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespaces: ['team'], onRecords: (r) => reports.push(r), minBackoffMs: 10, maxBackoffMs: 20 });
-    cleanups.push(async () => {
-      await watch.stop();
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    });
+    const { watch, reports } = await watching(server);
     await until(() => (watch.status()[0]!.reconnects >= 3 ? true : undefined), 'reconnect attempts');
     expect(reports.at(-1)!.map((e) => e.address)).toEqual(['127.0.0.1:1001']);
   });
