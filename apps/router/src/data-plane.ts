@@ -628,8 +628,13 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       return;
     }
     if ((err as { code?: string }).code === WORKER_DRAINING) {
-      // Nothing ran: any method may go again, as long as its body can still be sent.
-      if (endpoint && this.attempts < this.plane.opts.dialRetries && this.bodyResendable() && !this.res.destroyed) {
+      // Nothing ran: any method may go again, as long as its body can still be sent. A draining
+      // worker takes no new request before it exits, so it is quarantined like a refused dial and
+      // the request goes to another worker — or, when every listed one is draining (a rollout
+      // stopping the old Revision), waits in the activator queue for a new one — within the
+      // refused-dial budget, not --dial-retries (which two draining workers in a row used up).
+      if (endpoint) this.plane.opts.quarantine.quarantine(endpoint.address, Date.now() + this.plane.opts.quarantineMs);
+      if (endpoint && this.attempts < refusedDialAttempts(this.plane.opts.dialRetries) && this.bodyResendable() && !this.res.destroyed) {
         this.plane.upstreamRetries++;
         this.retryElsewhere(endpoint, 0);
         return;

@@ -42,6 +42,10 @@ let dyingRequests = 0;
 let drainingWorker: Server;
 let own503: Server;
 let drainingRequests = 0;
+/** A second draining worker, the only one of its revision (a rollout stopping the old Revision). */
+let lastDraining: Server;
+let lastDrainingRequests = 0;
+let lastDrainingAddress = '';
 /** The routes file as written at the start; a test rewrites it to move traffic. */
 let routesYaml = '';
 
@@ -111,11 +115,17 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1', connection: 'close' }).end('{"code":"draining"}');
   });
+  lastDraining = createServer((req, res) => {
+    lastDrainingRequests++;
+    req.resume();
+    res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1' }).end('{"code":"draining"}');
+  });
   own503 = createServer((req, res) => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
   });
-  await Promise.all([drainingWorker, own503].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  await Promise.all([drainingWorker, own503, lastDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  lastDrainingAddress = `127.0.0.1:${(lastDraining.address() as AddressInfo).port}`;
   const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
   const own503Address = `127.0.0.1:${(own503.address() as AddressInfo).port}`;
   const routes = [
@@ -131,6 +141,7 @@ beforeAll(async () => {
     functionYaml({ name: 'dying', revisions: ['dying-00001'] }),
     functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
+    functionYaml({ name: 'drained', revisions: ['drained-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'rollout', revisions: ['rollout-00001'], timeoutSeconds: 20 }),
@@ -153,6 +164,7 @@ beforeAll(async () => {
     { fn: 'dying-only', rev: 'dying-only-00001', address: dyingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: drainingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: up.live! },
+    { fn: 'drained', rev: 'drained-00001', address: lastDrainingAddress },
     { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
     { fn: 'moving', rev: 'moving-00002', address: up.live! },
   ]);
@@ -167,7 +179,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 17);
+  await waitEndpoints(router.admin, 18);
 }, 60_000);
 
 afterAll(async () => {
@@ -175,7 +187,7 @@ afterAll(async () => {
   await g.stopAll();
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
-  await Promise.all([drainingWorker, own503].map((srv) => new Promise((r) => srv?.close(r))));
+  await Promise.all([drainingWorker, own503, lastDraining].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -362,6 +374,23 @@ describe('orrery-router (real process)', () => {
     expect(drainingRequests).toBeGreaterThan(0);
     const own = await call('/default/unavailable/');
     expect([own.status, own.json.code]).toEqual([503, 'mine']);
+  });
+
+  it('a request whose only worker is draining waits for a new one instead of failing 503, and the draining worker is not asked again', { timeout: 40_000 }, async () => {
+    const saved = endpoints;
+    // (A POST without a body: one whose body the draining worker was sent cannot go again unless
+    // the Function replays on worker loss — the router does not hold bodies otherwise.)
+    const pending = call('/default/drained/', {}, 'POST');
+    await eventually(async () => (lastDrainingRequests === 1 && (await stats()).revisions.find((r) => r.revision === 'drained-00001')?.queued === 1 ? true : undefined), 'refused by the draining worker, then queued');
+    // Another request meanwhile does not go to the draining worker either: it waits too.
+    const second = call('/default/drained/');
+    await eventually(async () => ((await stats()).revisions.find((r) => r.revision === 'drained-00001')?.queued === 2 ? true : undefined), 'the second request queued');
+    expect(lastDrainingRequests).toBe(1);
+    setEndpoints([...saved, { fn: 'drained', rev: 'drained-00001', address: up.live! }]);
+    const [a, b] = await Promise.all([pending, second]);
+    expect([a.status, a.json.name, a.json.method, b.status, b.json.name]).toEqual([200, 'live', 'POST', 200, 'live']);
+    expect(lastDrainingRequests).toBe(1);
+    setEndpoints(saved);
   });
 
   it('a request released from the activator queue to a worker that is gone waits again and goes to the next one', { timeout: 40_000 }, async () => {
