@@ -99,6 +99,13 @@ async function main(): Promise<void> {
     return { child, url: (await waitForLine(child, /listening (http:\/\/[^\s]+) admin/, `orrery-router --ingress ${ingress}`))[1]! };
   };
   const [router, routerNode] = await Promise.all([startRouter('raw'), startRouter('node')]);
+  // node's own floor beside the router: a byte relay, and a bare node:http reverse proxy.
+  const relay = start(process.execPath, [join(here, 'node-floor-relay.mjs'), String(upPort)], 'node relay');
+  const bareProxy = start(process.execPath, [join(here, 'node-http-proxy.mjs'), String(upPort)], 'node:http proxy');
+  const [relayUrl, bareProxyUrl] = await Promise.all([
+    waitForLine(relay, /listening (http:\/\/\S+)/, 'node relay').then((m) => m[1]!),
+    waitForLine(bareProxy, /listening (http:\/\/\S+)/, 'node:http proxy').then((m) => m[1]!),
+  ]);
 
   let nginxUrl: string | undefined;
   let nginxMaster: ChildProcess | undefined;
@@ -136,6 +143,8 @@ async function main(): Promise<void> {
     { name: 'direct', url: `http://127.0.0.1:${upPort}/`, pid: () => undefined },
     { name: 'orrery-router', url: `${router.url}/default/bench/`, pid: () => router.child.pid },
     { name: 'router (node)', url: `${routerNode.url}/default/bench/`, pid: () => routerNode.child.pid },
+    { name: 'node relay', url: `${relayUrl}/default/bench/`, pid: () => relay.pid },
+    { name: 'node:http proxy', url: `${bareProxyUrl}/default/bench/`, pid: () => bareProxy.pid },
   ];
   if (nginxUrl) targets.push({ name: 'nginx', url: `${nginxUrl}/default/bench/`, pid: nginxWorker });
 
@@ -185,6 +194,14 @@ async function main(): Promise<void> {
     console.log(`  router CPU per request ${f(router2.cpuPerRequestUs, 1)} µs / nginx ${f(ng.cpuPerRequestUs, 1)} µs = ${f(cpuRatio, 2)}× (goal ≤ 1.3×): ${verdict(cpuRatio <= 1.3)}`);
     console.log(`  router / nginx RPS at 32 connections ${f(ratio, 2)} (goal ≥ 1.0): ${verdict(ratio >= 1.0)}`);
     console.log(`  router added p50 at 1 connection ${f(added)} µs (goal < 60 µs; nginx's ${f(nginxAdded)} µs): ${verdict(added < 60)}`);
+    // The split of the CPU row: node's floor (a byte relay) against nginx, and the router against
+    // that floor — what is left is Orrery's per-request work (HTTP parsing, routing, admission,
+    // headers, stats) on top of node's socket wake-ups.
+    const relayR = results.get('node relay')!;
+    const bare = results.get('node:http proxy')!;
+    console.log('split against node\'s own floor (same run):');
+    console.log(`  node byte relay ${f(relayR.cpuPerRequestUs, 1)} µs/req = ${f(relayR.cpuPerRequestUs / ng.cpuPerRequestUs, 2)}× nginx; router = ${f(router2.cpuPerRequestUs / relayR.cpuPerRequestUs, 2)}× the relay (+${f(router2.cpuPerRequestUs - relayR.cpuPerRequestUs, 1)} µs); added p50 @1 relay ${f(relayR.c1.p50us - direct.c1.p50us)} µs`);
+    console.log(`  bare node:http proxy ${f(bare.cpuPerRequestUs, 1)} µs/req = ${f(bare.cpuPerRequestUs / ng.cpuPerRequestUs, 2)}× nginx; router = ${f(router2.cpuPerRequestUs / bare.cpuPerRequestUs, 2)}× it; RPS @32 router / it ${f(router2.c32.rps / bare.c32.rps, 2)}; added p50 @1 ${f(bare.c1.p50us - direct.c1.p50us)} µs`);
   }
 }
 

@@ -5,7 +5,7 @@
  * the ratios. BENCH_SECONDS (default 2) sets the measured window per cell.
  */
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } fro
 import { benchKeyspace } from './bench-keyspace.ts';
 import { comparisonCells, fmt } from './comparison-cells.ts';
 import { startProcess } from './start-process.ts';
+import { processCpuSeconds } from '../process-cpu.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.6);
@@ -32,7 +33,13 @@ const WRITE_BATCHING = process.env.BENCH_WRITE_BATCHING === 'off' ? 'off' : 'on'
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
-interface Row { driver: string; op: string; conns: number; svc: LoadResult; base: LoadResult }
+// hop: the Postgres rows' reference — the raw statement behind a bare node:http server
+// (bare-statement-server.ts), measured in the same slices as the service and the raw statement.
+/** CPU per request of each process a request crosses (µs; /proc and process.cpuUsage). */
+interface CpuSplit { client: number; server?: number; db: number }
+// hop: the Postgres rows' reference — the raw statement behind a bare node:http server
+// (bare-statement-server.ts), measured in the same slices as the service and the raw statement.
+interface Row { driver: string; op: string; conns: number; svc: LoadResult; base: LoadResult; hop?: LoadResult; cpu?: { svc: CpuSplit; base: CpuSplit; hop: CpuSplit } }
 const rows: Row[] = [];
 
 type Side = (i: number) => Promise<boolean>;
@@ -44,14 +51,67 @@ async function httpSide(url: string, headers: Record<string, string>, op: 'GET' 
   return { run, close: () => client.close() };
 }
 
-async function interleaved(conns: number, svc: Side, base: Side): Promise<{ svc: LoadResult; base: LoadResult }> {
+/** The bench process's own CPU seconds: the load generator (and the raw statement's client). */
+const benchCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** CPU seconds of every Postgres process on the machine (postmaster, backends, WAL writer). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processCpuSeconds(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * CPU per request of each process a request crosses, over the slices of one side: each meter
+ * read around the slice, divided by the requests sent in it (warm-ups on both sides of the
+ * division). The split of where a request's CPU goes, beside the throughput it bought.
+ */
+class CpuPerRequest {
+  private readonly spent = { client: 0, server: 0, db: 0 };
+  private requests = 0;
+  constructor(private readonly serverPid?: number) {}
+  async measure(side: Side, slice: (side: Side) => Promise<Samples>): Promise<Samples> {
+    const read = () => ({ client: benchCpuSeconds(), server: this.serverPid === undefined ? 0 : processCpuSeconds(this.serverPid), db: postgresCpuSeconds() });
+    const before = read();
+    const out = await slice((i) => {
+      this.requests++;
+      return side(i);
+    });
+    const after = read();
+    for (const k of ['client', 'server', 'db'] as const) this.spent[k] += after[k] - before[k];
+    return out;
+  }
+  get split(): CpuSplit {
+    const us = (seconds: number) => (seconds * 1e6) / Math.max(1, this.requests);
+    return { client: us(this.spent.client), ...(this.serverPid === undefined ? {} : { server: us(this.spent.server) }), db: us(this.spent.db) };
+  }
+}
+
+async function interleaved(conns: number, svc: Side, base: Side, hop?: { side: Side; pid?: number; svcPid?: number }): Promise<Omit<Row, 'driver' | 'op' | 'conns'>> {
   const a: Samples[] = [];
   const b: Samples[] = [];
+  const h: Samples[] = [];
+  const svcCpu = new CpuPerRequest(hop?.svcPid);
+  const baseCpu = new CpuPerRequest();
+  const hopCpu = new CpuPerRequest(hop?.pid);
+  const slice = (side: Side) => closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, side);
   for (let i = 0; i < SLICES; i++) {
-    a.push(await closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, svc));
-    b.push(await closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, base));
+    a.push(await svcCpu.measure(svc, slice));
+    b.push(await baseCpu.measure(base, slice));
+    if (hop) h.push(await hopCpu.measure(hop.side, slice));
   }
-  return { svc: merge(a), base: merge(b) };
+  if (!hop) return { svc: merge(a), base: merge(b) };
+  return { svc: merge(a), base: merge(b), hop: merge(h), cpu: { svc: svcCpu.split, base: baseCpu.split, hop: hopCpu.split } };
 }
 
 /** JIT and connection-pool warm-up before the first measured cell of a server. */
@@ -109,9 +169,12 @@ async function main() {
     const raw = postgres(tdb.url, { max: POOL, onnotice: () => {} });
     await raw`create table bench_raw (k text primary key, v text not null)`;
     await raw`insert into bench_raw (k, v) select 'k' || g, ${VALUE} from generate_series(0, ${KEYS - 1}) g`;
+    const hopServer = await startProcess(['--import', 'tsx', join(here, 'bare-statement-server.ts'), tdb.url]);
+    await warmUp(hopServer.url, {});
     for (const op of ['GET', 'PUT'] as const) {
       for (const conns of [1, 8, 32, 128]) {
         const s = await httpSide(pg.url, headers, op, conns);
+        const h = await httpSide(hopServer.url, {}, op, conns);
         const base: Side = async (i) => {
           try {
             if (op === 'GET') await raw`select v from bench_raw where k = ${`k${i % KEYS}`}`;
@@ -121,13 +184,15 @@ async function main() {
             return false;
           }
         };
-        const r = await interleaved(conns, s.run, base);
+        const r = await interleaved(conns, s.run, base, { side: h.run, pid: hopServer.proc.pid, svcPid: pg.proc.pid });
         await s.close();
+        await h.close();
         rows.push({ driver: 'postgres', op, conns, ...r });
-        console.error(`postgres ${op} c=${conns}: ${fmt(r.svc.opsPerSec)} ops/s vs raw ${fmt(r.base.opsPerSec)}`);
+        console.error(`postgres ${op} c=${conns}: ${fmt(r.svc.opsPerSec)} ops/s vs raw ${fmt(r.base.opsPerSec)}, hop ${fmt(r.hop!.opsPerSec)}`);
       }
     }
     await raw.end({ timeout: 5 });
+    await stop(hopServer.proc);
     await stop(pg.proc);
   } finally {
     await tdb.drop();
@@ -145,6 +210,36 @@ async function main() {
         ...comparisonCells(r.svc, r.base, { measured: [7, 7, 7], base: [10, 9, 9] }),
       ].join(' '),
     );
+  }
+  // The split of each Postgres row's gap: the HTTP hop alone (a bare node:http server running
+  // the raw statement) against the raw statement, and statesvc against that hop — the part that
+  // is Orrery's code (auth, scoping, quotas, metrics, change feed, batching).
+  console.log('\npostgres, the HTTP hop alone (bare node:http server + the raw statement, same slices)');
+  console.log('op   conns  hop ops/s  hop p50  hop p99 | hop/raw thr  hop/raw p99 | statesvc/hop thr  statesvc/hop p99');
+  for (const r of rows) {
+    if (!r.hop) continue;
+    console.log([
+      r.op.padEnd(4),
+      String(r.conns).padStart(5),
+      fmt(r.hop.opsPerSec).padStart(10),
+      fmt(r.hop.p50Ms, 2).padStart(8),
+      fmt(r.hop.p99Ms, 2).padStart(8),
+      '|',
+      fmt(r.hop.opsPerSec / r.base.opsPerSec, 2).padStart(11),
+      fmt(r.hop.p99Ms / r.base.p99Ms, 2).padStart(12),
+      '|',
+      fmt(r.svc.opsPerSec / r.hop.opsPerSec, 2).padStart(16),
+      fmt(r.svc.p99Ms / r.hop.p99Ms, 2).padStart(17),
+    ].join(' '));
+  }
+  // Where each side's CPU goes per request: the bench process (load generator; for the raw side
+  // the postgres.js client), the server process, and every Postgres process together.
+  console.log('\npostgres, CPU µs per request: client (bench process) + server + Postgres = total');
+  console.log('op   conns | raw statement            | bare hop                       | statesvc');
+  const cell = (c: CpuSplit) => `${fmt(c.client, 1)} + ${c.server === undefined ? '' : `${fmt(c.server, 1)} + `}${fmt(c.db, 1)} = ${fmt(c.client + (c.server ?? 0) + c.db, 1)}`;
+  for (const r of rows) {
+    if (!r.cpu) continue;
+    console.log([r.op.padEnd(4), String(r.conns).padStart(5), '|', cell(r.cpu.base).padEnd(24), '|', cell(r.cpu.hop).padEnd(30), '|', cell(r.cpu.svc)].join(' '));
   }
   const find = (d: string, op: string, c: number) => rows.find((r) => r.driver === d && r.op === op && r.conns === c)!;
   const check = (ok: boolean) => (ok ? 'PASS' : 'MISS');
