@@ -4,10 +4,13 @@
 a copy of the shared client numbered by it, so a run after the first worker died reads what the
 first read and writes once."""
 import math
+import re
 
-from .state_sdk import state_sdk
 
 INVOCATION_ID_HEADER = "orrery-invocation-id"
+# What the router mints (packages/spec/src/wire/invocation-id.ts): 32 lower-case hex digits. The
+# SDK's is_invocation_id is looser (16-64 URL-safe characters, for ids an author numbers calls by).
+ROUTER_INVOCATION_ID = re.compile(r"[0-9a-f]{32}")
 
 
 def replay_retention_seconds(timeout_seconds):
@@ -24,8 +27,7 @@ def bind_invocation(ctx, header_values, timeout_seconds):
     if not header_values or len(header_values) != 1:
         return ctx
     invocation_id = header_values[0]
-    sdk = state_sdk()
-    if not sdk.is_invocation_id(invocation_id):
+    if not isinstance(invocation_id, str) or ROUTER_INVOCATION_ID.fullmatch(invocation_id) is None:
         return ctx
     state = None if ctx.state is None else ctx.state.for_invocation(invocation_id, replay_retention_seconds(timeout_seconds))
     return ctx.with_invocation(state, invocation_id)

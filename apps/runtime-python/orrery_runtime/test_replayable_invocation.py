@@ -65,7 +65,7 @@ class BindInvocationTest(unittest.TestCase):
         self.assertIsNone(ctx.state)
 
     def test_leaves_ctx_alone_without_an_id_or_with_one_the_router_would_not_mint(self):
-        for values in (None, [], [""], ["short"], [ID + "," + ID], [ID, ID], [ID + " x"], [ID + "\n"], ["ü" * 20]):
+        for values in (None, [], [""], ["short"], [ID + "," + ID], [ID, ID], [ID + " x"], [ID + "\n"], ["ü" * 20], ["abcdefghijklmnop"], [ID.upper()], [ID + "0"], [ID[1:]]):
             state = _Bound()
             base = ctx_with(state)
             self.assertIs(bind_invocation(base, values, 30), base, values)

@@ -35,7 +35,8 @@ describe('bindInvocation', () => {
   });
 
   it('leaves ctx alone without an id or with one the router would not mint', () => {
-    for (const id of [undefined, '', 'short', `${ID},${ID}`, `${ID} x`, 'ü'.repeat(20)]) {
+    // The SDK accepts 16–64 URL-safe characters for ids an author picks; the router mints 32 lower-case hex digits only.
+    for (const id of [undefined, '', 'short', `${ID},${ID}`, `${ID} x`, 'ü'.repeat(20), 'abcdefghijklmnop', ID.toUpperCase(), `${ID}0`, ID.slice(1)]) {
       const bound: Array<{ id: string; retentionSeconds: number }> = [];
       const base = ctxWith(stateClient(bound));
       expect(bindInvocation(base, id, 30_000)).toBe(base);

@@ -4,7 +4,7 @@
  * the same id on every run of a request; here `ctx.state` is numbered by it, so a run after the
  * first worker died reads what the first read and writes once.
  */
-import { isInvocationId } from '@orrery/sdk';
+import { isInvocationId } from '@orrery/spec/invocation-id';
 import type { FunctionContext } from './function-context.ts';
 
 /**
@@ -18,7 +18,8 @@ export function replayRetentionSeconds(timeoutMs: number): number {
 
 /** The ctx of a request carrying `invocationId` (the header's value, or undefined): unchanged without a well-formed one. */
 export function bindInvocation(ctx: FunctionContext, invocationId: string | undefined, timeoutMs: number): FunctionContext {
-  // Only the router mints ids; an ill-formed one (a caller on the pod network) gets no numbering.
+  // Only the router mints ids (32 hex digits, the spec's rule — not the SDK's looser one for ids
+  // an author numbers calls by); anything else (a caller on the pod network) gets no numbering.
   if (invocationId === undefined || !isInvocationId(invocationId)) return ctx;
   const state = ctx.state?.withInvocation(invocationId, { retentionSeconds: replayRetentionSeconds(timeoutMs) });
   return { ...ctx, state, invocationId };
