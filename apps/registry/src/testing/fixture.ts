@@ -3,7 +3,7 @@
  * child processes, JSON calls, and an SSE reader. Not used by the server itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,17 +20,33 @@ export const TOKENS = { admin: 'admin-token-for-tests', replication: 'replicatio
 export const TEST_REGISTRY_MASTER_KEY = Buffer.alloc(32, 0x5a);
 let masterKeyFile: string | undefined;
 
-/** A file holding TEST_REGISTRY_MASTER_KEY as hex (written once per process). */
+/**
+ * A file holding TEST_REGISTRY_MASTER_KEY as hex. One folder per user, shared by every test
+ * process and kept between runs: vitest ends its worker processes without an 'exit' event, so a
+ * folder per process was never removed (dozens per CI run). The folder must be ours, a real
+ * directory and private (another user could have made the predictable path first); the file is
+ * written whole and renamed into place, so processes starting together never read half of it.
+ */
 export function testMasterKeyFile(): string {
-  if (!masterKeyFile) {
-    const dir = mkdtempSync(join(tmpdir(), 'orrery-registry-key-'));
-    masterKeyFile = join(dir, 'registry-master.key');
-    writeFileSync(masterKeyFile, TEST_REGISTRY_MASTER_KEY.toString('hex'), { mode: 0o600 });
-    // One per process, removed when it exits normally (bench runs, scripts). Vitest ends its
-    // worker processes without an 'exit' event, so test runs still leave these folders behind.
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (masterKeyFile) return masterKeyFile;
+  const uid = process.getuid?.() ?? 0;
+  const dir = join(tmpdir(), `orrery-registry-test-key-${uid}`);
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
-  return masterKeyFile;
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) throw new Error(`${dir} is not a private directory of this user: remove it`);
+  const file = join(dir, 'registry-master.key');
+  const hex = TEST_REGISTRY_MASTER_KEY.toString('hex');
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== hex) {
+    const tmp = `${file}.${process.pid}`;
+    writeFileSync(tmp, hex, { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+  masterKeyFile = file;
+  return file;
 }
 
 /** `Authorization` header with the registration credential for one revision's service. */
