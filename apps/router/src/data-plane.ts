@@ -311,17 +311,24 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   /** Waiting for a revision its function's traffic no longer names: re-picked as on arrival (tag, sticky key or weights). */
   rerouteIfRetired(routes: RouteTable): void {
     if (!this.queued || this.finished) return;
+    this.moveIfRetired(routes);
+  }
+
+  /** Joins the revision the function's traffic picks now when it no longer names `this.rev`; false when it still does. */
+  private moveIfRetired(routes: RouteTable): boolean {
     const fn = routes.get(this.fn.namespace, this.fn.name);
-    if (!fn || servesRevision(fn, this.rev.key)) return;
+    if (!fn || servesRevision(fn, this.rev.key)) return false;
     const tag = this.head.tag;
     const next = tag !== undefined && tag !== '' ? fn.tags.get(tag) : pickUntagged(fn, this.keyHash);
-    if (!next || next.key === this.rev.key) return;
+    if (!next || next.key === this.rev.key) return false;
     this.leaveQueue();
     const now = performance.now();
     this.revStats.meter.change(-1, now);
     this.rev = next;
     this.revStats = this.plane.opts.stats.revision(next.key, next.namespace, next.function, next.revision);
+    this.avoid = undefined;
     this.joinRevision(now);
+    return true;
   }
 
   /** Admitted to the sticky key's HRW owner (false while queued or when it spilled to another endpoint). */
@@ -699,6 +706,12 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       return;
     }
     this.admission = undefined;
+    // Traffic moved off the revision while the request was at its worker (a rollout: the worker
+    // then refused it draining, or a dial was refused as it exited): it goes to the revision the
+    // traffic picks now, as a queued waiter does (rerouteIfRetired), instead of waiting for a
+    // worker the retired revision will never get. Only while no attempt can have run (no loss
+    // so far): a replay must meet the code its first run ran.
+    if (this.lostAttempts === 0 && this.moveIfRetired(this.plane.routes)) return;
     // No other worker can take it now (the one that refused was the last, e.g. it just died):
     // wait in the activator queue like a cold request — the autoscaler is poked and a new
     // worker is admitted in order — rather than failing with 502 (the Knative activator's way).

@@ -46,6 +46,11 @@ let drainingRequests = 0;
 let lastDraining: Server;
 let lastDrainingRequests = 0;
 let lastDrainingAddress = '';
+/** A worker that holds the first request it gets until released, then refuses it draining (refusing every later one at once). */
+let heldDraining: Server;
+let heldDrainingAddress = '';
+let releaseHeld: (() => void) | undefined;
+let heldArrived = false;
 /** The routes file as written at the start; a test rewrites it to move traffic. */
 let routesYaml = '';
 
@@ -120,12 +125,20 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1' }).end('{"code":"draining"}');
   });
+  heldDraining = createServer((req, res) => {
+    req.resume();
+    const refuse = () => res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1' }).end('{"code":"draining"}');
+    if (heldArrived) return refuse();
+    heldArrived = true;
+    releaseHeld = refuse;
+  });
   own503 = createServer((req, res) => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
   });
-  await Promise.all([drainingWorker, own503, lastDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   lastDrainingAddress = `127.0.0.1:${(lastDraining.address() as AddressInfo).port}`;
+  heldDrainingAddress = `127.0.0.1:${(heldDraining.address() as AddressInfo).port}`;
   const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
   const own503Address = `127.0.0.1:${(own503.address() as AddressInfo).port}`;
   const routes = [
@@ -142,6 +155,7 @@ beforeAll(async () => {
     functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
     functionYaml({ name: 'drained', revisions: ['drained-00001'], timeoutSeconds: 20 }),
+    functionYaml({ name: 'shifting', revisions: ['shifting-00001', 'shifting-00002'], timeoutSeconds: 20, traffic: '[{revisionName: shifting-00001, percent: 100}]' }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'rollout', revisions: ['rollout-00001'], timeoutSeconds: 20 }),
@@ -165,6 +179,8 @@ beforeAll(async () => {
     { fn: 'drainy', rev: 'drainy-00001', address: drainingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: up.live! },
     { fn: 'drained', rev: 'drained-00001', address: lastDrainingAddress },
+    { fn: 'shifting', rev: 'shifting-00001', address: heldDrainingAddress },
+    { fn: 'shifting', rev: 'shifting-00002', address: up.live! },
     { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
     { fn: 'moving', rev: 'moving-00002', address: up.live! },
   ]);
@@ -179,7 +195,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 18);
+  await waitEndpoints(router.admin, 20);
 }, 60_000);
 
 afterAll(async () => {
@@ -187,7 +203,8 @@ afterAll(async () => {
   await g.stopAll();
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
-  await Promise.all([drainingWorker, own503, lastDraining].map((srv) => new Promise((r) => srv?.close(r))));
+  releaseHeld?.();
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -435,6 +452,25 @@ describe('orrery-router (real process)', () => {
     expect(answers.map((r) => `${r.status} ${r.json.name}`)).toEqual(['200 live', '200 live']);
     const s = await stats();
     expect(s.revisions.find((r) => r.revision === 'moving-00001')?.queued).toBe(0);
+    g.write('routes.yaml', routesYaml);
+  });
+
+  it('a request refused draining after traffic moved off its revision goes to the revision traffic names now, at once', { timeout: 40_000 }, async () => {
+    const pending = call('/default/shifting/', {}, 'POST');
+    await eventually(async () => (heldArrived ? true : undefined), 'the request reached the old revision\'s worker');
+    g.write('routes.yaml', routesYaml.replace('[{revisionName: shifting-00001, percent: 100}]', '[{revisionName: shifting-00002, percent: 100}]'));
+    // A probe answered by the new revision's worker says the router has the new routes (sent
+    // before they loaded, it is refused by the old worker, waits, and is moved when they load).
+    const probe = await call('/default/shifting/');
+    expect([probe.status, probe.json.name]).toEqual([200, 'live']);
+    const refusedAt = performance.now();
+    releaseHeld!();
+    releaseHeld = undefined;
+    const r = await pending;
+    // Before, it waited in the retired revision's queue for a worker it never got: 504 after 20 s.
+    expect([r.status, r.json.name, r.json.method]).toEqual([200, 'live', 'POST']);
+    expect(performance.now() - refusedAt).toBeLessThan(5_000);
+    expect((await stats()).revisions.find((x) => x.revision === 'shifting-00001')?.queued).toBe(0);
     g.write('routes.yaml', routesYaml);
   });
 
