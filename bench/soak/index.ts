@@ -30,7 +30,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -467,6 +467,11 @@ async function main(): Promise<number> {
       log(`churn actions around them:`);
       const failTimes = result.failureMarks.map((d) => d.t);
       for (const a of s.actions) if (failTimes.some((t) => t >= a.t - 1 && t <= a.t + TICK_SECONDS)) log(`  t=${f(a.t, 2)} ${a.what}`);
+      // The routers say why no retry or replay took a request that failed 502 upstream_error
+      // (attempts, losses, whether the body was held); the data dir goes with the cleanup.
+      const said = routerFailureLines(dataDir);
+      log(`the routers' own account of those 502s (${said.length}):`);
+      for (const line of said.slice(0, FAILURES_LISTED)) log(`  ${line}`);
     }
     log(`\n### Requests whose worker was killed under them\n`);
     for (const l of retryLines) log(`  ${l}`);
@@ -503,6 +508,17 @@ async function main(): Promise<number> {
   } finally {
     await cleanup();
   }
+}
+
+/** The routers' log lines about requests that failed with 502 upstream_error (data-plane.ts). */
+function routerFailureLines(dataDir: string): string[] {
+  const dir = join(dataDir, 'logs', '_platform');
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).filter((n) => n.startsWith('router')).sort()) {
+    for (const line of readFileSync(join(dir, name), 'utf8').split('\n')) if (line.includes('failed with 502 upstream_error')) out.push(`${name}: ${line}`);
+  }
+  return out;
 }
 
 process.exitCode = await main().catch((err: Error) => {

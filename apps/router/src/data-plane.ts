@@ -689,6 +689,13 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       this.retryElsewhere(endpoint, 0);
       return;
     }
+    if (!this.res.destroyed) {
+      // Why no retry or replay took it, for the operator reading a 502 (and the soak's failure report).
+      this.plane.opts.log(
+        `${this.req.method} to revision ${this.rev.key} failed with 502 upstream_error after ${this.attempts + 1} attempt(s), ${this.lostAttempts} after a loss: ${err.message}` +
+          ` (code ${(err as { code?: string }).code ?? 'none'}, never read ${neverRead}, body read ${this.req.readableDidRead}, body held ${this.heldBody?.complete === true}, replay ${this.rev.replayOnWorkerLoss})`,
+      );
+    }
     this.finish(this.res.destroyed ? 499 : 502, 'upstream_error', `the worker failed: ${err.message}`);
   }
 

@@ -16,7 +16,7 @@ import { endpointsYaml, eventually, functionYaml, ProcessGroup, type RouterStats
 
 const MORTAL = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'mortal-worker.mjs');
 const g = new ProcessGroup();
-let router: { url: string; admin: string };
+let router: { url: string; admin: string; output: () => string };
 let pool: Pool;
 let live = '';
 
@@ -216,6 +216,8 @@ describe('a Function with onWorkerLoss: fail (or none)', () => {
     const r = await killedUnder('reading', 'request POST', 'POST', 'order #3', 'stoic');
     expect([r.status, r.json.code, r.retries, r.replays]).toEqual([502, 'upstream_error', 0, 0]);
     expect(readLine(r.killed)).toEqual({ id: '-', bytes: 8 });
+    // The router says why neither a retry nor a replay took it.
+    await eventually(async () => (/POST to revision default\/stoic-00001 failed with 502 upstream_error after 1 attempt\(s\), 0 after a loss: .*replay false/.test(router.output()) ? true : undefined), 'the failure in the router log');
   });
 
   it('a client-sent Orrery-Invocation-Id is dropped there too', { timeout: 20_000 }, async () => {
