@@ -267,8 +267,9 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private attempts = 0;
   /**
    * Of the attempts, those after a connection lost with the request on it (the worker may have
-   * run it): these are what `--dial-retries` caps for a retry or replay after a loss. Dial errors
-   * and draining refusals ran nothing and do not count here (every attempt stays within the
+   * run it): these are what `--dial-retries` caps for a retry or replay after a loss. Dial errors,
+   * draining refusals and resets of a request the worker never read ran nothing and do not count
+   * here (every attempt stays within the
    * refused-dial budget), so a rollout's refused dials cannot use up a request's chance to be
    * retried or replayed after its worker is lost.
    */
@@ -661,7 +662,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     const withinTotal = this.attempts < refusedDialAttempts(this.plane.opts.dialRetries);
     if (endpoint && !this.res.destroyed && withinTotal && mayRetryElsewhere({ method: this.req.method, errorCode: (err as { code?: string }).code, bodyRead: this.req.readableDidRead, headersSent: false, attempts: this.lostAttempts, maxAttempts: this.plane.opts.dialRetries, neverRead })) {
       this.plane.upstreamRetries++;
-      this.lostAttempts++;
+      // A reset of a request the worker never read ran nothing: not a loss (nor for moveIfRetired).
+      if (!neverRead) this.lostAttempts++;
       this.retryElsewhere(endpoint, 0);
       return;
     }

@@ -46,8 +46,15 @@ describe('a request the worker provably never read', () => {
     expect(mayRetryElsewhere({ ...post, neverRead: false })).toBe(false);
     expect(mayRetryElsewhere({ ...post, bodyRead: true })).toBe(false);
     expect(mayRetryElsewhere({ ...post, headersSent: true })).toBe(false);
-    expect(mayRetryElsewhere({ ...post, attempts: 2 })).toBe(false);
     expect(mayRetryElsewhere({ ...post, errorCode: 'ORRERY_HEADERS_TIMEOUT' })).toBe(false);
+  });
+  it('whatever losses came before: it ran nothing, like a refused dial (the caller bounds every attempt), but never with --dial-retries 0', () => {
+    const post: RetryFacts = { ...base, method: 'POST', neverRead: true };
+    // A rollout: two workers lost the request after reading it, then a third reset it unread (the 2026-12-05 soak's 502s).
+    expect(mayRetryElsewhere({ ...post, attempts: 2 })).toBe(true);
+    expect(mayRetryElsewhere({ ...base, attempts: 2, neverRead: true })).toBe(true);
+    expect(mayRetryElsewhere({ ...post, attempts: 2, neverRead: false })).toBe(false);
+    expect(mayRetryElsewhere({ ...post, maxAttempts: 0 })).toBe(false);
   });
 });
 

@@ -28,8 +28,15 @@ export interface RetryFacts {
   neverRead?: boolean;
 }
 
+/**
+ * A request the worker never read ran nothing, so — like a refused dial or a draining refusal —
+ * earlier losses do not stop it (a rollout's closing workers can reset several in a row); the
+ * caller bounds all of a request's attempts (refused-dial-budget.ts). `maxAttempts` 0
+ * (`--dial-retries 0`) still means never.
+ */
 export function mayRetryElsewhere(f: RetryFacts): boolean {
-  return f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && (IDEMPOTENT_METHODS.has(f.method) || f.neverRead === true) && !f.bodyRead && !f.headersSent && f.attempts < f.maxAttempts;
+  const withinLosses = f.neverRead === true ? f.maxAttempts > 0 : f.attempts < f.maxAttempts;
+  return f.errorCode !== undefined && CONNECTION_LOST.has(f.errorCode) && (IDEMPOTENT_METHODS.has(f.method) || f.neverRead === true) && !f.bodyRead && !f.headersSent && withinLosses;
 }
 
 /** How the request goes to its worker: only requests on the HTTP/1.1 leg are replayed. */
