@@ -33,8 +33,6 @@ const WRITE_BATCHING = process.env.BENCH_WRITE_BATCHING === 'off' ? 'off' : 'on'
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
-// hop: the Postgres rows' reference — the raw statement behind a bare node:http server
-// (bare-statement-server.ts), measured in the same slices as the service and the raw statement.
 /** CPU per request of each process a request crosses (µs; /proc and process.cpuUsage). */
 interface CpuSplit { client: number; server?: number; db: number }
 // hop: the Postgres rows' reference — the raw statement behind a bare node:http server
@@ -97,20 +95,29 @@ class CpuPerRequest {
   }
 }
 
-async function interleaved(conns: number, svc: Side, base: Side, hop?: { side: Side; pid?: number; svcPid?: number }): Promise<Omit<Row, 'driver' | 'op' | 'conns'>> {
+/** The Postgres rows' third side (the bare hop) and the server processes whose CPU is metered. */
+interface HopReference { hop: Side; hopPid: number | undefined; svcPid: number | undefined }
+
+async function interleaved(conns: number, svc: Side, base: Side, reference?: HopReference): Promise<Omit<Row, 'driver' | 'op' | 'conns'>> {
   const a: Samples[] = [];
   const b: Samples[] = [];
   const h: Samples[] = [];
-  const svcCpu = new CpuPerRequest(hop?.svcPid);
-  const baseCpu = new CpuPerRequest();
-  const hopCpu = new CpuPerRequest(hop?.pid);
   const slice = (side: Side) => closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, side);
+  if (!reference) {
+    for (let i = 0; i < SLICES; i++) {
+      a.push(await slice(svc));
+      b.push(await slice(base));
+    }
+    return { svc: merge(a), base: merge(b) };
+  }
+  const svcCpu = new CpuPerRequest(reference.svcPid);
+  const baseCpu = new CpuPerRequest();
+  const hopCpu = new CpuPerRequest(reference.hopPid);
   for (let i = 0; i < SLICES; i++) {
     a.push(await svcCpu.measure(svc, slice));
     b.push(await baseCpu.measure(base, slice));
-    if (hop) h.push(await hopCpu.measure(hop.side, slice));
+    h.push(await hopCpu.measure(reference.hop, slice));
   }
-  if (!hop) return { svc: merge(a), base: merge(b) };
   return { svc: merge(a), base: merge(b), hop: merge(h), cpu: { svc: svcCpu.split, base: baseCpu.split, hop: hopCpu.split } };
 }
 
@@ -184,7 +191,7 @@ async function main() {
             return false;
           }
         };
-        const r = await interleaved(conns, s.run, base, { side: h.run, pid: hopServer.proc.pid, svcPid: pg.proc.pid });
+        const r = await interleaved(conns, s.run, base, { hop: h.run, hopPid: hopServer.proc.pid, svcPid: pg.proc.pid });
         await s.close();
         await h.close();
         rows.push({ driver: 'postgres', op, conns, ...r });

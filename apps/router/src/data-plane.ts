@@ -269,9 +269,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
    * Of the attempts, those after a connection lost with the request on it (the worker may have
    * run it): these are what `--dial-retries` caps for a retry or replay after a loss. Dial errors,
    * draining refusals and resets of a request the worker never read ran nothing and do not count
-   * here (every attempt stays within the
-   * refused-dial budget), so a rollout's refused dials cannot use up a request's chance to be
-   * retried or replayed after its worker is lost.
+   * here (every attempt stays within the refused-dial budget), so a rollout's refused dials cannot
+   * use up a request's chance to be retried or replayed after its worker is lost.
    */
   private lostAttempts = 0;
   private finished = false;
