@@ -552,7 +552,9 @@ class WorkerServer:
         try:
             h.send_response(response.status)
             for name, value in response.headers.items():
-                if name.lower() in ("connection", "transfer-encoding", "keep-alive") or (name.lower() == "content-length" and not response.streamed):
+                # orrery-worker-draining is the runtime's own "not run here" signal: from a function it
+                # would make the router send a request that ran to another worker.
+                if name.lower() in ("connection", "transfer-encoding", "keep-alive", "orrery-worker-draining") or (name.lower() == "content-length" and not response.streamed):
                     continue
                 h.send_header(name, value)
             chunked = response.streamed and user_length is None

@@ -64,6 +64,14 @@ describe('writeWebResponse', () => {
     expect(s.flushes()).toBe(1);
   });
 
+  it("drops the runtime's draining signal from a function's answer (the router would send a request that ran to another worker)", async () => {
+    const s = await serve(() => new Response('busy', { status: 503, headers: { 'Orrery-Worker-Draining': '1', 'retry-after': '1' } }));
+    const r = await get(s.port);
+    expect(r).toMatchObject({ status: 503, body: 'busy' });
+    expect(r.headers['orrery-worker-draining']).toBeUndefined();
+    expect(r.headers['retry-after']).toBe('1');
+  });
+
   it('counts bytes, not characters, for a multi-byte body', async () => {
     const s = await serve(() => Response.json({ greeting: 'grüße 🪐' }));
     const r = await get(s.port);

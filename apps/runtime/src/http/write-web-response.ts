@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { WORKER_DRAINING_HEADER } from '@orrery/sdk';
 import { drained } from './drained.ts';
 
 const CONNECTION_SPECIFIC = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
@@ -20,6 +21,9 @@ export async function writeWebResponse(res: ServerResponse, response: Response, 
   response.headers.forEach((value, name) => {
     // HTTP/2 refuses connection-specific fields (RFC 9113 §8.2.2) a handler written for HTTP/1.1 may set.
     if (opts.http2 && CONNECTION_SPECIFIC.has(name)) return;
+    // The runtime's own "not run here" signal: a function that sent it would make the router
+    // quarantine its worker and send the request, which did run, to another one.
+    if (name === WORKER_DRAINING_HEADER) return;
     if (name !== 'set-cookie') headers[name] = value;
   });
   const cookies = response.headers.getSetCookie();

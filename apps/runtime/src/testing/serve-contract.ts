@@ -84,6 +84,12 @@ export function serveContract(runtime: RuntimeUnderTest): void {
       expect(rt.stderr()).toContain('boom from the function');
     });
 
+    it("drops Orrery-Worker-Draining from a function's answer: only the runtime says a request did not run", async () => {
+      const res = await fetch(`${rt.url}/claims-draining`);
+      expect([res.status, await res.text(), res.headers.get('retry-after')]).toEqual([503, 'busy', '1']);
+      expect(res.headers.get('orrery-worker-draining')).toBeNull();
+    });
+
     it('answers health, readiness and stats on the reserved paths', async () => {
       expect(await (await fetch(`${rt.url}/healthz`)).json()).toEqual({ status: 'ok' });
       const ready = await fetch(`${rt.url}/readyz`);
