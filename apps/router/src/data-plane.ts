@@ -14,7 +14,7 @@ import type { ActivatorModes } from './activator/activator-modes.ts';
 import type { AdmissionWaiter, RevisionQueues } from './activator/revision-queues.ts';
 import type { WaitingQueue } from './activator/waiting-queue.ts';
 import type { Socket } from 'node:net';
-import type { IngressRequest, IngressResponse, ResponseListener, TunnelClosed } from './ingress/ingress.ts';
+import type { IngressRequest, IngressResponse, RequestBody, ResponseListener, TunnelClosed } from './ingress/ingress.ts';
 import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
@@ -287,7 +287,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private switched = false;
   /** onWorkerLoss: replay — the Orrery-Invocation-Id every attempt of this request carries. */
   private invocationId: string | undefined;
-  /** onWorkerLoss: replay — the body kept for a replay while the first attempt streams it. */
+  /** A small body kept while the first attempt streams it: for a retry after a draining refusal, or a replay (dispatchWithBody). */
   private heldBody: HeldRequestBody | undefined;
 
   constructor(
@@ -461,30 +461,30 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     const pool = this.plane.opts.pools.get(endpoint.address);
     // What onWorkerLoss: replay costs the other revisions. A request that began on a replay
-    // revision stays one (its id, its held body) if a rollout re-picks its revision while it waits.
-    if (this.rev.replayOnWorkerLoss || this.invocationId !== undefined) {
-      this.dispatchReplayable(pool, hasBody, hasLength);
-      return;
-    }
-    pool.dispatch(
-      { method: req.method, path: this.upstreamPath, headers: h.forward, body: hasBody ? req.body : null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
-      this,
-    );
-  }
-
-  /**
-   * onWorkerLoss: replay. Every attempt carries the same minted Orrery-Invocation-Id (the client's
-   * was dropped by scanRequestHead). A body of at most REPLAY_BODY_LIMIT streams to the first
-   * worker through a HeldRequestBody and goes whole, in one write, on a replay.
-   */
-  private dispatchReplayable(pool: UpstreamPool, hasBody: boolean, hasLength: boolean): void {
-    const req = this.req;
-    const h = this.head;
-    if (this.invocationId === undefined) {
+    // revision stays one (its id) if a rollout re-picks its revision while it waits.
+    if (this.invocationId === undefined && this.rev.replayOnWorkerLoss) {
       this.invocationId = mintInvocationId();
       h.forward.push(INVOCATION_ID_HEADER, this.invocationId);
     }
-    let body = hasBody ? req.body : null;
+    // The common bodiless request takes no detour.
+    if (!hasBody) {
+      pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body: null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);
+      return;
+    }
+    this.dispatchWithBody(pool, hasLength);
+  }
+
+  /**
+   * A body of at most REPLAY_BODY_LIMIT (by its Content-Length) streams to the first worker
+   * through a HeldRequestBody, for every revision, until the worker's answer begins: when that
+   * worker refuses it draining (it ran nothing) another worker gets it whole, in one write — and,
+   * for onWorkerLoss: replay, a replay after the first worker was lost. Larger or chunked bodies
+   * stream straight through and cannot go again once read.
+   */
+  private dispatchWithBody(pool: UpstreamPool, hasLength: boolean): void {
+    const req = this.req;
+    const h = this.head;
+    let body: RequestBody | null = req.body;
     let wholeBody: Buffer | undefined;
     if (body !== null) {
       const held = this.heldBody;

@@ -49,6 +49,9 @@ let lastDrainingAddress = '';
 /** A worker that holds the first request it gets until released, then refuses it draining (refusing every later one at once). */
 let heldDraining: Server;
 let heldDrainingAddress = '';
+/** A draining worker that is sent POST bodies (its own function, so no other test has quarantined it). */
+let bodyDraining: Server;
+let bodyDrainingRequests = 0;
 let releaseHeld: (() => void) | undefined;
 let heldArrived = false;
 /** The routes file as written at the start; a test rewrites it to move traffic. */
@@ -132,11 +135,16 @@ beforeAll(async () => {
     heldArrived = true;
     releaseHeld = refuse;
   });
+  bodyDraining = createServer((req, res) => {
+    bodyDrainingRequests++;
+    req.resume();
+    res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1' }).end('{"code":"draining"}');
+  });
   own503 = createServer((req, res) => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
   });
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   lastDrainingAddress = `127.0.0.1:${(lastDraining.address() as AddressInfo).port}`;
   heldDrainingAddress = `127.0.0.1:${(heldDraining.address() as AddressInfo).port}`;
   const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
@@ -154,6 +162,7 @@ beforeAll(async () => {
     functionYaml({ name: 'dying', revisions: ['dying-00001'] }),
     functionYaml({ name: 'dying-only', revisions: ['dying-only-00001'] }),
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
+    functionYaml({ name: 'drainy-body', revisions: ['drainy-body-00001'] }),
     functionYaml({ name: 'drained', revisions: ['drained-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'shifting', revisions: ['shifting-00001', 'shifting-00002'], timeoutSeconds: 20, traffic: '[{revisionName: shifting-00001, percent: 100}]' }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
@@ -178,6 +187,8 @@ beforeAll(async () => {
     { fn: 'dying-only', rev: 'dying-only-00001', address: dyingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: drainingAddress },
     { fn: 'drainy', rev: 'drainy-00001', address: up.live! },
+    { fn: 'drainy-body', rev: 'drainy-body-00001', address: `127.0.0.1:${(bodyDraining.address() as AddressInfo).port}` },
+    { fn: 'drainy-body', rev: 'drainy-body-00001', address: up.live! },
     { fn: 'drained', rev: 'drained-00001', address: lastDrainingAddress },
     { fn: 'shifting', rev: 'shifting-00001', address: heldDrainingAddress },
     { fn: 'shifting', rev: 'shifting-00002', address: up.live! },
@@ -195,7 +206,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 20);
+  await waitEndpoints(router.admin, 22);
 }, 60_000);
 
 afterAll(async () => {
@@ -204,7 +215,7 @@ afterAll(async () => {
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
   releaseHeld?.();
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining].map((srv) => new Promise((r) => srv?.close(r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -393,11 +404,17 @@ describe('orrery-router (real process)', () => {
     expect([own.status, own.json.code]).toEqual([503, 'mine']);
   });
 
+  it('a POST whose body the draining worker was sent goes to another worker with that body (the router holds bodies up to 64 KiB until the answer begins)', { timeout: 30_000 }, async () => {
+    const body = JSON.stringify({ order: 'x'.repeat(20_000) });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('/default/drainy-body/', { 'content-type': 'application/json' }, 'POST', body)));
+    expect(answers.map((r) => `${r.status} ${r.json.name} ${r.json.body === body}`)).toEqual(answers.map(() => '200 live true'));
+    // The draining worker was sent (and read) some of them before its first refusal quarantined it.
+    expect(bodyDrainingRequests).toBeGreaterThan(0);
+  });
+
   it('a request whose only worker is draining waits for a new one instead of failing 503, and the draining worker is not asked again', { timeout: 40_000 }, async () => {
     const saved = endpoints;
-    // (A POST without a body: one whose body the draining worker was sent cannot go again unless
-    // the Function replays on worker loss — the router does not hold bodies otherwise.)
-    const pending = call('/default/drained/', {}, 'POST');
+    const pending = call('/default/drained/', {}, 'POST', 'a body the draining worker is sent first');
     await eventually(async () => (lastDrainingRequests === 1 && (await stats()).revisions.find((r) => r.revision === 'drained-00001')?.queued === 1 ? true : undefined), 'refused by the draining worker, then queued');
     // Another request meanwhile does not go to the draining worker either: it waits too.
     const second = call('/default/drained/');
@@ -405,7 +422,7 @@ describe('orrery-router (real process)', () => {
     expect(lastDrainingRequests).toBe(1);
     setEndpoints([...saved, { fn: 'drained', rev: 'drained-00001', address: up.live! }]);
     const [a, b] = await Promise.all([pending, second]);
-    expect([a.status, a.json.name, a.json.method, b.status, b.json.name]).toEqual([200, 'live', 'POST', 200, 'live']);
+    expect([a.status, a.json.name, a.json.method, a.json.body, b.status, b.json.name]).toEqual([200, 'live', 'POST', 'a body the draining worker is sent first', 200, 'live']);
     expect(lastDrainingRequests).toBe(1);
     setEndpoints(saved);
   });
