@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flatness, flatnessWindows, floor, median } from './flatness.ts';
+import { flatness, flatnessWindows, floor, median, floorsByStretch } from './flatness.ts';
 
 const series = (values: Array<[number, number]>) => values.map(([t, value]) => ({ t, value }));
 
@@ -15,6 +15,20 @@ describe('floor', () => {
   it('takes the smallest value, NaN for none', () => {
     expect(floor([3, 1, 2])).toBe(1);
     expect(floor([])).toBeNaN();
+  });
+});
+
+describe('floorsByStretch', () => {
+  it('takes the smallest sample of each stretch from the start on, in order, skipping empty stretches', () => {
+    const samples = [
+      { t: 5, value: 1 }, // before the start: ignored
+      { t: 10, value: 40 }, { t: 20, value: 38 }, { t: 29, value: 50 },
+      { t: 30, value: 41 }, { t: 45, value: 39 },
+      // 50–70 s: no sample
+      { t: 75, value: 60 }, { t: 80, value: 45 },
+    ];
+    expect(floorsByStretch(samples, 10, 20)).toEqual([38, 39, 45]);
+    expect(floorsByStretch([], 0, 60)).toEqual([]);
   });
 });
 

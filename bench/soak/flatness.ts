@@ -70,6 +70,23 @@ export function flatness(samples: readonly Sample[], w: FlatnessWindows): Flatne
 }
 
 /**
+ * The floor of each `stretchSeconds` stretch from `fromSeconds` on, in order (a stretch with no
+ * sample is left out): printed when a descriptor check misses, because one window's floor can
+ * catch connections that are only busy then (upstream keep-alive connections follow the number
+ * of workers), while a leak raises every later stretch's floor.
+ */
+export function floorsByStretch(samples: readonly Sample[], fromSeconds: number, stretchSeconds: number): number[] {
+  const stretches = new Map<number, number>();
+  for (const s of samples) {
+    if (s.t < fromSeconds) continue;
+    const k = Math.floor((s.t - fromSeconds) / stretchSeconds);
+    const seen = stretches.get(k);
+    if (seen === undefined || s.value < seen) stretches.set(k, s.value);
+  }
+  return [...stretches].sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+}
+
+/**
  * The windows for a soak of `totalSeconds`: the first sixth is warm-up (5 minutes of the
  * 30-minute run), then one-minute windows; a short run takes the rest in thirds so the two
  * windows never overlap. Why that long: under the soak's load the routers' and statesvc's V8

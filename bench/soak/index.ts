@@ -43,7 +43,7 @@ import { type OrreryUp, startOrreryUp } from '../../apps/cli/src/testing/orrery-
 import { removeRedisKeys } from '../../apps/cli/src/testing/redis-key-cleanup.ts';
 import { until } from '../../apps/cli/src/testing/until.ts';
 import { type ChurnAction, churnActions, nextMinScale, scheduleCounts, stablePercentAt } from './churn-schedule.ts';
-import { flatness, flatnessWindows, type Sample } from './flatness.ts';
+import { flatness, flatnessWindows, floorsByStretch, type Sample } from './flatness.ts';
 import { listenerPids } from './listening-sockets.ts';
 import { processResources } from './process-resources.ts';
 import { soakRate, soakSettings } from './soak-rate.ts';
@@ -58,6 +58,8 @@ const SHIFT_SECONDS = 60;
 const TOLERANCE = 0.1;
 /** A process holding 30 descriptors may hold 33 a minute later with nothing leaking. */
 const FD_SLACK = 3;
+/** When a descriptor check misses, its floors are printed per stretch of this many seconds. */
+const FD_STRETCH_SECONDS = 120;
 /** Without maxScale the KPA has no ceiling: the soak's adds stop here. */
 const DEFAULT_ADD_CEILING = 3;
 const COUNTER_KEYS = 8;
@@ -496,6 +498,11 @@ async function main(): Promise<number> {
       log(`| ${name} | ${[...series.pids].join(', ')} | ${mb(rss.first)} | ${mb(rss.last)} | ${pct(rss.change)} | ${f(fds.first, 0)} | ${f(fds.last, 0)} | ${pct(fds.change)} |`);
       checks.push({ name: `${name} resident memory`, figure: `${mb(rss.first)} → ${mb(rss.last)} MB (${pct(rss.change)})`, goal: `≤ +${TOLERANCE * 100} %`, pass: rss.flat && series.pids.size === 1, correctness: false });
       checks.push({ name: `${name} open fds`, figure: `${f(fds.first, 0)} → ${f(fds.last, 0)} (${pct(fds.change)})`, goal: `≤ +${TOLERANCE * 100} % (or +${FD_SLACK})`, pass: fds.flat && series.pids.size === 1, correctness: false });
+    }
+    // A descriptor miss gets its series: a leak raises every later stretch's floor; connections busy in the last window do not.
+    for (const [name, series] of s.samples) {
+      const fds = flatness(series.fds, { ...windows, totalSeconds: settings.seconds, tolerance: TOLERANCE, minSlack: FD_SLACK, statistic: 'floor' });
+      if (!fds.flat) log(`  ${name} fds, the floor of each ${FD_STRETCH_SECONDS} s after warm-up: ${floorsByStretch(series.fds, windows.warmupSeconds, FD_STRETCH_SECONDS).join(', ')}`);
     }
     checks.push({ name: 'component restarts', figure: restarts.join(', ') || '0', goal: '0', pass: restarts.length === 0, correctness: false });
     checks.push({ name: 'churn actions carried out', figure: `${s.actions.length - failedActions.length} of ${s.actions.length}`, goal: 'all', pass: failedActions.length === 0, correctness: false });
