@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flatness, flatnessWindows, floor, median, floorsByStretch } from './flatness.ts';
+import { descriptorWindows, flatness, flatnessWindows, floor, median, floorsByStretch } from './flatness.ts';
 
 const series = (values: Array<[number, number]>) => values.map(([t, value]) => ({ t, value }));
 
@@ -87,5 +87,24 @@ describe('flatnessWindows', () => {
     const w = flatnessWindows(180);
     expect(w).toEqual({ warmupSeconds: 30, windowSeconds: 50 });
     expect(w.warmupSeconds + 2 * w.windowSeconds).toBeLessThanOrEqual(180);
+  });
+});
+
+describe('descriptorWindows', () => {
+  it('takes the first and the last third after the same warm-up', () => {
+    expect(descriptorWindows(1800)).toEqual({ warmupSeconds: 300, windowSeconds: 500 });
+    expect(descriptorWindows(180)).toEqual({ warmupSeconds: 30, windowSeconds: 50 });
+  });
+
+  it('passes a floor that swings with the churn and catches a slow leak', () => {
+    // Floors per 2 minutes as in the 2026-12-05 runs: 36–43 with no trend; the last minute lands at 41.
+    const swing = [37, 40, 36, 43, 38, 36, 42, 37, 39, 36, 41, 43, 41];
+    const samples = (floors: number[]) => floors.flatMap((v, i) => [{ t: 300 + i * 120 + 5, value: v }, { t: 300 + i * 120 + 60, value: v + 30 }]);
+    const opts = { totalSeconds: 1800, tolerance: 0.1, minSlack: 3, statistic: 'floor' as const };
+    expect(flatness(samples(swing), { ...flatnessWindows(1800), ...opts }).flat).toBe(false);
+    expect(flatness(samples(swing), { ...descriptorWindows(1800), ...opts }).flat).toBe(true);
+    // One descriptor leaked every 2 minutes: +12 by the end, every later floor raised.
+    const leak = swing.map((v, i) => 36 + i);
+    expect(flatness(samples(leak), { ...descriptorWindows(1800), ...opts }).flat).toBe(false);
   });
 });

@@ -99,3 +99,17 @@ export function flatnessWindows(totalSeconds: number): { warmupSeconds: number; 
   const windowSeconds = Math.min(60, Math.floor((totalSeconds - warmupSeconds) / 3));
   return { warmupSeconds, windowSeconds };
 }
+
+/**
+ * The windows for the descriptor checks: the same warm-up, then the first and the last third of
+ * the rest, each summed up by its floor. A one-minute window's floor followed the churn: with
+ * workers killed and added every 10 s a router holds an upstream keep-alive connection per live
+ * worker, and the 30-minute runs of 2026-12-05 saw per-2-minute floors of 36–43 swing up and
+ * down with no trend, so the last minute alone could land 4 above the first. Over a third of
+ * the run (~8 minutes) the floor is the process's idle set; a leaked descriptor is never closed
+ * and raises every later floor, so it still shows.
+ */
+export function descriptorWindows(totalSeconds: number): { warmupSeconds: number; windowSeconds: number } {
+  const { warmupSeconds } = flatnessWindows(totalSeconds);
+  return { warmupSeconds, windowSeconds: Math.floor((totalSeconds - warmupSeconds) / 3) };
+}

@@ -43,7 +43,7 @@ import { type OrreryUp, startOrreryUp } from '../../apps/cli/src/testing/orrery-
 import { removeRedisKeys } from '../../apps/cli/src/testing/redis-key-cleanup.ts';
 import { until } from '../../apps/cli/src/testing/until.ts';
 import { type ChurnAction, churnActions, nextMinScale, scheduleCounts, stablePercentAt } from './churn-schedule.ts';
-import { flatness, flatnessWindows, floorsByStretch, type Sample } from './flatness.ts';
+import { descriptorWindows, flatness, flatnessWindows, floorsByStretch, type Sample } from './flatness.ts';
 import { listenerPids } from './listening-sockets.ts';
 import { processResources } from './process-resources.ts';
 import { soakRate, soakSettings } from './soak-rate.ts';
@@ -389,6 +389,7 @@ async function main(): Promise<number> {
     // The soak.
     const { ticks, shifts } = scheduleCounts(settings.seconds, TICK_SECONDS, SHIFT_SECONDS);
     const windows = flatnessWindows(settings.seconds);
+    const fdWindows = descriptorWindows(settings.seconds);
     log(`\nsoak: ${rate} req/s open loop for ${settings.seconds} s; ${ticks} churn ticks (every ${TICK_SECONDS} s: each of ${FUNCTIONS.join(', ')} loses or gains a worker), ${shifts} traffic shifts (every ${SHIFT_SECONDS} s); warm-up ${windows.warmupSeconds} s, flatness windows ${windows.windowSeconds} s`);
     log('progress: "load" lines: the last 10 s on the load\'s clock (ok/failed, p50/p99, in flight, canary versions answered); "churn" lines: the actions of a tick (each with how long the admin API or the kill took) and every component\'s RSS MB/open fds');
     const soakTargets = targets(`soak-${runId}`);
@@ -483,7 +484,7 @@ async function main(): Promise<number> {
     log(`\n### Churn: ${s.actions.filter((a) => a.ok && a.kind === 'kill').length} workers killed (${s.actions.filter((a) => a.kind === 'skip').length} kills skipped: no ready worker), ${s.actions.filter((a) => a.ok && a.kind === 'add').length} scale changes (new revisions), ${s.actions.filter((a) => a.ok && a.kind === 'shift').length} traffic shifts, ${failedActions.length} actions failed`);
     for (const a of failedActions) log(`  t=${f(a.t, 2)} ${a.what}`);
 
-    log(`\n### Resources (the ${windows.windowSeconds} s after ${windows.warmupSeconds} s of warm-up → the last ${windows.windowSeconds} s; RSS: each window's median, fds: each window's floor)\n`);
+    log(`\n### Resources (after ${windows.warmupSeconds} s of warm-up; RSS: the median of the first ${windows.windowSeconds} s → of the last ${windows.windowSeconds} s; fds: the floor of the first ${fdWindows.windowSeconds} s → of the last ${fdWindows.windowSeconds} s)\n`);
     log('| component | pids | RSS first MB | RSS last MB | RSS change | fds first | fds last | fds change |\n|---|---|---:|---:|---:|---:|---:|---:|');
     const checks: Check[] = [
       { name: 'failed requests (non-2xx + connection errors)', figure: `${result.failed} of ${result.sent}`, goal: '0', pass: result.failed === 0, correctness: true },
@@ -494,7 +495,7 @@ async function main(): Promise<number> {
     for (const [name, series] of s.samples) {
       const w = { ...windows, totalSeconds: settings.seconds, tolerance: TOLERANCE };
       const rss = flatness(series.rss, w);
-      const fds = flatness(series.fds, { ...w, minSlack: FD_SLACK, statistic: 'floor' });
+      const fds = flatness(series.fds, { ...w, ...fdWindows, minSlack: FD_SLACK, statistic: 'floor' });
       if (series.pids.size > 1) restarts.push(`${name} (pids ${[...series.pids].join(', ')})`);
       log(`| ${name} | ${[...series.pids].join(', ')} | ${mb(rss.first)} | ${mb(rss.last)} | ${pct(rss.change)} | ${f(fds.first, 0)} | ${f(fds.last, 0)} | ${pct(fds.change)} |`);
       checks.push({ name: `${name} resident memory`, figure: `${mb(rss.first)} → ${mb(rss.last)} MB (${pct(rss.change)})`, goal: `≤ +${TOLERANCE * 100} %`, pass: rss.flat && series.pids.size === 1, correctness: false });
