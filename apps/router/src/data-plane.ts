@@ -19,10 +19,10 @@ import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
-import { UpstreamError, type UpstreamHandler, type UpstreamPool } from './proxy/http1-upstream.ts';
+import { UpstreamError, type UpstreamHandler } from './proxy/http1-upstream.ts';
 import { refusedDialAttempts } from './proxy/refused-dial-budget.ts';
 import { mayReplayElsewhere, mayRetryElsewhere, type UpstreamLeg } from './proxy/idempotent-retry.ts';
-import { HeldRequestBody, holdsForReplay } from './proxy/held-request-body.ts';
+import { HeldRequestBody, heldBodyFits } from './proxy/held-request-body.ts';
 import { mintInvocationId } from './proxy/mint-invocation-id.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
@@ -287,7 +287,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private switched = false;
   /** onWorkerLoss: replay — the Orrery-Invocation-Id every attempt of this request carries. */
   private invocationId: string | undefined;
-  /** A small body kept while the first attempt streams it: for a retry after a draining refusal, or a replay (dispatchWithBody). */
+  /** A small body kept while the first attempt streams it: for a retry after a draining refusal, or a replay (see dispatch). */
   private heldBody: HeldRequestBody | undefined;
 
   constructor(
@@ -466,41 +466,22 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       this.invocationId = mintInvocationId();
       h.forward.push(INVOCATION_ID_HEADER, this.invocationId);
     }
-    // The common bodiless request takes no detour.
-    if (!hasBody) {
-      pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body: null, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);
-      return;
-    }
-    this.dispatchWithBody(pool, hasLength);
-  }
-
-  /**
-   * A body of at most REPLAY_BODY_LIMIT (by its Content-Length) streams to the first worker
-   * through a HeldRequestBody, for every revision, until the worker's answer begins: when that
-   * worker refuses it draining (it ran nothing) another worker gets it whole, in one write — and,
-   * for onWorkerLoss: replay, a replay after the first worker was lost. Larger or chunked bodies
-   * stream straight through and cannot go again once read.
-   */
-  private dispatchWithBody(pool: UpstreamPool, hasLength: boolean): void {
-    const req = this.req;
-    const h = this.head;
-    let body: RequestBody | null = req.body;
+    // A body with a Content-Length of at most HELD_BODY_LIMIT streams to the first worker through
+    // a HeldRequestBody, for every revision, until the worker's answer begins: when that worker
+    // refuses it draining (it ran nothing) another worker gets it whole, in one write — and, for
+    // onWorkerLoss: replay, a replay after the first worker was lost. Larger or chunked bodies
+    // stream straight through and cannot go again once read. Bodiless requests skip all of it.
+    let body: RequestBody | null = null;
     let wholeBody: Buffer | undefined;
-    if (body !== null) {
+    if (hasBody && req.body !== null) {
       const held = this.heldBody;
-      if (held?.complete) {
-        wholeBody = held.bytes();
-        body = null;
-      } else if (held) {
-        body = held; // not read yet: a dial or draining retry streams it again through the same holder
-      } else if (hasLength && !req.readableDidRead && holdsForReplay(h.contentLength)) {
-        body = this.heldBody = new HeldRequestBody(body);
-      }
+      if (held?.complete) wholeBody = held.bytes();
+      // Not read yet: a dial or draining retry streams it again through the same holder.
+      else if (held) body = held;
+      else if (hasLength && !req.readableDidRead && heldBodyFits(h.contentLength)) body = this.heldBody = new HeldRequestBody(req.body);
+      else body = req.body;
     }
-    pool.dispatch(
-      { method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes },
-      this,
-    );
+    pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);
   }
 
   /** Whatever of the body was read can still be sent whole: none was read, or all of it is held for a replay. */

@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RawRequestBody } from '../ingress/raw-request-body.ts';
-import { HeldRequestBody, holdsForReplay, REPLAY_BODY_LIMIT } from './held-request-body.ts';
+import { HeldRequestBody, heldBodyFits, HELD_BODY_LIMIT } from './held-request-body.ts';
 
 const tick = (): Promise<void> => new Promise((r) => process.nextTick(r));
 
@@ -21,11 +21,11 @@ function read(body: HeldRequestBody): string[] {
 
 describe('which bodies are held for a replay', () => {
   it('those with a Content-Length up to 64 KiB; never a chunked one (no length known up front)', () => {
-    expect(REPLAY_BODY_LIMIT).toBe(65536);
-    expect(holdsForReplay('1')).toBe(true);
-    expect(holdsForReplay(String(REPLAY_BODY_LIMIT))).toBe(true);
-    expect(holdsForReplay(String(REPLAY_BODY_LIMIT + 1))).toBe(false);
-    expect(holdsForReplay(undefined)).toBe(false);
+    expect(HELD_BODY_LIMIT).toBe(65536);
+    expect(heldBodyFits('1')).toBe(true);
+    expect(heldBodyFits(String(HELD_BODY_LIMIT))).toBe(true);
+    expect(heldBodyFits(String(HELD_BODY_LIMIT + 1))).toBe(false);
+    expect(heldBodyFits(undefined)).toBe(false);
   });
 });
 

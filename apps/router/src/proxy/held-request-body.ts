@@ -1,24 +1,24 @@
 /**
- * A small request body kept while it streams to the first worker, so that a replay
- * (`onWorkerLoss: replay`, idempotent-retry.ts `mayReplayElsewhere`) can send it whole to
- * another worker after the first died having read it. It sits between the ingress body and the
+ * A small request body kept while it streams to the first worker, so that it can go whole to
+ * another worker when the first refuses it draining (it ran nothing) or, on an `onWorkerLoss:
+ * replay` revision (idempotent-retry.ts `mayReplayElsewhere`), died having read it. It sits between the ingress body and the
  * upstream client: chunks pass on as they come (the first attempt still streams, with
  * backpressure) and are also kept — by reference: each chunk is a buffer of its own that nobody
  * writes to again — until the answer begins (`release`), when a replay can no longer happen.
- * Only bodies with a Content-Length of at most REPLAY_BODY_LIMIT are held, so what one request
+ * Only bodies with a Content-Length of at most HELD_BODY_LIMIT are held, so what one request
  * keeps is bounded and known before the first byte.
  */
 import type { RequestBody } from '../ingress/ingress.ts';
 
 /**
- * Largest body held for a replay: 64 KiB covers the JSON of nearly every function call, and what
+ * Largest body held: 64 KiB covers the JSON of nearly every function call, and what
  * the router holds for a request in flight stays near what its sockets buffer for it anyway.
  */
-export const REPLAY_BODY_LIMIT = 64 * 1024;
+export const HELD_BODY_LIMIT = 64 * 1024;
 
-/** A body of this Content-Length can be held for a replay. */
-export function holdsForReplay(contentLength: string | undefined): boolean {
-  return contentLength !== undefined && Number(contentLength) <= REPLAY_BODY_LIMIT;
+/** A body of this Content-Length is held while it streams to the first worker. */
+export function heldBodyFits(contentLength: string | undefined): boolean {
+  return contentLength !== undefined && Number(contentLength) <= HELD_BODY_LIMIT;
 }
 
 type DataListener = (chunk: Buffer) => void;
