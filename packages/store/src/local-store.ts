@@ -155,9 +155,15 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
       assertKind(kind);
       // Read the revision first: anything written after it shows up again in a watch from it.
       const rv = await currentRv();
+      // Labels are matched in SQL too (jsonb containment; the text cast keeps the parameter a string
+      // on both drivers): a Function's Revisions are listed by label on every reconcile, and
+      // decoding the namespace's every Revision to drop most of them took most of the embedded
+      // store's time on the operator's thread. The JavaScript check below stays the definition.
+      const labelled = o.labels !== undefined && Object.keys(o.labels).length > 0;
       const r = await db.execute(sql`
         select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"
         from orrery_resources where kind = ${kind} ${o.namespace ? sql`and namespace = ${o.namespace}` : sql``}
+        ${labelled ? sql`and metadata->'labels' @> ${JSON.stringify(o.labels)}::text::jsonb` : sql``}
         order by namespace, name`);
       let items = rows<ResourceRow>(r).map((row) => rowToResource({ ...row, resourceVersion: Number(row.resourceVersion) }));
       if (o.labels) items = items.filter((it) => matchesLabels(it, o.labels!));

@@ -95,6 +95,20 @@ export function describeStoreConformance(name: string, open: () => Promise<Opene
       expect(teamA.items.map((i) => i.metadata.name).sort()).toEqual(['alpha', 'gamma']);
     });
 
+    it('matches every label asked for, exactly, and an empty selector matches unlabelled objects too', async () => {
+      await store.apply({ ...fn('lab-both'), metadata: { name: 'lab-both', namespace: 'labels', labels: { tier: 'web', 'orrery.dev/x': 'v1.2_b' } } });
+      await store.apply({ ...fn('lab-tier'), metadata: { name: 'lab-tier', namespace: 'labels', labels: { tier: 'web' } } });
+      await store.apply({ ...fn('lab-other'), metadata: { name: 'lab-other', namespace: 'labels', labels: { tier: 'webx' } } });
+      await store.apply({ ...fn('lab-none'), metadata: { name: 'lab-none', namespace: 'labels' } });
+      const names = async (labels?: Record<string, string>) => (await store.list('Function', { namespace: 'labels', labels })).items.map((i) => i.metadata.name).sort();
+      expect(await names({ tier: 'web' })).toEqual(['lab-both', 'lab-tier']);
+      expect(await names({ tier: 'web', 'orrery.dev/x': 'v1.2_b' })).toEqual(['lab-both']);
+      expect(await names({ tier: 'web', 'orrery.dev/x': 'v1.2' })).toEqual([]);
+      expect(await names({ tier: 'we' })).toEqual([]);
+      expect(await names({})).toEqual(['lab-both', 'lab-none', 'lab-other', 'lab-tier']);
+      expect(await names(undefined)).toEqual(['lab-both', 'lab-none', 'lab-other', 'lab-tier']);
+    });
+
     it('refuses invalid objects with every error and its path', async () => {
       const bad = fn('delta', undefined, { traffic: [{ latestRevision: true, percent: 60 }], state: { keyspace: 'Bad:Name' } });
       const err = await store.apply(bad).catch((e: unknown) => e);

@@ -14,7 +14,7 @@ import { createKubernetesResourceStore } from './kube-resource-store.ts';
 
 const GV = 'orrery.dev/v1alpha1';
 /** Namespaces the conformance suite writes to (Kubernetes needs them to exist). */
-const SUITE_NAMESPACES = ['default', 'other', 'watch', 'elsewhere', 'old'];
+const SUITE_NAMESPACES = ['default', 'other', 'watch', 'elsewhere', 'old', 'labels'];
 
 beforeAll(async () => {
   const kc = adminKubeConfig();
