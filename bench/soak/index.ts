@@ -390,7 +390,7 @@ async function main(): Promise<number> {
     const { ticks, shifts } = scheduleCounts(settings.seconds, TICK_SECONDS, SHIFT_SECONDS);
     const windows = flatnessWindows(settings.seconds);
     const fdWindows = descriptorWindows(settings.seconds);
-    log(`\nsoak: ${rate} req/s open loop for ${settings.seconds} s; ${ticks} churn ticks (every ${TICK_SECONDS} s: each of ${FUNCTIONS.join(', ')} loses or gains a worker), ${shifts} traffic shifts (every ${SHIFT_SECONDS} s); warm-up ${windows.warmupSeconds} s, flatness windows ${windows.windowSeconds} s`);
+    log(`\nsoak: ${rate} req/s open loop for ${settings.seconds} s; ${ticks} churn ticks (every ${TICK_SECONDS} s: each of ${FUNCTIONS.join(', ')} loses or gains a worker), ${shifts} traffic shifts (every ${SHIFT_SECONDS} s); warm-up ${windows.warmupSeconds} s, flatness windows ${windows.windowSeconds} s (memory) and ${fdWindows.windowSeconds} s (fds)`);
     log('progress: "load" lines: the last 10 s on the load\'s clock (ok/failed, p50/p99, in flight, canary versions answered); "churn" lines: the actions of a tick (each with how long the admin API or the kill took) and every component\'s RSS MB/open fds');
     const soakTargets = targets(`soak-${runId}`);
     let started: (at: number) => void = () => {};

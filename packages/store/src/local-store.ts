@@ -157,8 +157,8 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
       const rv = await currentRv();
       // Labels are matched in SQL too (jsonb containment; the text cast keeps the parameter a string
       // on both drivers): a Function's Revisions are listed by label on every reconcile, and
-      // decoding the namespace's every Revision to drop most of them took most of the embedded
-      // store's time on the operator's thread. The JavaScript check below stays the definition.
+      // matching only in JavaScript decoded every Revision of the namespace on the operator's
+      // thread to keep a few. The JavaScript check below stays the definition.
       const labelled = o.labels !== undefined && Object.keys(o.labels).length > 0;
       const r = await db.execute(sql`
         select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"

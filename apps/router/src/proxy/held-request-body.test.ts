@@ -19,7 +19,7 @@ function read(body: HeldRequestBody): string[] {
   return got;
 }
 
-describe('which bodies are held for a replay', () => {
+describe('which bodies are held while they stream to the first worker', () => {
   it('those with a Content-Length up to 64 KiB; never a chunked one (no length known up front)', () => {
     expect(HELD_BODY_LIMIT).toBe(65536);
     expect(heldBodyFits('1')).toBe(true);
