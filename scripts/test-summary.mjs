@@ -2,6 +2,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 
 const files = [];
+/** Lines of a failure's message shown under its name: CI keeps only the log's tail. */
+const MESSAGE_LINES = 8;
+// eslint-disable-next-line no-control-regex -- vitest colours its messages; the summary is plain text.
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** The first lines of a failure message, indented under the test's name. */
+function excerpt(message) {
+  if (!message) return '';
+  const lines = message.replace(ANSI, '').split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  return lines.slice(0, MESSAGE_LINES).map((l) => `\n      ${l.length > 300 ? `${l.slice(0, 300)}…` : l}`).join('');
+}
 const failures = [];
 let passed = 0;
 let failed = 0;
@@ -23,7 +34,9 @@ for (const file of process.argv.slice(2)) {
       failed += 1;
       failures.push(`${suite.name} (did not load or a hook failed: ${(suite.message ?? '').split('\n')[0].slice(0, 200)})`);
     }
-    for (const a of suite.assertionResults ?? []) if (a.status === 'failed') failures.push(`${suite.name} > ${a.fullName}`);
+    for (const a of suite.assertionResults ?? []) {
+      if (a.status === 'failed') failures.push(`${suite.name} > ${a.fullName}${excerpt(a.failureMessages?.[0])}`);
+    }
     if (suite.startTime && suite.endTime) files.push({ name: suite.name, ms: suite.endTime - suite.startTime });
   }
 }
