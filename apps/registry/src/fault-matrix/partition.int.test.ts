@@ -111,9 +111,20 @@ describe('candidate sets (CONS, whole answers)', () => {
     const instanceIds = ['p', 'q', 'r', 's'];
     const groups = ['a', 'b'];
     let n = 0;
+    // Each phase (the cut until a new leader, the majority's traffic, after healing) may add at
+    // most PHASE_OPS operations: unpaced clients make the history as long as the phase (a slow
+    // election once made one of 483, beyond what the checker's step budget can search), and the
+    // checker's work grows with the history, not with what the phase proves.
+    const PHASE_OPS = 60;
+    let issued = 0;
+    let allowance = PHASE_OPS;
+    const nextPhase = () => void (allowance = issued + PHASE_OPS);
     const runClient = async (c: number) => {
       const r = c % 2 ? rmaj : rmin;
       for (let i = 0; !stop; i++) {
+        while (!stop && issued >= allowance) await new Promise((res) => setTimeout(res, 20));
+        if (stop) break;
+        issued++;
         const roll = (c * 7 + i * 13) % 20;
         const id = instanceIds[(c + i) % instanceIds.length]!;
         const g = groups[(c + i) % 2]!;
@@ -138,15 +149,18 @@ describe('candidate sets (CONS, whole answers)', () => {
     const answered = () => history.filter((h) => h.output.kind !== 'unknown').length;
     const clients = [0, 1, 2, 3].map((c) => runClient(c));
     await waitFor('traffic', 20_000, async () => (answered() > 40 ? true : undefined));
+    nextPhase();
     const { majority } = await cutLeaderOff();
     try {
       await majorityLeader(majority);
+      nextPhase();
       const m = answered();
       await waitFor('traffic on the majority side', 30_000, async () => (answered() > m + 20 ? true : undefined));
     } finally {
       await cluster.network!.heal();
     }
     await cluster.waitForLeader(30_000);
+    nextPhase();
     const k = answered();
     await waitFor('traffic after healing', 30_000, async () => (answered() > k + 20 ? true : undefined));
     stop = true;
