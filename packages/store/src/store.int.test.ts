@@ -86,7 +86,7 @@ describe('resource store on postgres', () => {
 });
 
 describe('store HTTP surface', () => {
-  it('refuses a wrong token with 401 and an unknown kind with 404', async () => {
+  it('refuses a wrong token with 401, an unknown kind with 404 and a label without a value with 400', async () => {
     const conn = connect({ url: '' });
     const local = await createLocalStore(conn);
     const handle = createStoreHandler(local, { token: 'right' });
@@ -99,6 +99,9 @@ describe('store HTTP surface', () => {
       expect(((await wrong.json()) as { code: string }).code).toBe('unauthorized');
       const unknown = await fetch(`${base}/v1/store/Pod`, { headers: { authorization: 'Bearer right' } });
       expect(unknown.status).toBe(404);
+      const bareLabel = await fetch(`${base}/v1/store/Function?label=app`, { headers: { authorization: 'Bearer right' } });
+      expect(bareLabel.status).toBe(400);
+      expect(((await bareLabel.json()) as { code: string }).code).toBe('invalid_label_selector');
       const badJson = await fetch(`${base}/v1/store/apply`, { method: 'POST', body: '{', headers: { authorization: 'Bearer right' } });
       expect(badJson.status).toBe(400);
       const invalid = await createHttpStore(base, { token: 'right' }).apply({ kind: 'Function' }).catch((e: unknown) => e);

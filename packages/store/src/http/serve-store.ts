@@ -3,6 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { JsonBodyError, readJsonBody, routes, sendJson as send } from '@orrery/control-http';
 import { isResourceKind } from '@orrery/spec';
 import { type ResourceStore, StoreError } from '../types.ts';
+import { parseLabelParams } from './label-params.ts';
 import { MAX_BODY_BYTES, STORE_PREFIX, WATCH_KEEPALIVE_MS } from './routes.ts';
 
 export interface ServeStoreOptions {
@@ -61,8 +62,7 @@ export function createStoreHandler(store: ResourceStore, opts: ServeStoreOptions
         handler: async (req, res, p) => {
           const kind = kindOf(req, p.kind);
           const search = searchOf(req);
-          const labels = Object.fromEntries(search.getAll('label').map((l) => l.split('=', 2) as [string, string]));
-          send(res, 200, await store.list(kind, { namespace: search.get('namespace') ?? undefined, labels: Object.keys(labels).length ? labels : undefined }));
+          send(res, 200, await store.list(kind, { namespace: search.get('namespace') ?? undefined, labels: parseLabelParams(search.getAll('label')) }));
         },
       },
       { method: 'GET', path: `${STORE_PREFIX}:kind/watch`, handler: (req, res, p) => serveWatch(store, kindOf(req, p.kind), searchOf(req), req, res) },
