@@ -4,6 +4,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import { openPglite } from './pglite-template.ts';
+import { sliceStatements } from './pglite-time-slices.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -49,6 +50,7 @@ export function connect(opts: ConnectOptions = {}): Connection {
   }
   // An empty one starts from a migrated template when there is one (pglite-template.ts).
   const client = openPglite(opts.dataDir);
+  sliceStatements(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
