@@ -9,7 +9,7 @@ import type { OrreryFunction, Resource, Revision } from '@orrery/spec';
 import { namespacedKey } from './namespaced-key.ts';
 import { compileRoutes, type RouteTable } from './route-table.ts';
 import type { RouteSource } from './routes-file.ts';
-import { type ResourceStore, mirrorStore } from '@orrery/store';
+import { type ResourceStore, mirrorStore } from '@orrery/store/client';
 
 /** The Function as the router should route it: spec.traffic replaced by the resolved status.traffic. */
 export function withResolvedTraffic(fn: OrreryFunction): OrreryFunction {

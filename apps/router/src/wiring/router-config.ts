@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { registerSecret, registerUrlSecret, resolveLogFormat, resolveLogLevel, type LogFormat, type LogLevel } from '@orrery/log';
 import { resolveDrainMs, STATESYNC_ENV } from '@orrery/spec';
-import { createHttpStore } from '@orrery/store';
+import { createHttpStore } from '@orrery/store/client';
 import { resolveTraceSettings, type TraceSettings } from '@orrery/tracing';
 import { parseHostPort } from '../endpoints/endpoint-guard.ts';
 import { TrustedProxies } from '../proxy/trusted-proxies.ts';

@@ -1,6 +1,6 @@
 /** What `startRouter` takes: the settings one router replica runs with (wiring/router-config.ts reads them from flags and env). */
 import type { MessageLog } from '@orrery/log';
-import type { ResourceStore } from '@orrery/store';
+import type { ResourceStore } from '@orrery/store/client';
 import type { Tracer } from '@orrery/tracing';
 import type { IngressMode } from '../ingress/data-plane-listener.ts';
 import type { TrustedProxies } from '../proxy/trusted-proxies.ts';
