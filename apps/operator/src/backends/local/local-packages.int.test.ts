@@ -104,7 +104,10 @@ describe('packages on the local backend (real processes, real npm)', () => {
     await p.store.apply(fn('waiting', 'e'.repeat(64)));
     const f = await until(() => stored('waiting'), (x) => x?.status?.build?.reason === 'ArchiveMissing', 20_000, 'waiting ArchiveMissing');
     expect(f!.status!.build).toMatchObject({ phase: 'Pending', message: expect.stringContaining('orrery deploy --code DIR') });
-    expect(ready(f!.status!.conditions)).toMatchObject({ status: 'Unknown', reason: 'Building' });
+    // status.build and the conditions are written by two writers (the build record, then the
+    // Function's reconcile): Ready follows the record in the next reconcile, not in the same write.
+    const g = await until(() => stored('waiting'), (x) => ready(x?.status?.conditions)?.reason === 'Building', 20_000, 'waiting Ready says Building');
+    expect(ready(g!.status!.conditions)).toMatchObject({ status: 'Unknown', reason: 'Building' });
   });
 
   it('the upload endpoint refuses no token, a viewer, an oversized body, a wrong hash and a non-archive', { timeout: 30_000 }, async () => {
