@@ -123,7 +123,7 @@ describe('orrery up (local platform smoke test)', () => {
     ups.push(up);
     firstUp = up;
     const info = await up.ready(150_000);
-    expect(info.routerUrls).toHaveLength(2);
+    expect(info.routerUrls, `orrery up output:\n${up.output().slice(-3000)}`).toHaveLength(2);
     const router = info.routerUrls[0]!;
     expect(up.output()).toMatch(/✓ console ready at http/);
     // One registry: the examples' RegistryCluster, run by the operator; workers and routers use its API.
