@@ -159,8 +159,8 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
       // on both drivers): a Function's Revisions are listed by label on every reconcile, and
       // matching only in JavaScript decoded every Revision of the namespace on the operator's
       // thread to keep a few. The JavaScript check below stays the definition.
-      // Only string values go to SQL: the store's HTTP surface turns `label=k` into { k: undefined },
-      // which JSON drops; the JavaScript check alone decides those, as before.
+      // Only string values go to SQL: JSON drops an undefined value (as `label=k` once arrived from
+      // the HTTP surface, which now refuses it), so the JavaScript check alone decides those.
       const labelled = o.labels !== undefined && Object.keys(o.labels).length > 0 && Object.values(o.labels).every((v) => typeof v === 'string');
       const r = await db.execute(sql`
         select kind, namespace, name, uid, resource_version as "resourceVersion", generation, metadata, spec, status, created_at as "createdAt"

@@ -2,9 +2,10 @@
  * A small request body kept while it streams to the first worker, so that it can go whole to
  * another worker when the first refuses it draining (it ran nothing) or, on an `onWorkerLoss:
  * replay` revision (idempotent-retry.ts `mayReplayElsewhere`), died having read it. It sits
- * between the ingress body and the upstream client: chunks pass on as they come (the first attempt still streams, with
- * backpressure) and are also kept — by reference: each chunk is a buffer of its own that nobody
- * writes to again — until the answer begins (`release`), when a replay can no longer happen.
+ * between the ingress body and the upstream client: chunks pass on as they come (the first
+ * attempt still streams, with backpressure) and are also kept — by reference: each chunk is a
+ * buffer of its own that nobody writes to again — until the answer begins (`release`), when a
+ * replay can no longer happen.
  * Only bodies with a Content-Length of at most HELD_BODY_LIMIT are held, so what one request
  * keeps is bounded and known before the first byte.
  */
