@@ -14,6 +14,15 @@ every component, and kills whatever is left after --timeout seconds.`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A supervisor that exits between the liveness check and the signal is what we want, not an error. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
+
 /** The flags, exported for `orrery completion`. */
 export const options = {
   'data-dir': { type: 'string', default: '.orrery' },
@@ -37,12 +46,12 @@ export async function run(argv: string[]): Promise<number> {
   const { supervisor } = info.pids;
   if (pidAlive(supervisor)) {
     console.log(`orrery down: stopping the supervisor (pid ${supervisor})`);
-    process.kill(supervisor, 'SIGTERM');
+    signal(supervisor, 'SIGTERM');
     const end = Date.now() + timeoutMs;
     while (pidAlive(supervisor) && Date.now() < end) await sleep(200);
     if (pidAlive(supervisor)) {
       console.error(`orrery down: the supervisor did not stop within ${values.timeout} s; killing it and its children`);
-      process.kill(supervisor, 'SIGKILL');
+      signal(supervisor, 'SIGKILL');
     }
   } else {
     console.log('orrery down: the supervisor is gone (crashed or killed); cleaning up its children');

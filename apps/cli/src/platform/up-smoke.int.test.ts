@@ -354,8 +354,12 @@ describe('orrery up (local platform smoke test)', () => {
 
     const pids = await livePids(info);
     pids.forEach((p) => seenPids.add(p));
-    const down = spawn(process.execPath, [CLI, 'down', '--data-dir', dataDir], { stdio: 'ignore' });
-    expect(await new Promise((r) => down.once('exit', r))).toBe(0);
+    const down = spawn(process.execPath, [CLI, 'down', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let downOutput = '';
+    down.stdout.on('data', (d: Buffer) => (downOutput += d.toString()));
+    down.stderr.on('data', (d: Buffer) => (downOutput += d.toString()));
+    const downCode = await new Promise((r) => down.once('exit', r));
+    expect(downCode, `orrery down output:\n${downOutput}\norrery up output:\n${up.output().slice(-2000)}`).toBe(0);
     expect(await up.exit).toBe(0);
     expect(pids.filter(pidAlive)).toEqual([]);
     expect(processesUsing(dataDir)).toEqual([]);
