@@ -3,6 +3,7 @@ import type { ResourceStore, Watch } from '@orrery/store';
 import type { LocalBackend } from './local-backend.ts';
 import { LocalEnvironmentBackend } from './local-environment-backend.ts';
 import { LocalFunctionBackend } from './local-function-backend.ts';
+import { LocalObjectCache } from './local-object-cache.ts';
 import type { LocalPackageBuilds } from './local-package-builds.ts';
 import { LocalRevisionBackend, type LocalRevisionPool } from './local-revision-backend.ts';
 import type { Autoscaler } from '../../autoscaler/autoscaler.ts';
@@ -53,9 +54,9 @@ export interface LocalFunctionOperatorOptions {
 /**
  * The Function, Revision and Environment reconcilers of the local backend: the shared Function
  * reconciler (function/function-reconciler.ts) over the resource store, revisions run as local
- * worker processes (local-backend.ts) or specialized pool workers. Every event only enqueues a
- * key; each reconcile reads the current state and converges, so missed or repeated events are
- * harmless.
+ * worker processes (local-backend.ts) or specialized pool workers. Every event updates the
+ * informer cache the reconcilers read (local-object-cache.ts) and enqueues a key; each reconcile
+ * reads the current state and converges, so missed or repeated events are harmless.
  */
 export class LocalFunctionOperator {
   readonly functions: WorkQueue;
@@ -66,11 +67,11 @@ export class LocalFunctionOperator {
   /** The deleted Functions whose cleanup is pending, by key (the store no longer has them). */
   private readonly gone = new Map<string, unknown>();
   /**
-   * Every Function as last seen (watch events and resyncs), by key: whom a keyspace belongs to
-   * when credentials are asked for synchronously (pool specialization, scale-up), and which
-   * other Functions an event's old and new keyspace concern.
+   * Every Function, Revision and Environment as last seen (watch events, resyncs, own writes): what
+   * the reconcilers read, whom a keyspace belongs to when credentials are asked for synchronously
+   * (pool specialization, scale-up), and which other Functions an event's keyspaces concern.
    */
-  private readonly known = new Map<string, unknown>();
+  private readonly cache = new LocalObjectCache();
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
@@ -96,7 +97,7 @@ export class LocalFunctionOperator {
     this.environments = kindQueue('Environment', (k) => this.reconcileEnvironment(k), { onError: onError('Environment', 'Environment'), concurrency: 1 }, o.metrics);
     this.keyspaces = kindQueue('KeyspaceCleanup', (k) => this.cleanupKeyspace(k), { onError: onError('keyspace cleanup of Function'), concurrency: 1 }, o.metrics);
     const packages = o.packages;
-    this.functionBackend = new LocalFunctionBackend(o.store, packages ? (key) => packages.gateOfFunction(key) : undefined, this.now);
+    this.functionBackend = new LocalFunctionBackend(o.store, packages ? (key) => packages.gateOfFunction(key) : undefined, this.now, this.cache);
     this.functionReconciler = new FunctionReconciler({
       backend: this.functionBackend,
       routerUrl: o.routerUrl,
@@ -111,6 +112,7 @@ export class LocalFunctionOperator {
     this.revisionReconciler = new RevisionReconciler({
       backend: new LocalRevisionBackend({
         store: o.store,
+        cache: this.cache,
         functions: this.functionBackend,
         workers: o.backend,
         pool: o.pool,
@@ -125,12 +127,12 @@ export class LocalFunctionOperator {
   }
 
   async start(): Promise<void> {
-    const events = new FunctionFamilyEvents({ functions: this.functions, revisions: this.revisions, environments: this.environments }, () => this.known.values());
+    const events = new FunctionFamilyEvents({ functions: this.functions, revisions: this.revisions, environments: this.environments }, () => this.cache.values('Function'));
+    // The cache first: the reconcile an event enqueues must read at least that event's object.
     this.watches.push(
       this.o.store.watch('Function', {}, (e) => {
         const key = objectKey(e.object.metadata.namespace, e.object.metadata.name);
-        if (e.type === 'deleted') this.known.delete(key);
-        else this.known.set(key, e.object);
+        this.cache.event('Function', e);
         events.functionChanged(e.object, e.type === 'deleted');
         // A host is claimed cluster-wide: any Function's change may move one.
         this.o.domains?.kick();
@@ -141,8 +143,14 @@ export class LocalFunctionOperator {
           this.keyspaces.add(key);
         }
       }),
-      this.o.store.watch('Environment', {}, (e) => events.environmentChanged(e.object)),
-      this.o.store.watch('Revision', {}, (e) => events.revisionChanged(e.object)),
+      this.o.store.watch('Environment', {}, (e) => {
+        this.cache.event('Environment', e);
+        events.environmentChanged(e.object);
+      }),
+      this.o.store.watch('Revision', {}, (e) => {
+        this.cache.event('Revision', e);
+        events.revisionChanged(e.object);
+      }),
     );
     await this.resync();
     this.o.domains?.start(this.o.resyncMs ?? 30_000);
@@ -152,26 +160,19 @@ export class LocalFunctionOperator {
 
   /** Enqueue everything: catches up after a restart and heals anything a missed event left. */
   async resync(): Promise<void> {
+    // Revisions and Environments before Functions: a Function reconcile that runs between two
+    // lists must not find its Function listed and its Revisions not (it would number a new one after none).
+    const revisions = await this.o.store.list('Revision');
+    this.cache.replace('Revision', revisions.items, revisions.resourceVersion);
+    const environments = await this.o.store.list('Environment');
+    this.cache.replace('Environment', environments.items, environments.resourceVersion);
     const functions = await this.o.store.list('Function');
-    this.remember(functions.items, functions.resourceVersion);
+    this.cache.replace('Function', functions.items, functions.resourceVersion);
     for (const f of functions.items) this.functions.add(`${f.metadata.namespace}/${f.metadata.name}`);
-    for (const r of (await this.o.store.list('Revision')).items) this.revisions.add(`${r.metadata.namespace}/${r.metadata.name}`);
+    for (const r of revisions.items) this.revisions.add(`${r.metadata.namespace}/${r.metadata.name}`);
     // Also refreshes each Environment's warm-worker count, which changes without a store event.
-    for (const e of (await this.o.store.list('Environment')).items) this.environments.add(`${e.metadata.namespace}/${e.metadata.name}`);
+    for (const e of environments.items) this.environments.add(`${e.metadata.namespace}/${e.metadata.name}`);
     for (const key of this.o.backend.revisionKeys()) this.revisions.add(key);
-  }
-
-  /** Merges a list into `known`; a watch event newer than the list wins, whichever came first. */
-  private remember(items: readonly { metadata: { namespace: string; name: string; resourceVersion?: string | number } }[], listedAt: number): void {
-    const rv = (o: unknown) => Number((o as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion ?? 0);
-    const listed = new Set<string>();
-    for (const f of items) {
-      const key = `${f.metadata.namespace}/${f.metadata.name}`;
-      listed.add(key);
-      const cur = this.known.get(key);
-      if (!cur || rv(cur) <= rv(f)) this.known.set(key, f);
-    }
-    for (const [key, cur] of this.known) if (!listed.has(key) && rv(cur) <= listedAt) this.known.delete(key);
   }
 
   /** Called by the backend when a worker changes state. */
@@ -199,7 +200,8 @@ export class LocalFunctionOperator {
     const gone = this.gone.get(key);
     if (!gone || !this.o.deleteKeyspace) return;
     const [namespace] = splitKey(key);
-    await this.functionReconciler.releaseKeyspace(key, gone, await this.functionBackend.functions(namespace));
+    // Fresh reads, not the cache: a keyspace another Function declares by now is never wiped.
+    await this.functionReconciler.releaseKeyspace(key, gone, await this.functionBackend.liveFunctions(namespace));
     // A deletion under the same key that arrived meanwhile (re-created, deleted again) stays pending.
     if (this.gone.get(key) === gone) this.gone.delete(key);
   }
@@ -208,7 +210,7 @@ export class LocalFunctionOperator {
     if (this.o.packages) {
       // status.build first: the reconcile's Ready then says what the build says.
       const [namespace, name] = splitKey(key);
-      const parsed = FunctionSchema.safeParse(await this.o.store.get('Function', namespace, name));
+      const parsed = FunctionSchema.safeParse((await this.functionBackend.cachedFunction(namespace, name)) ?? (await this.o.store.get('Function', namespace, name)));
       if (parsed.success) await this.o.packages.observe(parsed.data);
       else this.o.packages.forget(key);
     }
@@ -231,7 +233,7 @@ export class LocalFunctionOperator {
 
   /** Scoped state credentials for a stateful function (deploy env or specialize body). */
   credentials(fn: OrreryFunction): StateCredentials | undefined {
-    return stateCredentials(fn, this.o, this.known.values());
+    return stateCredentials(fn, this.o, this.cache.values('Function'));
   }
 }
 

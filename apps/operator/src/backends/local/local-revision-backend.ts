@@ -10,6 +10,7 @@ import { objectKey } from '../../queue/object-key.ts';
 import type { RevisionWorkers } from '../../reconcile/revision-workers.ts';
 import type { ReadyOverride, RevisionBackend, RevisionPool } from '../../revision/revision-backend.ts';
 import type { LocalBackend } from './local-backend.ts';
+import type { LocalObjectCache } from './local-object-cache.ts';
 
 /** The local pool executor as the operator drives it (local-pool-executor.ts; absent: no pool). */
 export interface LocalRevisionPool {
@@ -32,6 +33,8 @@ const SERVED_BY_POOL: ReadyOverride = { status: 'True', reason: 'PoolExecutor', 
 
 export interface LocalRevisionBackendOptions {
   store: ResourceStore;
+  /** The operator's informer cache (absent: every read goes to the store); a miss is confirmed by the store. */
+  cache?: LocalObjectCache;
   /** Where a Function's Revisions are listed (the Function reconciler's backend). */
   functions: Pick<FunctionBackend, 'revisionsOf'>;
   workers: LocalBackend;
@@ -63,12 +66,16 @@ export class LocalRevisionBackend implements RevisionBackend {
     }
   }
 
+  // A miss stops the revision's workers (release): it is read again from the store first.
   async revision(namespace: string, name: string): Promise<Revision | undefined> {
-    return (await this.o.store.get('Revision', namespace, name)) as Revision | undefined;
+    const cached = this.o.cache?.listed('Revision') ? this.o.cache.get<Revision>('Revision', namespace, name) : undefined;
+    return cached ?? ((await this.o.store.get('Revision', namespace, name)) as Revision | undefined);
   }
 
   async owner(rev: Revision): Promise<OrreryFunction | undefined> {
-    return (await this.o.store.get('Function', rev.metadata.namespace, rev.spec.function)) as OrreryFunction | undefined;
+    const { namespace } = rev.metadata;
+    const cached = this.o.cache?.listed('Function') ? this.o.cache.get<OrreryFunction>('Function', namespace, rev.spec.function) : undefined;
+    return cached ?? ((await this.o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined);
   }
 
   revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
@@ -94,7 +101,8 @@ export class LocalRevisionBackend implements RevisionBackend {
   }
 
   async writeStatus(rev: Revision, status: RevisionStatus): Promise<RevisionStatus | undefined> {
-    await this.o.store.updateStatus('Revision', rev.metadata.namespace, rev.metadata.name, status);
+    const written = await this.o.store.updateStatus('Revision', rev.metadata.namespace, rev.metadata.name, status);
+    this.o.cache?.wrote('Revision', written);
     return rev.status;
   }
 }

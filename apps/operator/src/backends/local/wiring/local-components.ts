@@ -90,7 +90,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   // Plain node on a bundled runtime when possible: workers start ~3× faster than through tsx.
   const runtime = await runtimeCommand((msg) => log(msg));
   // The cold path reads Revisions, Functions and Environments from memory, not from the database.
-  const executorView = createExecutorView(store, (err) => warn(`executor view: ${(err as Error).message}`));
+  const executorView = createExecutorView(store, { onError: (err) => warn(`executor view: ${(err as Error).message}`) });
   // The Environment's image picks the runtime (docs/python.md): Node.js, or python3 with apps/runtime-python.
   const runtimes = { node: runtime, python: pythonRuntimeCommand() };
   if ('unavailable' in runtimes.python) log(`Python runtime unavailable (orrery/runtime-python Environments will not be Ready): ${runtimes.python.unavailable}`);
