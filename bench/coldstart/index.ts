@@ -125,7 +125,8 @@ async function main(): Promise<void> {
 
   const p: Platform = await startPlatform({
     // The operator as `orrery up` runs it (node flags; its environment's malloc setting is set above).
-    operatorNodeFlags: nodeFlagsFor('operator'),
+    // ORRERY_BENCH_OPERATOR_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the operator.
+    operatorNodeFlags: [...nodeFlagsFor('operator'), ...(process.env.ORRERY_BENCH_OPERATOR_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
     // Resync at the operator's default period (the test harness's 5 s re-reconciles every function all the time).
     operatorArgs: ['--resync-seconds', '30', '--pool-size', '3', '--pool-idle-timeout', '3s', '--autoscaler-stable-window', '6s', '--autoscaler-scale-to-zero-grace-period', '1s', '--autoscaler-tick', '500ms'],
   });

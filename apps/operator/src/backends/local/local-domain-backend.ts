@@ -1,6 +1,6 @@
 /**
- * Custom domains on the local backend (domain/domain-backend.ts): Functions from the resource
- * store, TLS Secrets from the local secret files (`<data-dir>/secrets/<namespace>/<name>/tls.crt`
+ * Custom domains on the local backend (domain/domain-backend.ts): Functions from the operator's
+ * informer cache (local-object-cache.ts) or the resource store, TLS Secrets from the local secret files (`<data-dir>/secrets/<namespace>/<name>/tls.crt`
  * and `tls.key`, what `orrery secret set` and `orrery tls cert` write), and the routers'
  * certificates as `<data-dir>/router-certs/<host>.pem` — folder 0700, files 0600, each written to
  * a temporary name and renamed, so a router never reads half a file (docs/domains.md).
@@ -11,15 +11,21 @@ import { join } from 'node:path';
 import { LOCAL_ROUTER_CERTS_DIR, LOCAL_SECRETS_DIR, hostOfRouterCertificateFile, localSecretPathSegments, routerCertificateFile } from '@orrery/spec';
 import type { ResourceStore } from '@orrery/store';
 import type { DomainBackend, TlsSecret } from '../../domain/domain-backend.ts';
+import type { LocalObjectCache } from './local-object-cache.ts';
 
 export class LocalDomainBackend implements DomainBackend {
   readonly routerCertificatesAt: string;
 
-  constructor(private readonly o: { store: ResourceStore; dataDir: string }) {
+  constructor(private readonly o: { store: ResourceStore; dataDir: string; cache?: LocalObjectCache }) {
     this.routerCertificatesAt = join(o.dataDir, LOCAL_ROUTER_CERTS_DIR);
   }
 
+  /**
+   * From the operator's informer cache once it has listed Functions (every Function event kicks a
+   * pass, so a pass per status write read every Function from the store), else from the store.
+   */
   async functions(): Promise<readonly unknown[]> {
+    if (this.o.cache?.listed('Function')) return [...this.o.cache.values('Function')];
     return (await this.o.store.list('Function')).items;
   }
 

@@ -49,6 +49,8 @@ export interface LocalFunctionOperatorOptions {
   domains?: DomainReconciler;
   /** Package builds (source.package, docs/packages.md); absent = packages never build and their revisions wait. */
   packages?: LocalPackageBuilds;
+  /** The informer cache this operator fills and its reconcilers read (shared with the custom-domain pass); absent: its own. */
+  cache?: LocalObjectCache;
 }
 
 /**
@@ -71,7 +73,7 @@ export class LocalFunctionOperator {
    * the reconcilers read, whom a keyspace belongs to when credentials are asked for synchronously
    * (pool specialization, scale-up), and which other Functions an event's keyspaces concern.
    */
-  private readonly cache = new LocalObjectCache();
+  private readonly cache: LocalObjectCache;
   private watches: Watch[] = [];
   private resyncTimer?: NodeJS.Timeout;
   private readonly now: () => Date;
@@ -83,6 +85,7 @@ export class LocalFunctionOperator {
 
   constructor(private readonly o: LocalFunctionOperatorOptions) {
     this.now = o.now ?? (() => new Date());
+    this.cache = o.cache ?? new LocalObjectCache();
     this.log = o.log ?? (() => {});
     const onError = (kind: string, eventKind?: 'Function' | 'Revision' | 'Environment') => (key: string, err: unknown, attempt: number) => {
       this.log(`reconcile ${kind} ${key} failed (attempt ${attempt}): ${(err as Error).message}`, { reconcile: kind, key, attempt });

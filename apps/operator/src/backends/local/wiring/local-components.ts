@@ -30,6 +30,7 @@ import { listeningAddress } from '../../../wiring/listening-address.ts';
 import { LocalBackend } from '../local-backend.ts';
 import { DomainReconciler } from '../../../domain/domain-reconciler.ts';
 import { LocalDomainBackend } from '../local-domain-backend.ts';
+import { LocalObjectCache } from '../local-object-cache.ts';
 import { LocalFunctionOperator } from '../local-function-operator.ts';
 import { LocalPoolExecutor } from '../local-pool-executor.ts';
 import { LocalRegistryClusterBackend } from '../local-registry-cluster-backend.ts';
@@ -168,13 +169,16 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   });
   // Custom domains (docs/domains.md): certificates from the local secret files, checked, handed to
   // the routers as <data-dir>/router-certs/<host>.pem; status.domains through the Function reconciler.
+  // The Functions, Revisions and Environments the operator's watches keep (its reconcilers and the domain pass read them).
+  const cache = new LocalObjectCache();
   const domains = new DomainReconciler({
-    backend: new LocalDomainBackend({ store, dataDir }),
+    backend: new LocalDomainBackend({ store, dataDir, cache }),
     functionChanged: (key) => operator.functions.add(key),
     now: () => new Date(),
     log,
   });
   const operator: LocalFunctionOperator = new LocalFunctionOperator({
+    cache,
     domains,
     packages,
     autoscaler,
