@@ -29,17 +29,23 @@ export async function criticalViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * `page.goto`, tried again (up to 3 times) when Chromium aborts the load with
- * net::ERR_NETWORK_CHANGED: the machine's network configuration changed under the browser (seen
- * once in CI), which says nothing about the console. Any other failure is thrown at once.
+ * Load failures below the console: net::ERR_NETWORK_CHANGED (the machine's network configuration
+ * changed under the browser, seen once in CI) and a load Chromium replaced with its own error page
+ * (`interrupted by another navigation to "chrome-error://chromewebdata/"`, seen once in CI right
+ * after a login: a kept-alive connection closed under the request). Neither says anything about
+ * the console; a console that is down fails all three attempts.
  */
+const TRANSIENT_LOAD_FAILURE = /net::ERR_NETWORK_CHANGED|net::ERR_CONNECTION_RESET|net::ERR_EMPTY_RESPONSE|chrome-error:\/\/chromewebdata/;
+
+/** `page.goto`, tried again (up to 3 times) after a transient load failure; any other failure is thrown at once. */
 export async function goto(page: Page, url: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await page.goto(url);
       return;
     } catch (err) {
-      if (attempt >= 3 || !String((err as Error).message).includes('net::ERR_NETWORK_CHANGED')) throw err;
+      if (attempt >= 3 || !TRANSIENT_LOAD_FAILURE.test(String((err as Error).message))) throw err;
+      await new Promise((r) => setTimeout(r, 250 * attempt));
     }
   }
 }
