@@ -1,6 +1,7 @@
 /**
  * The local operator's reconcilers read its informer cache (local-object-cache.ts), not the
- * embedded store: repeated reconciles of a settled Function cost no store read, a template change
+ * embedded store: repeated reconciles of a settled Function cost no store read (package builds'
+ * status.build check included), a template change
  * still makes exactly one new Revision however often the Function is reconciled meanwhile, and a
  * deleted Function still takes its Revisions with it. Real store (embedded); no workers run.
  */
@@ -8,13 +9,19 @@ import { connect } from '@orrery/db';
 import type { OrreryFunction, ResourceKind, Revision } from '@orrery/spec';
 import { type ResourceStore, createLocalStore } from '@orrery/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalBuildStatus } from './local-build-status.ts';
 import { LocalFunctionOperator } from './local-function-operator.ts';
+import { LocalPackageBuilds } from './local-package-builds.ts';
 import { workerlessBackend } from './testing/workerless-backend.ts';
 
 const NS = 'cache';
 let conn: ReturnType<typeof connect>;
 let store: ResourceStore;
 let operator: LocalFunctionOperator;
+let dataDir: string;
 const reads: string[] = [];
 const failures: string[] = [];
 
@@ -50,8 +57,19 @@ beforeAll(async () => {
   conn = connect({ url: '' });
   store = await createLocalStore(conn);
   await store.apply({ apiVersion: 'orrery.dev/v1alpha1', kind: 'Environment', metadata: { name: 'nodejs', namespace: NS }, spec: { image: 'orrery/runtime-node:latest' } });
+  dataDir = mkdtempSync(join(tmpdir(), 'orrery-operator-cache-'));
+  const watched = counting(store);
+  // Package builds observe every Function reconcile (status.build): covered by the no-read count too.
+  const packages = new LocalPackageBuilds({
+    dataDir,
+    status: new LocalBuildStatus(watched),
+    runtimeOf: async () => ({ ok: true, runtime: 'node', command: { command: process.execPath, args: [] } }),
+    maxArchiveBytes: 1 << 20,
+    changed: (namespace, name) => void operator.packageChanged(namespace, name),
+  });
   operator = new LocalFunctionOperator({
-    store: counting(store),
+    packages,
+    store: watched,
     backend: workerlessBackend(),
     resyncMs: 3_600_000,
     log: (msg) => {
@@ -64,6 +82,7 @@ afterAll(async () => {
   await operator?.stop();
   await store?.close();
   await conn?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('the local operator reads its informer cache', () => {

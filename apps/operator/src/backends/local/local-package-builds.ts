@@ -101,6 +101,9 @@ export class LocalPackageBuilds {
     const t = fn.spec.template;
     this.templates.set(fnKey, t);
     const build = t.source.package ? await this.buildOf(namespace, t, fnKey) : undefined;
+    // The copy handed in (the operator's cache) already says so: no fresh read. Were the store
+    // ahead of it, our own write's watch event is on its way and reconciles this Function again.
+    if (sameBuild(fn.status?.build, build)) return;
     await updateBuildStatus(this.o.status, namespace, name, (stored) => (sameBuild(stored.status?.build, build) ? 'unchanged' : build));
   }
 
