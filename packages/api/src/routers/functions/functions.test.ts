@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OrreryFunction } from '@orrery/spec';
+import type { OrreryFunction, ResourceKind } from '@orrery/spec';
+import type { ResourceStore } from '@orrery/store';
 import { createHarness, fnManifest, rejection, revisionManifest, type Harness } from '../../testing/api-harness.ts';
 import { issuesOf } from '../../errors.ts';
 
@@ -122,6 +123,55 @@ describe('functions.traffic.set (operator)', () => {
     // rollback takes the generation too.
     const rolled = await h.as('operator').functions.rollback({ name: 'counter', revision: 'counter-00002', generation: saved.metadata.generation });
     expect(rolled.spec.traffic).toEqual([{ revisionName: 'counter-00002', percent: 100 }]);
+  });
+});
+
+describe('functions.traffic.set beside a busy operator', () => {
+  const extra: Harness[] = [];
+  afterAll(async () => {
+    for (const x of extra) await x.store.close(); // the connection is h's
+  });
+  const harness = async (store: ResourceStore) => {
+    const x = await createHarness({ store }, h.conn);
+    extra.push(x);
+    return x;
+  };
+  // A store whose Function reads are each followed by a status write (as the operator's are, any
+  // time): the handler's own write then meets a moved resourceVersion.
+  const racing = (writesLeft: { n: number }): ResourceStore =>
+    new Proxy(h.store, {
+      get(target, prop, receiver) {
+        if (prop !== 'get') return Reflect.get(target, prop, receiver) as unknown;
+        return async (kind: ResourceKind, namespace: string, name: string) => {
+          const got = (await target.get(kind, namespace, name)) as OrreryFunction | undefined;
+          if (got && kind === 'Function' && writesLeft.n-- > 0) await target.updateStatus('Function', namespace, name, { ...got.status, observedGeneration: got.metadata.generation, url: `http://router/${writesLeft.n}` });
+          return got;
+        };
+      },
+    });
+  const split = (a: number) => [
+    { revisionName: 'counter-00001', percent: a },
+    { revisionName: 'counter-00002', percent: 100 - a },
+  ];
+
+  it('with a generation: status writes between its read and its write are read again, not a conflict', async () => {
+    const racy = await harness(racing({ n: 2 }));
+    const read = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    const saved = await racy.as('operator').functions.traffic.set({ name: 'counter', traffic: split(40), generation: read.metadata.generation });
+    expect(saved.spec.traffic.map((t) => t.percent)).toEqual([40, 60]);
+    expect(saved.status?.url).toBe('http://router/0'); // the write kept the status written meanwhile
+  });
+
+  it('gives up with CONFLICT when status writes never stop, and without a generation at once', async () => {
+    const busy = await harness(racing({ n: 100 }));
+    const read = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    const err = await rejection(busy.as('operator').functions.traffic.set({ name: 'counter', traffic: split(10), generation: read.metadata.generation }));
+    expect(err.code).toBe('CONFLICT');
+    const once = await harness(racing({ n: 1 }));
+    const now = (await h.store.get('Function', 'default', 'counter')) as OrreryFunction;
+    const byRv = await rejection(once.as('operator').functions.traffic.set({ name: 'counter', traffic: split(10), resourceVersion: now.metadata.resourceVersion }));
+    expect(byRv.code).toBe('CONFLICT');
+    expect(((await h.store.get('Function', 'default', 'counter')) as OrreryFunction).spec.traffic.map((t) => t.percent)).toEqual([40, 60]);
   });
 });
 
