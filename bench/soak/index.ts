@@ -204,12 +204,20 @@ class Soak {
   /** Sets revisionGC on each function and remembers its min/max scale (the adds' range). */
   async prepare(): Promise<void> {
     for (const name of FUNCTIONS) {
-      const fn = (await this.api.functions.get.query({ namespace: NS, name }));
-      const a = fn.spec.template.autoscaling ?? {};
-      this.base.set(name, { minScale: a.minScale ?? 0, maxScale: a.maxScale || DEFAULT_ADD_CEILING });
-      // A stateful function's writes each leave an idempotency outcome in statesvc for the
-      // retention (24 h by default): that would read as statesvc's memory growing all run long.
-      await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' }, ...(spec.state ? { state: { ...spec.state, idempotencyRetention: IDEMPOTENCY_RETENTION } } : {}) }));
+      for (let attempt = 1; ; attempt++) {
+        const fn = (await this.api.functions.get.query({ namespace: NS, name }));
+        const a = fn.spec.template.autoscaling ?? {};
+        this.base.set(name, { minScale: a.minScale ?? 0, maxScale: a.maxScale || DEFAULT_ADD_CEILING });
+        try {
+          // A stateful function's writes each leave an idempotency outcome in statesvc for the
+          // retention (24 h by default): that would read as statesvc's memory growing all run long.
+          await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' }, ...(spec.state ? { state: { ...spec.state, idempotencyRetention: IDEMPOTENCY_RETENTION } } : {}) }));
+          break;
+        } catch (err) {
+          // Right after `orrery up` the operator writes every example's status: read again.
+          if (attempt >= 5 || !/conflict|was modified/i.test((err as Error).message)) throw err;
+        }
+      }
     }
   }
 
