@@ -204,20 +204,15 @@ class Soak {
   /** Sets revisionGC on each function and remembers its min/max scale (the adds' range). */
   async prepare(): Promise<void> {
     for (const name of FUNCTIONS) {
-      for (let attempt = 1; ; attempt++) {
+      // Right after `orrery up` the operator writes every example's status.
+      await this.readAndApply(5, async () => {
         const fn = (await this.api.functions.get.query({ namespace: NS, name }));
         const a = fn.spec.template.autoscaling ?? {};
         this.base.set(name, { minScale: a.minScale ?? 0, maxScale: a.maxScale || DEFAULT_ADD_CEILING });
-        try {
-          // A stateful function's writes each leave an idempotency outcome in statesvc for the
-          // retention (24 h by default): that would read as statesvc's memory growing all run long.
-          await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' }, ...(spec.state ? { state: { ...spec.state, idempotencyRetention: IDEMPOTENCY_RETENTION } } : {}) }));
-          break;
-        } catch (err) {
-          // Right after `orrery up` the operator writes every example's status: read again.
-          if (attempt >= 5 || !/conflict|was modified/i.test((err as Error).message)) throw err;
-        }
-      }
+        // A stateful function's writes each leave an idempotency outcome in statesvc for the
+        // retention (24 h by default): that would read as statesvc's memory growing all run long.
+        await this.apply(fn, (spec) => ({ ...spec, revisionGC: { keep: 2, minAge: '1m' }, ...(spec.state ? { state: { ...spec.state, idempotencyRetention: IDEMPOTENCY_RETENTION } } : {}) }));
+      });
     }
   }
 
@@ -263,18 +258,25 @@ class Soak {
     return `kill ${fn} pid ${pid} (${victim.revision}, ${ready.length} ready)`;
   }
 
-  private async add(name: string): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
+  private add(name: string): Promise<string> {
+    return this.readAndApply(3, async () => {
       const fn = (await this.api.functions.get.query({ namespace: NS, name }));
       const base = this.base.get(name)!;
       const current = fn.spec.template.autoscaling?.minScale ?? 0;
       const next = nextMinScale(current, base.minScale, base.maxScale);
+      await this.apply(fn, (spec) => ({ ...spec, template: { ...spec.template, autoscaling: { ...spec.template.autoscaling, minScale: next.minScale } } }));
+      return `${next.lowered ? 'lower (at maxScale)' : 'add'} ${name} minScale ${current} → ${next.minScale}`;
+    });
+  }
+
+  /** A read-then-apply, run again (up to `attempts` times) when the apply meets a status write of the operator's. */
+  private async readAndApply<T>(attempts: number, readThenApply: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
       try {
-        await this.apply(fn, (spec) => ({ ...spec, template: { ...spec.template, autoscaling: { ...spec.template.autoscaling, minScale: next.minScale } } }));
-        return `${next.lowered ? 'lower (at maxScale)' : 'add'} ${name} minScale ${current} → ${next.minScale}`;
+        return await readThenApply();
       } catch (err) {
         // The operator's status writes move resourceVersion: read again.
-        if (attempt >= 3 || !/conflict|was modified/i.test((err as Error).message)) throw err;
+        if (attempt >= attempts || !/conflict|was modified/i.test((err as Error).message)) throw err;
       }
     }
   }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '@orrery/db';
 import type { ResourceKind } from '@orrery/spec';
 import { createLocalStore, type ResourceStore } from '@orrery/store';
+import { until } from '../testing/spawn-server.ts';
 import { createExecutorView } from './executor-view.ts';
 
 // The executor view on the real embedded store: mirror hits, store misses believed for a while,
@@ -33,15 +34,6 @@ const environment = (name: string, poolSize: number) => ({
   spec: { image: 'orrery/runtime-node:latest', poolSize },
 });
 
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await f();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('condition not reached in 5 s');
-}
-
 describe('executor view', () => {
   it('serves a missing object from one store read until the miss expires, and a created one from the mirror', async () => {
     let t = 1_000;
@@ -59,14 +51,14 @@ describe('executor view', () => {
 
       // Created inside the window of a fresh miss: the mirror's watch shows it without a store read.
       await store.apply(environment('default', 5));
-      const seen = await until(() => view.environment('default', 'default'), (e) => e !== undefined);
+      const seen = await until(() => view.environment('default', 'default'), (e) => e !== undefined, 5_000, 'the mirror shows the created Environment');
       expect(seen?.spec.poolSize).toBe(5);
       expect(gets).toHaveLength(2);
 
       // Deleted: the mirror drops it, the next call reads the store once and believes the miss.
       await store.delete('Environment', 'default', 'default');
       t += 1001;
-      await until(() => view.environment('default', 'default'), (e) => e === undefined);
+      await until(() => view.environment('default', 'default'), (e) => e === undefined, 5_000, 'the mirror drops the deleted Environment');
       const reads = gets.length;
       expect(await view.environment('default', 'default')).toBeUndefined();
       expect(gets).toHaveLength(reads);

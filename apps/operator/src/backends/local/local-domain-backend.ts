@@ -1,8 +1,8 @@
 /**
  * Custom domains on the local backend (domain/domain-backend.ts): Functions from the operator's
- * informer cache (local-object-cache.ts) or the resource store, TLS Secrets from the local secret files (`<data-dir>/secrets/<namespace>/<name>/tls.crt`
- * and `tls.key`, what `orrery secret set` and `orrery tls cert` write), and the routers'
- * certificates as `<data-dir>/router-certs/<host>.pem` — folder 0700, files 0600, each written to
+ * informer cache (local-object-cache.ts) or the resource store, TLS Secrets from the local secret
+ * files (`<data-dir>/secrets/<namespace>/<name>/tls.crt` and `tls.key`, what `orrery secret set`
+ * and `orrery tls cert` write), and the routers' certificates as `<data-dir>/router-certs/<host>.pem` — folder 0700, files 0600, each written to
  * a temporary name and renamed, so a router never reads half a file (docs/domains.md).
  */
 import { type FSWatcher, watch } from 'node:fs';

@@ -29,7 +29,7 @@ export class LocalFunctionBackend implements FunctionBackend {
   }
 
   /** The Function from the cache, or undefined when it is not there (or the cache has not listed Functions yet). */
-  async cachedFunction(namespace: string, name: string): Promise<OrreryFunction | undefined> {
+  private async cachedFunction(namespace: string, name: string): Promise<OrreryFunction | undefined> {
     return this.cache?.listed('Function') ? this.cache.get<OrreryFunction>('Function', namespace, name) : undefined;
   }
 

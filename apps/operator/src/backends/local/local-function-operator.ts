@@ -213,7 +213,7 @@ export class LocalFunctionOperator {
     if (this.o.packages) {
       // status.build first: the reconcile's Ready then says what the build says.
       const [namespace, name] = splitKey(key);
-      const parsed = FunctionSchema.safeParse((await this.functionBackend.cachedFunction(namespace, name)) ?? (await this.o.store.get('Function', namespace, name)));
+      const parsed = FunctionSchema.safeParse((await this.functionBackend.read(namespace, name))?.fn);
       if (parsed.success) await this.o.packages.observe(parsed.data);
       else this.o.packages.forget(key);
     }

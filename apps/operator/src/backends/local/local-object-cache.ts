@@ -62,12 +62,8 @@ export class LocalObjectCache {
     const tombs = this.tombs(kind);
     const seen = new Set<string>();
     for (const o of items) {
-      const key = keyOf(o.metadata.namespace, o.metadata.name);
-      seen.add(key);
-      const deletedAt = tombs.get(key);
-      if (deletedAt !== undefined && deletedAt >= rvOf(o)) continue;
-      const cur = m.get(key);
-      if (!cur || rvOf(cur) <= rvOf(o)) m.set(key, o);
+      seen.add(keyOf(o.metadata.namespace, o.metadata.name));
+      this.keep(kind, o);
     }
     for (const [key, cur] of m) if (!seen.has(key) && rvOf(cur) <= listedAt) m.delete(key);
     // Deletions the list already reflects need no tombstone any more.

@@ -35,8 +35,8 @@ export interface LocalRevisionBackendOptions {
   store: ResourceStore;
   /** The operator's informer cache (absent: every read goes to the store); a miss is confirmed by the store. */
   cache?: LocalObjectCache;
-  /** Where a Function's Revisions are listed (the Function reconciler's backend). */
-  functions: Pick<FunctionBackend, 'revisionsOf'>;
+  /** Where a Function and its Revisions are read (the Function reconciler's backend: cache, a miss confirmed by the store). */
+  functions: Pick<FunctionBackend, 'read' | 'revisionsOf'>;
   workers: LocalBackend;
   pool?: LocalRevisionPool;
   /** The Function's state token, judged on every Function the operator knows. */
@@ -66,16 +66,14 @@ export class LocalRevisionBackend implements RevisionBackend {
     }
   }
 
-  // A miss stops the revision's workers (release): it is read again from the store first.
+  // A miss stops the revision's workers (release): it is read again from the store first (the owner too).
   async revision(namespace: string, name: string): Promise<Revision | undefined> {
     const cached = this.o.cache?.listed('Revision') ? this.o.cache.get<Revision>('Revision', namespace, name) : undefined;
     return cached ?? ((await this.o.store.get('Revision', namespace, name)) as Revision | undefined);
   }
 
   async owner(rev: Revision): Promise<OrreryFunction | undefined> {
-    const { namespace } = rev.metadata;
-    const cached = this.o.cache?.listed('Function') ? this.o.cache.get<OrreryFunction>('Function', namespace, rev.spec.function) : undefined;
-    return cached ?? ((await this.o.store.get('Function', namespace, rev.spec.function)) as OrreryFunction | undefined);
+    return (await this.o.functions.read(rev.metadata.namespace, rev.spec.function))?.fn;
   }
 
   revisionsOf(namespace: string, fn: string): Promise<Revision[]> {
