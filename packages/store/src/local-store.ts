@@ -9,6 +9,7 @@ import { assertKind, checkRevisionWrite, parseForApply, parseStatus } from './ap
 import { applyLookupFor } from './apply-lookup.ts';
 import { nextGeneration } from './generation.ts';
 import { type ResourceRow, clientMetadata, rowToResource } from './object.ts';
+import { type FeedEventRow, type FeedWatch, KindWatchFeed } from './kind-watch-feed.ts';
 import { watchEnding } from './watch-ending.ts';
 import {
   type ApplyOptions,
@@ -38,15 +39,6 @@ export interface LocalStoreOptions {
   pollMs?: number;
   /** Skip migrations (the caller ran them). */
   skipMigrate?: boolean;
-}
-
-interface EventRow {
-  resource_version: string | number;
-  kind: string;
-  namespace: string;
-  name: string;
-  type: string;
-  object: Resource;
 }
 
 /**
@@ -148,6 +140,38 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
         return row ? rowToResource(row) : undefined;
       },
     });
+  }
+
+  /** One reader per watched kind (kind-watch-feed.ts), with its write signal and safety poll. */
+  const feeds = new Map<string, KindWatchFeed>();
+  function feedOf(kind: string): KindWatchFeed {
+    const existing = feeds.get(kind);
+    if (existing) return existing;
+    const onChange = (k: string) => {
+      if (k === kind) void feed.pump();
+    };
+    const timer = setInterval(() => void feed.pump(), pollMs);
+    timer.unref();
+    const feed = new KindWatchFeed({
+      read: async (afterRv, limit) =>
+        rows<FeedEventRow>(
+          await db.execute(sql`
+            select resource_version, namespace, type, object from orrery_resource_events
+            where kind = ${kind} and resource_version > ${afterRv}
+            order by resource_version limit ${limit}`),
+        ),
+      currentRv,
+      batch: WATCH_BATCH,
+      closed: () => closed,
+      onEmpty: () => {
+        signal.off('change', onChange);
+        clearInterval(timer);
+        feeds.delete(kind);
+      },
+    });
+    signal.on('change', onChange);
+    feeds.set(kind, feed);
+    return feed;
   }
 
   const store: ResourceStore = {
@@ -255,54 +279,14 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
 
     watch(kind: ResourceKind, o: WatchOptions, onEvent: (e: WatchEvent) => void): Watch {
       assertKind(kind);
-      let cursor: number | undefined = o.sinceResourceVersion;
-      let running = false;
-      let again = false;
-      const ending = watchEnding(() => {
-        signal.off('change', onChange);
-        clearInterval(timer);
-      });
-      const stop = (err?: unknown) => ending.end(err);
-
-      const pump = async () => {
-        if (running) {
-          again = true;
-          return;
-        }
-        running = true;
-        try {
-          do {
-            again = false;
-            if (cursor === undefined) cursor = await currentRv();
-            for (;;) {
-              const r: unknown = await db.execute(sql`
-                select resource_version, kind, namespace, name, type, object from orrery_resource_events
-                where kind = ${kind} and resource_version > ${cursor}
-                ${o.namespace ? sql`and namespace = ${o.namespace}` : sql``}
-                order by resource_version limit ${WATCH_BATCH}`);
-              const batch = rows<EventRow>(r);
-              for (const ev of batch) {
-                if (ending.ended) return;
-                const rv = Number(ev.resource_version);
-                cursor = rv;
-                onEvent({ type: ev.type as WatchEventType, object: ev.object, resourceVersion: rv });
-              }
-              if (batch.length < WATCH_BATCH) break;
-            }
-          } while (again && !ending.ended);
-        } catch (err) {
-          if (!closed) stop(err);
-        } finally {
-          running = false;
-        }
+      const feed = feedOf(kind);
+      const w: FeedWatch = {
+        namespace: o.namespace,
+        cursor: o.sinceResourceVersion,
+        onEvent,
+        ending: watchEnding(() => feed.remove(w)),
       };
-      const onChange = (k: string) => {
-        if (k === kind && !ending.ended) void pump();
-      };
-
-      const timer = setInterval(() => void pump(), pollMs);
-      timer.unref();
-      signal.on('change', onChange);
+      const stop = (err?: unknown) => w.ending.end(err);
       void (async () => {
         if (o.sinceResourceVersion !== undefined) {
           const r = await db.execute(sql`select value from orrery_store_state where key = 'compacted_rv'`);
@@ -312,9 +296,9 @@ export async function createLocalStore(conn: Connection, opts: LocalStoreOptions
             return;
           }
         }
-        await pump();
+        if (!w.ending.ended) feed.add(w);
       })().catch((err) => stop(err));
-      return { close: () => stop(), done: ending.done };
+      return { close: () => stop(), done: w.ending.done };
     },
 
     async close() {

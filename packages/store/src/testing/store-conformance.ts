@@ -239,6 +239,38 @@ export function describeStoreConformance(name: string, open: () => Promise<Opene
       expect(await store.delete('Function', 'watch', 'theta')).toBe(false);
     });
 
+    it('feeds several watches of one kind at once: each its namespace, a resumed one from its resourceVersion, a closed one nothing, each its own copy', async () => {
+      const ns = (n: string) => ({ ...fn(n), metadata: { name: n, namespace: 'multi' } });
+      const first = await store.apply(ns('mu-0'));
+      const all: WatchEvent[] = [];
+      const multi: WatchEvent[] = [];
+      const closed: WatchEvent[] = [];
+      const wAll = store.watch('Function', {}, (e) => all.push(e));
+      const wMulti = store.watch('Function', { namespace: 'multi' }, (e) => {
+        multi.push(e);
+        // A watcher that changes what it was handed changes no one else's.
+        e.object.metadata.labels = { touched: 'yes' };
+      });
+      const wClosed = store.watch('Function', { namespace: 'multi' }, (e) => closed.push(e));
+      await new Promise((r) => setTimeout(r, 100));
+      wClosed.close();
+      await store.apply(ns('mu-1'));
+      await store.apply({ ...fn('nu'), metadata: { name: 'nu', namespace: 'other-multi' } });
+      await store.apply(ns('mu-2'));
+      const resumed: WatchEvent[] = [];
+      const wResumed = store.watch('Function', { namespace: 'multi', sinceResourceVersion: Number(first.metadata.resourceVersion) }, (e) => resumed.push(e));
+      await until(() => [all.filter((e) => e.object.metadata.namespace.endsWith('multi')).length, multi.length, resumed.length], ([a, m, r]) => a! >= 3 && m! >= 2 && r! >= 2);
+      await new Promise((r) => setTimeout(r, 100));
+      const names = (l: WatchEvent[]) => l.map((e) => e.object.metadata.name);
+      expect(names(multi)).toEqual(['mu-1', 'mu-2']);
+      expect(names(resumed)).toEqual(['mu-1', 'mu-2']);
+      expect(names(all.filter((e) => e.object.metadata.namespace.endsWith('multi')))).toEqual(['mu-1', 'nu', 'mu-2']);
+      expect(closed).toEqual([]);
+      expect(all.every((e) => e.object.metadata.labels?.touched === undefined)).toBe(true);
+      expect(resumed.every((e) => e.object.metadata.labels?.touched === undefined)).toBe(true);
+      for (const w of [wAll, wMulti, wResumed]) w.close();
+    });
+
     it('answers expired for a revision older than the retained history', async () => {
       const first = await store.apply({ ...fn('kappa'), metadata: { name: 'kappa', namespace: 'old' } });
       // retainEvents is 5 and compaction runs every 10 writes: 30 status updates push it past
