@@ -1,14 +1,27 @@
 /**
  * `--endpoints-file`: a YAML list of `{namespace, function, revision, address, ready}`,
- * reloaded on change. An invalid file keeps the last good list.
+ * reloaded on change (JSON, as the local operator writes it, is YAML too). An invalid file keeps
+ * the last good list.
  */
 import { parse } from 'yaml';
 import type { EndpointRecord } from '../admit/endpoint-index.ts';
 import { watchTextFile } from '../watched-file.ts';
 import type { EndpointSource } from './endpoint-source.ts';
 
+/** JSON when it is (the local operator writes JSON, which is YAML), else YAML: JSON.parse is many times faster. */
+function parseDocument(text: string): unknown {
+  if (text.trimStart().startsWith('[')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // a YAML flow sequence that is not JSON
+    }
+  }
+  return parse(text);
+}
+
 export function parseEndpointsYaml(text: string): EndpointRecord[] {
-  const doc: unknown = parse(text);
+  const doc: unknown = parseDocument(text);
   if (doc === null || doc === undefined) return [];
   if (!Array.isArray(doc)) throw new Error('endpoints file must be a YAML list of {namespace, function, revision, address, ready}');
   return doc.map((raw: unknown, i): EndpointRecord => {

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalBackend } from './local-backend.ts';
+import { parse } from 'yaml';
+import { endpointsText, LocalBackend } from './local-backend.ts';
 
 // The endpoints file the routers poll: written when its content changes, left alone otherwise.
 type Endpoint = { namespace: string; function: string; revision: string; address: string; ready: boolean };
@@ -44,5 +45,18 @@ describe('the local backend’s endpoints file', () => {
     await published();
     expect(readFileSync(file, 'utf8')).toContain('127.0.0.1:4002');
     await backend.stopAll();
+  });
+
+  it('is JSON, one worker per line, which a YAML reader reads as the same list', () => {
+    const list: Endpoint[] = [
+      { namespace: 'default', function: 'f', revision: 'f-00001', address: '127.0.0.1:4001', ready: true },
+      { namespace: 'team', function: 'g', revision: 'g-00002', address: '[::1]:4002', ready: false },
+    ];
+    const text = endpointsText(list);
+    expect(JSON.parse(text)).toEqual(list);
+    expect(parse(text)).toEqual(list);
+    expect(text.trim().split('\n')).toHaveLength(4);
+    expect(JSON.parse(endpointsText([]))).toEqual([]);
+    expect(parse(endpointsText([]))).toEqual([]);
   });
 });

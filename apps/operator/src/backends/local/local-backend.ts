@@ -1,6 +1,5 @@
 import { existsSync, writeFileSync, renameSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { stringify } from 'yaml';
 import { REGISTRY_CREDENTIAL_ENV, type Revision, type StateCredentials } from '@orrery/spec';
 import { objectKey } from '../../queue/object-key.ts';
 import { revisionWorkerArgs } from '../../revision/revision-worker-args.ts';
@@ -219,7 +218,7 @@ export class LocalBackend {
   private writeEndpointsFile(): void {
     const file = this.opts.endpointsFile;
     if (!file) return;
-    const text = stringify(this.endpoints());
+    const text = endpointsText(this.endpoints());
     // A worker starting or stopping before it listens changes no line: no write, no rename (6.5 %
     // of the operator's busy time in bench/coldstart). A file someone removed is written again.
     if (text === this.endpointsWritten && existsSync(file)) return;
@@ -266,8 +265,17 @@ export class LocalBackend {
       uid: who.uid,
       gid: who.gid,
       envPassthrough: this.opts.envPassthrough,
-      onGone: () => this.isolation.removeWorkDir(workDir),
+      onGone: () => void this.isolation.removeWorkDir(workDir),
     };
     return spec;
   }
+}
+
+/**
+ * The endpoints file's text: a JSON array, one worker per line. JSON is YAML, so the file stays
+ * the `--endpoints-file` YAML list the routers read; the yaml package's stringify took 4.5 % of
+ * the operator's busy time in a soak (docs/performance.md), JSON.stringify a fraction of that.
+ */
+export function endpointsText(list: readonly object[]): string {
+  return list.length === 0 ? '[]\n' : `[\n${list.map((e) => JSON.stringify(e)).join(',\n')}\n]\n`;
 }

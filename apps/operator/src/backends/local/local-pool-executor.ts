@@ -374,7 +374,7 @@ export class LocalPoolExecutor implements PoolSpecializer {
       gid: who.gid,
       envPassthrough: this.o.envPassthrough,
       onGone: () => {
-        this.isolation.removeWorkDir(workDir);
+        void this.isolation.removeWorkDir(workDir);
         who.release?.();
       },
     };

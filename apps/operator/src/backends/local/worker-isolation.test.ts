@@ -30,7 +30,7 @@ describe('WorkerIsolation', () => {
     expect(() => parseIsolationMode('yes')).toThrow(/auto, on or off/);
   });
 
-  it.skipIf(!asRoot)('as root: a private workers folder, the data dir 0700, work dirs 0700 owned by the worker, uids kept in a table', () => {
+  it.skipIf(!asRoot)('as root: a private workers folder, the data dir 0700, work dirs 0700 owned by the worker, uids kept in a table', async () => {
     const dataDir = fresh();
     const iso = WorkerIsolation.create({ dataDir, mode: 'auto', uidRange: { first: 250_000, last: 250_099 } });
     try {
@@ -55,7 +55,7 @@ describe('WorkerIsolation', () => {
       expect(new Set([who.uid, p1.uid, p2.uid]).size).toBe(3);
       p1.release!();
       again.close();
-      iso.removeWorkDir(dir);
+      await iso.removeWorkDir(dir);
       expect(existsSync(dir)).toBe(false);
     } finally {
       iso.close();

@@ -1,4 +1,5 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_UID_RANGE, type UidRange, WorkerUidAllocator } from './worker-uid.ts';
@@ -110,8 +111,13 @@ export class WorkerIsolation {
     chmodSync(dir, 0o700);
   }
 
-  removeWorkDir(dir: string): void {
-    rmSync(dir, { recursive: true, force: true });
+  /**
+   * Removes a gone worker's dir off the operator's thread: a synchronous removal held it for up to
+   * 100 ms under a soak's churn (docs/performance.md). Each worker has a dir of its own and
+   * prepareWorkDir clears a leftover, so nothing waits for this; a failure is only logged.
+   */
+  removeWorkDir(dir: string): Promise<void> {
+    return rm(dir, { recursive: true, force: true }).catch((err: unknown) => this.o.log?.(`cannot remove ${dir}: ${(err as Error).message}`));
   }
 
   /** Removes the private workers folder (at shutdown, after every worker stopped). */
