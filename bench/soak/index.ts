@@ -9,7 +9,8 @@
  *    counter, cart, canary, hello-site and grpc-echo to answer through both routers.
  * 2. Capacity probe: closed-loop load (ORRERY_BENCH_SOAK_PROBE_CONCURRENCY connections, default
  *    32, for ORRERY_BENCH_SOAK_PROBE_SECONDS, default 10) over those five through both routers.
- * 3. Soak: open-loop load at ORRERY_BENCH_SOAK_FRACTION (0.5) of the probed rate for
+ * 3. Soak: open-loop load at ORRERY_BENCH_SOAK_FRACTION (0.5) of the probed rate (or at
+ *    ORRERY_BENCH_SOAK_RATE req/s, for comparing two builds at one rate) for
  *    ORRERY_BENCH_SOAK_SECONDS (180). Every 10 s each function loses a worker (SIGKILL; the pid
  *    from the operator's worker list, matched to its listening port) or gains one (minScale + 1
  *    through the admin API's functions.applyManifest, as `orrery apply` does: the autoscaling
@@ -49,6 +50,7 @@ import { processResources } from './process-resources.ts';
 import { soakRate, soakSettings } from './soak-rate.ts';
 import { attributeFailures } from './failure-attribution.ts';
 import { type Check, counterVerdict, exitCodeFor, summaryTable } from './summary-table.ts';
+import { type MetricSample, operatorWork, parseMetrics } from './operator-work.ts';
 
 const NS = 'default';
 const FUNCTIONS = ['counter', 'cart', 'canary', 'hello-site', 'grpc-echo'] as const;
@@ -71,6 +73,8 @@ const ATTRIBUTION_SECONDS = 5;
 const FAILURES_LISTED = 60;
 const CART_SESSIONS = 16;
 const LOAD_BIN = join(import.meta.dirname, 'load.mjs');
+/** load.mjs marks requests slower than this (its `slowMs`). */
+const SLOW_REQUEST_MS = 500;
 
 interface LoadTarget {
   name: string;
@@ -88,10 +92,12 @@ interface LoadResult {
   p50ms: number;
   p99ms: number;
   maxms: number;
-  perTarget: Record<string, { ok: number; failed: number }>;
+  perTarget: Record<string, { ok: number; failed: number; p50ms?: number; p99ms?: number; maxms?: number }>;
   failureCounts: Record<string, number>;
   failureDetails: Array<{ t: number; target: string; router: number; what: string; body?: string }>;
   failureMarks: Array<{ t: number; target: string }>;
+  /** Requests slower than load.mjs's SLOW_MS: start (s into the load), function, router index, ms. */
+  slowMarks?: Array<{ t: number; target: string; router: number; ms: number }>;
   counter: Record<string, { acked: number[]; unknown: number[] }>;
 }
 
@@ -150,7 +156,8 @@ class Soak {
   readonly api: ApiClient;
   private readonly storeToken: string;
   readonly samples = new Map<string, { rss: Sample[]; fds: Sample[]; pids: Set<number> }>();
-  readonly actions: Array<{ t: number; function?: string; kind: string; what: string; ok: boolean }> = [];
+  /** `ms`: how long the admin call (an add or a shift) or the kill took. */
+  readonly actions: Array<{ t: number; function?: string; kind: string; what: string; ok: boolean; ms?: number }> = [];
   /** Epoch ms of the load's start: actions are timed on the load's clock. */
   loadStartedAt = Date.now();
   /** When the last SIGKILL went out (finding the pid may take seconds on a busy machine). */
@@ -234,7 +241,7 @@ class Soak {
       }
       const what = `${done} (${f(performance.now() - t0, 0)} ms)`;
       // An add's new revision takes traffic only once ready: time it from the write, not the start.
-      this.actions.push({ t: a.kind === 'kill' ? this.lastKillAt : this.now(), function: a.function, kind: a.kind, what, ok: true });
+      this.actions.push({ t: a.kind === 'kill' ? this.lastKillAt : this.now(), function: a.function, kind: a.kind, what, ok: true, ms: performance.now() - t0 });
       return what;
     } catch (err) {
       const what = `${a.kind} ${a.function} FAILED: ${(err as Error).message}`;
@@ -284,6 +291,7 @@ class Soak {
   async shiftTraffic(shift: number): Promise<string> {
     const t = this.now();
     const stable = stablePercentAt(shift + 1);
+    const t0 = performance.now();
     try {
       const fn = (await this.api.functions.get.query({ namespace: NS, name: 'canary' }));
       const traffic: TrafficTarget[] = [
@@ -292,12 +300,22 @@ class Soak {
       ];
       await this.api.functions.traffic.set.mutate({ namespace: NS, name: 'canary', traffic, generation: fn.metadata.generation });
       const what = `traffic canary: stable (canary-00001) ${stable} %, latest ${100 - stable} % (${f(Date.now() - t * 1000 - this.loadStartedAt, 0)} ms)`;
-      this.actions.push({ t, function: 'canary', kind: 'shift', what, ok: true });
+      this.actions.push({ t, function: 'canary', kind: 'shift', what, ok: true, ms: performance.now() - t0 });
       return what;
     } catch (err) {
       const what = `traffic shift FAILED: ${(err as Error).message}`;
       this.actions.push({ t, function: 'canary', kind: 'shift', what, ok: false });
       return what;
+    }
+  }
+
+  /** The operator's `GET /metrics` (public), parsed; empty when it does not answer. */
+  async operatorMetrics(): Promise<MetricSample[]> {
+    try {
+      const res = await fetch(`${this.info.storeUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
+      return res.ok ? parseMetrics(await res.text()) : [];
+    } catch {
+      return [];
     }
   }
 
@@ -392,8 +410,8 @@ async function main(): Promise<number> {
       children,
       (p) => log(`  [probe ${f(p.t, 0)} s] ${p.ok} ok, ${p.failed} failed`),
     );
-    const rate = soakRate(probe.rps, settings.fraction);
-    log(`capacity: ${f(probe.rps, 0)} req/s (p50 ${f(probe.p50ms)} ms, p99 ${f(probe.p99ms)} ms, ${probe.failed} failed of ${probe.sent}) → soak rate ${rate} req/s (${settings.fraction} × capacity)`);
+    const rate = soakRate(probe.rps, settings.fraction, settings.rate);
+    log(`capacity: ${f(probe.rps, 0)} req/s (p50 ${f(probe.p50ms)} ms, p99 ${f(probe.p99ms)} ms, ${probe.failed} failed of ${probe.sent}) → soak rate ${rate} req/s (${settings.rate ? 'ORRERY_BENCH_SOAK_RATE' : `${settings.fraction} × capacity`})`);
     if (probe.failed) log(`  probe failures: ${JSON.stringify(probe.failureCounts)}`);
 
     // The soak.
@@ -409,8 +427,11 @@ async function main(): Promise<number> {
       const versions = Object.entries(p.versions).sort().map(([v, n]) => `${v} ${n}`).join(' / ');
       log(`  [${f(p.t, 0).padStart(4)} s] load  ${p.window.ok} ok / ${p.window.failed} failed, p50 ${f(p.window.p50ms)} ms, p99 ${f(p.window.p99ms)} ms, ${p.inflight} in flight | canary ${versions}`);
     };
-    const loadDone = runLoad({ mode: 'open', routers: info.routerUrls, targets: soakTargets, durationMs: settings.seconds * 1000, rate, connections: 64 }, children, printLoad, started);
+    const loadDone = runLoad({ mode: 'open', routers: info.routerUrls, targets: soakTargets, durationMs: settings.seconds * 1000, rate, connections: 64, slowMs: SLOW_REQUEST_MS }, children, printLoad, started);
     s.loadStartedAt = await Promise.race([loadStarted, loadDone.then(() => Date.now())]);
+    const metricsAtStart = await s.operatorMetrics();
+    // The operator's event-loop delay per churn tick (prom-client's window runs from scrape to scrape).
+    const loopMaxMs: number[] = [];
     let finished = false;
     void loadDone.finally(() => (finished = true)).catch(() => {});
     log(`  [   0 s] ${s.sample(0)}`);
@@ -422,6 +443,8 @@ async function main(): Promise<number> {
       const t = tick * TICK_SECONDS;
       // Sampled before the actions, which may take seconds on a busy machine: the sample is at t.
       const resources = s.sample(t);
+      const loop = operatorWork([], await s.operatorMetrics()).eventLoop;
+      if (Number.isFinite(loop.maxms)) loopMaxMs.push(loop.maxms);
       const done: string[] = [];
       if (tick <= ticks) done.push(...(await Promise.all(churnActions(tick - 1, FUNCTIONS).map((a) => s.act(tick, a)))));
       if (t % SHIFT_SECONDS === 0 && shift < shifts) done.push(await s.shiftTraffic(shift++));
@@ -429,6 +452,7 @@ async function main(): Promise<number> {
     }
     const result = await loadDone;
     s.sample(settings.seconds);
+    const work = operatorWork(metricsAtStart, await s.operatorMetrics());
 
     // The counter: every acknowledged increment must be in the final count.
     await sleep(1_000);
@@ -464,7 +488,17 @@ async function main(): Promise<number> {
     log(`\n### Load\n`);
     log(`capacity probe: ${f(probe.rps, 0)} req/s closed loop (${settings.probeConcurrency} connections, ${settings.probeSeconds} s, p50 ${f(probe.p50ms)} ms, p99 ${f(probe.p99ms)} ms, failed ${probe.failed})`);
     log(`soak: offered ${rate} req/s for ${f(result.seconds, 0)} s, answered ${f(result.rps, 0)} req/s; ${result.sent} requests, ${result.ok} ok, ${result.failed} failed; p50 ${f(result.p50ms)} ms, p99 ${f(result.p99ms)} ms, max ${f(result.maxms)} ms`);
-    log(`per function: ${Object.entries(result.perTarget).map(([n, c]) => `${n} ${c.ok} ok / ${c.failed} failed`).join(', ')}`);
+    log(`per function: ${Object.entries(result.perTarget).map(([n, c]) => `${n} ${c.ok} ok / ${c.failed} failed${c.p99ms === undefined ? '' : ` (p50 ${f(c.p50ms!)}, p99 ${f(c.p99ms)}, max ${f(c.maxms!)} ms)`}`).join(', ')}`);
+    const slow = result.slowMarks ?? [];
+    if (slow.length) {
+      // Charged to the action on the same function before the request ended (a wait for a new worker shows as a kill or an add).
+      const ends = slow.map((m) => ({ t: m.t + m.ms / 1000, target: m.target }));
+      const byAction = attributeFailures(ends, s.actions.filter((a) => a.ok), ATTRIBUTION_SECONDS);
+      const byFunction = slow.reduce((m, x) => m.set(x.target, (m.get(x.target) ?? 0) + 1), new Map<string, number>());
+      const bySecond = [...slow.reduce((m, x) => m.set(Math.floor(x.t), [...(m.get(Math.floor(x.t)) ?? []), x.target]), new Map<number, string[]>())].sort((a, b) => b[1].length - a[1].length);
+      log(`requests slower than ${SLOW_REQUEST_MS} ms: ${slow.length}; by function: ${[...byFunction].map(([k, n]) => `${k} ${n}`).join(', ')}; by the action on their function they ended within ${ATTRIBUTION_SECONDS} s of: ${[...byAction].map(([k, n]) => `${n} ${k === 'none' ? 'no action' : `a ${k}`}`).join(', ')}`);
+      log(`  the seconds with most of them: ${bySecond.slice(0, 8).map(([t, fns]) => `t=${t} s ${fns.length} (${[...new Set(fns)].join(' ')})`).join('; ')}`);
+    }
     if (result.failed) {
       log(`\nfailed requests by kind:`);
       for (const [k, n] of Object.entries(result.failureCounts).sort((a, b) => b[1] - a[1])) log(`  ${n}× ${k}`);
@@ -488,11 +522,22 @@ async function main(): Promise<number> {
     }
     log(`\n### Requests whose worker was killed under them\n`);
     for (const l of retryLines) log(`  ${l}`);
+    log(`\n### The operator's work over the soak (its /metrics at the load's start and end)\n`);
+    for (const r of work.reconciles) log(`  ${r.kind}: ${r.success} reconciles, ${r.error} failed (retried with backoff), ${f(r.seconds, 2)} s in them`);
+    log(`  Events: ${Object.entries(work.events).map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}; CPU ${f(work.cpuSeconds)} s`);
+    const sortedLoop = [...loopMaxMs].sort((a, b) => a - b);
+    const loopAt = (q: number) => sortedLoop[Math.min(sortedLoop.length - 1, Math.floor(q * sortedLoop.length))] ?? NaN;
+    log(`  event-loop delay, the longest in each ${TICK_SECONDS} s: median ${f(loopAt(0.5))} ms, p90 ${f(loopAt(0.9))} ms, max ${f(loopAt(1))} ms; ${sortedLoop.filter((x) => x > 100).length} of ${sortedLoop.length} ticks held the thread > 100 ms`);
     log(`\n### Counter (acknowledged POSTs per key against the final GET)\n`);
     for (const l of counterLines) log(`  ${l}`);
     const failedActions = s.actions.filter((a) => !a.ok);
     log(`\n### Churn: ${s.actions.filter((a) => a.ok && a.kind === 'kill').length} workers killed (${s.actions.filter((a) => a.kind === 'skip').length} kills skipped: no ready worker), ${s.actions.filter((a) => a.ok && a.kind === 'add').length} scale changes (new revisions), ${s.actions.filter((a) => a.ok && a.kind === 'shift').length} traffic shifts, ${failedActions.length} actions failed`);
     for (const a of failedActions) log(`  t=${f(a.t, 2)} ${a.what}`);
+    for (const kind of ['add', 'kill', 'shift']) {
+      const ms = s.actions.filter((a) => a.kind === kind && a.ms !== undefined).map((a) => a.ms!).sort((a, b) => a - b);
+      const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? NaN;
+      if (ms.length) log(`  ${kind}s (${ms.length}): p50 ${f(at(0.5), 0)} ms, p95 ${f(at(0.95), 0)} ms, p99 ${f(at(0.99), 0)} ms, slowest ${f(at(1), 0)} ms`);
+    }
 
     log(`\n### Resources (after ${windows.warmupSeconds} s of warm-up; RSS: the median of the first ${windows.windowSeconds} s → of the last ${windows.windowSeconds} s; fds: the floor of the first ${fdWindows.windowSeconds} s → of the last ${fdWindows.windowSeconds} s)\n`);
     log('| component | pids | RSS first MB | RSS last MB | RSS change | fds first | fds last | fds change |\n|---|---|---:|---:|---:|---:|---:|---:|');

@@ -16,6 +16,10 @@ const progressEveryMs = cfg.progressEveryMs ?? 10_000;
 // Longer than any example's timeoutSeconds (30 s): the router's own 504 shows, not the client's give-up.
 const REQUEST_TIMEOUT_MS = 60_000;
 const MAX_FAILURE_DETAILS = 200;
+// A request slower than this is marked (time, function, router, ms) so the orchestrator can say
+// which function and which action the latency tail follows.
+const SLOW_MS = cfg.slowMs ?? 500;
+const MAX_SLOW_MARKS = 20_000;
 
 const pools = routers.map((r) => new Pool(r, { connections: cfg.connections ?? 64, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS }));
 const started = performance.now();
@@ -33,6 +37,8 @@ const failureDetails = [];
 const failureMarks = [];
 const failureCounts = {};
 const perTarget = Object.fromEntries(targets.map((t) => [t.name, { ok: 0, failed: 0 }]));
+const latenciesByTarget = Object.fromEntries(targets.map((t) => [t.name, []]));
+const slowMarks = [];
 // Counter keys: increments acknowledged with a 200, and those whose outcome is unknown (failed).
 const counter = Object.fromEntries(targets.filter((t) => t.track === 'counter').map((t) => [t.name, { acked: t.variants.map(() => 0), unknown: t.variants.map(() => 0) }]));
 // Versions answered per progress window (the canary's traffic split as the client sees it).
@@ -80,6 +86,8 @@ async function one(i) {
     perTarget[target.name].ok++;
     latencies.push(ms);
     window.latencies.push(ms);
+    latenciesByTarget[target.name].push(ms);
+    if (ms > SLOW_MS && slowMarks.length < MAX_SLOW_MARKS) slowMarks.push({ t: Number(((t0 - started) / 1000).toFixed(2)), target: target.name, router: routerIndex, ms: Math.round(ms) });
     if (target.track === 'counter') counter[target.name].acked[variantIndex]++;
     if (target.track === 'version') {
       const v = JSON.parse(text).version ?? '?';
@@ -132,6 +140,10 @@ await Promise.all([...running]);
 clearInterval(progress);
 await Promise.all(pools.map((p) => p.close()));
 latencies.sort((a, b) => a - b);
+for (const [name, l] of Object.entries(latenciesByTarget)) {
+  l.sort((a, b) => a - b);
+  Object.assign(perTarget[name], { p50ms: quantile(l, 0.5), p99ms: quantile(l, 0.99), maxms: l.at(-1) ?? NaN });
+}
 console.log(
   JSON.stringify({
     type: 'result',
@@ -148,6 +160,7 @@ console.log(
     failureCounts,
     failureDetails,
     failureMarks,
+    slowMarks,
     counter,
   }),
 );

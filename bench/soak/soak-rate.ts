@@ -11,6 +11,11 @@ export interface SoakSettings {
   probeConcurrency: number;
   /** Fraction of the probed capacity the soak offers (0.5). */
   fraction: number;
+  /**
+   * A fixed offered rate (req/s) instead of the fraction: the probe's capacity moves by a third
+   * between runs on a shared machine, so an A/B of two builds compares them at one rate.
+   */
+  rate?: number;
 }
 
 const positive = (env: NodeJS.ProcessEnv, name: string, fallback: number, integer = true): number => {
@@ -29,11 +34,13 @@ export function soakSettings(env: NodeJS.ProcessEnv): SoakSettings {
     probeSeconds: positive(env, 'ORRERY_BENCH_SOAK_PROBE_SECONDS', 10),
     probeConcurrency: positive(env, 'ORRERY_BENCH_SOAK_PROBE_CONCURRENCY', 32),
     fraction,
+    ...(env.ORRERY_BENCH_SOAK_RATE ? { rate: positive(env, 'ORRERY_BENCH_SOAK_RATE', 0) } : {}),
   };
 }
 
-/** Requests per second for the soak: `fraction` of the probed rate, whole, at least 1. */
-export function soakRate(probedRps: number, fraction: number): number {
+/** Requests per second for the soak: the fixed rate if set, else `fraction` of the probed rate, whole, at least 1. */
+export function soakRate(probedRps: number, fraction: number, fixed?: number): number {
+  if (fixed !== undefined) return fixed;
   if (!Number.isFinite(probedRps) || probedRps <= 0) throw new Error(`the capacity probe measured no throughput (${probedRps} req/s): the platform answered nothing`);
   return Math.max(1, Math.floor(probedRps * fraction));
 }
