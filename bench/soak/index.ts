@@ -477,8 +477,10 @@ async function main(): Promise<number> {
     const retryLines: string[] = [];
     for (const c of (readPlatformInfo(dataDir) ?? info).components.filter((x) => x.name.startsWith('router-') && x.adminUrl)) {
       try {
-        const st = (await (await fetch(`${c.adminUrl}/v1/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as { upstreamRetries?: number; upstreamReplays?: number };
-        retryLines.push(`${c.name}: ${st.upstreamRetries ?? 0} sent to another worker after their worker failed them, ${st.upstreamReplays ?? 0} of them replays (onWorkerLoss: replay)`);
+        const st = (await (await fetch(`${c.adminUrl}/v1/stats`, { signal: AbortSignal.timeout(5_000) })).json()) as { upstreamRetries?: number; upstreamReplays?: number; admitResults?: Record<string, number> };
+        // no_entry: the revision had no endpoint this router knew of (the request waited for one: a wake-up, or a rollout's route ahead of its endpoints).
+        const admits = Object.entries(st.admitResults ?? {}).map(([k, n]) => `${k} ${n}`).join(', ');
+        retryLines.push(`${c.name}: ${st.upstreamRetries ?? 0} sent to another worker after their worker failed them, ${st.upstreamReplays ?? 0} of them replays (onWorkerLoss: replay); admit outcomes (a queued request counts again when admitted): ${admits || 'none'}`);
       } catch (err) {
         retryLines.push(`${c.name}: /v1/stats unreadable (${String(err)})`);
       }
