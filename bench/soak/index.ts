@@ -51,6 +51,7 @@ import { soakRate, soakSettings } from './soak-rate.ts';
 import { attributeFailures } from './failure-attribution.ts';
 import { type Check, counterVerdict, exitCodeFor, summaryTable } from './summary-table.ts';
 import { type MetricSample, operatorWork, parseMetrics } from './operator-work.ts';
+import { percentile } from '../statesvc/load.ts';
 
 const NS = 'default';
 const FUNCTIONS = ['counter', 'cart', 'canary', 'hello-site', 'grpc-echo'] as const;
@@ -527,8 +528,8 @@ async function main(): Promise<number> {
     log(`\n### The operator's work over the soak (its /metrics at the load's start and end)\n`);
     for (const r of work.reconciles) log(`  ${r.kind}: ${r.success} reconciles, ${r.error} failed (retried with backoff), ${f(r.seconds, 2)} s in them`);
     log(`  Events: ${Object.entries(work.events).map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}; CPU ${f(work.cpuSeconds)} s`);
-    const sortedLoop = [...loopMaxMs].sort((a, b) => a - b);
-    const loopAt = (q: number) => sortedLoop[Math.min(sortedLoop.length - 1, Math.floor(q * sortedLoop.length))] ?? NaN;
+    const sortedLoop = Float64Array.from(loopMaxMs).sort();
+    const loopAt = (q: number) => percentile(sortedLoop, q * 100);
     log(`  event-loop delay, the longest in each ${TICK_SECONDS} s: median ${f(loopAt(0.5))} ms, p90 ${f(loopAt(0.9))} ms, max ${f(loopAt(1))} ms; ${sortedLoop.filter((x) => x > 100).length} of ${sortedLoop.length} ticks held the thread > 100 ms`);
     log(`\n### Counter (acknowledged POSTs per key against the final GET)\n`);
     for (const l of counterLines) log(`  ${l}`);
@@ -536,8 +537,8 @@ async function main(): Promise<number> {
     log(`\n### Churn: ${s.actions.filter((a) => a.ok && a.kind === 'kill').length} workers killed (${s.actions.filter((a) => a.kind === 'skip').length} kills skipped: no ready worker), ${s.actions.filter((a) => a.ok && a.kind === 'add').length} scale changes (new revisions), ${s.actions.filter((a) => a.ok && a.kind === 'shift').length} traffic shifts, ${failedActions.length} actions failed`);
     for (const a of failedActions) log(`  t=${f(a.t, 2)} ${a.what}`);
     for (const kind of ['add', 'kill', 'shift']) {
-      const ms = s.actions.filter((a) => a.kind === kind && a.ms !== undefined).map((a) => a.ms!).sort((a, b) => a - b);
-      const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? NaN;
+      const ms = Float64Array.from(s.actions.filter((a) => a.kind === kind && a.ms !== undefined).map((a) => a.ms!)).sort();
+      const at = (q: number) => percentile(ms, q * 100);
       if (ms.length) log(`  ${kind}s (${ms.length}): p50 ${f(at(0.5), 0)} ms, p95 ${f(at(0.95), 0)} ms, p99 ${f(at(0.99), 0)} ms, slowest ${f(at(1), 0)} ms`);
     }
 
