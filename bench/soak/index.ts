@@ -528,6 +528,7 @@ async function main(): Promise<number> {
     log(`\n### The operator's work over the soak (its /metrics at the load's start and end)\n`);
     for (const r of work.reconciles) log(`  ${r.kind}: ${r.success} reconciles, ${r.error} failed (retried with backoff), ${f(r.seconds, 2)} s in them`);
     log(`  Events: ${Object.entries(work.events).map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}; CPU ${f(work.cpuSeconds)} s`);
+    log(`  worker starts that waited for a start slot (--worker-start-concurrency): ${work.startWaits.count}, ${f(work.startWaits.seconds, 1)} s in all`);
     const sortedLoop = Float64Array.from(loopMaxMs).sort();
     const loopAt = (q: number) => percentile(sortedLoop, q * 100);
     log(`  event-loop delay, the longest in each ${TICK_SECONDS} s: median ${f(loopAt(0.5))} ms, p90 ${f(loopAt(0.9))} ms, max ${f(loopAt(1))} ms; ${sortedLoop.filter((x) => x > 100).length} of ${sortedLoop.length} ticks held the thread > 100 ms`);

@@ -13,6 +13,8 @@ process_cpu_seconds_total ${cpu}
 nodejs_eventloop_lag_p50_seconds 0.0101
 nodejs_eventloop_lag_p99_seconds 0.05
 nodejs_eventloop_lag_max_seconds 1.5
+orrery_operator_worker_start_waits_total ${errors * 2}
+orrery_operator_worker_start_wait_seconds_total ${cpu / 10}
 `;
 
 describe('parseMetrics', () => {
@@ -40,5 +42,12 @@ describe('operatorWork', () => {
     expect(w.events).toEqual({ created: 5 });
     expect(w.cpuSeconds).toBeCloseTo(6.5);
     expect(w.eventLoop).toEqual({ p50ms: 10.1, p99ms: 50, maxms: 1500 });
+    expect(w.startWaits.count).toBe(10);
+    expect(w.startWaits.seconds).toBeCloseTo(0.65);
+  });
+
+  it('reads no start waits from an operator without start slots (the Kubernetes backend)', () => {
+    const bare = (cpu: number) => `process_cpu_seconds_total ${cpu}\n`;
+    expect(operatorWork(parseMetrics(bare(1)), parseMetrics(bare(2))).startWaits).toEqual({ count: 0, seconds: 0 });
   });
 });

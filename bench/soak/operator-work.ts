@@ -48,6 +48,8 @@ export interface OperatorWork {
   /** Events the operator recorded in the window, by outcome (created, series, dropped, failed). */
   events: Record<string, number>;
   cpuSeconds: number;
+  /** Worker starts that waited for a start slot in the window, and their waits' sum (local platform). */
+  startWaits: { count: number; seconds: number };
   /** The event loop's delay as the last scrape reports it (prom-client's own window). */
   eventLoop: { p50ms: number; p99ms: number; maxms: number };
 }
@@ -69,6 +71,10 @@ export function operatorWork(before: readonly MetricSample[], after: readonly Me
     reconciles: kinds.map((kind) => ({ kind, success: ok.get(kind) ?? 0, error: failed.get(kind) ?? 0, seconds: seconds.get(kind) ?? 0 })),
     events: Object.fromEntries(diff('orrery_operator_events_total', 'outcome')),
     cpuSeconds: one(after, 'process_cpu_seconds_total') - one(before, 'process_cpu_seconds_total'),
+    startWaits: {
+      count: (one(after, 'orrery_operator_worker_start_waits_total') || 0) - (one(before, 'orrery_operator_worker_start_waits_total') || 0),
+      seconds: (one(after, 'orrery_operator_worker_start_wait_seconds_total') || 0) - (one(before, 'orrery_operator_worker_start_wait_seconds_total') || 0),
+    },
     eventLoop: {
       p50ms: one(after, 'nodejs_eventloop_lag_p50_seconds') * 1000,
       p99ms: one(after, 'nodejs_eventloop_lag_p99_seconds') * 1000,

@@ -67,6 +67,23 @@ describe('OperatorMetrics', () => {
     expect(text).not.toContain('revision="f-00001"');
   });
 
+  it('reads the local platform\'s worker start slots at scrape time (none without them)', async () => {
+    const m = new OperatorMetrics({ defaultMetrics: false });
+    expect(await m.registry.metrics()).not.toContain('orrery_operator_worker_starts{');
+    // The local backend's start slots, as the metrics see them.
+    const now = { starting: 1, waiting: 1, count: 0, seconds: 0 };
+    m.watchWorkerStarts({ counts: () => ({ starting: now.starting, waiting: now.waiting }), waits: () => ({ count: now.count, seconds: now.seconds }) });
+    let text = await m.registry.metrics();
+    expect(sample(text, 'orrery_operator_worker_starts{state="starting"}')).toBe(1);
+    expect(sample(text, 'orrery_operator_worker_starts{state="waiting"}')).toBe(1);
+    expect(sample(text, 'orrery_operator_worker_start_waits_total')).toBe(0);
+    Object.assign(now, { waiting: 0, count: 1, seconds: 1.5 });
+    text = await m.registry.metrics();
+    expect(sample(text, 'orrery_operator_worker_starts{state="waiting"}')).toBe(0);
+    expect(sample(text, 'orrery_operator_worker_start_waits_total')).toBe(1);
+    expect(sample(text, 'orrery_operator_worker_start_wait_seconds_total')).toBe(1.5);
+  });
+
   it('counts KPA decisions per function, not per revision', async () => {
     const m = new OperatorMetrics({ defaultMetrics: false });
     m.decided('ns/f-00001', 'f', undefined, decision(1));

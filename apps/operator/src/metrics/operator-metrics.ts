@@ -26,6 +26,12 @@ export function decisionKind(before: Pick<KpaDecision, 'desired' | 'mode'> | und
   return 'mode_change';
 }
 
+/** The local platform's worker start slots, as the metrics read them. */
+export interface WorkerStartsSource {
+  counts(): { starting: number; waiting: number };
+  waits(): { count: number; seconds: number };
+}
+
 export interface OperatorMetricsOptions {
   /** True while this replica leads (reconciles); absent = always (the local backend). */
   isLeader?: () => boolean;
@@ -42,6 +48,7 @@ export class OperatorMetrics {
   private readonly events: Counter<'type' | 'reason' | 'outcome'>;
   private readonly depths = new Map<string, () => number>();
   private scales: () => TrackedScale[] = () => [];
+  private workerStarts?: WorkerStartsSource;
 
   constructor(o: OperatorMetricsOptions = {}) {
     const registers = [this.registry];
@@ -91,6 +98,41 @@ export class OperatorMetrics {
     scaleGauge('orrery_operator_autoscaler_desired_scale', 'Workers the KPA wants for each revision it scales now.', (s) => s.desired);
     scaleGauge('orrery_operator_autoscaler_actual_scale', 'Ready workers of each revision the KPA scales now.', (s) => s.ready);
     scaleGauge('orrery_operator_autoscaler_panic_mode', '1 while the KPA is in panic mode for the revision, else 0.', (s) => (s.mode === 'panic' ? 1 : 0));
+    const starts = () => this.workerStarts;
+    new Gauge({
+      name: 'orrery_operator_worker_starts',
+      help: 'Local platform: worker processes starting now (spawned, not yet listening) and waiting for a start slot (--worker-start-concurrency).',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        this.reset();
+        const s = starts();
+        if (!s) return;
+        const { starting, waiting } = s.counts();
+        this.set({ state: 'starting' }, starting);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
+    new Counter({
+      name: 'orrery_operator_worker_start_waits_total',
+      help: 'Local platform: worker starts that waited for a start slot.',
+      registers,
+      collect() {
+        this.reset();
+        const s = starts();
+        if (s) this.inc(s.waits().count);
+      },
+    });
+    new Counter({
+      name: 'orrery_operator_worker_start_wait_seconds_total',
+      help: 'Local platform: the time worker starts spent waiting for a start slot, summed.',
+      registers,
+      collect() {
+        this.reset();
+        const s = starts();
+        if (s) this.inc(s.waits().seconds);
+      },
+    });
     this.events = new Counter({
       name: 'orrery_operator_events_total',
       help: 'Events the operator recorded, by type, reason and outcome (created, series = a repeat counted on the existing Event, dropped by the rate limit, failed to write).',
@@ -118,6 +160,11 @@ export class OperatorMetrics {
   /** Where the desired/actual scale gauges read from (the KPA of the current term). */
   watchAutoscaler(autoscaler: { scales(): TrackedScale[] }): void {
     this.scales = () => autoscaler.scales();
+  }
+
+  /** Where the worker-start series read from (the local backend's start slots). */
+  watchWorkerStarts(source: WorkerStartsSource): void {
+    this.workerStarts = source;
   }
 
   /** The Autoscaler's `onDecision` hook. */

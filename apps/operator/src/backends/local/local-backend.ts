@@ -9,6 +9,7 @@ import { localSecretHint, localSecretLookup } from '../../env/local-secret-looku
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
 import type { LocalRuntime } from './local-runtime-for-image.ts';
 import { WorkerIsolation } from './worker-isolation.ts';
+import type { WorkerStartSlots } from './worker-start-slots.ts';
 import { WorkerProcess } from './worker-process.ts';
 
 export interface LocalBackendOptions {
@@ -39,6 +40,8 @@ export interface LocalBackendOptions {
   runtimeFor?: (rev: Revision) => Promise<LocalRuntime>;
   /** The built package a revision with source.package loads (docs/packages.md); undefined until built. */
   packageOf?: (rev: Revision) => { dir: string; main: string } | undefined;
+  /** How many workers (these and the pool's) start at once; absent: no limit. */
+  startSlots?: WorkerStartSlots;
 }
 
 
@@ -94,7 +97,9 @@ export class LocalBackend {
       const pkg = rev.spec.template.source.package ? this.opts.packageOf?.(rev) : undefined;
       const loadable = !rev.spec.template.source.package || pkg !== undefined;
       while (env && runtime.ok && loadable && list.length < desired && !this.stopped) {
-        const w = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials, pkg), () => this.changed(key));
+        // Urgent (never queued) when the revision has no other worker ready or starting: a cold request may be waiting for it.
+        const slots = this.opts.startSlots ? { slots: this.opts.startSlots, urgent: () => !list.some((x) => x !== w && (x.state === 'ready' || x.state === 'starting')) } : undefined;
+        const w: WorkerProcess = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials, pkg), () => this.changed(key), slots);
         list.push(w);
         w.start();
       }

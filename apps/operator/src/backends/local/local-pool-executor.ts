@@ -5,6 +5,7 @@ import { postJson } from '@orrery/control-http';
 import type { LocalRuntime } from './local-runtime-for-image.ts';
 import { WorkerIsolation } from './worker-isolation.ts';
 import { WorkerProcess } from './worker-process.ts';
+import type { WorkerStartSlots } from './worker-start-slots.ts';
 import { localSecretHint, localSecretLookup } from '../../env/local-secret-lookup.ts';
 import { MissingSecretError, resolveTemplateEnv, type SecretLookup } from '../../env/template-env.ts';
 import { type PoolPackages, packageSource } from '../../pool-executor/package-source.ts';
@@ -49,6 +50,8 @@ export interface LocalPoolExecutorOptions {
    * folder (the same one deploy workers get, readable by every worker uid), and only once built.
    */
   packages?: PoolPackages;
+  /** How many workers (these and the deploy workers) start at once; absent: no limit. */
+  startSlots?: WorkerStartSlots;
   log?: (msg: string) => void;
 }
 
@@ -129,7 +132,9 @@ export class LocalPoolExecutor implements PoolSpecializer {
     this.pools.set(key, list);
     while (list.length < size) {
       const nonce = mintSpecializeNonce();
-      const w = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce), runtime.command), () => this.poolWorkerChanged(key));
+      // Urgent (never queued) when the pool has no other worker ready or starting: a specialization may be waiting for it.
+      const slots = this.o.startSlots ? { slots: this.o.startSlots, urgent: () => !(this.pools.get(key) ?? []).some((x) => x !== w && (x.state === 'ready' || x.state === 'starting')) } : undefined;
+      const w: WorkerProcess = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce), runtime.command), () => this.poolWorkerChanged(key), slots);
       this.nonces.set(w, nonce);
       list.push(w);
       w.start();

@@ -3,6 +3,7 @@ import { type WriteStream, createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { backoffDelay } from '@orrery/spec';
 import { workerEnvironment } from './worker-env.ts';
+import type { WorkerStartSlots } from './worker-start-slots.ts';
 
 export interface WorkerProcessSpec {
   id: string;
@@ -32,6 +33,8 @@ const MIN_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 /** A worker that stayed up this long is healthy again: its restart backoff resets. */
 const STABLE_AFTER_MS = 60_000;
+/** The longest a starting worker holds a start slot (WorkerStartSlots). */
+const START_SLOT_MAX_MS = 5_000;
 
 /**
  * One supervised child process: started, watched for its `listening …` line, restarted with
@@ -56,17 +59,37 @@ export class WorkerProcess {
   listeningAt = 0;
   private readyAt = 0;
   private tail: string[] = [];
+  /** Gives back this worker's start slot (or withdraws its wait for one); a no-op when it holds none. */
+  private releaseStartSlot: () => void = () => undefined;
 
   constructor(
     readonly spec: WorkerProcessSpec,
     private readonly onChange: (w: WorkerProcess) => void,
+    /**
+     * Shared by the platform's workers: how many may start at once; `urgent` is asked when this
+     * one queues; a start slower than `maxHoldMs` (default 5 s) gives its slot back all the same.
+     */
+    private readonly startSlots?: { slots: WorkerStartSlots; urgent: () => boolean; maxHoldMs?: number },
   ) {}
 
+  /** Starts the process now, or once a start slot is free (state `starting` meanwhile). */
   start(): void {
-    mkdirSync(dirname(this.spec.logFile), { recursive: true });
-    this.log ??= createWriteStream(this.spec.logFile, { flags: 'a' });
     this.state = 'starting';
     this.address = undefined;
+    this.releaseStartSlot();
+    if (!this.startSlots) return this.spawnNow();
+    const release = this.startSlots.slots.take(this.startSlots.urgent(), () => {
+      // Not reached once stopped: stop() withdrew the wait. A slow start gives its slot back
+      // after a while all the same, so one hung worker does not hold up everyone else's.
+      setTimeout(() => release(), this.startSlots?.maxHoldMs ?? START_SLOT_MAX_MS).unref();
+      this.spawnNow();
+    });
+    this.releaseStartSlot = release;
+  }
+
+  private spawnNow(): void {
+    mkdirSync(dirname(this.spec.logFile), { recursive: true });
+    this.log ??= createWriteStream(this.spec.logFile, { flags: 'a' });
     this.spawnedAt = performance.now();
     // A clean environment (an allow-list, not the operator's), its own uid when isolated.
     const child = spawn(this.spec.command, this.spec.args, {
@@ -88,6 +111,7 @@ export class WorkerProcess {
         this.readyAt = Date.now();
         this.listeningAt = performance.now();
         buffer = '';
+        this.releaseStartSlot();
         this.onChange(this);
       }
     });
@@ -98,6 +122,7 @@ export class WorkerProcess {
     });
     child.on('exit', (code, signal) => {
       this.lastExit = { code, signal, at: Date.now() };
+      if (this.child === child) this.releaseStartSlot();
       this.log?.write(`\n[orrery-operator] worker ${this.spec.id} exited code=${code} signal=${signal}\n`);
       if (this.child !== child) return;
       this.child = undefined;
@@ -119,11 +144,17 @@ export class WorkerProcess {
       this.state = 'backoff';
       this.address = undefined;
       this.restarts++;
-      const delay = backoffDelay(this.crashesInARow++, { initialMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS });
+      // The first crash in a row restarts at once (as the kubelet does): a worker killed under
+      // load is back ~0.5 s sooner, and when it was its revision's only one, every request of
+      // the revision waits that long less. Only a worker that keeps dying backs off.
+      const delay = this.crashesInARow === 0 ? 0 : backoffDelay(this.crashesInARow - 1, { initialMs: MIN_BACKOFF_MS, maxMs: MAX_BACKOFF_MS });
+      this.crashesInARow++;
       this.restartTimer = setTimeout(() => this.start(), delay);
       this.onChange(this);
     });
     child.on('error', (err) => {
+      // A process that could not be spawned never exits: its slot is given back here.
+      if (this.child === child && child.pid === undefined) this.releaseStartSlot();
       this.tail.push(`spawn error: ${err.message}`);
     });
   }
@@ -140,6 +171,7 @@ export class WorkerProcess {
   /** SIGTERM, wait for the drain, then SIGKILL. Resolves when the process is gone. */
   async stop(): Promise<void> {
     clearTimeout(this.restartTimer);
+    this.releaseStartSlot();
     const child = this.child;
     this.state = 'stopping';
     if (!child || child.exitCode !== null || child.signalCode !== null) {

@@ -28,6 +28,7 @@ import { StateSyncReconciler } from '../../../state-sync/state-sync-reconciler.t
 import { exitStartFailed, exitWithUsage } from '../../../wiring/command-line.ts';
 import { listeningAddress } from '../../../wiring/listening-address.ts';
 import { LocalBackend } from '../local-backend.ts';
+import { WorkerStartSlots } from '../worker-start-slots.ts';
 import { DomainReconciler } from '../../../domain/domain-reconciler.ts';
 import { LocalDomainBackend } from '../local-domain-backend.ts';
 import { LocalObjectCache } from '../local-object-cache.ts';
@@ -111,8 +112,11 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     changed: (namespace, fn) => void operator.packageChanged(namespace, fn).catch((err: unknown) => warn(`package build of ${namespace}/${fn}: ${(err as Error).message}`)),
     log,
   });
+  // One start queue for deploy and pool workers: a burst of starts must not starve the workers serving.
+  const startSlots = new WorkerStartSlots(config.workerStartConcurrency);
   const backend = new LocalBackend({
     runtimeCommand: runtime,
+    startSlots,
     dataDir,
     registryUrls,
     endpointsFile: config.endpointsFile,
@@ -126,6 +130,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
   });
   const pool: LocalPoolExecutor = new LocalPoolExecutor({
     runtimeCommand: runtime,
+    startSlots,
     dataDir,
     registryUrls,
     stateUrl: config.stateUrl,
@@ -159,6 +164,7 @@ export async function createLocalComponents(config: LocalConfig, log: Log, warn:
     backlogOf: (key, fn) => queueTriggers.backlogOf(key, fn),
   });
   metrics.watchAutoscaler(autoscaler);
+  metrics.watchWorkerStarts(startSlots);
   // A raised decision starts workers at once; the reconcile queue follows for the rest.
   const scaleUpNow = createScaleUpNow({
     autoscaler,

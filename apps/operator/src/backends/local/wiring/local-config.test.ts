@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../wiring/command-line.ts';
@@ -20,6 +21,16 @@ describe('parseLocalConfig', () => {
     expect(() => parse('--build-timeout-seconds', '0')).toThrow(/--build-timeout-seconds must be/);
   });
 
+  it('limits workers starting at once to the CPU count unless told (0 = no limit)', () => {
+    expect(parse().workerStartConcurrency).toBe(availableParallelism());
+    expect(parse('--worker-start-concurrency', '0').workerStartConcurrency).toBe(0);
+    expect(parse('--worker-start-concurrency', '4').workerStartConcurrency).toBe(4);
+    // `orrery up` passes its environment on: the variable sets it there, the flag still wins.
+    expect((parseLocalConfig([], { ORRERY_WORKER_START_CONCURRENCY: '0' }) as LocalConfig).workerStartConcurrency).toBe(0);
+    expect((parseLocalConfig(['--worker-start-concurrency', '3'], { ORRERY_WORKER_START_CONCURRENCY: '0' }) as LocalConfig).workerStartConcurrency).toBe(3);
+    expect(() => parseLocalConfig([], { ORRERY_WORKER_START_CONCURRENCY: 'x' })).toThrow(/--worker-start-concurrency must be/);
+  });
+
   it('--help is asked for before anything is validated', () => {
     expect(parseLocalConfig(['--help', '--pool-size', 'x'], {})).toBe('help');
   });
@@ -38,6 +49,8 @@ describe('parseLocalConfig', () => {
     [['--bogus'], /--bogus/],
     [['--registry-cluster', 'no-slash'], '--registry-cluster takes NAMESPACE/NAME or NAMESPACE/NAME:PORT'],
     [['--pool-size=-1'], '--pool-size must be an integer ≥ 0'],
+    [['--worker-start-concurrency=-1'], '--worker-start-concurrency must be an integer ≥ 0'],
+    [['--worker-start-concurrency', 'two'], '--worker-start-concurrency must be an integer ≥ 0'],
     [['--pool-idle-timeout', 'soon'], '--pool-idle-timeout must be a duration of at least 1s'],
     [['--rollup-interval', '500ms'], '--rollup-interval must be a duration of at least 1s'],
     [['--isolate-workers', 'maybe'], '--isolate-workers must be auto, on or off'],

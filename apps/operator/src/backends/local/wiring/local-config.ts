@@ -3,6 +3,7 @@
  * local operator's settings. Pure: a bad flag throws a UsageError naming it (main.ts prints it
  * with LOCAL_USAGE and exits 2); the flags both backends take are read by wiring/shared-flags.ts.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { AUTOSCALER_USAGE } from '../../../autoscaler/autoscaler-flags.ts';
 import { REVISION_GC_USAGE } from '../../../function/revision-gc-flags.ts';
@@ -25,6 +26,7 @@ ${REVISION_GC_USAGE}
 ${QUEUE_USAGE}
 ${TRIGGER_USAGE}
   [--pool-size 3 (when no Environment resource sets poolSize)] [--pool-idle-timeout 120s]
+  [--worker-start-concurrency N (workers starting at once; default $ORRERY_WORKER_START_CONCURRENCY, else the CPU count; 0 = no limit)]
   [--max-package-bytes 67108864 (largest package archive PUT /v1/packages/ takes)] [--build-timeout-seconds 600 (a package build's longest run)]
   [--admin-token-file FILE (admin API login; absent = users only)] [--users-file FILE (name:role:hash lines, see orrery passwd; re-read on change)] [--router-admin-urls URL,URL (sticky counters)]
   [--trusted-proxies ADDR|CIDR|loopback,… (peers whose X-Forwarded-* the admin API believes: the console, a TLS ingress; default $ORRERY_TRUSTED_PROXIES, else none)]
@@ -46,6 +48,7 @@ const LOCAL_FLAGS = {
   'statesync-routers': { type: 'string', default: '0' },
   'statesync-router-admin-urls': { type: 'string' },
   'pool-size': { type: 'string', default: '3' },
+  'worker-start-concurrency': { type: 'string' },
   'isolate-workers': { type: 'string', default: 'auto' },
   'worker-uid-range': { type: 'string' },
   'worker-env-passthrough': { type: 'string' },
@@ -62,6 +65,8 @@ export interface LocalConfig extends SharedSettings {
   resyncMs: number;
   /** Pool size when no Environment sets poolSize. */
   poolSize: number;
+  /** Worker processes starting at once (spawned, not yet listening); 0 = no limit. */
+  workerStartConcurrency: number;
   /** Router replicas this operator runs for a StateSync, unless routers run elsewhere are observed (their admin URLs). */
   stateSyncRouters: number;
   observedRouterAdminUrls: string[];
@@ -83,6 +88,9 @@ export function parseLocalConfig(args: string[], environment: NodeJS.ProcessEnv)
   if (cluster === null) throw new UsageError('--registry-cluster takes NAMESPACE/NAME or NAMESPACE/NAME:PORT');
   const poolSize = Number(values['pool-size']);
   if (!Number.isInteger(poolSize) || poolSize < 0) throw new UsageError('--pool-size must be an integer ≥ 0 and --pool-idle-timeout a duration like "120s"');
+  const startFlag = values['worker-start-concurrency'] ?? environment.ORRERY_WORKER_START_CONCURRENCY;
+  const workerStartConcurrency = startFlag === undefined || startFlag === '' ? availableParallelism() : Number(startFlag);
+  if (!Number.isInteger(workerStartConcurrency) || workerStartConcurrency < 0) throw new UsageError('--worker-start-concurrency must be an integer ≥ 0 (0 = no limit)');
   const maxArchiveBytes = Number(values['max-package-bytes']);
   if (!Number.isInteger(maxArchiveBytes) || maxArchiveBytes < 1024) throw new UsageError('--max-package-bytes must be a whole number of bytes, at least 1024');
   const buildTimeoutSeconds = Number(values['build-timeout-seconds']);
@@ -97,6 +105,7 @@ export function parseLocalConfig(args: string[], environment: NodeJS.ProcessEnv)
     endpointsFile: absolute(values['endpoints-file']),
     resyncMs: Number(values['resync-seconds']) * 1000,
     poolSize,
+    workerStartConcurrency,
     stateSyncRouters: Number(values['statesync-routers']) || 0,
     observedRouterAdminUrls: (values['statesync-router-admin-urls'] ?? '').split(',').filter(Boolean),
     isolation,
