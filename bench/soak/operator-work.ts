@@ -71,9 +71,10 @@ export function operatorWork(before: readonly MetricSample[], after: readonly Me
     reconciles: kinds.map((kind) => ({ kind, success: ok.get(kind) ?? 0, error: failed.get(kind) ?? 0, seconds: seconds.get(kind) ?? 0 })),
     events: Object.fromEntries(diff('orrery_operator_events_total', 'outcome')),
     cpuSeconds: one(after, 'process_cpu_seconds_total') - one(before, 'process_cpu_seconds_total'),
+    // Absent on an operator without start slots (the Kubernetes backend): 0.
     startWaits: {
-      count: (one(after, 'orrery_operator_worker_start_waits_total') || 0) - (one(before, 'orrery_operator_worker_start_waits_total') || 0),
-      seconds: (one(after, 'orrery_operator_worker_start_wait_seconds_total') || 0) - (one(before, 'orrery_operator_worker_start_wait_seconds_total') || 0),
+      count: diff('orrery_operator_worker_start_waits_total', '').get('') ?? 0,
+      seconds: diff('orrery_operator_worker_start_wait_seconds_total', '').get('') ?? 0,
     },
     eventLoop: {
       p50ms: one(after, 'nodejs_eventloop_lag_p50_seconds') * 1000,

@@ -97,9 +97,8 @@ export class LocalBackend {
       const pkg = rev.spec.template.source.package ? this.opts.packageOf?.(rev) : undefined;
       const loadable = !rev.spec.template.source.package || pkg !== undefined;
       while (env && runtime.ok && loadable && list.length < desired && !this.stopped) {
-        // Urgent (never queued) when the revision has no other worker ready or starting: a cold request may be waiting for it.
-        const slots = this.opts.startSlots ? { slots: this.opts.startSlots, urgent: () => !list.some((x) => x !== w && (x.state === 'ready' || x.state === 'starting')) } : undefined;
-        const w: WorkerProcess = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials, pkg), () => this.changed(key), slots);
+        const slots = this.opts.startSlots ? { slots: this.opts.startSlots, peers: () => list } : undefined;
+        const w = new WorkerProcess(this.workerSpec(rev, env, runtime.command, credentials, pkg), () => this.changed(key), slots);
         list.push(w);
         w.start();
       }

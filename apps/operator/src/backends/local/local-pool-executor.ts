@@ -132,9 +132,8 @@ export class LocalPoolExecutor implements PoolSpecializer {
     this.pools.set(key, list);
     while (list.length < size) {
       const nonce = mintSpecializeNonce();
-      // Urgent (never queued) when the pool has no other worker ready or starting: a specialization may be waiting for it.
-      const slots = this.o.startSlots ? { slots: this.o.startSlots, urgent: () => !(this.pools.get(key) ?? []).some((x) => x !== w && (x.state === 'ready' || x.state === 'starting')) } : undefined;
-      const w: WorkerProcess = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce), runtime.command), () => this.poolWorkerChanged(key), slots);
+      const slots = this.o.startSlots ? { slots: this.o.startSlots, peers: () => this.pools.get(key) ?? [] } : undefined;
+      const w = new WorkerProcess(this.spec(namespace, environment, specializeVerifier(nonce), runtime.command), () => this.poolWorkerChanged(key), slots);
       this.nonces.set(w, nonce);
       list.push(w);
       w.start();

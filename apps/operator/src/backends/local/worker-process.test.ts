@@ -15,8 +15,12 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A supervised stand-in worker; with `slots`, it takes a start slot before it spawns. */
-function worker(id: string, listenAfterMs: number, slots?: WorkerStartSlots, o: { urgent?: boolean; maxHoldMs?: number } = {}): WorkerProcess {
+/**
+ * A supervised stand-in worker; with `slots`, it takes a start slot before it spawns. Its peers
+ * are the test's other workers (each starting, so it queues when no slot is free), or none when
+ * `alone` (then its start is urgent).
+ */
+function worker(id: string, listenAfterMs: number, slots?: WorkerStartSlots, o: { alone?: boolean; maxHoldMs?: number } = {}): WorkerProcess {
   const dir = mkdtempSync(join(tmpdir(), 'orrery-start-slots-'));
   dirs.push(dir);
   const w = new WorkerProcess(
@@ -31,7 +35,7 @@ function worker(id: string, listenAfterMs: number, slots?: WorkerStartSlots, o: 
       workDir: dir,
     },
     () => undefined,
-    slots ? { slots, urgent: () => o.urgent ?? false, maxHoldMs: o.maxHoldMs } : undefined,
+    slots ? { slots, peers: () => (o.alone ? [] : workers), maxHoldMs: o.maxHoldMs } : undefined,
   );
   workers.push(w);
   return w;
@@ -62,11 +66,11 @@ describe('WorkerProcess with start slots', () => {
     expect(slots.counts()).toEqual({ starting: 0, waiting: 0 });
   });
 
-  it('an urgent start spawns at once, past the limit', async () => {
+  it('the start of a worker with no peer ready or starting is urgent: it spawns at once, past the limit', async () => {
     const slots = new WorkerStartSlots(1);
     const first = worker('first', 300, slots);
     const queued = worker('queued', 0, slots);
-    const urgent = worker('urgent', 0, slots, { urgent: true });
+    const urgent = worker('urgent', 0, slots, { alone: true });
     first.start();
     queued.start();
     urgent.start();

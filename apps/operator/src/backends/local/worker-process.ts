@@ -66,10 +66,12 @@ export class WorkerProcess {
     readonly spec: WorkerProcessSpec,
     private readonly onChange: (w: WorkerProcess) => void,
     /**
-     * Shared by the platform's workers: how many may start at once; `urgent` is asked when this
-     * one queues; a start slower than `maxHoldMs` (default 5 s) gives its slot back all the same.
+     * Shared by the platform's workers: how many may start at once. `peers` are the workers of
+     * this one's revision or pool: with none of them ready or starting, this start is urgent
+     * (a cold request may be waiting for it) and never queues. A start slower than `maxHoldMs`
+     * (default 5 s) gives its slot back all the same.
      */
-    private readonly startSlots?: { slots: WorkerStartSlots; urgent: () => boolean; maxHoldMs?: number },
+    private readonly startSlots?: { slots: WorkerStartSlots; peers: () => readonly WorkerProcess[]; maxHoldMs?: number },
   ) {}
 
   /** Starts the process now, or once a start slot is free (state `starting` meanwhile). */
@@ -78,7 +80,8 @@ export class WorkerProcess {
     this.address = undefined;
     this.releaseStartSlot();
     if (!this.startSlots) return this.spawnNow();
-    const release = this.startSlots.slots.take(this.startSlots.urgent(), () => {
+    const urgent = !this.startSlots.peers().some((x) => x !== this && (x.state === 'ready' || x.state === 'starting'));
+    const release = this.startSlots.slots.take(urgent, () => {
       // Not reached once stopped: stop() withdrew the wait. A slow start gives its slot back
       // after a while all the same, so one hung worker does not hold up everyone else's.
       setTimeout(() => release(), this.startSlots?.maxHoldMs ?? START_SLOT_MAX_MS).unref();
@@ -122,9 +125,9 @@ export class WorkerProcess {
     });
     child.on('exit', (code, signal) => {
       this.lastExit = { code, signal, at: Date.now() };
-      if (this.child === child) this.releaseStartSlot();
       this.log?.write(`\n[orrery-operator] worker ${this.spec.id} exited code=${code} signal=${signal}\n`);
       if (this.child !== child) return;
+      this.releaseStartSlot();
       this.child = undefined;
       if (this.state === 'stopping' || this.state === 'stopped') {
         this.state = 'stopped';
