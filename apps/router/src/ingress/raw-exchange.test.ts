@@ -72,4 +72,16 @@ describe('RawExchange: when the response head leaves', () => {
     expect(conns.map((conn) => conn.sends.length)).toEqual([1, 1, 1]);
     expect(spy.mock.calls.filter(([fn]) => fn.name === 'sendHeldHeads')).toHaveLength(1);
   });
+
+  it('a head that left with its body costs no setImmediate (no extra turn of the event loop)', async () => {
+    const spy = vi.spyOn(globalThis, 'setImmediate');
+    const conn = recordingConnection();
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-length', '2']);
+    ex.end(Buffer.from('ok'));
+    await new Promise((r) => process.nextTick(r));
+    await nextTurn();
+    expect(conn.sends).toHaveLength(1);
+    expect(spy.mock.calls.filter(([fn]) => fn.name === 'sendHeldHeads')).toHaveLength(0);
+  });
 });

@@ -26,11 +26,23 @@ export interface RawExchangeConnection {
 
 /** Exchanges whose head is written but not sent yet: sent together after this I/O turn (one setImmediate for all). */
 const heldHeads = new Set<RawExchange>();
+let checkScheduled = false;
 let flushScheduled = false;
 function sendHeldHeads(): void {
   flushScheduled = false;
   for (const ex of heldHeads) ex.sendHeldHead();
   heldHeads.clear();
+}
+/**
+ * Right after the callback that wrote heads: the common response (head and body from one
+ * upstream read) has already gone out with its body, and then no setImmediate — and no extra
+ * turn of the event loop — is paid for it. A head still held waits for the end of the turn.
+ */
+function scheduleFlushIfHeld(): void {
+  checkScheduled = false;
+  if (heldHeads.size === 0 || flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(sendHeldHeads);
 }
 
 export class RawExchange implements IngressRequest, IngressResponse, ResponseFraming {
@@ -77,9 +89,9 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
     this.head = buildResponseHead(status, statusText, headers, { headRequest: this.method === 'HEAD', keepAlive: !conn.closeAfter, keepAliveTimeoutMs: conn.keepAliveHintMs, date: httpDate() }, this);
     this.headersSent = true;
     heldHeads.add(this);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(sendHeldHeads);
+    if (!checkScheduled) {
+      checkScheduled = true;
+      process.nextTick(scheduleFlushIfHeld);
     }
   }
 

@@ -57,6 +57,21 @@ describe('appendForwardedHeaders without trusted proxies (the router is the edge
     expect(headers('::ffff:203.0.113.9', 'shop.example:8080', spoofed)).toEqual(expected);
   });
 
+  it("the element built for one request is never another's: each of peer, Host and proto changes it", () => {
+    const element = (peer: string, host: string | undefined, tls: boolean): string => {
+      const out: string[] = [];
+      appendForwardedHeaders(out, peer, host, none, undefined, tls);
+      return out[out.indexOf('forwarded') + 1]!;
+    };
+    expect(element('10.0.0.1', 'a.example', false)).toBe('for=10.0.0.1;host=a.example;proto=http');
+    expect(element('10.0.0.1', 'a.example', false)).toBe('for=10.0.0.1;host=a.example;proto=http');
+    expect(element('10.0.0.2', 'a.example', false)).toBe('for=10.0.0.2;host=a.example;proto=http');
+    expect(element('10.0.0.2', 'b.example', false)).toBe('for=10.0.0.2;host=b.example;proto=http');
+    expect(element('10.0.0.2', 'b.example', true)).toBe('for=10.0.0.2;host=b.example;proto=https');
+    expect(element('10.0.0.2', undefined, true)).toBe('for=10.0.0.2;proto=https');
+    expect(element('10.0.0.2', 'b.example', true)).toBe('for=10.0.0.2;host=b.example;proto=https');
+  });
+
   it('IPv6 peers and a missing Host', () => {
     expect(headers('2001:db8::7', undefined, none)).toEqual({
       'x-forwarded-for': '2001:db8::7',

@@ -38,12 +38,21 @@ const TCHAR = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A Forwarded parameter value: a token as is, anything else as a quoted-string. */
 export function forwardedValue(value: string): string {
   if (TCHAR.test(value)) return value;
+  // A host:port is no token: quoted, and escaped only when there is something to escape.
+  if (value.indexOf('"') < 0 && value.indexOf('\\') < 0) return `"${value}"`;
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
+/** The last element built: a client keeps its peer address and Host from one request to the next. */
+let lastElement = { peer: '', host: undefined as string | undefined, proto: '', element: '' };
+
 /** This hop's Forwarded element: who connected, the Host it asked for, and the protocol it arrived over (https on the TLS port). */
 function ownElement(peer: string, host: string | undefined, proto = 'http'): string {
-  return host ? `for=${forwardedNode(peer)};host=${forwardedValue(host)};proto=${proto}` : `for=${forwardedNode(peer)};proto=${proto}`;
+  const last = lastElement;
+  if (last.element !== '' && last.peer === peer && last.host === host && last.proto === proto) return last.element;
+  const element = host ? `for=${forwardedNode(peer)};host=${forwardedValue(host)};proto=${proto}` : `for=${forwardedNode(peer)};proto=${proto}`;
+  lastElement = { peer, host, proto, element };
+  return element;
 }
 
 /** `https`/`http` from the first element of a trusted X-Forwarded-Proto; anything else is not believed. */

@@ -12,6 +12,8 @@ export function isHopByHop(lowerName: string): boolean {
 /** Extra names listed in a Connection header value ("close" / "keep-alive" are not header names). */
 export function connectionTokens(value: string | undefined): Set<string> | undefined {
   if (!value) return undefined;
+  // What clients send on nearly every request: nothing to split.
+  if (value.length === 10 && value.toLowerCase() === 'keep-alive') return undefined;
   let out: Set<string> | undefined;
   for (const t of value.split(',')) {
     const name = t.trim().toLowerCase();

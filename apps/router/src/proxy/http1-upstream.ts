@@ -3,12 +3,13 @@
  * spent ~40 µs of CPU per proxied request here, most of it on generality the proxy does not
  * need (header validation of already-parsed headers, request queues, pipelining, wasm parser
  * callbacks per header). This one writes the request head as one string, parses the response
- * head with indexOf, and streams bodies (Content-Length, chunked, or until close) through.
+ * head with indexOf (response-head-parser.ts), and streams bodies (Content-Length, chunked, or until close) through.
  * One request per connection at a time; idle connections are reused LIFO (warmest first).
  */
 import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
 import type { RequestBody } from '../ingress/ingress.ts';
+import { parseUpstreamResponseHead } from './response-head-parser.ts';
 
 export interface UpstreamHandler {
   /** Gives the handler a way to abort the exchange (e.g. the client went away). */
@@ -375,87 +376,26 @@ class UpstreamConnection {
 
   /** Parses status line and headers; false when the exchange ended inside (error, or a 1xx to skip, or a 101 that took the socket). */
   private onHead(text: string, buf: Buffer, bodyStart: number): boolean {
-    const lines = text.split('\r\n');
-    const status = lines[0]!;
-    // "HTTP/1.1 200 OK"
-    if (!status.startsWith('HTTP/1.')) {
-      this.fail(new UpstreamError(`upstream ${this.pool.address} answered something other than HTTP/1.x`, 'ORRERY_BAD_RESPONSE'));
+    const head = parseUpstreamResponseHead(text);
+    if (typeof head === 'string') {
+      this.fail(new UpstreamError(head === 'not_http1' ? `upstream ${this.pool.address} answered something other than HTTP/1.x` : `upstream ${this.pool.address} sent an invalid Content-Length`, 'ORRERY_BAD_RESPONSE'));
       return false;
     }
-    const code = parseInt(status.slice(9, 12), 10);
-    const statusText = status.length > 13 ? status.slice(13) : '';
-    if (status.charCodeAt(7) === 48 /* HTTP/1.0 */) this.keepAlive = false;
+    const code = head.status;
     if (code >= 100 && code < 200 && code !== 101) {
       this.state = State.Head; // interim response (100 Continue): wait for the real one
       return true;
     }
-    const out: string[] = [];
-    let length = -1;
-    let chunked = false;
-    let connectionTokens: string[] | undefined;
-    let keepAliveHeader = false;
-    let upgrade: string | undefined;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      const name = line.slice(0, colon);
-      const value = line.slice(colon + 1).trim();
-      const lower = name.toLowerCase();
-      switch (lower) {
-        case 'content-length': {
-          // Strict: digits only, and repeated headers must agree (response smuggling otherwise).
-          const n = /^\d+$/.test(value) ? Number(value) : NaN;
-          if (Number.isNaN(n) || (length >= 0 && n !== length)) {
-            this.fail(new UpstreamError(`upstream ${this.pool.address} sent an invalid Content-Length`, 'ORRERY_BAD_RESPONSE'));
-            return false;
-          }
-          if (length < 0) out.push(name, value);
-          length = n;
-          continue;
-        }
-        case 'transfer-encoding':
-          chunked = value.toLowerCase().includes('chunked');
-          continue;
-        case 'connection': {
-          const v = value.toLowerCase();
-          if (v.includes('close')) this.keepAlive = false;
-          if (v.includes('keep-alive')) keepAliveHeader = true;
-          for (const t of v.split(',')) {
-            const tok = t.trim();
-            if (tok && tok !== 'close' && tok !== 'keep-alive') (connectionTokens ??= []).push(tok);
-          }
-          continue;
-        }
-        case 'upgrade':
-          upgrade = value;
-          continue;
-        case 'keep-alive':
-        case 'proxy-connection':
-        case 'te':
-        case 'trailer':
-        case 'proxy-authenticate':
-        case 'proxy-authorization':
-          continue;
-        default:
-          out.push(name, value);
-      }
-    }
-    if (status.charCodeAt(7) === 48 && keepAliveHeader) this.keepAlive = true;
-    if (chunked && length >= 0) {
-      // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3); the client gets node's own framing.
-      for (let i = out.length - 2; i >= 0; i -= 2) if (out[i]!.toLowerCase() === 'content-length') out.splice(i, 2);
-      length = -1;
-    }
-    if (connectionTokens) {
-      for (let i = out.length - 2; i >= 0; i -= 2) if (connectionTokens.includes(out[i]!.toLowerCase())) out.splice(i, 2);
-    }
+    if (head.close) this.keepAlive = false;
+    const out = head.headers;
+    const statusText = head.statusText;
+    const length = head.contentLength;
     if (code === 101 && this.upgrading) {
-      this.switchProtocols(statusText, out, upgrade, buf.subarray(bodyStart));
+      this.switchProtocols(statusText, out, head.upgrade, buf.subarray(bodyStart));
       return false;
     }
     if (this.isHead || code === 204 || code === 304) this.state = State.Done;
-    else if (chunked) this.state = State.BodyChunkSize;
+    else if (head.chunked) this.state = State.BodyChunkSize;
     else if (length >= 0) {
       this.remaining = length;
       this.state = length === 0 ? State.Done : State.BodyLength;

@@ -16,3 +16,14 @@ describe('headers only the router says', () => {
     expect(head.tag).toBe('canary');
   });
 });
+
+describe('Connection', () => {
+  it('is never forwarded; the names it lists are dropped, in any case, and keep-alive or close alone drops nothing else', () => {
+    const raw = ['Host', 'x', 'Keep-Alive', 'timeout=5', 'X-Hop', '1', 'x-end', '2'];
+    expect(scanRequestHead([...raw, 'Connection', 'keep-alive'], undefined).forward).toEqual(['X-Hop', '1', 'x-end', '2']);
+    expect(scanRequestHead([...raw, 'Connection', 'Keep-Alive'], undefined).forward).toEqual(['X-Hop', '1', 'x-end', '2']);
+    expect(scanRequestHead([...raw, 'Connection', 'close'], undefined).forward).toEqual(['X-Hop', '1', 'x-end', '2']);
+    expect(scanRequestHead([...raw, 'Connection', 'keep-alive, x-hop'], undefined).forward).toEqual(['x-end', '2']);
+    expect(scanRequestHead(['Connection', 'X-HOP', ...raw, 'connection', 'X-End'], undefined).forward).toEqual([]);
+  });
+});
