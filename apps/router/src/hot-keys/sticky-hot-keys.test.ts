@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { FunctionHotKeysSchema, type StickyOwnerLoad } from '@orrery/spec';
 import { keyHashOf } from './hot-key-owner.ts';
@@ -24,6 +26,27 @@ describe('trackedKey / cutKeyHash', () => {
   it('a short key that merely looks cut is not read as one', () => {
     expect(cutKeyHash('a…#0123456789abcdef')).toBeUndefined();
     expect(cutKeyHash('y'.repeat(200) + '…#0123456789abcdeZ')).toBeUndefined();
+  });
+});
+
+describe('trackedKey and the request head', () => {
+  it('a tracked key keeps none of the (much larger) string it was cut from alive', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const held: string[] = [];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 100; i++) {
+      // As a sticky cookie's value is cut out of the whole Cookie header: a view of 20 characters.
+      const head = `${i}:${'x'.repeat(100_000)}sticky-key-${String(i).padStart(9, '0')}`;
+      const key = head.slice(head.length - 20);
+      held.push(trackedKey(key, 0, 0));
+    }
+    gc();
+    const grown = process.memoryUsage().heapUsed - before;
+    expect(held[7]).toBe('sticky-key-000000007');
+    // 100 heads of 100 kB would be 10 MB.
+    expect(grown).toBeLessThan(2_000_000);
   });
 });
 
