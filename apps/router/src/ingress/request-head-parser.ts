@@ -216,8 +216,9 @@ export function parseRequestHead(buf: Uint8Array, maxHeadBytes = MAX_HEAD_BYTES)
     if (buf[p + 1] !== LF) return handover('line_ending');
     p += 2;
 
+    const name = text.toString('latin1', nameStart, nameEnd);
     const value = text.toString('latin1', valueStart, valueEnd);
-    rawHeaders.push(text.toString('latin1', nameStart, nameEnd), value);
+    rawHeaders.push(name, value);
 
     // The few names that change framing or the connection, found by length first.
     switch (nameEnd - nameStart) {
@@ -240,15 +241,12 @@ export function parseRequestHead(buf: Uint8Array, maxHeadBytes = MAX_HEAD_BYTES)
       case 14:
         if (equalsLower(buf, nameStart, 'content-length')) {
           // Digits only, once: a repeated (even equal) or odd value is node's to judge.
-          const length = valueEnd - valueStart;
-          if (contentLength >= 0 || length === 0 || length > 15) return handover('content_length');
-          let n = 0;
-          for (let i = valueStart; i < valueEnd; i++) {
-            const c = buf[i]!;
+          if (contentLength >= 0 || value.length === 0 || value.length > 15) return handover('content_length');
+          for (let i = 0; i < value.length; i++) {
+            const c = value.charCodeAt(i);
             if (c < 0x30 || c > 0x39) return handover('content_length');
-            n = n * 10 + (c - 0x30);
           }
-          contentLength = n;
+          contentLength = Number(value);
         }
         break;
       case 17:

@@ -3,7 +3,8 @@
  * spent ~40 µs of CPU per proxied request here, most of it on generality the proxy does not
  * need (header validation of already-parsed headers, request queues, pipelining, wasm parser
  * callbacks per header). This one writes the request head as one string, parses the response
- * head with indexOf (response-head-parser.ts), and streams bodies (Content-Length, chunked, or until close) through.
+ * head with indexOf (response-head-parser.ts), and streams bodies (Content-Length, chunked, or
+ * until close) through.
  * One request per connection at a time; idle connections are reused LIFO (warmest first).
  */
 import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';

@@ -9,6 +9,7 @@
  * hop-by-hop list as strings — a profile of the router put the split-and-lower-case version at a
  * fifth of its own JavaScript per proxied request.
  */
+import { connectionTokens } from './hop-by-hop.ts';
 
 export interface UpstreamResponseHead {
   status: number;
@@ -62,8 +63,8 @@ function droppedName(s: string, start: number, length: number): boolean {
 }
 
 /** The header names the worker listed in Connection (besides close and keep-alive) are hop-by-hop too. */
-function dropListed(headers: string[], listed: string[]): void {
-  for (let i = headers.length - 2; i >= 0; i -= 2) if (listed.includes(headers[i]!.toLowerCase())) headers.splice(i, 2);
+function dropListed(headers: string[], listed: ReadonlySet<string>): void {
+  for (let i = headers.length - 2; i >= 0; i -= 2) if (listed.has(headers[i]!.toLowerCase())) headers.splice(i, 2);
 }
 
 function dropContentLength(headers: string[]): void {
@@ -99,7 +100,7 @@ export function parseUpstreamResponseHead(text: string): UpstreamResponseHead | 
   let chunked = false;
   let closeToken = false;
   let keepAliveToken = false;
-  let listed: string[] | undefined;
+  let listed: Set<string> | undefined;
   let upgrade: string | undefined;
   let pos = eol + 2;
   while (pos < text.length) {
@@ -128,13 +129,12 @@ export function parseUpstreamResponseHead(text: string): UpstreamResponseHead | 
             keepAliveToken = true;
             continue;
           }
-          const v = text.slice(vs, ve).toLowerCase();
+          const value = text.slice(vs, ve);
+          const v = value.toLowerCase();
           if (v.includes('close')) closeToken = true;
           if (v.includes('keep-alive')) keepAliveToken = true;
-          for (const t of v.split(',')) {
-            const token = t.trim();
-            if (token && token !== 'close' && token !== 'keep-alive') (listed ??= []).push(token);
-          }
+          const names = connectionTokens(value);
+          if (names) for (const name of names) (listed ??= new Set()).add(name);
           continue;
         }
         break;
