@@ -70,9 +70,11 @@ export class ExpirySweeper {
         });
         if (!txn.succeeded) continue;
         removed++;
+        // Counted at once, not after the round: the watch delete reaches readers of the metric
+        // while later candidates of this round are still being probed.
+        this.removed++;
         if (s.stale && s.lease !== '0') this.client.leaseClient.leaseRevoke({ ID: BigInt(`0x${s.lease}`).toString() }).catch(() => undefined);
       }
-      this.removed += removed;
       return removed;
     } finally {
       this.running = false;
