@@ -53,6 +53,15 @@ export async function goto(page: Page, url: string): Promise<void> {
 /** Logs in through the login form with the admin token or a user's password. */
 export async function logIn(page: Page, consoleUrl: string, as: { token: string } | { user: string; password: string }): Promise<void> {
   await goto(page, `${consoleUrl}/login`);
+  // The form renders once the page's JavaScript has hydrated (useSearchParams sits under a
+  // Suspense): 60 s, as for the role below — a CI run beside the chart installs once took over
+  // playwright's default 30 s to show it.
+  const field = page.getByTestId('login-method-token');
+  try {
+    await field.waitFor({ timeout: 60_000 });
+  } catch (err) {
+    throw new Error(`the login form did not render: ${await loginState(page)}`, { cause: err });
+  }
   if ('token' in as) {
     await page.getByTestId('login-token').fill(as.token);
   } else {

@@ -36,6 +36,8 @@ import type { FunctionStats, RevisionStats, RouterStats } from './stats/router-s
 import type { StickyHotKeys } from './hot-keys/sticky-hot-keys.ts';
 import type { Tracer } from '@orrery/tracing';
 import { RequestTrace } from './tracing/request-trace.ts';
+// The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
+import { performance } from 'node:perf_hooks';
 
 export interface DataPlaneOptions {
   index: EndpointIndex;

@@ -7,6 +7,7 @@ import { createLogger, messageLog } from '@orrery/log';
 import { endpointForLog, startTracing } from '@orrery/tracing';
 import { connectSharedTables, ROUTER_TABLES } from './shared-tables-redis.ts';
 import { readRouterConfig } from './wiring/router-config.ts';
+import { restoreFastStringPrototype } from './string-prototype-fast-mode.ts';
 import { shutdownOnSignals } from './wiring/signal-shutdown.ts';
 import { startRouter } from './wiring/start-router.ts';
 
@@ -22,5 +23,7 @@ const tracing = config.tracing.enabled ? await startTracing(config.tracing) : un
 if (tracing) log(`tracing: spans go to ${endpointForLog(tracing.endpoint)} as ${tracing.serviceName}`);
 
 const router = await startRouter({ ...config.router, sharedTables, tracer: tracing?.tracer, log });
+// Every module is loaded now (ioredis among them): see string-prototype-fast-mode.ts.
+restoreFastStringPrototype();
 console.log(`listening ${router.url} admin ${router.adminUrl}${router.tlsUrl ? ` tls ${router.tlsUrl}` : ''}`);
 shutdownOnSignals(router, { drainMs: config.drainMs, tracing, log });

@@ -15,6 +15,8 @@ import type { IngressHandler } from './ingress.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import { RawRequestBody, type BodyFlowControl } from './raw-request-body.ts';
 import { parseRequestHead, type HandoverReason, type ParsedHead } from './request-head-parser.ts';
+// The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
+import { performance } from 'node:perf_hooks';
 
 /** What a connection needs from its server (raw-ingress-server.ts). */
 export interface RawConnectionHost {

@@ -12,6 +12,8 @@ import type { Http2Ingress } from '../http2/http2-ingress.ts';
 import type { IngressHandler } from './ingress.ts';
 import { RawConnection, type RawConnectionHost } from './raw-connection.ts';
 import { MAX_HEAD_BYTES, type HandoverReason } from './request-head-parser.ts';
+// The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
+import { performance } from 'node:perf_hooks';
 
 export interface RawIngressOptions {
   handle: IngressHandler;

@@ -11,6 +11,8 @@ import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
 import type { RequestBody } from '../ingress/ingress.ts';
 import { parseUpstreamResponseHead } from './response-head-parser.ts';
+// The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
+import { performance } from 'node:perf_hooks';
 
 export interface UpstreamHandler {
   /** Gives the handler a way to abort the exchange (e.g. the client went away). */

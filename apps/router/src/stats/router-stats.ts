@@ -7,6 +7,8 @@
 import type { RouterFunctionStats, RouterRevisionStats } from '@orrery/spec';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import { FastHistogram } from './fast-histogram.ts';
+// The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
+import { performance } from 'node:perf_hooks';
 
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 export const OVERHEAD_BUCKETS = [0.00002, 0.00005, 0.0001, 0.00015, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01];
