@@ -6,9 +6,9 @@
  * load that walks the chain from an *object* makes it fast again — loads on string primitives
  * (`s.indexOf`, `s.slice`, `s.charCodeAt`) never do. While it stays a dictionary, optimized code
  * cannot fold any string method load and calls the generic LoadIC for each one: in the router's
- * head parsers that was ~1 µs per proxied request (perf: `Builtins_LoadIC` 5.8 % of the process,
+ * head parsers that was ~1 µs per proxied request (perf: `Builtins_LoadIC` 4.7 % of the process,
  * more than the parsers' own code), and a string-method loop runs 2.5× slower in a plain node.
- * One load through an object that inherits from String.prototype runs the same step an object
+ * Access through an object that inherits from String.prototype runs the step an object
  * receiver's IC does, and the prototype stays fast afterwards.
  */
 export function restoreFastStringPrototype(): void {
