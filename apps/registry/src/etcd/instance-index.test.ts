@@ -69,4 +69,52 @@ describe('InstanceIndex', () => {
     expect(index.select(gold).map((i) => i.instanceId)).toEqual(['i200']);
     expect(index.select(filter(`namespace=ns&service=${SERVICE}&limit=5`))).toHaveLength(5);
   });
+
+  it('hands back a kept answer while the services it covers are unchanged, and a fresh one after any change to them', async () => {
+    let clock = 1_000_000;
+    const index = new InstanceIndex({} as Etcd3, keys, 1000, undefined, undefined, () => clock);
+    const other = 'a.b.c.d.f';
+    feed(index, 2, [put(rec('i1', { tier: 'gold' }), 2), put(rec('i2', { tier: 'gold' }), 2), put(rec('o1', { tier: 'gold' }, other), 2)]);
+    const gold = filter(`namespace=ns&service=${SERVICE}&selector=tier=gold`);
+    const byPrefix = filter('namespace=ns&servicePrefix=a.b.c.d&selector=tier=gold');
+    const first = index.select(gold);
+    expect(first.map((i) => i.instanceId)).toEqual(['i1', 'i2']);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(index.select(gold)).toBe(first);
+    expect(index.select(filter(`namespace=ns&service=${SERVICE}&selector=tier=gold`))).toBe(first);
+    const prefixFirst = index.select(byPrefix);
+    expect(prefixFirst).toHaveLength(3);
+
+    // A change in another service leaves an exact-service answer standing; a prefix answer covers the namespace.
+    feed(index, 3, [put(rec('o2', { tier: 'gold' }, other), 3)]);
+    expect(index.select(gold)).toBe(first);
+    expect(index.select(byPrefix).map((i) => i.instanceId)).toEqual(['i1', 'i2', 'o1', 'o2']);
+
+    // A change in the service: a new answer with it.
+    feed(index, 4, [put(rec('i2', { tier: 'std' }), 4)]);
+    const second = index.select(gold);
+    expect(second.map((i) => i.instanceId)).toEqual(['i1']);
+    expect(index.select(gold)).toBe(second);
+
+    // Another limit or includeExpired is another answer.
+    expect(index.select({ ...gold, limit: 0 })).toEqual([]);
+    expect(index.select(gold, { includeExpired: true })).toEqual(second);
+
+    // The service emptied and filled again with what it had: no answer kept from before survives.
+    feed(index, 5, [del(rec('i1', {}), 5), del(rec('i2', {}), 5)]);
+    expect(index.select(gold)).toEqual([]);
+    feed(index, 6, [put(rec('i1', { tier: 'gold' }), 6)]);
+    const refilled = index.select(gold);
+    expect(refilled.map((i) => [i.instanceId, i.revision])).toEqual([['i1', 6]]);
+
+    // The TTL rule: an instance past its TTL without renewal leaves the answer when the clock passes it, timer or not.
+    feed(index, 7, [put({ ...rec('t1', { tier: 'gold' }), leaseTtlSeconds: 5, lastHeartbeatAt: clock }, 7)]);
+    const withT1 = index.select(gold);
+    expect(withT1.map((i) => i.instanceId)).toEqual(['i1', 't1']);
+    expect(index.select(gold)).toBe(withT1);
+    clock += 60_000;
+    expect(index.select(gold).map((i) => i.instanceId)).toEqual(['i1']);
+    expect(index.select(gold, { includeExpired: true }).map((i) => i.instanceId)).toEqual(['i1', 't1']);
+    await index.close();
+  });
 });

@@ -4,6 +4,7 @@ import type { Instance, InstanceRecord } from '../model/instance.ts';
 import { expiresAt } from '../model/heartbeat-age.ts';
 import { ExpirySchedule } from '../model/expiry-schedule.ts';
 import { compareInstances, matchesFilter, serviceSelected, type InstanceFilter } from '../query/filter.ts';
+import { SelectionCache } from '../query/selection-cache.ts';
 import type { KeyLayout } from './keys.ts';
 import { RevisionBarrier, type ReadRoute } from './revision-barrier.ts';
 
@@ -67,6 +68,15 @@ export class InstanceIndex {
   /** Keys of instances past their TTL without renewal → the index revision when they expired. */
   private readonly expired = new Map<string, number>();
   private readonly expiry = new ExpirySchedule();
+  /**
+   * `namespace` and `namespace\0service` → the number of the last change applied in it (one
+   * counter for the whole index, so a stamp is never reused, even for a service deleted and
+   * created again). A service or namespace with no instances has no stamp. Cached answers
+   * (selection-cache.ts) stay valid while the stamps of what they cover stand.
+   */
+  private readonly stamps = new Map<string, number>();
+  private changeCount = 0;
+  private readonly answers = new SelectionCache<Instance>();
   private expiryTimer?: NodeJS.Timeout;
   private expiryTimerAt = Number.POSITIVE_INFINITY;
   private waiters: Array<{ revision: number; resolve: () => void }> = [];
@@ -241,6 +251,10 @@ export class InstanceIndex {
   }
 
   private apply(change: IndexChange): void {
+    const touched = change.type === 'put' ? change.instance : change.prev;
+    const stamp = ++this.changeCount;
+    this.stamps.set(touched.namespace, stamp);
+    this.stamps.set(`${touched.namespace}\0${touched.service}`, stamp);
     if (change.type === 'expire') {
       for (const l of this.listeners) l(change);
       return;
@@ -257,7 +271,11 @@ export class InstanceIndex {
       if (svc && svc.size === 0) {
         const ns = this.tree.get(change.prev.namespace);
         ns?.delete(change.prev.service);
-        if (ns && ns.size === 0) this.tree.delete(change.prev.namespace);
+        this.stamps.delete(`${change.prev.namespace}\0${change.prev.service}`);
+        if (ns && ns.size === 0) {
+          this.tree.delete(change.prev.namespace);
+          this.stamps.delete(change.prev.namespace);
+        }
       }
     }
     for (const l of this.listeners) l(change);
@@ -412,17 +430,22 @@ export class InstanceIndex {
 
   /**
    * Instances matching the filter, sorted, cut at `limit` — without those whose TTL passed
-   * without renewal unless `includeExpired`. No I/O: call `barrier()` first.
+   * without renewal unless `includeExpired`. No I/O: call `barrier()` first. The answer is shared
+   * (frozen when kept): the same query against unchanged services gets the same array back.
    */
-  select(filter: InstanceFilter, options: SelectOptions = {}): Instance[] {
+  select(filter: InstanceFilter, options: SelectOptions = {}): readonly Instance[] {
     this.expireDue();
     const ns = this.tree.get(filter.namespace);
     if (!ns) return [];
+    const exactOnly = filter.services.length > 0 && filter.prefixes.length === 0;
+    const key = `${options.includeExpired === true ? 1 : 0}${JSON.stringify(filter)}`;
+    const signature = this.signature(filter, exactOnly);
+    const kept = this.answers.get(key, signature);
+    if (kept) return kept;
     const out: Instance[] = [];
     const consider = (key: string, inst: Instance | undefined): void => {
       if (inst && (options.includeExpired || !this.expired.has(key)) && matchesFilter(filter, inst)) out.push(inst);
     };
-    const exactOnly = filter.services.length > 0 && filter.prefixes.length === 0;
     const narrowed = exactOnly ? this.labelCandidates(filter) : undefined;
     if (narrowed) {
       for (const key of narrowed) consider(key, this.entries.get(key));
@@ -432,7 +455,20 @@ export class InstanceIndex {
       }
     }
     out.sort(compareInstances);
-    return filter.limit !== undefined ? out.slice(0, filter.limit) : out;
+    return this.answers.set(key, signature, filter.limit !== undefined ? out.slice(0, filter.limit) : out);
+  }
+
+  /** The stamps an answer to `filter` depends on: its exact services', or its namespace's. */
+  private signature(filter: InstanceFilter, exactOnly: boolean): string {
+    if (!exactOnly) return String(this.stamps.get(filter.namespace) ?? 0);
+    let sig = '';
+    for (const service of filter.services) sig += `${this.stamps.get(`${filter.namespace}\0${service}`) ?? 0},`;
+    return sig;
+  }
+
+  /** Answers kept for repeated queries (metrics, tests). */
+  get keptAnswers(): { answers: number; instances: number } {
+    return { answers: this.answers.size, instances: this.answers.instancesHeld };
   }
 
   /**

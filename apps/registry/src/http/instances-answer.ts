@@ -1,3 +1,4 @@
+import type { RegistryInstancesData } from '@orrery/spec';
 import type { Instance } from '../model/instance.ts';
 
 /**
@@ -17,9 +18,23 @@ export function instanceJson(instance: Instance): string {
   return json;
 }
 
-/** Exactly `JSON.stringify({ code: 'ok', message: '', data: { revision, instances }, requestId })`. */
-export function instancesEnvelopeJson(requestId: string, revision: number, instances: readonly Instance[]): string {
-  let list = '';
+/**
+ * The instances' JSON list, joined. A frozen array is an answer the index keeps and hands out
+ * again while its services are unchanged (selection-cache.ts), so its joined list is kept with it.
+ */
+const lists = new WeakMap<readonly Instance[], string>();
+
+function listJson(instances: readonly Instance[]): string {
+  let list = lists.get(instances);
+  if (list !== undefined) return list;
+  list = '';
   for (let i = 0; i < instances.length; i++) list += (i === 0 ? '' : ',') + instanceJson(instances[i]!);
+  if (Object.isFrozen(instances)) lists.set(instances, list);
+  return list;
+}
+
+/** Exactly `JSON.stringify({ code: 'ok', message: '', data: { revision, instances }, requestId })`. */
+export function instancesEnvelopeJson(requestId: string, revision: RegistryInstancesData['revision'], instances: readonly Instance[]): string {
+  const list = listJson(instances);
   return `{"code":"ok","message":"","data":{"revision":${JSON.stringify(revision)},"instances":[${list}]},"requestId":${JSON.stringify(requestId)}}`;
 }

@@ -4,7 +4,6 @@ import type {
   RegistryDeregisterData,
   RegistryHealthData,
   RegistryHeartbeatData,
-  RegistryInstancesData,
   RegistryReadyData,
   RegistryRegisterData,
   RegistryTargetGroup,
@@ -183,8 +182,7 @@ async function handle(deps: PublicApiDeps & { failures: FailureLog }, route: str
       const filter = must(parseFilter(url.searchParams));
       const answer = must(parseAnswerOptions(url.searchParams));
       const revision = await deps.index.barrier();
-      const data: RegistryInstancesData = { revision, instances: deps.index.select(filter, answer) };
-      sendEnvelopeJson(res, requestId, STATUS_BY_CODE.ok, instancesEnvelopeJson(requestId, data.revision, data.instances));
+      sendEnvelopeJson(res, requestId, STATUS_BY_CODE.ok, instancesEnvelopeJson(requestId, revision, deps.index.select(filter, answer)));
       return;
     }
     case 'replication_watch':

@@ -109,7 +109,7 @@ export async function serveWatch(
   });
   res.flushHeaders();
   deps.onOpen?.();
-  if (snapshot) write({ type: 'snapshot', revision: mark, instances: snapshot });
+  if (snapshot) write({ type: 'snapshot', revision: mark, instances: [...snapshot] });
 
   if (start.kind === 'replay') {
     try {
