@@ -12,11 +12,13 @@
  *   imports PGlite for the embedded store). An import of another name fails the build.
  * - `assets`: repository folders the bundled code reads at run time (the migrations).
  * - `banner`: extra lines at the top of the bundle.
+ * - `body`: also compile the app as one CommonJS file there (the runtime: the local backend starts
+ *   workers from it through V8's code cache; apps/runtime/boot/code-cached-boot.mjs).
  */
 
 const PGLITE = '@electric-sql/pglite';
 
-/** @typedef {{ carried: string[], notCarried: Record<string, string>, absent: Record<string, { why: string, exports: string[] }>, assets: string[], banner?: string }} AppBundle */
+/** @typedef {{ carried: string[], notCarried: Record<string, string>, absent: Record<string, { why: string, exports: string[] }>, assets: string[], banner?: string, body?: string }} AppBundle */
 
 const PGLITE_EXPORTS = ['PGlite', 'types'];
 
@@ -63,6 +65,8 @@ export const APP_BUNDLES = {
     absent: {},
     assets: [],
     banner: "globalThis[Symbol.for('orrery.runtime.bundled')] = true;",
+    // Beside the bundle, for the local backend's code-cached boot (not in the image).
+    body: 'apps/runtime/dist/orrery-runtime.body.cjs',
   },
   cli: {
     // The orrery/cli image: the CLI in a pod (a CI job, a GitOps hook), in-cluster against the

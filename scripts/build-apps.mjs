@@ -119,6 +119,14 @@ export async function buildApp(app) {
   };
   const result = await build(options);
   await writeOutputs(result.outputFiles);
+  // The local backend starts workers from a CommonJS body of the runtime through V8's code cache
+  // (apps/operator/src/backends/local/runtime-bundle.ts); ES modules get no such cache in Node 20.
+  if (spec.body) {
+    // import() of a package becomes require(): code compiled from V8's cache cannot import() in
+    // Node 20. (The runtime imports function modules through its boot: src/load/module-import.ts.)
+    const body = await build({ ...options, format: 'cjs', supported: { 'dynamic-import': false }, outfile: join(ROOT, spec.body), sourcemap: false, banner: { js: spec.banner ?? '' }, metafile: false });
+    await writeOutputs(body.outputFiles);
+  }
   // The bins in the repository start the app with everything its source can do (statesvc on
   // embedded PGlite, `orrery up`): where the image leaves packages out, a second bundle imports
   // them from node_modules instead (scripts/app-launch.mjs).

@@ -24,6 +24,7 @@ import { spawn } from 'node:child_process';
 import { type Platform, startPlatform } from '../../apps/operator/src/testing/platform.ts';
 import { nodeFlagsFor, withMallocSettings } from '../../apps/cli/src/platform/node-memory-settings.ts';
 import { until } from '../../apps/operator/src/testing/spawn-server.ts';
+import { listeningUrl } from '../../apps/operator/src/backends/local/listening-url.ts';
 import { runtimeCommand, TSX_RUNTIME_BIN } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
 import { processCpuSeconds } from '../process-cpu.ts';
 
@@ -77,15 +78,7 @@ async function runtimeSpawnOnce(cmd: { command: string; args: string[] }, i: num
     env: { ...process.env, ORRERY_SOURCE_INLINE: HANDLER },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (c) => reject(new Error(`runtime exited ${c}`)));
-  });
+  const url = await listeningUrl(child);
   await (await fetch(`${url}/`)).text();
   const ms = performance.now() - t0;
   const gone = new Promise((r) => child.once('exit', r));

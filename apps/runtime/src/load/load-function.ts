@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { resolveEntrypoint, type Handler } from './entrypoint.ts';
 import { materializeSource, type FunctionSource, type MaterializeOptions } from './function-source.ts';
 import { LoadError } from './load-error.ts';
+import { importModule } from './module-import.ts';
 import { registerTypeScriptLoader } from './typescript-loader.ts';
 import { resolveGrpcExport, type GrpcMethods } from '../grpc/grpc-export.ts';
 import { resolveWebSocketHandler, type WebSocketExport } from './websocket-export.ts';
@@ -31,7 +32,7 @@ export async function loadFunction(
     // A file or URL may be TypeScript or import TypeScript next to it; inline code is one
     // JavaScript module with nothing beside it, so it never needs the (costly) loader.
     if (spec.source.inline === undefined) await registerTypeScriptLoader();
-    mod = (await import(href)) as Record<string, unknown>;
+    mod = await importModule(href);
   } catch (err) {
     throw new LoadError('module_load_failed', `importing the function module failed: ${(err as Error).message ?? String(err)}`, { cause: err });
   }

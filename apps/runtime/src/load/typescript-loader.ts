@@ -8,6 +8,8 @@
  * `BUNDLED` is set by the bundle's banner (apps/operator/src/backends/local/runtime-bundle.ts); started through tsx (bin/orrery-runtime.mjs) or in
  * tests, TypeScript already loads and this does nothing.
  */
+import { importModule } from './module-import.ts';
+
 const BUNDLED = Symbol.for('orrery.runtime.bundled');
 const REGISTERED = Symbol.for('orrery.runtime.typescript-loader');
 
@@ -16,7 +18,9 @@ type Flags = Record<symbol, unknown>;
 export async function registerTypeScriptLoader(): Promise<void> {
   const g = globalThis as Flags;
   if (g[BUNDLED] !== true || g[REGISTERED] === true) return;
-  const { register } = await import('tsx/esm/api');
+  // Through the code-cached boot's import() when there is one (module-import.ts): tsx's
+  // CommonJS entry cannot register its ESM loader.
+  const { register } = (await importModule('tsx/esm/api')) as typeof import('tsx/esm/api');
   register();
   g[REGISTERED] = true;
 }

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { runtimeCommand, TSX_RUNTIME_BIN } from './runtime-bundle.ts';
+import { CODE_CACHED_BOOT, runtimeCommand, TSX_RUNTIME_BIN } from './runtime-bundle.ts';
 
 const { bundleStaleness } = (await import(pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', '..', 'scripts', 'app-launch.mjs')).href)) as {
   bundleStaleness: (app: string) => string | undefined;
@@ -17,35 +17,77 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts a deploy-mode worker with the given command and returns its URL. */
-async function start(cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}): Promise<string> {
+/** Starts a deploy-mode worker with the given command and returns its URL (and what it logged so far). */
+async function startWorker(cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}): Promise<{ url: string; log: () => string }> {
   const child = spawn(cmd.command, [...cmd.args, '--port', '0', '--function', 'f', '--revision', 'f-00001', '--work-dir', join(dir, `w${children.length}`), ...source], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       const m = /listening (http:\/\/\S+)/.exec(d.toString());
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
   });
+  return { url, log: () => out };
+}
+const start = async (cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}) => (await startWorker(cmd, source, env)).url;
+
+/** The `codeCache` field of a worker's "worker ready" record, once it is written. */
+async function codeCacheOf(worker: { log: () => string }): Promise<string | undefined> {
+  for (let i = 0; i < 100 && !worker.log().includes('"worker ready"'); i++) await new Promise((r) => setTimeout(r, 20));
+  const ready = worker.log().split('\n').find((l) => l.includes('"worker ready"'));
+  return ready ? (JSON.parse(ready) as { codeCache?: string }).codeCache : undefined;
 }
 
 describe('the bundled runtime (plain node)', () => {
   it('is a single JavaScript file, not the tsx bin: compiled at start, or the fresh build:apps bundle', { timeout: 60_000 }, async () => {
-    const compiled = await runtimeCommand(undefined, { reuseAppBundle: false });
+    const compiled = await runtimeCommand(undefined, { reuseAppBundle: false, codeCache: false });
     expect(compiled.args).toHaveLength(1);
     expect(compiled.args[0]).toMatch(/orrery-runtime-[0-9a-f]{16}\.mjs$/);
-    const either = await runtimeCommand();
+    const either = await runtimeCommand(undefined, { codeCache: false });
     expect(either.args).toHaveLength(1);
     expect(either.args[0]).not.toBe(TSX_RUNTIME_BIN);
     const fresh = bundleStaleness('runtime') === undefined;
     expect(either.args[0]).toMatch(fresh ? /apps\/runtime\/dist\/orrery-runtime\.mjs$/ : /orrery-runtime-[0-9a-f]{16}\.mjs$/);
   });
 
-  it.each([['compiled at start', false], ['build:apps bundle when fresh', true]])('%s: serves inline JavaScript on plain node, and file sources in TypeScript through tsx registered before loading', { timeout: 60_000 }, async (_name, reuseAppBundle) => {
-    const cmd = await runtimeCommand(undefined, { reuseAppBundle });
+  it('by default starts a CommonJS body through the code-cached boot, with a cache made for that body', { timeout: 60_000 }, async () => {
+    const compiled = await runtimeCommand(undefined, { reuseAppBundle: false });
+    expect(compiled.args).toHaveLength(3);
+    const [boot, body, cache] = compiled.args as [string, string, string];
+    expect(boot).toBe(CODE_CACHED_BOOT);
+    expect(body).toMatch(/orrery-runtime-[0-9a-f]{16}\.cjs$/);
+    expect(cache).toMatch(/orrery-runtime-[0-9a-f]{16}\.v8cache$/);
+    expect(existsSync(cache)).toBe(true);
+    const fresh = bundleStaleness('runtime') === undefined;
+    const either = await runtimeCommand();
+    expect(either.args[1]).toMatch(fresh ? /apps\/runtime\/dist\/orrery-runtime\.body\.cjs$/ : /orrery-runtime-[0-9a-f]{16}\.cjs$/);
+
+    const worker = await startWorker(compiled, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('cached')` });
+    expect(await (await fetch(`${worker.url}/`)).text()).toBe('cached');
+    expect(await codeCacheOf(worker)).toBe('used');
+
+    // A cache V8 will not take (here: another body's bytes) costs only the compile.
+    const wrong = join(dir, 'wrong.v8cache');
+    writeFileSync(wrong, readFileSync(cache).subarray(0, 4096));
+    const rejected = await startWorker({ command: compiled.command, args: [boot, body, wrong] }, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('still')` });
+    expect(await (await fetch(`${rejected.url}/`)).text()).toBe('still');
+    expect(await codeCacheOf(rejected)).toBe('rejected');
+    const none = await startWorker({ command: compiled.command, args: [boot, body, join(dir, 'absent.v8cache')] }, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('none')` });
+    expect(await (await fetch(`${none.url}/`)).text()).toBe('none');
+    expect(await codeCacheOf(none)).toBe('none');
+    expect(existsSync(join(dir, 'absent.v8cache'))).toBe(false);
+  });
+
+  it.each([
+    ['ES module compiled at start', false, false],
+    ['build:apps ES module when fresh', true, false],
+    ['code-cached body compiled at start', false, true],
+    ['code-cached build:apps body when fresh', true, true],
+  ])('%s: serves inline JavaScript on plain node, and file sources in TypeScript through tsx registered before loading', { timeout: 60_000 }, async (_name, reuseAppBundle, codeCache) => {
+    const cmd = await runtimeCommand(undefined, { reuseAppBundle, codeCache });
     const js = await start(cmd, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('js')` });
     expect(await (await fetch(`${js}/`)).text()).toBe('js');
 
