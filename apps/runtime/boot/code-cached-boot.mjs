@@ -1,7 +1,7 @@
 /**
  * Starts orrery-runtime from its CommonJS body through V8's code cache:
  *
- *   node code-cached-boot.mjs <body.cjs> <cache file> [runtime arguments…]
+ *   node code-cached-boot.mjs [--write-cache <file>] <body.cjs> <cache file> [runtime arguments…]
  *
  * Node 20 keeps no compile cache for user code, so every worker used to parse and compile the
  * runtime's ~450 KB bundle, and compile each function it ran at start, from scratch (~9 ms of a
@@ -10,17 +10,20 @@
  * node or other V8 flags), only costs that compile: the body runs the same either way.
  *
  * Workers only read the cache. The local backend makes it once per body, with a worker running
- * a function of its own (ORRERY_RUNTIME_CODE_CACHE_OUT: written when that worker exits), so
- * no function author's code runs in a process whose compiled code later workers load.
+ * a function of its own (`--write-cache`: written when that worker exits), so no function
+ * author's code runs in a process whose compiled code later workers load. The instruction is an
+ * argument, not an environment variable: a Function's `env` reaches its workers, its arguments
+ * come only from the operator.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import vm from 'node:vm';
 
+const out = process.argv[2] === '--write-cache' ? process.argv.splice(2, 2)[1] : undefined;
 const [bodyArg, cacheFile] = process.argv.splice(2, 2);
-if (!bodyArg || !cacheFile) {
-  process.stderr.write('usage: node code-cached-boot.mjs <body.cjs> <cache file> [runtime arguments…]\n');
+if (!bodyArg || !cacheFile || out === '') {
+  process.stderr.write('usage: node code-cached-boot.mjs [--write-cache <file>] <body.cjs> <cache file> [runtime arguments…]\n');
   process.exit(2);
 }
 const body = resolve(bodyArg);
@@ -39,8 +42,6 @@ const script = new vm.Script(`(function (exports, require, module, __filename, _
 // Read by the runtime for its "worker ready" record.
 globalThis[Symbol.for('orrery.runtime.codeCache')] = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
 
-const out = process.env.ORRERY_RUNTIME_CODE_CACHE_OUT;
-delete process.env.ORRERY_RUNTIME_CODE_CACHE_OUT;
 // At exit the cache holds what ran: the start, the first request's path, the shutdown.
 if (out) process.on('exit', () => writeFileSync(out, script.createCachedData()));
 

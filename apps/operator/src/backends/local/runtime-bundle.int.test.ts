@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 /** Starts a deploy-mode worker with the given command and returns its URL (and what it logged so far). */
-async function startWorker(cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}): Promise<{ url: string; log: () => string }> {
+async function startWorker(cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}): Promise<{ url: string; log: () => string; child: ChildProcess }> {
   const child = spawn(cmd.command, [...cmd.args, '--port', '0', '--function', 'f', '--revision', 'f-00001', '--work-dir', join(dir, `w${children.length}`), ...source], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -30,7 +30,7 @@ async function startWorker(cmd: { command: string; args: string[] }, source: str
     });
     child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
   });
-  return { url, log: () => out };
+  return { url, log: () => out, child };
 }
 const start = async (cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}) => (await startWorker(cmd, source, env)).url;
 
@@ -54,13 +54,20 @@ describe('the bundled runtime (plain node)', () => {
   });
 
   it('by default starts a CommonJS body through the code-cached boot, with a cache made for that body', { timeout: 60_000 }, async () => {
-    const compiled = await runtimeCommand(undefined, { reuseAppBundle: false });
+    // Made afresh here (a worker of its own, `--write-cache`), whatever an earlier start left.
+    rmSync((await runtimeCommand(undefined, { reuseAppBundle: false })).args[2]!, { force: true });
+    const logs: string[] = [];
+    const compiled = await runtimeCommand((m) => logs.push(m), { reuseAppBundle: false });
+    expect(logs.join('\n')).toMatch(/runtime code cache made in \d+ ms/);
     expect(compiled.args).toHaveLength(3);
     const [boot, body, cache] = compiled.args as [string, string, string];
     expect(boot).toBe(CODE_CACHED_BOOT);
     expect(body).toMatch(/orrery-runtime-[0-9a-f]{16}\.cjs$/);
     expect(cache).toMatch(/orrery-runtime-[0-9a-f]{16}\.v8cache$/);
     expect(existsSync(cache)).toBe(true);
+    // Compiled code every worker loads: nobody but its owner may change it.
+    expect(statSync(cache).mode & 0o022).toBe(0);
+    expect(statSync(body).mode & 0o022).toBe(0);
     const fresh = bundleStaleness('runtime') === undefined;
     const either = await runtimeCommand();
     expect(either.args[1]).toMatch(fresh ? /apps\/runtime\/dist\/orrery-runtime\.body\.cjs$/ : /orrery-runtime-[0-9a-f]{16}\.cjs$/);
@@ -75,10 +82,18 @@ describe('the bundled runtime (plain node)', () => {
     const rejected = await startWorker({ command: compiled.command, args: [boot, body, wrong] }, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('still')` });
     expect(await (await fetch(`${rejected.url}/`)).text()).toBe('still');
     expect(await codeCacheOf(rejected)).toBe('rejected');
-    const none = await startWorker({ command: compiled.command, args: [boot, body, join(dir, 'absent.v8cache')] }, [], { ORRERY_SOURCE_INLINE: `export default async () => new Response('none')` });
+    // A Function's environment reaches its workers: no variable there makes a worker write a cache.
+    const none = await startWorker({ command: compiled.command, args: [boot, body, join(dir, 'absent.v8cache')] }, [], {
+      ORRERY_SOURCE_INLINE: `export default async () => new Response('none')`,
+      ORRERY_RUNTIME_CODE_CACHE_OUT: join(dir, 'from-env.v8cache'),
+    });
     expect(await (await fetch(`${none.url}/`)).text()).toBe('none');
     expect(await codeCacheOf(none)).toBe('none');
+    const exited = new Promise((r) => none.child.once('exit', r));
+    none.child.kill('SIGTERM');
+    await exited;
     expect(existsSync(join(dir, 'absent.v8cache'))).toBe(false);
+    expect(existsSync(join(dir, 'from-env.v8cache'))).toBe(false);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -88,9 +88,10 @@ async function buildRuntime(format: 'esm' | 'cjs'): Promise<Uint8Array> {
 function contentAddressed(code: Uint8Array, ext: string): string {
   const file = join(BUNDLE_DIR, `orrery-runtime-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.${ext}`);
   if (existsSync(file)) return file;
-  mkdirSync(BUNDLE_DIR, { recursive: true });
+  mkdirSync(BUNDLE_DIR, { recursive: true, mode: 0o755 });
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, code);
+  // Code every worker runs: never writable by anyone but its owner, whatever the umask.
+  writeFileSync(tmp, code, { mode: 0o644 });
   renameSync(tmp, file);
   return file;
 }
@@ -120,13 +121,13 @@ async function codeCachedCommand(log: (msg: string) => void, opts: { reuseAppBun
 
 /** Runs one worker with a function of our own through one request, and keeps the code cache it writes at exit. */
 async function makeCodeCache(body: string, cache: string): Promise<void> {
-  mkdirSync(BUNDLE_DIR, { recursive: true });
+  mkdirSync(BUNDLE_DIR, { recursive: true, mode: 0o755 });
   const workDir = mkdtempSync(join(tmpdir(), 'orrery-code-cache-'));
   const tmp = `${cache}.tmp-${process.pid}`;
-  const child = spawn(process.execPath, [CODE_CACHED_BOOT, body, cache, '--port', '0', '--host', '127.0.0.1', '--function', 'code-cache', '--revision', 'code-cache-00001', '--work-dir', workDir, '--log-level', 'error'], {
+  const child = spawn(process.execPath, [CODE_CACHED_BOOT, '--write-cache', tmp, body, cache, '--port', '0', '--host', '127.0.0.1', '--function', 'code-cache', '--revision', 'code-cache-00001', '--work-dir', workDir, '--log-level', 'error'], {
     // Nothing of the operator's environment: every runtime flag can come from it (ORRERY_<FLAG>),
     // and this worker must not register anywhere or hold a credential.
-    env: { PATH: process.env.PATH ?? '', ORRERY_SOURCE_INLINE: "export default async () => new Response('ok');", ORRERY_RUNTIME_CODE_CACHE_OUT: tmp },
+    env: { PATH: process.env.PATH ?? '', ORRERY_SOURCE_INLINE: "export default async () => new Response('ok');" },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -141,6 +142,8 @@ async function makeCodeCache(body: string, cache: string): Promise<void> {
     child.kill('SIGTERM');
     const code = await exited;
     if (code !== 0 || !existsSync(tmp) || statSync(tmp).size === 0) throw new Error(`the code-cache worker exited ${code} without a cache: ${stderr.trim()}`);
+    // Compiled code every worker loads: writable by its owner alone (the worker wrote it with the umask's mode).
+    chmodSync(tmp, 0o644);
     renameSync(tmp, cache);
   } finally {
     clearTimeout(timer);
