@@ -466,11 +466,6 @@ export class InstanceIndex {
     return sig;
   }
 
-  /** Answers kept for repeated queries (metrics, tests). */
-  get keptAnswers(): { answers: number; instances: number } {
-    return { answers: this.answers.size, instances: this.answers.instancesHeld };
-  }
-
   /**
    * For exact services and at least one `key=value` / `key in (…)` requirement: the instance keys
    * carrying those labels (smallest requirement wins). Undefined when no such requirement exists.

@@ -14,7 +14,7 @@ describe('listeningUrl', () => {
   it('rejects when the process exits first, with what the caller knows about why', async () => {
     const child = node(`process.stderr.write('port in use'); process.exit(3);`);
     let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     await expect(listeningUrl(child, () => stderr)).rejects.toThrow(/exited \(3\) before it was listening: port in use/);
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
+import { listeningUrl } from './listening-url.ts';
 import { CODE_CACHED_BOOT, runtimeCommand, TSX_RUNTIME_BIN } from './runtime-bundle.ts';
 
 const { bundleStaleness } = (await import(pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', '..', 'scripts', 'app-launch.mjs')).href)) as {
@@ -23,13 +24,7 @@ async function startWorker(cmd: { command: string; args: string[] }, source: str
   children.push(child);
   let out = '';
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      const m = /listening (http:\/\/\S+)/.exec(d.toString());
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited ${code}: ${out}`)));
-  });
+  const url = await listeningUrl(child, () => out);
   return { url, log: () => out, child };
 }
 const start = async (cmd: { command: string; args: string[] }, source: string[], env: Record<string, string> = {}) => (await startWorker(cmd, source, env)).url;

@@ -102,8 +102,7 @@ function contentAddressed(code: Uint8Array, ext: string): string {
  * (apps/runtime/boot/code-cached-boot.mjs says why: ~9 ms of each worker's start).
  */
 async function codeCachedCommand(log: (msg: string) => void, opts: { reuseAppBundle?: boolean }): Promise<RuntimeCommand> {
-  const fresh = opts.reuseAppBundle === false ? undefined : await freshAppBundle();
-  const freshBody = fresh?.replace(/\.mjs$/, '.body.cjs');
+  const freshBody = opts.reuseAppBundle === false ? undefined : await freshAppBody();
   const started = performance.now();
   const body = freshBody && existsSync(freshBody) ? freshBody : contentAddressed(await buildRuntime('cjs'), 'cjs');
   // V8 rejects a cache made by another node or with other flags, but checks the source only by
@@ -164,4 +163,12 @@ async function freshAppBundle(): Promise<string | undefined> {
     // Outside the repository (no scripts/): compile as below.
     return undefined;
   }
+}
+
+/** The CommonJS body build:apps writes beside that bundle (scripts/app-bundles.mjs names it), when the bundle is fresh. */
+async function freshAppBody(): Promise<string | undefined> {
+  if (!(await freshAppBundle())) return undefined;
+  const bundles = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-bundles.mjs')).href)) as { APP_BUNDLES: { runtime: { body?: string } } };
+  const body = bundles.APP_BUNDLES.runtime.body;
+  return body === undefined ? undefined : join(REPO_ROOT, body);
 }
