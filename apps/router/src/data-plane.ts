@@ -3,7 +3,7 @@
  * proxy, or wait in the activator queue. One Exchange object per request carries everything
  * (it is also the undici dispatch handler and the queue waiter) to keep allocations low.
  */
-import { KEY_MOVED_HEADER, WORKER_DRAINING_HEADER } from '@orrery/sdk';
+import { KEY_MOVED_HEADER, ROUTER_CANNOT_RESEND_HEADER, WORKER_DRAINING_HEADER } from '@orrery/sdk';
 import { backoffDelay, INVOCATION_ID_HEADER } from '@orrery/spec';
 import { admit, type Admission } from './admit/admit.ts';
 import type { Endpoint } from './admit/endpoint.ts';
@@ -291,6 +291,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private invocationId: string | undefined;
   /** A small body kept while the first attempt streams it: for a retry after a draining refusal, or a replay (see dispatch). */
   private heldBody: HeldRequestBody | undefined;
+  /** The worker was told (once: a retry reuses the header list) that this request's body cannot go to another worker. */
+  private cannotResendSaid = false;
 
   constructor(
     private readonly plane: DataPlane,
@@ -472,7 +474,9 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     // a HeldRequestBody, for every revision, until the worker's answer begins: when that worker
     // refuses it draining (it ran nothing) another worker gets it whole, in one write — and, for
     // onWorkerLoss: replay, a replay after the first worker was lost. Larger or chunked bodies
-    // stream straight through and cannot go again once read. Bodiless requests skip all of it.
+    // stream straight through and cannot go again once read — the worker is told so, and runs
+    // such a request even when it is draining rather than refusing it (the refusal could only
+    // reach the client as a 503). Bodiless requests skip all of it.
     let body: RequestBody | null = null;
     let wholeBody: Buffer | undefined;
     if (hasBody && req.body !== null) {
@@ -481,7 +485,13 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       // Not read yet: a dial or draining retry streams it again through the same holder.
       else if (held) body = held;
       else if (hasLength && !req.readableDidRead && heldBodyFits(h.contentLength)) body = this.heldBody = new HeldRequestBody(req.body);
-      else body = req.body;
+      else {
+        body = req.body;
+        if (!this.cannotResendSaid) {
+          this.cannotResendSaid = true;
+          h.forward.push(ROUTER_CANNOT_RESEND_HEADER, '1');
+        }
+      }
     }
     pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);
   }

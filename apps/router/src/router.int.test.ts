@@ -52,6 +52,8 @@ let heldDrainingAddress = '';
 /** A draining worker that is sent POST bodies (its own function, so no other test has quarantined it). */
 let bodyDraining: Server;
 let bodyDrainingRequests = 0;
+/** A draining worker as the runtime is: it runs what the router says it cannot send elsewhere (orrery-router-cannot-resend), refuses the rest. */
+let streamDraining: Server;
 let releaseHeld: (() => void) | undefined;
 let heldArrived = false;
 /** The routes file as written at the start; a test rewrites it to move traffic. */
@@ -140,11 +142,22 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1' }).end('{"code":"draining"}');
   });
+  streamDraining = createServer((req, res) => {
+    const said = req.headers['orrery-router-cannot-resend'];
+    if (said !== '1') {
+      req.resume();
+      res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1', connection: 'close' }).end('{"code":"draining"}');
+      return;
+    }
+    let bytes = 0;
+    req.on('data', (c: Buffer) => (bytes += c.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ name: 'drainer', bytes, chunked: req.headers['transfer-encoding'] === 'chunked' })));
+  });
   own503 = createServer((req, res) => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
   });
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   lastDrainingAddress = `127.0.0.1:${(lastDraining.address() as AddressInfo).port}`;
   heldDrainingAddress = `127.0.0.1:${(heldDraining.address() as AddressInfo).port}`;
   const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
@@ -164,6 +177,7 @@ beforeAll(async () => {
     functionYaml({ name: 'drainy', revisions: ['drainy-00001'] }),
     functionYaml({ name: 'drainy-body', revisions: ['drainy-body-00001'] }),
     functionYaml({ name: 'drained', revisions: ['drained-00001'], timeoutSeconds: 20 }),
+    functionYaml({ name: 'drainy-stream', revisions: ['drainy-stream-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'shifting', revisions: ['shifting-00001', 'shifting-00002'], timeoutSeconds: 20, traffic: '[{revisionName: shifting-00001, percent: 100}]' }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
@@ -190,6 +204,7 @@ beforeAll(async () => {
     { fn: 'drainy-body', rev: 'drainy-body-00001', address: `127.0.0.1:${(bodyDraining.address() as AddressInfo).port}` },
     { fn: 'drainy-body', rev: 'drainy-body-00001', address: up.live! },
     { fn: 'drained', rev: 'drained-00001', address: lastDrainingAddress },
+    { fn: 'drainy-stream', rev: 'drainy-stream-00001', address: `127.0.0.1:${(streamDraining.address() as AddressInfo).port}` },
     { fn: 'shifting', rev: 'shifting-00001', address: heldDrainingAddress },
     { fn: 'shifting', rev: 'shifting-00002', address: up.live! },
     { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
@@ -206,7 +221,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 22);
+  await waitEndpoints(router.admin, 23);
 }, 60_000);
 
 afterAll(async () => {
@@ -215,7 +230,7 @@ afterAll(async () => {
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
   releaseHeld?.();
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining].map((srv) => new Promise((r) => srv?.close(r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -406,10 +421,20 @@ describe('orrery-router (real process)', () => {
 
   it('a POST whose body the draining worker was sent goes to another worker with that body (the router holds bodies up to 64 KiB until the answer begins)', { timeout: 30_000 }, async () => {
     const body = JSON.stringify({ order: 'x'.repeat(20_000) });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => call('/default/drainy-body/', { 'content-type': 'application/json' }, 'POST', body)));
-    expect(answers.map((r) => `${r.status} ${r.json.name} ${r.json.body === body}`)).toEqual(answers.map(() => '200 live true'));
+    // A client's orrery-router-cannot-resend is dropped: the router could resend these bodies.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('/default/drainy-body/', { 'content-type': 'application/json', 'orrery-router-cannot-resend': '1' }, 'POST', body)));
+    expect(answers.map((r) => `${r.status} ${r.json.name} ${r.json.body === body} ${r.json.headers['orrery-router-cannot-resend']}`)).toEqual(answers.map(() => '200 live true undefined'));
     // The draining worker was sent (and read) some of them before its first refusal quarantined it.
     expect(bodyDrainingRequests).toBeGreaterThan(0);
+  });
+
+  it('a body too large to hold (or chunked) tells the worker the router cannot resend it, and a draining worker runs it instead of refusing', { timeout: 30_000 }, async () => {
+    const large = 'y'.repeat(100_000);
+    const sized = await call('/default/drainy-stream/', { 'content-type': 'text/plain' }, 'POST', large);
+    expect([sized.status, sized.json.name, (sized.json as unknown as { bytes: number }).bytes]).toEqual([200, 'drainer', 100_000]);
+    const res = await pool.request({ path: '/default/drainy-stream/', method: 'POST', headers: { 'content-type': 'text/plain' }, body: Readable.from([Buffer.from('abc'), Buffer.from('defg')]) });
+    const streamed = (await res.body.json()) as { name: string; bytes: number; chunked: boolean };
+    expect([res.statusCode, streamed]).toEqual([200, { name: 'drainer', bytes: 7, chunked: true }]);
   });
 
   it('a request whose only worker is draining waits for a new one instead of failing 503, and the draining worker is not asked again', { timeout: 40_000 }, async () => {

@@ -29,6 +29,8 @@ MAX_ADMIN_BODY_BYTES = 16 * 1024 * 1024
 _DISCARD_TIMEOUT = 60.0
 _DISCARD_BYTES = 4 * 1024 * 1024
 KEY_MOVED_HEADER = "x-orrery-key-moved"
+# ROUTER_CANNOT_RESEND_HEADER in @orrery/sdk.
+ROUTER_CANNOT_RESEND_HEADER = "orrery-router-cannot-resend"
 _POLL = 0.1
 
 
@@ -204,6 +206,9 @@ class WorkerServer:
         self.draining = False
         self.spent = False
         self._pending = 0
+        # Set by drain() once it stopped waiting: from then on even a request the router cannot
+        # send elsewhere is refused (its connection is about to be cut).
+        self._sealed = False
         self._idle = threading.Condition()
         self._meter = ConcurrencyMeter(self._now_ms)
         self._in_flight_meter = ConcurrencyMeter(self._now_ms)
@@ -255,7 +260,7 @@ class WorkerServer:
 
     def drain(self, timeout_seconds):
         """Stops accepting (the listener closes, /readyz answers 503, new requests on open connections
-        503 `draining`), waits for in-flight and queued requests at most `timeout_seconds`, then closes
+        503 `draining` unless the router says it cannot send them elsewhere), waits for in-flight and queued requests at most `timeout_seconds`, then closes
         every connection. True when everything finished in time."""
         if self.main is not None:
             self.main.shutdown()
@@ -274,6 +279,7 @@ class WorkerServer:
                     break
                 self._idle.wait(left)
             drained = self._pending == 0
+            self._sealed = True
         self._websockets.terminate_all()
         with self._connections_lock:
             everyone = list(self._connections)
@@ -329,10 +335,16 @@ class WorkerServer:
 
     # --- function traffic --------------------------------------------------------------------
 
+    @staticmethod
+    def _refuse_draining(h):
+        # The header (WORKER_DRAINING_HEADER in @orrery/sdk) tells the router this request did not run here.
+        return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, headers={"orrery-worker-draining": "1"}, close=True)
+
     def _serve_function(self, h, path):
-        if self.draining:
-            # The header (WORKER_DRAINING_HEADER in @orrery/sdk) tells the router this request did not run here.
-            return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, headers={"orrery-worker-draining": "1"}, close=True)
+        # A request the router cannot send elsewhere (ROUTER_CANNOT_RESEND_HEADER in @orrery/sdk: its
+        # body streams through) runs even while draining; the drain waits for it.
+        if self.draining and h.headers.get(ROUTER_CANNOT_RESEND_HEADER) != "1":
+            return self._refuse_draining(h)
         fn = self.active
         if fn is None:
             return send_json(h, 503, {"error": "no function loaded yet: this pool worker is waiting for POST /v1/specialize", "code": "not_specialized"}, close=_has_body(h))
@@ -343,7 +355,11 @@ class WorkerServer:
         deadline = time.monotonic() + fn.timeout_seconds if fn.timeout_seconds > 0 else None
         timeout_answer = {"error": "no response within the function's timeout (%g s)" % fn.timeout_seconds, "code": "timeout"}
         with self._idle:
-            self._pending += 1
+            sealed = self._sealed
+            if not sealed:
+                self._pending += 1
+        if sealed:
+            return self._refuse_draining(h)
         self._meter.arrive()
         state = {"release": None, "in_flight": False, "done": False}
 

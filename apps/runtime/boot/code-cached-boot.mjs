@@ -37,8 +37,16 @@ try {
 } catch {
   // not made yet: compile from source
 }
+let source;
+try {
+  source = readFileSync(body, 'utf8');
+} catch (err) {
+  // The operator names the body (build:apps or its own compile); say which file and how to make it.
+  process.stderr.write(`orrery-runtime boot: cannot read the runtime body ${body} (${err.code ?? err.message}); run \`npm run build:apps\` or start the operator again, which compiles it\n`);
+  process.exit(2);
+}
 // Strict as the ES module bundle is (the body's own "use strict" follows its banner line, so it is no directive).
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${readFileSync(body, 'utf8')}\n})`, { filename: body, cachedData });
+const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {'use strict';${source}\n})`, { filename: body, cachedData });
 // Read by the runtime for its "worker ready" record.
 globalThis[Symbol.for('orrery.runtime.codeCache')] = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
 

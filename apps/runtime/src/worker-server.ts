@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Http2Server, Http2Session, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
-import { GrpcStatus, WORKER_DRAINING_HEADER } from '@orrery/sdk';
+import { GrpcStatus, ROUTER_CANNOT_RESEND_HEADER, WORKER_DRAINING_HEADER } from '@orrery/sdk';
 import { BreakerError, type ConcurrencyBreaker, type Release } from './breaker.ts';
 import { ConcurrencyMeter } from './concurrency-meter.ts';
 import type { FunctionContext, FunctionHandler, WebSocketHandler } from './function-context.ts';
@@ -87,6 +87,8 @@ export class WorkerServer {
   private spent = false;
   private pending = 0;
   private idleWaiters: (() => void)[] = [];
+  /** HTTP/1.1 function responses in flight: a drain turns their keep-alive off (drain()). */
+  private readonly openResponses = new Set<ServerResponse>();
   private readonly main: Server;
   /**
    * HTTP/2 cleartext (prior knowledge) on the main port: gRPC and fetch-style requests. Made on
@@ -200,7 +202,8 @@ export class WorkerServer {
   }
 
   /**
-   * Stops accepting (readyz answers 503, new requests 503 `draining`), sends every open
+   * Stops accepting (readyz answers 503, new requests 503 `draining` unless the router says it
+   * cannot send them elsewhere, ROUTER_CANNOT_RESEND_HEADER), sends every open
    * WebSocket a close frame (1001 going away), waits for in-flight and queued requests and
    * for the sockets to close, for at most `timeoutMs`, then closes every connection.
    * Resolves true when everything finished in time.
@@ -210,6 +213,13 @@ export class WorkerServer {
     this.front.close();
     this.main.close();
     this.main.closeIdleConnections();
+    // Node keeps a connection that was busy when the server closed open for the next request,
+    // which a draining worker could only refuse: the answers still to come say Connection: close,
+    // and a connection whose answer already said keep-alive is closed once that answer is out.
+    for (const res of this.openResponses) {
+      if (!res.headersSent) res.shouldKeepAlive = false;
+      else res.once('finish', () => setImmediate(() => this.main.closeIdleConnections()));
+    }
     // GOAWAY: open streams finish, new ones go elsewhere.
     for (const s of this.h2Sessions) s.close();
     this.webSockets.closeAll(CLOSE_GOING_AWAY, 'worker draining');
@@ -261,7 +271,10 @@ export class WorkerServer {
   private async serveFunction(req: IncomingMessage, res: ServerResponse, http2 = false): Promise<void> {
     // HTTP/2 has no Connection header (RFC 9113 §8.2.2): a draining worker's GOAWAY says it.
     const close: Record<string, string> = http2 ? {} : { connection: 'close' };
-    if (this.draining) {
+    // A request the router cannot send elsewhere (its body streams through) runs here even while
+    // draining: refusing it would reach the client as a 503. The drain waits for it too.
+    const runWhileDraining = this.draining && req.headers[ROUTER_CANNOT_RESEND_HEADER] === '1';
+    if (this.draining && !runWhileDraining) {
       // The header tells the router this request did not run here: it sends it to another worker.
       return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, { ...close, [WORKER_DRAINING_HEADER]: '1' });
     }
@@ -277,6 +290,10 @@ export class WorkerServer {
 
     this.pending++;
     this.meter.arrive();
+    if (!http2) {
+      this.openResponses.add(res);
+      if (this.draining) res.shouldKeepAlive = false;
+    }
     const { traced, ctx } = this.invocation(fn, req.method ?? 'GET', req.headers);
     const ac = new AbortController();
     let headSent = false;
@@ -321,6 +338,7 @@ export class WorkerServer {
       res.off('close', onClose);
       traced.end(res.headersSent ? res.statusCode : 499);
       this.meter.depart();
+      this.openResponses.delete(res);
       if (--this.pending === 0) this.idleWaiters.splice(0).forEach((w) => w());
     }
   }

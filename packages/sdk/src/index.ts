@@ -6,3 +6,4 @@ export type { ChangesOptions, StateChange } from './state-changes.ts';
 export { EventStreamParser, type StreamItem } from './event-stream-parser.ts';
 export { GrpcError, GrpcStatus, type GrpcStatusCode } from './grpc-status.ts';
 export { WORKER_DRAINING_HEADER } from './worker-draining-header.ts';
+export { ROUTER_CANNOT_RESEND_HEADER } from './router-cannot-resend-header.ts';

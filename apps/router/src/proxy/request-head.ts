@@ -2,11 +2,12 @@
  * One pass over the client's raw header list: what routing needs (host, tag, sticky key) and
  * the header list to forward (hop-by-hop, Host, Expect and the forwarding headers —
  * X-Forwarded-*, Forwarded, X-Real-IP — removed; the caller adds its own, forwarded-headers.ts;
- * X-Orrery-Key-Moved and Orrery-Invocation-Id removed too: only the router says a key moved and
- * names invocations, data-plane.ts).
+ * X-Orrery-Key-Moved, Orrery-Invocation-Id and Orrery-Router-Cannot-Resend removed too: only the
+ * router says a key moved, names invocations and tells a draining worker to run a request,
+ * data-plane.ts).
  * Avoids `req.headers`, which node builds lazily as a whole object.
  */
-import { KEY_MOVED_HEADER } from '@orrery/sdk';
+import { KEY_MOVED_HEADER, ROUTER_CANNOT_RESEND_HEADER } from '@orrery/sdk';
 import { INVOCATION_ID_HEADER_LOWER } from '@orrery/spec';
 import type { IncomingForwarding } from './forwarded-headers.ts';
 import { connectionTokens, isHopByHop } from './hop-by-hop.ts';
@@ -90,6 +91,10 @@ export function scanRequestHead(raw: readonly string[], stickyHeader: string | u
       case KEY_MOVED_HEADER:
         // The router's own (data-plane.ts, on a teleport): a client's would make a worker take
         // over a key that did not move.
+        continue;
+      case ROUTER_CANNOT_RESEND_HEADER:
+        // The router's own (data-plane.ts): a client's would make a draining worker run requests
+        // the router could have sent elsewhere, lengthening its drain.
         continue;
       case INVOCATION_ID_HEADER_LOWER:
         // The router's own (data-plane.ts, onWorkerLoss: replay): a client's could name another

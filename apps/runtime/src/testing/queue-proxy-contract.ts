@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rawConnection } from './raw-connection.ts';
 import { eventually, type RuntimeProcess } from './runtime-process.ts';
 import type { RuntimeUnderTest } from './runtime-under-test.ts';
 import { runtimeWorkers } from './runtime-workers.ts';
@@ -135,6 +136,40 @@ export function queueProxyContract(runtime: RuntimeUnderTest): void {
       expect(await inFlight).toBe('200 released');
       expect(await rt.exited).toBe(0);
       expect(rt.stderr()).toContain('drained; exiting');
+    });
+
+    it('SIGTERM: a request the router cannot send elsewhere runs while draining, any other is refused draining, and answers during the drain close their connection', { timeout: 60_000 }, async () => {
+      const rt = await worker(['--admin-port', '0', '--drain-timeout-seconds', '30']);
+      const gate = join(workers.dir(), 'gate-drain-resend');
+      // Holds the drain open; its answer's head is written after the drain began.
+      const holding = rawConnection(rt.url);
+      holding.write(`GET /wait-file?file=${encodeURIComponent(gate)} HTTP/1.1\r\nhost: worker\r\n\r\n`);
+      // Two connections whose streamed answers said keep-alive before the drain: the next request
+      // on each reaches a draining worker (as one sent by the router on a reused connection does).
+      const [told, untold] = [rawConnection(rt.url), rawConnection(rt.url)];
+      for (const c of [told, untold]) c.write('GET /first-byte-then?ms=1500 HTTP/1.1\r\nhost: worker\r\n\r\n');
+      await Promise.all([told.until('first\n'), untold.until('first\n')]);
+      await eventually(async () => (await queueStats(rt, rt.adminUrl)).current.inFlight === 3);
+      rt.kill('SIGTERM');
+      await eventually(async () => (await fetch(`${rt.adminUrl}/readyz`)).status === 503);
+      told.write('POST /echo HTTP/1.1\r\nhost: worker\r\norrery-router-cannot-resend: 1\r\ncontent-length: 7\r\n\r\npayload');
+      untold.write('POST /echo HTTP/1.1\r\nhost: worker\r\ncontent-length: 7\r\n\r\npayload');
+      const [toldText, untoldText] = await Promise.all([told.closed, untold.closed]);
+      const second = (text: string) => text.slice(text.indexOf('HTTP/1.1', 1));
+      expect(toldText).toContain('last\n');
+      expect(second(toldText)).toMatch(/^HTTP\/1\.1 201 [^\r]*\r\n/);
+      expect(second(toldText).toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(second(toldText).endsWith('\r\n\r\npayload') || second(toldText).includes('\r\n7\r\npayload\r\n')).toBe(true);
+      expect(untoldText).toContain('last\n');
+      expect(second(untoldText)).toMatch(/^HTTP\/1\.1 503 /);
+      expect(second(untoldText).toLowerCase()).toContain('\r\norrery-worker-draining: 1\r\n');
+      expect(second(untoldText)).toContain('"code":"draining"');
+      expect(rt.proc.exitCode).toBeNull();
+      await writeFile(gate, '');
+      const held = await holding.closed;
+      expect(held).toMatch(/^HTTP\/1\.1 200 /);
+      expect(held.toLowerCase()).toContain('\r\nconnection: close\r\n');
+      expect(await rt.exited).toBe(0);
     });
 
     it('SIGTERM: the drain timeout bounds a request that never finishes', { timeout: 60_000 }, async () => {

@@ -91,6 +91,19 @@ describe('the bundled runtime (plain node)', () => {
     expect(existsSync(join(dir, 'from-env.v8cache'))).toBe(false);
   });
 
+  it('a body that is not there: the boot names the file and how to make it, exit 2, no stack', { timeout: 30_000 }, async () => {
+    const missing = join(dir, 'gone', 'orrery-runtime.body.cjs');
+    const child = spawn(process.execPath, [CODE_CACHED_BOOT, missing, join(dir, 'gone.v8cache'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code).toBe(2);
+    expect(err).toContain(`cannot read the runtime body ${missing} (ENOENT)`);
+    expect(err).toContain('npm run build:apps');
+    expect(err).not.toMatch(/\n\s+at /);
+  });
+
   it.each([
     ['ES module compiled at start', false, false],
     ['build:apps ES module when fresh', true, false],
