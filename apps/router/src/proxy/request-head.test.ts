@@ -15,6 +15,11 @@ describe('headers only the router says', () => {
     expect(head.forward).toEqual(['Orrery-Tag', 'canary', 'Orrery-Invocation', 'not the header']);
     expect(head.tag).toBe('canary');
   });
+
+  it('nor a client-sent Orrery-Router-Cannot-Resend, in any letter case (it would make a draining worker run the request)', () => {
+    const head = scanRequestHead(['Orrery-Router-Cannot-Resend', '1', 'content-length', '3', 'ORRERY-ROUTER-CANNOT-RESEND', '1'], undefined);
+    expect(head.forward).toEqual(['content-length', '3']);
+  });
 });
 
 describe('Connection', () => {
