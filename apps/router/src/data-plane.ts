@@ -291,8 +291,6 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
   private invocationId: string | undefined;
   /** A small body kept while the first attempt streams it: for a retry after a draining refusal, or a replay (see dispatch). */
   private heldBody: HeldRequestBody | undefined;
-  /** The worker was told (once: a retry reuses the header list) that this request's body cannot go to another worker. */
-  private cannotResendSaid = false;
 
   constructor(
     private readonly plane: DataPlane,
@@ -487,10 +485,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       else if (hasLength && !req.readableDidRead && heldBodyFits(h.contentLength)) body = this.heldBody = new HeldRequestBody(req.body);
       else {
         body = req.body;
-        if (!this.cannotResendSaid) {
-          this.cannotResendSaid = true;
-          h.forward.push(ROUTER_CANNOT_RESEND_HEADER, '1');
-        }
+        // Once: a retry reuses the header list (as the forwarding headers above).
+        if (this.attempts === 0) h.forward.push(ROUTER_CANNOT_RESEND_HEADER, '1');
       }
     }
     pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);

@@ -458,8 +458,7 @@ class WorkerServer:
                     send_json(h, 504, {"error": "no slot for the WebSocket within the function's timeout (%g s)" % fn.timeout_seconds, "code": "timeout"}, close=True)
                 return
             if self.draining:
-                # The header (WORKER_DRAINING_HEADER in @orrery/sdk) tells the router this request did not run here.
-                return send_json(h, 503, {"error": "worker is draining; send the request to another worker", "code": "draining"}, headers={"orrery-worker-draining": "1"}, close=True)
+                return self._refuse_draining(h)
             self._in_flight_meter.arrive()
             try:
                 self._run_websocket(h, fn, loaded.websocket)

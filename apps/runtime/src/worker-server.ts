@@ -273,8 +273,7 @@ export class WorkerServer {
     const close: Record<string, string> = http2 ? {} : { connection: 'close' };
     // A request the router cannot send elsewhere (its body streams through) runs here even while
     // draining: refusing it would reach the client as a 503. The drain waits for it too.
-    const runWhileDraining = this.draining && req.headers[ROUTER_CANNOT_RESEND_HEADER] === '1';
-    if (this.draining && !runWhileDraining) {
+    if (this.draining && req.headers[ROUTER_CANNOT_RESEND_HEADER] !== '1') {
       // The header tells the router this request did not run here: it sends it to another worker.
       return sendJson(res, 503, { error: 'worker is draining; send the request to another worker', code: 'draining' }, { ...close, [WORKER_DRAINING_HEADER]: '1' });
     }
