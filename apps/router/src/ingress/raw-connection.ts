@@ -15,6 +15,7 @@ import type { IngressHandler } from './ingress.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import { RawRequestBody, type BodyFlowControl } from './raw-request-body.ts';
 import { parseRequestHead, type HandoverReason, type ParsedHead } from './request-head-parser.ts';
+import { readThroughSharedBuffer, type SharedBufferReads } from './shared-read-buffer.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
 import { performance } from 'node:perf_hooks';
 
@@ -84,6 +85,8 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
   private served = 0;
   /** performance.now() ms when the last response ended with nothing of the next request read. */
   private idleSince = 0;
+  /** Reads through the process's shared buffer (undefined: this socket reads through 'data'). */
+  private readonly reads: SharedBufferReads | undefined;
   readonly remoteAddress: string;
 
   constructor(
@@ -93,7 +96,8 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     this.remoteAddress = socket.remoteAddress ?? '';
     // Like node: the first head must be complete within headersTimeout of the connection.
     this.deadline = performance.now() + host.headersTimeoutMs;
-    socket.on('data', this.onData);
+    this.reads = readThroughSharedBuffer(socket, this.onData);
+    if (this.reads === undefined) socket.on('data', this.onData);
     socket.on('end', this.onEnd);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
@@ -342,7 +346,9 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
 
   private detach(): void {
     const s = this.socket;
-    s.removeListener('data', this.onData);
+    // Whoever takes the socket reads it through its stream from now on.
+    if (this.reads !== undefined) this.reads.release();
+    else s.removeListener('data', this.onData);
     s.removeListener('end', this.onEnd);
     s.removeListener('error', this.onError);
     s.removeListener('close', this.onClose);

@@ -9,6 +9,7 @@
  */
 import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
+import { SharedBufferReads } from '../ingress/shared-read-buffer.ts';
 import type { RequestBody } from '../ingress/ingress.ts';
 import { parseUpstreamResponseHead } from './response-head-parser.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
@@ -112,14 +113,17 @@ class UpstreamConnection {
   private paused = false;
   /** Carries an upgrade request: a 101 hands the socket over, any other answer closes it. */
   upgrading = false;
+  /** The socket's reads, through the process's shared buffer, until a 101 hands it over. */
+  private readonly reads: SharedBufferReads;
 
   constructor(
     readonly pool: UpstreamPool,
     host: string,
     port: number,
   ) {
-    this.socket = connect({ host, port, noDelay: true });
-    this.socket.on('data', this.onSocketData);
+    this.reads = new SharedBufferReads(this.onSocketData);
+    this.socket = connect({ host, port, noDelay: true, onread: this.reads.onread });
+    this.reads.socket = this.socket;
     this.socket.on('error', this.onSocketError);
     this.socket.on('close', this.onSocketClose);
     this.socket.on('end', this.onSocketEnd);
@@ -428,7 +432,7 @@ class UpstreamConnection {
     this.state = State.Done;
     this.closed = true;
     this.paused = false;
-    s.removeListener('data', this.onSocketData);
+    this.reads.release();
     s.removeListener('error', this.onSocketError);
     s.removeListener('close', this.onSocketClose);
     s.removeListener('end', this.onSocketEnd);
