@@ -489,7 +489,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
         if (this.attempts === 0) h.forward.push(ROUTER_CANNOT_RESEND_HEADER, '1');
       }
     }
-    pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this);
+    pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this, this.tDispatch);
   }
 
   /** Whatever of the body was read can still be sent whole: none was read, or all of it is held for a replay. */

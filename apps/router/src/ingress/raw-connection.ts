@@ -258,8 +258,10 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
       // Not from inside the response's end() call chain: the data plane is still unwinding.
       process.nextTick(parseNext, this);
     } else {
-      this.idleSince = performance.now();
-      this.setDeadline(Deadline.Idle, this.host.keepAliveTimeoutMs);
+      const now = performance.now();
+      this.idleSince = now;
+      this.deadlineKind = Deadline.Idle;
+      this.deadline = now + this.host.keepAliveTimeoutMs;
     }
     this.resumeReading();
   }

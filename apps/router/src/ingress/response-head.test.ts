@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { httpDate } from './http-date.ts';
 import { buildResponseHead, InvalidResponseHeadError, type ResponseFraming, type ResponseHeadContext } from './response-head.ts';
 
@@ -60,5 +60,19 @@ describe('httpDate', () => {
     expect(httpDate(Date.UTC(2026, 11, 1, 10, 0, 0, 5))).toBe('Tue, 01 Dec 2026 10:00:00 GMT');
     expect(httpDate(Date.UTC(2026, 11, 1, 10, 0, 0, 999))).toBe('Tue, 01 Dec 2026 10:00:00 GMT');
     expect(httpDate(Date.UTC(2026, 11, 1, 10, 0, 1, 0))).toBe('Tue, 01 Dec 2026 10:00:01 GMT');
+  });
+
+  afterEach(() => vi.useRealTimers());
+
+  it('without an argument keeps the value until the next whole second, then reads the clock again', () => {
+    vi.useFakeTimers();
+    vi.setSystemTime(Date.UTC(2026, 11, 1, 10, 0, 0, 500));
+    expect(httpDate()).toBe('Tue, 01 Dec 2026 10:00:00 GMT');
+    vi.advanceTimersByTime(499);
+    expect(httpDate()).toBe('Tue, 01 Dec 2026 10:00:00 GMT');
+    vi.advanceTimersByTime(1);
+    expect(httpDate()).toBe('Tue, 01 Dec 2026 10:00:01 GMT');
+    vi.advanceTimersByTime(61_000);
+    expect(httpDate()).toBe('Tue, 01 Dec 2026 10:01:02 GMT');
   });
 });

@@ -150,7 +150,8 @@ class UpstreamConnection {
     if (this.req) this.writeRequest();
   };
 
-  start(req: UpstreamRequest, handler: UpstreamHandler): void {
+  /** `now`: performance.now() of the caller, when it has just read it. */
+  start(req: UpstreamRequest, handler: UpstreamHandler, now: number = performance.now()): void {
     this.req = req;
     this.handler = handler;
     this.state = State.Head;
@@ -164,10 +165,10 @@ class UpstreamConnection {
     ensureSweeper();
     handler.onConnect(this.abort);
     if (this.connected) {
-      this.deadline = performance.now() + req.timeoutMs;
+      this.deadline = now + req.timeoutMs;
       this.writeRequest();
     } else {
-      this.deadline = performance.now() + this.pool.connectTimeoutMs;
+      this.deadline = now + this.pool.connectTimeoutMs;
     }
   }
 
@@ -545,15 +546,15 @@ export class UpstreamPool {
     this.port = Number(address.slice(colon + 1));
   }
 
-  dispatch(req: UpstreamRequest, handler: UpstreamHandler): void {
-    const now = performance.now();
+  /** `now`: performance.now() of the caller, when it has just read it (the data plane has). */
+  dispatch(req: UpstreamRequest, handler: UpstreamHandler, now: number = performance.now()): void {
     let c = this.idle.pop();
     // Expired idle connections are closed rather than risked (the server may be closing them).
     while (c && (c.closed || now - c.idleSince > this.idleTimeoutMs)) {
       c.socket.destroy();
       c = this.idle.pop();
     }
-    (c ?? new UpstreamConnection(this, this.host, this.port)).start(req, handler);
+    (c ?? new UpstreamConnection(this, this.host, this.port)).start(req, handler, now);
   }
 
   dispatchFresh(req: UpstreamRequest, handler: UpstreamHandler): void {

@@ -43,8 +43,10 @@ export class EndpointQuarantineTable extends MergeTable<QuarantineRecord> implem
     this.deleteLocally(address);
   }
 
-  isQuarantined(address: string, nowMs: number = this.now()): boolean {
-    return this.getRecord(address, nowMs) !== undefined;
+  isQuarantined(address: string, nowMs?: number): boolean {
+    // The data plane asks for every request; with nothing quarantined it pays no clock read.
+    if (this.size === 0) return false;
+    return this.getRecord(address, nowMs ?? this.now()) !== undefined;
   }
 
   /** Live quarantines, soonest-ending first. */
