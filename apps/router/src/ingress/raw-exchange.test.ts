@@ -24,6 +24,41 @@ const head: ParsedHead = { kind: 'head', method: 'GET', target: '/ns/fn/', rawHe
 
 afterEach(() => vi.restoreAllMocks());
 
+describe('RawExchange: end()', () => {
+  /** Records the order of the connection's calls. */
+  function orderedConnection(closeAfter: boolean): RawExchangeConnection & { calls: string[] } {
+    const calls: string[] = [];
+    return {
+      calls,
+      remoteAddress: '127.0.0.1',
+      keepAliveHintMs: 5_000,
+      closeAfter,
+      send(prefix, data, suffix) {
+        calls.push(`send ${(prefix + (data?.toString('latin1') ?? '') + suffix).split('\r\n')[0]}`);
+        return true;
+      },
+      responseEnded: (_ex, close) => void calls.push(`ended close=${close}`),
+      destroy: () => undefined,
+    };
+  }
+
+  it('a kept-alive response does the connection\'s bookkeeping first and writes last (work after a write delays the woken client)', () => {
+    const conn = orderedConnection(false);
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-length', '2']);
+    ex.end(Buffer.from('ok'));
+    expect(conn.calls).toEqual(['ended close=false', 'send HTTP/1.1 200 OK']);
+  });
+
+  it('a response after which the connection closes is written first, then ended (the close waits for the write)', () => {
+    const conn = orderedConnection(true);
+    const ex = new RawExchange(conn, head);
+    ex.writeHead(200, undefined, ['content-length', '2']);
+    ex.end(Buffer.from('ok'));
+    expect(conn.calls).toEqual(['send HTTP/1.1 200 OK', 'ended close=true']);
+  });
+});
+
 describe('RawExchange: when the response head leaves', () => {
   it('with its body in one write when the body comes in the same callback', async () => {
     const conn = recordingConnection();
