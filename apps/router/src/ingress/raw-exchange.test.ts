@@ -1,5 +1,6 @@
 import { setTimeout as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { handleRead } from './after-this-read.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import type { ParsedHead } from './request-head-parser.ts';
 
@@ -68,6 +69,27 @@ describe('RawExchange: when the response head leaves', () => {
     await nextTurn();
     expect(conn.sends).toHaveLength(1);
     expect(conn.sends[0]).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-length: 2\r\n[\s\S]*\r\n\r\nok$/);
+  });
+
+  it('written inside a socket read: with its body in one write when the body comes in the same read; alone, by the end of the turn, when it does not', async () => {
+    const conn = recordingConnection();
+    const withBody = new RawExchange(conn, head);
+    const ticks = vi.spyOn(process, 'nextTick');
+    handleRead(() => {
+      withBody.writeHead(200, undefined, ['content-length', '2']);
+      withBody.end(Buffer.from('ok'));
+    }, Buffer.alloc(0));
+    // The common response costs node no tick: the held-head check ran at the end of the read.
+    expect(ticks).not.toHaveBeenCalled();
+    ticks.mockRestore();
+    expect(conn.sends).toHaveLength(1);
+    expect(conn.sends[0]!.endsWith('\r\n\r\nok')).toBe(true);
+    const streamed = new RawExchange(conn, head);
+    handleRead(() => streamed.writeHead(200, undefined, ['content-type', 'text/event-stream']), Buffer.alloc(0));
+    expect(conn.sends).toHaveLength(1);
+    await nextTurn();
+    expect(conn.sends).toHaveLength(2);
+    expect(conn.sends[1]).toMatch(/^HTTP\/1\.1 200 OK\r\ncontent-type: text\/event-stream\r\n[\s\S]*\r\n\r\n$/);
   });
 
   it('with its body in one write when the body follows in a later microtask of the same turn', async () => {

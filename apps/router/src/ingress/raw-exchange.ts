@@ -6,6 +6,7 @@
  * response (Server-Sent Events, a long poll) whose first bytes come later still sends its head
  * at once, or its client would wait for headers as long as for the first event.
  */
+import { afterThisRead } from './after-this-read.ts';
 import type { IngressRequest, IngressResponse, ResponseListener } from './ingress.ts';
 import { httpDate } from './http-date.ts';
 import type { RawRequestBody } from './raw-request-body.ts';
@@ -34,9 +35,10 @@ function sendHeldHeads(): void {
   heldHeads.clear();
 }
 /**
- * Right after the callback that wrote heads: the common response (head and body from one
- * upstream read) has already gone out with its body, and then no setImmediate — and no extra
- * turn of the event loop — is paid for it. A head still held waits for the end of the turn.
+ * Right after the callback that wrote heads (the end of the socket read being handled, else the
+ * next tick: after-this-read.ts): the common response (head and body from one upstream read) has
+ * already gone out with its body, and then no setImmediate — and no extra turn of the event loop
+ * — is paid for it. A head still held waits for the end of the turn.
  */
 function scheduleFlushIfHeld(): void {
   checkScheduled = false;
@@ -91,7 +93,7 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
     heldHeads.add(this);
     if (!checkScheduled) {
       checkScheduled = true;
-      process.nextTick(scheduleFlushIfHeld);
+      afterThisRead(scheduleFlushIfHeld);
     }
   }
 

@@ -14,6 +14,7 @@
  * (node's HTTP server after a handover, a spliced WebSocket).
  */
 import { Socket, type SocketConstructorOpts } from 'node:net';
+import { handleRead } from './after-this-read.ts';
 
 /** Larger than any single read node makes by default (64 KiB), so no read is cut shorter than before. */
 const SHARED_BUFFER_BYTES = 64 * 1024;
@@ -36,7 +37,7 @@ export class SharedBufferReads {
     const chunk = Buffer.from(buf.subarray(0, bytes));
     const receiver = this.receiver;
     if (receiver !== undefined) {
-      receiver(chunk);
+      handleRead(receiver, chunk);
       return true;
     }
     return this.socket?.push(chunk) ?? true;
