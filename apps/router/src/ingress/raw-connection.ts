@@ -260,8 +260,7 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     } else {
       const now = performance.now();
       this.idleSince = now;
-      this.deadlineKind = Deadline.Idle;
-      this.deadline = now + this.host.keepAliveTimeoutMs;
+      this.setDeadline(Deadline.Idle, this.host.keepAliveTimeoutMs, now);
     }
     this.resumeReading();
   }
@@ -314,9 +313,10 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     this.socket.destroy();
   }
 
-  private setDeadline(kind: Deadline, ms: number): void {
+  /** `now`: performance.now() when the caller has just read it. */
+  private setDeadline(kind: Deadline, ms: number, now?: number): void {
     this.deadlineKind = kind;
-    this.deadline = kind === Deadline.None ? 0 : performance.now() + ms;
+    this.deadline = kind === Deadline.None ? 0 : (now ?? performance.now()) + ms;
   }
 
   private readonly onEnd = (): void => {

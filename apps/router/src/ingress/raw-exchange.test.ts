@@ -4,19 +4,26 @@ import { handleRead } from './after-this-read.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import type { ParsedHead } from './request-head-parser.ts';
 
-/** A connection that records what the exchange sends, one entry per send (one socket write). */
-function recordingConnection(): RawExchangeConnection & { sends: string[] } {
+/**
+ * A connection that records what the exchange sends, one entry per send (one socket write), and
+ * in `calls` the order of its sends (their first line) and response ends.
+ */
+function recordingConnection(closeAfter = false): RawExchangeConnection & { sends: string[]; calls: string[] } {
   const sends: string[] = [];
+  const calls: string[] = [];
   return {
     sends,
+    calls,
     remoteAddress: '127.0.0.1',
     keepAliveHintMs: 5_000,
-    closeAfter: false,
+    closeAfter,
     send(prefix, data, suffix) {
-      sends.push(prefix + (data?.toString('latin1') ?? '') + suffix);
+      const bytes = prefix + (data?.toString('latin1') ?? '') + suffix;
+      sends.push(bytes);
+      calls.push(`send ${bytes.split('\r\n')[0]}`);
       return true;
     },
-    responseEnded: () => undefined,
+    responseEnded: (_ex, close) => void calls.push(`ended close=${close}`),
     destroy: () => undefined,
   };
 }
@@ -26,25 +33,8 @@ const head: ParsedHead = { kind: 'head', method: 'GET', target: '/ns/fn/', rawHe
 afterEach(() => vi.restoreAllMocks());
 
 describe('RawExchange: end()', () => {
-  /** Records the order of the connection's calls. */
-  function orderedConnection(closeAfter: boolean): RawExchangeConnection & { calls: string[] } {
-    const calls: string[] = [];
-    return {
-      calls,
-      remoteAddress: '127.0.0.1',
-      keepAliveHintMs: 5_000,
-      closeAfter,
-      send(prefix, data, suffix) {
-        calls.push(`send ${(prefix + (data?.toString('latin1') ?? '') + suffix).split('\r\n')[0]}`);
-        return true;
-      },
-      responseEnded: (_ex, close) => void calls.push(`ended close=${close}`),
-      destroy: () => undefined,
-    };
-  }
-
   it('a kept-alive response does the connection\'s bookkeeping first and writes last (work after a write delays the woken client)', () => {
-    const conn = orderedConnection(false);
+    const conn = recordingConnection(false);
     const ex = new RawExchange(conn, head);
     ex.writeHead(200, undefined, ['content-length', '2']);
     ex.end(Buffer.from('ok'));
@@ -52,7 +42,7 @@ describe('RawExchange: end()', () => {
   });
 
   it('a response after which the connection closes is written first, then ended (the close waits for the write)', () => {
-    const conn = orderedConnection(true);
+    const conn = recordingConnection(true);
     const ex = new RawExchange(conn, head);
     ex.writeHead(200, undefined, ['content-length', '2']);
     ex.end(Buffer.from('ok'));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../testing/processes.ts';
 import { makeTestCa } from '../testing/test-certificates.ts';
 import { readThroughSharedBuffer, SharedBufferReads } from './shared-read-buffer.ts';
 
@@ -20,13 +21,8 @@ afterEach(() => {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean, what: string, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+/** The router tests' `eventually`, for a plain condition. */
+const until = (check: () => boolean, what: string): Promise<true> => eventually(() => check() || undefined, what, 5_000);
 
 /** A server whose accepted sockets are handed to `onSocket`; resolves with its port. */
 async function listen(onSocket: (s: Socket) => void): Promise<number> {
