@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdCluster } from './cluster.ts';
 import { noRetryClient } from './no-retry.ts';
+import { isHaltedState, threadStates } from './stopped-threads.ts';
 
 let cluster: EtcdCluster;
 
@@ -51,6 +52,8 @@ describe('EtcdCluster', () => {
     const name = cluster.members[0]!.name;
     cluster.stop(name);
     try {
+      // stop() returns only once no thread of etcd can answer any more.
+      expect(threadStates(cluster.member(name).process!.pid!).every(isHaltedState)).toBe(true);
       expect(await cluster.status(name, 800)).toBeUndefined();
     } finally {
       cluster.cont(name);

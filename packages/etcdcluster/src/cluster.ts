@@ -7,6 +7,7 @@ import { etcdMemberArgs } from './member-args.ts';
 import { NetnsNetwork } from './netns-network.ts';
 import { noRetryClient } from './no-retry.ts';
 import { freePorts } from './ports.ts';
+import { waitUntilHalted } from './stopped-threads.ts';
 import { waitFor } from './wait.ts';
 
 export type MemberState = 'running' | 'stopped' | 'killed' | 'removed';
@@ -283,10 +284,15 @@ export class EtcdCluster {
     m.state = 'killed';
   }
 
-  /** SIGSTOP: the process stays but answers nothing, like a node behind a partition. */
+  /**
+   * SIGSTOP: the process stays but answers nothing, like a node behind a partition. Returns only
+   * once every thread has stopped (stopped-threads.ts: until then etcd may still answer).
+   */
   stop(name: string): void {
     const m = this.member(name);
+    const pid = m.process?.pid;
     m.process?.kill('SIGSTOP');
+    if (pid !== undefined) waitUntilHalted(pid);
     m.state = 'stopped';
   }
 
