@@ -6,4 +6,5 @@ export { NetnsNetwork, type NetnsHost } from './netns-network.ts';
 export { removeLeftoverNetworks, ourLinks, ourNamespaces } from './netns-leftovers.ts';
 export { noRetryClient } from './no-retry.ts';
 export { freePort, freePorts } from './ports.ts';
+export { isHaltedState, threadStates, waitUntilHalted } from './stopped-threads.ts';
 export { waitFor } from './wait.ts';

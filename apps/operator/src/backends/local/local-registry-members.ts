@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { etcdMemberArgs, freePorts } from '@orrery/etcdcluster';
+import { etcdMemberArgs, freePorts, waitUntilHalted } from '@orrery/etcdcluster';
 import type { RegistryMembers } from '../../registry-cluster/registry-cluster-backend.ts';
 
 export interface MemberIdentity {
@@ -131,10 +131,15 @@ export class LocalMembers implements RegistryMembers {
     await exited;
   }
 
-  /** SIGSTOP: the process stays (the operator does not restart it) but answers nothing. */
+  /**
+   * SIGSTOP: the process stays (the operator does not restart it) but answers nothing. Returns
+   * once every thread has stopped: until then etcd may still answer (stopped-threads.ts).
+   */
   pause(name: string): void {
     const child = this.members.get(name)?.process;
-    if (running(child)) child!.kill('SIGSTOP');
+    if (!running(child)) return;
+    child!.kill('SIGSTOP');
+    waitUntilHalted(child!.pid!, 5_000);
   }
 
   /** SIGCONT after `pause`. */
