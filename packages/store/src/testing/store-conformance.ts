@@ -38,6 +38,32 @@ const env = (name: string, allowed: 'single' | 'infinite') => ({
   spec: { allowedFunctionsPerContainer: allowed },
 });
 
+/** The object the watch tests write until every new watch has delivered it (untilWatching). */
+const WATCH_MARKER = 'watch-started';
+
+/** True, and `who` recorded in `started`, when `e` is the marker: the tests' watch callbacks skip it. */
+function markerSeen(started: Set<string>, who: string, e: WatchEvent): boolean {
+  if (e.object.metadata.name !== WATCH_MARKER) return false;
+  started.add(who);
+  return true;
+}
+
+/**
+ * Waits until `count` watches have each delivered a write made after they started. A watch opened
+ * without a resourceVersion starts from "now", and a Kubernetes store learns where "now" is from a
+ * list it makes first: a write right after watch() can land before that list and never arrive as
+ * an event. No fixed wait is long enough on a loaded machine (100 ms was not), so the marker is
+ * written again every 50 ms until each watch has seen one.
+ */
+async function untilWatching(store: ResourceStore, started: Set<string>, count: number, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (let round = 0; started.size < count; round++) {
+    if (Date.now() > end) throw new Error(`only ${started.size} of ${count} watches delivered a write within ${ms} ms (${[...started].join(', ')})`);
+    await store.apply({ ...fn(WATCH_MARKER), metadata: { name: WATCH_MARKER, namespace: 'watch', labels: { 'orrery.dev/round': String(round) } } });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function until<T>(read: () => T, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -217,8 +243,9 @@ export function describeStoreConformance(name: string, open: () => Promise<Opene
 
     it('watches added, modified and deleted in order, and resumes from a resourceVersion', async () => {
       const seen: WatchEvent[] = [];
-      const w = store.watch('Function', { namespace: 'watch' }, (e) => seen.push(e));
-      await new Promise((r) => setTimeout(r, 100));
+      const started = new Set<string>();
+      const w = store.watch('Function', { namespace: 'watch' }, (e) => markerSeen(started, 'w', e) || seen.push(e));
+      await untilWatching(store, started, 1);
       const mk = (inline: string) => ({ ...fn('theta', inline), metadata: { name: 'theta', namespace: 'watch' } });
       const created = await store.apply(mk('1'));
       await store.apply(mk('2'));
@@ -247,20 +274,23 @@ export function describeStoreConformance(name: string, open: () => Promise<Opene
       const all: WatchEvent[] = [];
       const multi: WatchEvent[] = [];
       const closed: WatchEvent[] = [];
-      const wAll = store.watch('Function', {}, (e) => ours(e) && all.push(e));
+      const started = new Set<string>();
+      const wAll = store.watch('Function', {}, (e) => markerSeen(started, 'all', e) || (ours(e) && all.push(e)));
       const wMulti = store.watch('Function', { namespace: 'watch' }, (e) => {
+        if (markerSeen(started, 'multi', e)) return;
         multi.push(e);
         // A watcher that changes what it was handed changes no one else's.
         e.object.metadata.labels = { touched: 'yes' };
       });
-      const wClosed = store.watch('Function', { namespace: 'watch' }, (e) => closed.push(e));
-      await new Promise((r) => setTimeout(r, 100));
+      const wClosed = store.watch('Function', { namespace: 'watch' }, (e) => markerSeen(started, 'closed', e) || closed.push(e));
+      await untilWatching(store, started, 3);
       wClosed.close();
       await store.apply(inWatch('mu-1'));
       await store.apply({ ...fn('nu'), metadata: { name: 'nu', namespace: 'elsewhere' } });
       await store.apply(inWatch('mu-2'));
       const resumed: WatchEvent[] = [];
-      const wResumed = store.watch('Function', { namespace: 'watch', sinceResourceVersion: Number(first.metadata.resourceVersion) }, (e) => resumed.push(e));
+      // From mu-0's version: the marker's writes come after it too.
+      const wResumed = store.watch('Function', { namespace: 'watch', sinceResourceVersion: Number(first.metadata.resourceVersion) }, (e) => markerSeen(started, 'resumed', e) || resumed.push(e));
       await until(() => [all.length, multi.length, resumed.length], ([a, m, r]) => a! >= 3 && m! >= 2 && r! >= 2);
       await new Promise((r) => setTimeout(r, 100));
       const names = (l: WatchEvent[]) => l.map((e) => e.object.metadata.name);
