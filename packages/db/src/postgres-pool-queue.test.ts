@@ -1,11 +1,10 @@
 /**
- * postgres.js 3.4.9's queue, as Orrery carries it (patches/postgres+3.4.9.patch, applied by
- * `npm install`'s postinstall). The pool keeps its idle connections in this queue; the original
+ * postgres.js 3.4.9's queue, as Orrery carries it (scripts/dependency-patches/postgres-queue.mjs,
+ * applied by `npm install`'s postinstall, scripts/patch-dependencies.mjs). The pool keeps its idle connections in this queue; the original
  * emptied its array only when every entry had been taken, which a pool with more connections than
  * queries in flight never does — so the array grew by one slot per query for the life of the
  * process (performance.md, memory, "postgres.js 3.4.9's pool"). Both copies node loads are
- * checked: the ES module (`import`) and the CommonJS one (`require`, and what esbuild bundles
- * for the apps' CommonJS builds).
+ * checked: the ES module (`import`) and the CommonJS one (`require`).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

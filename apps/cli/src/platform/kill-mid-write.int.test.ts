@@ -68,7 +68,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isHaltedState, threadStates } from '@orrery/etcdcluster';
+import { waitUntilHalted } from '@orrery/etcdcluster';
 import type { OrreryFunction } from '@orrery/spec';
 import { createHttpStore, type ResourceStore } from '@orrery/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -310,7 +310,7 @@ async function signal(pid: number, sig: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Prom
   else frozen.delete(pid);
   const state = () => statFields(pid)?.[0] ?? 'gone';
   // Every thread, not only the main one: the others stop only after one of them has run.
-  if (sig === 'SIGSTOP') await until(() => threadStates(pid), (states) => states.every(isHaltedState), 5_000, `pid ${pid} stopped`, 10);
+  if (sig === 'SIGSTOP') waitUntilHalted(pid, 5_000);
   if (sig === 'SIGKILL') await until(state, (s) => s === 'gone', 10_000, `pid ${pid} reaped`, 10);
 }
 
