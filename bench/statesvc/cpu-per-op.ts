@@ -4,7 +4,7 @@
  * included, from /proc/<pid>/stat) divided by the requests it answered in the window.
  *
  *   npx tsx bench/statesvc/cpu-per-op.ts [--driver postgres|memory] [--ops GET,PUT] [--conns 8,32]
- *     [--seconds 3] [--rounds 3] [--node-flags "--max-semi-space-size=16"] [--cpu-prof DIR] [--read-batching on|off] [--write-batching on|off]
+ *     [--seconds 3] [--rounds 3] [--node-flags "--max-semi-space-size=16"] [--cpu-prof DIR] [--read-batching on|off] [--write-batching on|off] [--http-ingress raw|node]
  *
  * Linux only (reads /proc). Prints one line per op × conns × round and the median per cell.
  */
@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
     'pool-size': { type: 'string', default: '32' },
     'read-batching': { type: 'string', default: 'on' },
     'write-batching': { type: 'string', default: 'on' },
+    'http-ingress': { type: 'string', default: 'raw' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -50,7 +51,7 @@ async function main() {
   const tdb = args.driver === 'postgres' ? await createTestDatabase('orrery_bench') : undefined;
   const nodeArgs = args['node-flags'] ? args['node-flags'].split(/\s+/) : [];
   if (args['cpu-prof']) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof']);
-  const svcArgs = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--driver', args.driver];
+  const svcArgs = ['--port', '0', '--master-key-file', join(dir, 'master.key'), '--keyspaces-file', join(dir, 'keyspaces.yaml'), '--driver', args.driver, '--http-ingress', args['http-ingress']];
   if (tdb) svcArgs.push('--database-url', tdb.url, '--pool-size', args['pool-size'], '--read-batching', args['read-batching'], '--write-batching', args['write-batching']);
   const svc = await startProcess([...nodeArgs, join(here, '..', '..', 'apps', 'statesvc', 'bin', 'orrery-statesvc.mjs'), ...svcArgs]);
   try {

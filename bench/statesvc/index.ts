@@ -30,6 +30,8 @@ const POOL = 32;
 // `--write-batching off` (A/B of the batched statements).
 const READ_BATCHING = process.env.BENCH_READ_BATCHING === 'off' ? 'off' : 'on';
 const WRITE_BATCHING = process.env.BENCH_WRITE_BATCHING === 'off' ? 'off' : 'on';
+// BENCH_HTTP_INGRESS=node runs statesvc with `--http-ingress node` (A/B of the raw ingress).
+const HTTP_INGRESS = process.env.BENCH_HTTP_INGRESS === 'node' ? 'node' : 'raw';
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
@@ -148,9 +150,9 @@ async function main() {
   try {
     // memory driver vs the bare node:http Map server
     const [svc, bare, pg] = await Promise.all([
-      startProcess([bin, ...common, '--driver', 'memory']),
+      startProcess([bin, ...common, '--driver', 'memory', '--http-ingress', HTTP_INGRESS]),
       startProcess(['--import', 'tsx', join(here, 'bare-server.ts')]),
-      startProcess([bin, ...common, '--driver', 'postgres', '--database-url', tdb.url, '--pool-size', String(POOL), '--read-batching', READ_BATCHING, '--write-batching', WRITE_BATCHING]),
+      startProcess([bin, ...common, '--driver', 'postgres', '--database-url', tdb.url, '--pool-size', String(POOL), '--read-batching', READ_BATCHING, '--write-batching', WRITE_BATCHING, '--http-ingress', HTTP_INGRESS]),
     ]);
     await prefillUntilDone(svc.url, headers);
     await prefillUntilDone(bare.url, {});

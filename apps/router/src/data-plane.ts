@@ -14,7 +14,7 @@ import type { ActivatorModes } from './activator/activator-modes.ts';
 import type { AdmissionWaiter, RevisionQueues } from './activator/revision-queues.ts';
 import type { WaitingQueue } from './activator/waiting-queue.ts';
 import type { Socket } from 'node:net';
-import type { IngressRequest, IngressResponse, RequestBody, ResponseListener, TunnelClosed } from './ingress/ingress.ts';
+import type { IngressRequest, IngressResponse, RequestBody, ResponseListener, TunnelClosed } from '@orrery/raw-http';
 import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsYaml, functionYaml, ProcessGroup, type RouterStatsJson } from './testing/processes.ts';
-import { parseRequestHead } from './ingress/request-head-parser.ts';
+import { parseRequestHead } from '@orrery/raw-http';
 import { ResponseReader, type ReadResult } from './testing/response-reader.ts';
 
 const g = new ProcessGroup();

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { StateHttpResponse } from './state-http.ts';
 import { STATE_GENERIC_ERROR_MESSAGE, type StateErrorBody } from '@orrery/spec';
 import { ERROR_STATUS, StateStoreError, type ErrorCode } from '@orrery/statestore';
 
@@ -23,7 +23,7 @@ export type ErrorReporter = (code: ErrorCode, err: unknown) => void;
  * code (STATE_GENERIC_ERROR_MESSAGE) and the error itself — driver or database text, SQL, paths —
  * goes to `report`, never into the body or a header.
  */
-export function sendError(res: ServerResponse, err: unknown, report: ErrorReporter): { code: ErrorCode; status: number } {
+export function sendError(res: StateHttpResponse, err: unknown, report: ErrorReporter): { code: ErrorCode; status: number } {
   let code: ErrorCode = 'internal';
   if (err instanceof HttpError || err instanceof StateStoreError) code = err.code;
   let message: string;

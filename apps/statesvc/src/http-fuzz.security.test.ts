@@ -36,6 +36,8 @@ const MASTER = Buffer.alloc(32, 0x66);
 const TOKEN = deriveStateToken(MASTER, 'default', 'fz');
 const MAX_VALUE = 4096;
 const MAX_BODY = 64 * 1024;
+/** Methods node's client sends a body for without Transfer-Encoding when no Content-Length is set. */
+const UNFRAMED_CHUNKED_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE']);
 const LEAKS = /select |state_entries|params:|failed query|pglite|drizzle|invalid byte sequence|orrery_state_(set|delete|lock)|journal|ECONN|at \/|\.ts:\d/i;
 
 function rssMb(pid: number): number {
@@ -241,7 +243,12 @@ for (const driver of drivers) {
       return new Promise((resolve, reject) => {
         let req;
         try {
-          req = request(svc.url + q.path, { method: q.method, headers, agent: big || q.method === 'HEAD' ? false : agent });
+          // A connection of its own where node's client sends the body unframed (HEAD, and a
+          // "chunked" GET, DELETE, OPTIONS or TRACE: no Transfer-Encoding for those methods): the
+          // bytes after the head are garbage to the server, which answers the request, then a 400
+          // for the garbage and closes; on a shared connection the next request races that close.
+          const unframed = payload !== undefined && q.chunked && UNFRAMED_CHUNKED_METHODS.has(q.method);
+          req = request(svc.url + q.path, { method: q.method, headers, agent: big || unframed || q.method === 'HEAD' ? false : agent });
         } catch {
           return resolve(undefined); // node's client will not send this path or header
         }

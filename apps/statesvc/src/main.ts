@@ -13,7 +13,7 @@ import { endpointForLog, resolveTraceSettings, startTracing } from '@orrery/trac
 import { errorDetail } from './error-log.ts';
 import { loadKeyspacesFile, type KeyspaceTable } from './keyspaces.ts';
 import { StateMetrics } from './metrics.ts';
-import { DEFAULT_CHANGES_HEARTBEAT_MS, DEFAULT_CHANGES_MAX_STREAMS, startStateServer } from './server.ts';
+import { DEFAULT_CHANGES_HEARTBEAT_MS, DEFAULT_CHANGES_MAX_STREAMS, startStateServer, type StateHttpIngress } from './server.ts';
 import { mergeKeyspaces, watchStoreKeyspaces, type StoreKeyspaceSource } from './store-keyspaces.ts';
 import { afterCommitHook, resolveTestFailPoint } from './test-fail-point.ts';
 
@@ -21,6 +21,7 @@ const USAGE = `usage: orrery-statesvc [--port 0] [--host 127.0.0.1] [--driver ${
   (--master-key-file FILE [--previous-master-key-file FILE] | --insecure-pass-through)
   [--keyspaces-file FILE] [--store-url URL [--store-token-file FILE]] [--namespace-byte-budget BYTES] [--max-body-bytes BYTES] [--sweep-interval 30s]
   [--idempotency-retention 24h (how long an Idempotency-Key's outcome is kept when the keyspace's spec.state.idempotencyRetention says nothing)] [--drain DURATION (after SIGTERM keep serving this long, each answer saying Connection: close; default 5s in a pod, else 0s)] [--pool-size 10 (postgres connections in all)] [--read-batching on|off] [--write-batching on|off] (postgres: concurrent GETs of a keyspace share one statement once 8 are in flight, concurrent overwrites one transaction; default on)
+  [--http-ingress raw|node (raw: state-key requests on the raw HTTP/1.1 ingress, the rest on node:http; node: all on node:http; default raw)]
   [--changes-retention 10m] [--changes-retention-events 10000] (change feed window per keyspace: changes older than the
    first or beyond the newest N are pruned by the sweeper; 0 = no such bound) [--changes-max-streams 100 (per keyspace)] [--changes-heartbeat 15s]
   [--log-level info (trace|debug|info|warn|error|fatal|silent; or ORRERY_LOG_LEVEL; ORRERY_LOG_FORMAT=json|pretty)]
@@ -38,6 +39,11 @@ function nonNegativeInt(name: string, value: string | undefined, fallback: numbe
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) fail(`--${name} must be a non-negative integer`);
   return Number(value);
+}
+
+function httpIngressOf(value: string): StateHttpIngress {
+  if (value !== 'raw' && value !== 'node') fail('--http-ingress must be raw or node');
+  return value;
 }
 
 function onOff(name: string, value: string): boolean {
@@ -73,6 +79,7 @@ try {
       'pool-size': { type: 'string' },
       'read-batching': { type: 'string', default: 'on' },
       'write-batching': { type: 'string', default: 'on' },
+      'http-ingress': { type: 'string', default: 'raw' },
       'insecure-pass-through': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
       'otlp-endpoint': { type: 'string' },
@@ -226,6 +233,7 @@ const server = await startStateServer({
   changesMaxStreams,
   changesHeartbeatMs,
   changeRetention,
+  httpIngress: httpIngressOf(args['http-ingress']),
 });
 if (changeRetention.maxAgeMs === 0 && changeRetention.maxEvents === 0) log('--changes-retention 0 and --changes-retention-events 0: the change feed keeps every change forever', 'warn');
 

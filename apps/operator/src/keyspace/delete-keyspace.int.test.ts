@@ -33,8 +33,7 @@ beforeAll(async () => {
   srv = await startStateServer({ driver: new MemoryDriver(), keyspaces: () => keyspaces, masterKeys: [MASTER], passThrough: false });
 });
 afterAll(async () => {
-  srv?.server.closeAllConnections();
-  await new Promise((r) => srv?.server.close(r));
+  await srv?.close();
 });
 
 describe('keyspace deletion through statesvc’s signed admin call (real statesvc server)', () => {

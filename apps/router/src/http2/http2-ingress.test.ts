@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Http2Ingress } from './http2-ingress.ts';
-import type { IngressRequest, IngressResponse } from '../ingress/ingress.ts';
+import type { IngressRequest, IngressResponse } from '@orrery/raw-http';
 import { HTTP2_PREFACE } from '@orrery/h2c';
 
 /** A TCP listener that reads the preface and hands the socket to the ingress, as the raw ingress does. */

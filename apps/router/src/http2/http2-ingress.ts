@@ -11,7 +11,7 @@
 import { createServer, constants, type Http2Server, type Http2Session, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Http2RequestInfo, IngressHandler, IngressRequest, IngressResponse, RequestBody, ResponseListener } from '../ingress/ingress.ts';
+import type { Http2RequestInfo, IngressHandler, IngressRequest, IngressResponse, RequestBody, ResponseListener } from '@orrery/raw-http';
 import { encodeGrpcMessage, grpcStatusOf } from './grpc-error-status.ts';
 import { http2RequestHead } from './http2-request-head.ts';
 import { prefacedSocket } from '@orrery/h2c';

@@ -10,7 +10,7 @@
  * HTTP/1.1-only runtime) fails the stream with code ORRERY_NOT_H2C.
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
-import type { RequestBody } from '../ingress/ingress.ts';
+import type { RequestBody } from '@orrery/raw-http';
 import { UpstreamError, type UpstreamHandler } from '../proxy/http1-upstream.ts';
 import { flattenHttp2Headers } from './http2-upstream-head.ts';
 

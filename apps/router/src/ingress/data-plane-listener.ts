@@ -9,9 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { Http2Ingress } from '../http2/http2-ingress.ts';
 import { listen } from '../server/listen.ts';
-import type { IngressHandler } from './ingress.ts';
+import { type IngressHandler, RawIngress } from '@orrery/raw-http';
 import { nodeHttpListener } from './node-http-ingress.ts';
-import { RawIngress } from './raw-ingress-server.ts';
 import { UpgradeConnections, upgradeListener } from './upgrade-ingress.ts';
 
 export type IngressMode = 'raw' | 'node';

@@ -4,7 +4,7 @@
  * ingress hands over (HTTP/1.0, chunked bodies, Expect, Upgrade, anything odd).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { IngressHandler, IngressRequest, IngressResponse, RequestBody, ResponseListener } from './ingress.ts';
+import type { IngressHandler, IngressRequest, IngressResponse, RequestBody, ResponseListener } from '@orrery/raw-http';
 import { checkRequestFraming, type FramingRejection } from './request-framing.ts';
 
 const kExchange = Symbol('orrery.ingress');

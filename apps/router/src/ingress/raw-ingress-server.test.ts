@@ -7,10 +7,8 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { header, ResponseReader, type ReadResponse, type ReadResult } from '../testing/response-reader.ts';
-import type { IngressRequest, IngressResponse } from './ingress.ts';
+import { type IngressRequest, type IngressResponse, RawExchange, RawIngress } from '@orrery/raw-http';
 import { nodeHttpListener } from './node-http-ingress.ts';
-import { RawExchange } from './raw-exchange.ts';
-import { RawIngress } from './raw-ingress-server.ts';
 
 interface Seen {
   via: 'raw' | 'node';

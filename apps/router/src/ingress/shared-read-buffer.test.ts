@@ -12,7 +12,7 @@ import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../testing/processes.ts';
 import { makeTestCa } from '../testing/test-certificates.ts';
-import { readThroughSharedBuffer, SharedBufferReads } from './shared-read-buffer.ts';
+import { readThroughSharedBuffer, SharedBufferReads } from '@orrery/raw-http';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -14,10 +14,8 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { spliceSockets } from '../proxy/socket-splice.ts';
-import { httpDate } from './http-date.ts';
-import type { IngressHandler, IngressRequest, IngressResponse, ResponseListener, TunnelClosed, UpgradeTunnel } from './ingress.ts';
+import { buildResponseHead, httpDate, type IngressHandler, type IngressRequest, type IngressResponse, type ResponseFraming, type ResponseListener, type TunnelClosed, type UpgradeTunnel } from '@orrery/raw-http';
 import { checkRequestFraming } from './request-framing.ts';
-import { buildResponseHead, type ResponseFraming } from './response-head.ts';
 import { checkUpgradeRequest } from './upgrade-request.ts';
 
 /** Client bytes held before the 101 (a client may send its first frame early); beyond, reading stops. */

@@ -1,7 +1,7 @@
 import { createServer, request, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RawRequestBody } from '../ingress/raw-request-body.ts';
+import { RawRequestBody } from '@orrery/raw-http';
 import { HeldRequestBody, heldBodyFits, HELD_BODY_LIMIT } from './held-request-body.ts';
 
 const tick = (): Promise<void> => new Promise((r) => process.nextTick(r));

@@ -9,7 +9,7 @@
  * Only bodies with a Content-Length of at most HELD_BODY_LIMIT are held, so what one request
  * keeps is bounded and known before the first byte.
  */
-import type { RequestBody } from '../ingress/ingress.ts';
+import type { RequestBody } from '@orrery/raw-http';
 
 /**
  * Largest body held: 64 KiB covers the JSON of nearly every function call, and what

@@ -9,8 +9,7 @@
  */
 import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
-import { SharedBufferReads } from '../ingress/shared-read-buffer.ts';
-import type { RequestBody } from '../ingress/ingress.ts';
+import { type RequestBody, SharedBufferReads } from '@orrery/raw-http';
 import { parseUpstreamResponseHead } from './response-head-parser.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
 import { performance } from 'node:perf_hooks';

@@ -67,8 +67,7 @@ afterAll(async () => {
   await operator?.stop();
   await store?.close();
   await conn?.close();
-  srv?.server.closeAllConnections();
-  await new Promise((r) => srv?.server.close(r));
+  await srv?.close();
 });
 
 describe('keyspace deletion policy on the local backend', () => {

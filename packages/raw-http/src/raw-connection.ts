@@ -26,6 +26,10 @@ export interface RawConnectionHost {
   /** What `Keep-Alive: timeout=` announces: at most keepAliveTimeoutMs (see raw-ingress-server.ts). */
   readonly keepAliveHintMs: number;
   readonly headersTimeoutMs: number;
+  /** Time allowed for a request body after its head; undefined = no limit. */
+  readonly bodyTimeoutMs: number | undefined;
+  /** Which parsed requests this ingress serves; undefined = all of them. */
+  readonly route: ((head: ParsedHead) => boolean) | undefined;
   readonly maxHeadBytes: number;
   /** The server is shutting down: answer the current request with `Connection: close`. */
   readonly closing: boolean;
@@ -56,6 +60,8 @@ const enum Deadline {
   Head,
   /** Idle between requests (node's keepAliveTimeout): close. */
   Idle,
+  /** The body has not all arrived in time (node's requestTimeout): close. */
+  Body,
 }
 
 /** Bodies up to this size are joined with the head into one string write; larger ones go out corked (writev). */
@@ -161,6 +167,11 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
       this.handover(r.reason);
       return;
     }
+    const route = this.host.route;
+    if (route !== undefined && !route(r)) {
+      this.handover('route');
+      return;
+    }
     this.start(r);
   }
 
@@ -177,6 +188,8 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
       this.body = ex.body = new RawRequestBody(this);
       this.bodyRemaining = head.contentLength;
       this.phase = Phase.Body;
+      const bodyTimeoutMs = this.host.bodyTimeoutMs;
+      if (bodyTimeoutMs !== undefined) this.setDeadline(Deadline.Body, bodyTimeoutMs);
       if (rest) this.feedBody(rest);
     } else {
       this.phase = Phase.Respond;
@@ -191,6 +204,7 @@ export class RawConnection implements RawExchangeConnection, BodyFlowControl {
     const body = this.body!;
     body.push(n === chunk.length ? chunk : chunk.subarray(0, n));
     if (this.bodyRemaining > 0) return;
+    if (this.deadlineKind === Deadline.Body) this.setDeadline(Deadline.None, 0);
     // The phase may have moved on inside push (the response ended at once).
     if (this.phase === Phase.Body) {
       this.phase = Phase.Respond;

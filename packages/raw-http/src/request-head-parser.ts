@@ -55,7 +55,9 @@ export type HandoverReason =
   | 'too_many_headers'
   | 'too_large'
   /** Set by raw-connection.ts, never by the parser: the HTTP/2 preface, for the HTTP/2 server. */
-  | 'h2_preface';
+  | 'h2_preface'
+  /** Set by raw-connection.ts: a request the ingress's `route` leaves to node:http. */
+  | 'route';
 
 export interface Handover {
   kind: 'handover';

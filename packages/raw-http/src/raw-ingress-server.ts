@@ -8,19 +8,32 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { Http2Ingress } from '../http2/http2-ingress.ts';
 import type { IngressHandler } from './ingress.ts';
 import { RawConnection, type RawConnectionHost } from './raw-connection.ts';
-import { MAX_HEAD_BYTES, type HandoverReason } from './request-head-parser.ts';
+import { MAX_HEAD_BYTES, type HandoverReason, type ParsedHead } from './request-head-parser.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
 import { performance } from 'node:perf_hooks';
 
+/** Takes the connections that open with the HTTP/2 preface (the router's h2c ingress). */
+export interface Http2Acceptor {
+  accept(socket: Socket, consumed: Buffer): void;
+}
+
+/**
+ * Which parsed requests the raw ingress serves itself (true) and which it hands, with their
+ * connection, to the fallback (false: node:http then serves that request and every later one on
+ * the connection).
+ */
+export type RequestRoute = (head: ParsedHead) => boolean;
+
 export interface RawIngressOptions {
   handle: IngressHandler;
+  /** Absent: every request the strict parser takes. */
+  route?: RequestRoute;
   /** Takes the connections handed over; must not be listening. */
   fallback: HttpServer;
   /** Takes the connections that open with the HTTP/2 preface (h2c prior knowledge); absent = node's fallback answers them. */
-  http2?: Http2Ingress;
+  http2?: Http2Acceptor;
   /** Idle time allowed between requests (node's keepAliveTimeout). */
   keepAliveTimeoutMs: number;
   /**
@@ -32,6 +45,12 @@ export interface RawIngressOptions {
   keepAliveHintMs?: number;
   /** Time allowed for a complete request head (node's headersTimeout). */
   headersTimeoutMs: number;
+  /**
+   * Time allowed for a request's whole body to arrive, counted from its head (node's
+   * requestTimeout, which also counts the head); past it the connection is destroyed.
+   * Absent: no limit (the router's upstream timeouts bound a proxied body).
+   */
+  bodyTimeoutMs?: number;
   /** Heads this large or larger go to node (default: node's 16 KiB). */
   maxHeadBytes?: number;
   /**
@@ -47,6 +66,8 @@ export class RawIngress implements RawConnectionHost {
   readonly keepAliveTimeoutMs: number;
   readonly keepAliveHintMs: number;
   readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number | undefined;
+  readonly route: RequestRoute | undefined;
   readonly maxHeadBytes: number;
   /** Draining: every answer says `Connection: close`; new connections are still served. */
   closing = false;
@@ -64,6 +85,8 @@ export class RawIngress implements RawConnectionHost {
     this.keepAliveTimeoutMs = opts.keepAliveTimeoutMs;
     this.keepAliveHintMs = Math.min(opts.keepAliveHintMs ?? opts.keepAliveTimeoutMs, opts.keepAliveTimeoutMs);
     this.headersTimeoutMs = opts.headersTimeoutMs;
+    this.bodyTimeoutMs = opts.bodyTimeoutMs;
+    this.route = opts.route;
     this.maxHeadBytes = opts.maxHeadBytes ?? MAX_HEAD_BYTES;
     // The same socket options node's http server uses (it may end up owning the socket).
     this.server = opts.server ?? createServer({ allowHalfOpen: true, noDelay: true }, this.accept);
@@ -114,7 +137,7 @@ export class RawIngress implements RawConnectionHost {
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         // One sweep for every connection's deadline instead of a timer per connection.
-        const period = Math.max(10, Math.min(1_000, this.headersTimeoutMs / 4, this.keepAliveTimeoutMs / 4));
+        const period = Math.max(10, Math.min(1_000, this.headersTimeoutMs / 4, this.keepAliveTimeoutMs / 4, (this.bodyTimeoutMs ?? Infinity) / 4));
         this.sweeper = setInterval(() => {
           const now = performance.now();
           for (const c of this.connections) c.checkDeadline(now);
