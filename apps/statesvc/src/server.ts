@@ -599,7 +599,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * How statesvc serves HTTP/1.1: `raw` (default) answers state-key requests on the raw ingress
- * (@orrery/raw-http: a third less CPU per request than node's server) and hands every other
+ * (@orrery/raw-http: less CPU per request than node's server, docs/performance.md) and hands every other
  * request to node:http; `node` serves everything through node:http (`--http-ingress node`).
  */
 export type StateHttpIngress = 'raw' | 'node';
