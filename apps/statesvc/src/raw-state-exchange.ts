@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { IngressRequest, IngressResponse } from '@orrery/raw-http';
-import { StateStoreError } from '@orrery/statestore';
+import type { StateStoreError } from '@orrery/statestore';
 import { nodeHeaderObject } from './node-header-object.ts';
+import { bodyEndedEarly } from './read-body.ts';
 import type { StateHttpRequest, StateHttpResponse } from './state-http.ts';
 
 /**
@@ -74,7 +75,7 @@ export class RawStateExchange implements StateHttpRequest, StateHttpResponse {
         size += chunk.length;
       });
       body.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-      body.on('error', (err) => reject(new StateStoreError('bad_request', `the request body ended early: the client closed the connection (${err.message})`)));
+      body.on('error', (err) => reject(bodyEndedEarly(err)));
     });
   }
 }

@@ -47,11 +47,16 @@ function onEnd(this: ReadingRequest): void {
 }
 
 /**
- * The only error a request stream emits is the client going away mid-body (node's `aborted`,
- * ECONNRESET): a client's doing, answered (to nobody) as 400, not logged as a server fault.
+ * The only error a request body emits is the client going away mid-body (node's `aborted`,
+ * ECONNRESET; the raw ingress's the same): a client's doing, answered (to nobody) as 400, not
+ * logged as a server fault.
  */
+export function bodyEndedEarly(err: Error): StateStoreError {
+  return new StateStoreError('bad_request', `the request body ended early: the client closed the connection (${err.message})`);
+}
+
 function onError(this: ReadingRequest, err: Error): void {
-  finish(this, new StateStoreError('bad_request', `the request body ended early: the client closed the connection (${err.message})`));
+  finish(this, bodyEndedEarly(err));
 }
 
 /**

@@ -15,6 +15,7 @@ import type { IngressHandler } from './ingress.ts';
 import { RawExchange, type RawExchangeConnection } from './raw-exchange.ts';
 import { RawRequestBody, type BodyFlowControl } from './raw-request-body.ts';
 import { parseRequestHead, type HandoverReason, type ParsedHead } from './request-head-parser.ts';
+import type { RequestRoute } from './raw-ingress-server.ts';
 import { readThroughSharedBuffer, type SharedBufferReads } from './shared-read-buffer.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
 import { performance } from 'node:perf_hooks';
@@ -29,7 +30,7 @@ export interface RawConnectionHost {
   /** Time allowed for a request body after its head; undefined = no limit. */
   readonly bodyTimeoutMs: number | undefined;
   /** Which parsed requests this ingress serves; undefined = all of them. */
-  readonly route: ((head: ParsedHead) => boolean) | undefined;
+  readonly route: RequestRoute | undefined;
   readonly maxHeadBytes: number;
   /** The server is shutting down: answer the current request with `Connection: close`. */
   readonly closing: boolean;
