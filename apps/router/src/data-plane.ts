@@ -16,13 +16,14 @@ import type { WaitingQueue } from './activator/waiting-queue.ts';
 import type { Socket } from 'node:net';
 import type { IngressRequest, IngressResponse, RequestBody, ResponseListener, TunnelClosed } from '@orrery/raw-http';
 import { http2UpstreamHeaders } from './http2/http2-upstream-head.ts';
+import { STREAM_REFUSED } from './http2/http2-upstream.ts';
 import { appendForwardedHeaders, plainAddress } from './proxy/forwarded-headers.ts';
 import { findHost, scanRequestHead, type RequestHead } from './proxy/request-head.ts';
 import type { TrustedProxies } from './proxy/trusted-proxies.ts';
 import { UpstreamError, type UpstreamHandler } from './proxy/http1-upstream.ts';
 import { refusedDialAttempts } from './proxy/refused-dial-budget.ts';
 import { mayReplayElsewhere, mayRetryElsewhere, type UpstreamLeg } from './proxy/idempotent-retry.ts';
-import { HeldRequestBody, heldBodyFits } from './proxy/held-request-body.ts';
+import { HELD_BODY_LIMIT, HeldRequestBody, heldBodyFits } from './proxy/held-request-body.ts';
 import { mintInvocationId } from './proxy/mint-invocation-id.ts';
 import type { UpstreamPools } from './proxy/upstream-pools.ts';
 import type { FunctionRoute, RevisionRoute, RouteTable } from './routing/route-table.ts';
@@ -458,7 +459,20 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       // The worker gets what is left of the client's deadline, not the whole of it.
       const deadline = req.http2.deadlineMs;
       const remainingMs = deadline === undefined ? undefined : deadline - (this.tDispatch - this.t0);
-      this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true, remainingMs), body: req.body, timeoutMs: this.rev.timeoutMs }, this);
+      // The call's body (no length up front) is held up to HELD_BODY_LIMIT while it streams: a
+      // worker that refuses the stream (REFUSED_STREAM, a draining 503) ran nothing, and another
+      // one gets it whole. A larger (client-streaming) body streams straight through.
+      let body: RequestBody | null = req.body;
+      let wholeBody: Buffer | undefined;
+      if (req.body !== null) {
+        const held = this.heldBody;
+        if (held?.complete) {
+          wholeBody = held.bytes();
+          body = null;
+        } else if (held) body = held;
+        else if (!req.readableDidRead) body = this.heldBody = new HeldRequestBody(req.body, HELD_BODY_LIMIT);
+      }
+      this.plane.opts.pools.http2(endpoint.address).dispatch({ headers: http2UpstreamHeaders(req.method, this.upstreamPath, endpoint.address, h.forward, true, remainingMs), body, wholeBody, timeoutMs: this.rev.timeoutMs }, this);
       return;
     }
     const pool = this.plane.opts.pools.get(endpoint.address);
@@ -626,8 +640,10 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       this.finish(502, 'upstream_not_h2c', err.message);
       return;
     }
-    if ((err as { code?: string }).code === WORKER_DRAINING) {
-      // Nothing ran: any method may go again, as long as its body can still be sent. A draining
+    if ((err as { code?: string }).code === WORKER_DRAINING || (err as { code?: string }).code === STREAM_REFUSED) {
+      // Nothing ran (a draining refusal, or an HTTP/2 stream refused unprocessed — what a
+      // draining worker's GOAWAY does to streams it had not taken): any method may go again, as
+      // long as its body can still be sent. A draining
       // worker takes no new request before it exits, so it is quarantined like a refused dial and
       // the request goes to another worker — or, when every listed one is draining (a rollout
       // stopping the old Revision), waits in the activator queue for a new one — within the

@@ -7,7 +7,10 @@
  * resets the worker's stream with CANCEL, which the worker sees as its request's abort.
  *
  * A worker that answers the connection preface with anything but HTTP/2 SETTINGS (an
- * HTTP/1.1-only runtime) fails the stream with code ORRERY_NOT_H2C.
+ * HTTP/1.1-only runtime) fails the stream with code ORRERY_NOT_H2C. A stream the worker refused
+ * before answering — RST_STREAM REFUSED_STREAM, which a draining worker's GOAWAY also gives every
+ * stream it had not taken yet — fails with STREAM_REFUSED: RFC 9113 §8.7 says such a request
+ * was not processed, so the data plane sends it to another worker whatever its method.
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import type { RequestBody } from '@orrery/raw-http';
@@ -17,11 +20,16 @@ import { flattenHttp2Headers } from './http2-upstream-head.ts';
 export interface Http2UpstreamRequest {
   headers: OutgoingHttpHeaders;
   body: RequestBody | null;
+  /** The whole body, held from an earlier attempt (sent in one write; `body` is then null). */
+  wholeBody?: Buffer;
   /** No response head within this → ORRERY_HEADERS_TIMEOUT. */
   timeoutMs: number;
 }
 
 const DIAL_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The error code of a stream the worker refused unprocessed (REFUSED_STREAM). */
+export const STREAM_REFUSED = 'ORRERY_STREAM_REFUSED';
 
 function ignore(): void {
   // the streams report the failure
@@ -70,7 +78,7 @@ export class Http2UpstreamSession {
     const wasSettled = this.settled;
     let stream: ClientHttp2Stream;
     try {
-      stream = session.request(req.headers, { endStream: req.body === null });
+      stream = session.request(req.headers, { endStream: req.body === null && req.wholeBody === undefined });
     } catch (err) {
       handler.onError(err as Error);
       return;
@@ -115,6 +123,7 @@ class Http2UpstreamExchange {
     stream.on('error', this.onError);
     stream.on('close', this.onClose);
     handler.onConnect(this.abort);
+    if (req.wholeBody !== undefined) stream.end(req.wholeBody);
     const body = req.body;
     if (body !== null) {
       body.on('data', this.onBodyData);
@@ -201,6 +210,9 @@ class Http2UpstreamExchange {
 
   /** A session-level failure names the dial error (the data plane retries and quarantines on those). */
   private translate(err: Error): Error {
+    if (!this.gotHeaders && this.stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) {
+      return new UpstreamError(`the worker at ${this.owner.address} refused the stream unprocessed (REFUSED_STREAM)`, STREAM_REFUSED);
+    }
     const cause = (err as { cause?: { code?: string } }).cause;
     const code = cause?.code ?? (err as { code?: string }).code;
     if (code !== undefined && DIAL_CODES.has(code) && !this.gotHeaders) return new UpstreamError(`connect to ${this.owner.address}: ${code}`, code);

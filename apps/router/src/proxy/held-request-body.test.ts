@@ -107,6 +107,29 @@ describe('HeldRequestBody', () => {
     expect(held.complete).toBe(false);
   });
 
+  it('with a byte limit (a gRPC body, no length up front): held up to the limit, let go beyond it', async () => {
+    const within = rawBody();
+    const small = new HeldRequestBody(within, 4);
+    read(small);
+    await tick();
+    within.push(Buffer.from('ab'));
+    within.push(Buffer.from('cd'));
+    within.finish();
+    expect([small.complete, small.bytes().toString()]).toEqual([true, 'abcd']);
+
+    const beyond = rawBody();
+    const large = new HeldRequestBody(beyond, 4);
+    const got = read(large);
+    await tick();
+    beyond.push(Buffer.from('abc'));
+    beyond.push(Buffer.from('de'));
+    beyond.push(Buffer.from('f'));
+    beyond.finish();
+    // Every chunk still reaches the attempt; nothing is kept to send again.
+    expect(got).toEqual(['abc', 'de', 'f', 'end']);
+    expect(large.complete).toBe(false);
+  });
+
   it('a client that goes away mid-body leaves nothing to replay, and the attempt hears the error', async () => {
     const source = rawBody();
     const held = new HeldRequestBody(source);

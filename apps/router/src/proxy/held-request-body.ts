@@ -6,8 +6,10 @@
  * attempt still streams, with backpressure) and are also kept — by reference: each chunk is a
  * buffer of its own that nobody writes to again — until the answer begins (`release`), when a
  * replay can no longer happen.
- * Only bodies with a Content-Length of at most HELD_BODY_LIMIT are held, so what one request
- * keeps is bounded and known before the first byte.
+ * On the HTTP/1.1 leg only bodies with a Content-Length of at most HELD_BODY_LIMIT are held, so
+ * what one request keeps is bounded and known before the first byte. A gRPC call's body has no
+ * length up front (HTTP/2 DATA frames until END_STREAM): it is held with `limitBytes`, and one
+ * that outgrows it is let go (`complete` never becomes true: it can no longer go again).
  */
 import type { RequestBody } from '@orrery/raw-http';
 
@@ -34,10 +36,15 @@ export class HeldRequestBody implements RequestBody {
   private onEnd: EndListener | undefined;
   private onError: ErrorListener | undefined;
   private listening = false;
+  private heldBytes = 0;
   /** Every byte arrived and is held: `bytes()` is the body. */
   complete = false;
 
-  constructor(private readonly source: RequestBody) {}
+  /** `limitBytes`: stop holding (release) once more than this arrived; absent = the caller checked the length. */
+  constructor(
+    private readonly source: RequestBody,
+    private readonly limitBytes?: number,
+  ) {}
 
   on(event: 'data', listener: DataListener): this;
   on(event: 'end', listener: EndListener): this;
@@ -90,7 +97,11 @@ export class HeldRequestBody implements RequestBody {
   }
 
   private readonly sourceData = (chunk: Buffer): void => {
-    this.chunks?.push(chunk);
+    if (this.chunks !== undefined) {
+      this.chunks.push(chunk);
+      this.heldBytes += chunk.length;
+      if (this.limitBytes !== undefined && this.heldBytes > this.limitBytes) this.release();
+    }
     this.onData?.(chunk);
   };
 
