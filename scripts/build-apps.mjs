@@ -14,6 +14,7 @@ import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { APP_BUNDLES, APP_NAMES, bundleInputsPath, bundlePath, localBundlePath } from './app-bundles.mjs';
+import { makeCodeCache } from '../apps/runtime/boot/make-code-cache.mjs';
 import { oneByteSource } from './one-byte-source.mjs';
 import { productionClosure } from './production-closure.mjs';
 
@@ -119,13 +120,15 @@ export async function buildApp(app) {
   };
   const result = await build(options);
   await writeOutputs(result.outputFiles);
-  // The local backend starts workers from a CommonJS body of the runtime through V8's code cache
-  // (apps/operator/src/backends/local/runtime-bundle.ts); ES modules get no such cache in Node 20.
+  // The image and the local backend start workers from a CommonJS body of the runtime through
+  // V8's code cache (apps/runtime/boot/code-cached-boot.mjs); ES modules get no such cache in Node 20.
   if (spec.body) {
     // import() of a package becomes require(): code compiled from V8's cache cannot import() in
     // Node 20. (The runtime imports function modules through its boot: src/load/module-import.ts.)
-    const body = await build({ ...options, format: 'cjs', supported: { 'dynamic-import': false }, outfile: join(ROOT, spec.body), sourcemap: false, banner: { js: spec.banner ?? '' }, metafile: false });
+    const body = await build({ ...options, format: 'cjs', supported: { 'dynamic-import': false }, outfile: join(ROOT, spec.body.file), sourcemap: false, banner: { js: spec.banner ?? '' }, metafile: false });
     await writeOutputs(body.outputFiles);
+    // Made by this node: the image's build stage runs the node of its runtime stage.
+    await makeCodeCache(join(ROOT, spec.body.file), join(ROOT, spec.body.cache));
   }
   // The bins in the repository start the app with everything its source can do (statesvc on
   // embedded PGlite, `orrery up`): where the image leaves packages out, a second bundle imports
@@ -156,9 +159,11 @@ async function writeOutputs(files) {
 export function layOutImage(app, imageRoot) {
   const spec = APP_BUNDLES[app];
   const copy = (rel, filter) => cpSync(join(ROOT, rel), join(imageRoot, rel), { recursive: true, dereference: true, filter });
-  // The bundle and its map only: not the repository's own launch files (the inputs list, the local bundle).
-  const image = new Set([bundlePath(app), `${bundlePath(app)}.map`].map((f) => join(ROOT, f)));
+  // The bundle and its map only: not the repository's own launch files (the inputs list, the local
+  // bundle); the runtime's code-cached body, its cache and the boot that starts them.
+  const image = new Set([bundlePath(app), `${bundlePath(app)}.map`, ...(spec.body ? [spec.body.file, spec.body.cache] : [])].map((f) => join(ROOT, f)));
   copy(posix(dirname(bundlePath(app))), (src) => src === join(ROOT, dirname(bundlePath(app))) || image.has(src));
+  for (const boot of spec.body?.boot ?? []) copy(boot);
   for (const asset of spec.assets) copy(asset);
   for (const pkg of productionClosure(ROOT, spec.carried)) {
     // Nested node_modules are in the closure themselves, as far as they are needed.

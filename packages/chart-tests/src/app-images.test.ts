@@ -53,6 +53,42 @@ async function start(root: string, app: string, args: string[], env: Record<stri
   return { url, stop };
 }
 
+/** The exec-form ENTRYPOINT of apps/<app>/Dockerfile. */
+function dockerfileEntrypoint(app: string): string[] {
+  const line = readFileSync(join(repoRoot, 'apps', app, 'Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT '));
+  return JSON.parse(line!.slice('ENTRYPOINT '.length)) as string[];
+}
+
+/**
+ * Starts `node <args…> <extra…>` in the image folder; resolves with its first URL and a reader of
+ * its "worker ready" log record.
+ */
+async function startCommand(root: string, args: string[], extra: string[], env: Record<string, string> = {}): Promise<{ url: string; workerReady: () => unknown; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...args, ...extra], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
+  });
+  const workerReady = () => {
+    const line = stderr.split('\n').find((l) => l.includes('"worker ready"'));
+    return line === undefined ? undefined : (JSON.parse(line) as unknown);
+  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { url, workerReady, stop };
+}
+
 function help(root: string, app: string): string {
   const r = spawnSync(process.execPath, [`apps/${app}/dist/orrery-${app}.mjs`, '--help'], { cwd: root, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
@@ -119,25 +155,40 @@ describe('server images, laid out as the Dockerfiles build them', { timeout: 180
     expect(get.stderr).toMatch(/unreachable/);
   });
 
-  it('runtime: tsx only for function code; serves inline JavaScript and a TypeScript file', async () => {
+  it('runtime: tsx only for function code; the ENTRYPOINT starts workers through the code cache made at build; serves inline JavaScript and a TypeScript file', async () => {
     const root = layOut('runtime');
     const pkgs = packages(root);
     expect(pkgs).toContain('tsx');
     expect(pkgs).not.toContain('@electric-sql/pglite');
     expect(pkgs).not.toContain('etcd3');
-    const inline = await start(root, 'runtime', ['--port', '0', '--function', 'f', '--revision', 'f-00001', '--work-dir', join(root, 'w1')], {
+    // What the image runs: its Dockerfile's ENTRYPOINT (exec form), from the image folder alone.
+    const entrypoint = dockerfileEntrypoint('runtime');
+    expect(entrypoint.slice(0, 2)).toEqual(['node', 'apps/runtime/boot/code-cached-boot.mjs']);
+    for (const file of entrypoint.slice(1)) expect(existsSync(join(root, file)), file).toBe(true);
+    const inline = await startCommand(root, entrypoint.slice(1), ['--port', '0', '--function', 'f', '--revision', 'f-00001', '--work-dir', join(root, 'w1')], {
       ORRERY_SOURCE_INLINE: "export default async () => new Response('inline ok');",
     });
     try {
       expect(await (await fetch(`${inline.url}/`)).text()).toBe('inline ok');
+      // The cache build-apps made with this node: V8 takes it (a rejected or missing one only costs the compile).
+      expect(inline.workerReady()).toMatchObject({ codeCache: 'used' });
     } finally {
       await inline.stop();
+    }
+    // The ES module bundle the ENTRYPOINT used to name still runs alone.
+    const plain = await start(root, 'runtime', ['--port', '0', '--function', 'p', '--revision', 'p-00001', '--work-dir', join(root, 'w0')], {
+      ORRERY_SOURCE_INLINE: "export default async () => new Response('plain ok');",
+    });
+    try {
+      expect(await (await fetch(`${plain.url}/`)).text()).toBe('plain ok');
+    } finally {
+      await plain.stop();
     }
     const fn = join(work, 'fn');
     mkdirSync(fn, { recursive: true });
     writeFileSync(join(fn, 'package.json'), '{"type":"module"}');
     writeFileSync(join(fn, 'handler.ts'), "const word: string = 'typescript ok';\nexport default async (): Promise<Response> => new Response(word);\n");
-    const ts = await start(root, 'runtime', ['--port', '0', '--function', 'g', '--revision', 'g-00001', '--work-dir', join(root, 'w2'), '--source-file', join(fn, 'handler.ts')]);
+    const ts = await startCommand(root, entrypoint.slice(1), ['--port', '0', '--function', 'g', '--revision', 'g-00001', '--work-dir', join(root, 'w2'), '--source-file', join(fn, 'handler.ts')]);
     try {
       expect(await (await fetch(`${ts.url}/`)).text()).toBe('typescript ok');
     } finally {

@@ -29,7 +29,12 @@ describe('app Dockerfiles', () => {
     expect(froms.length).toBe(2);
     const build = instructions.slice(froms[0]!.index, froms[1]!.index);
     expect(build.some((i) => i.keyword === 'RUN' && i.args.includes(`node scripts/build-apps.mjs --image-root /image ${app}`))).toBe(true);
-    expect(instructions.findLast((i) => i.keyword === 'ENTRYPOINT')?.args).toBe(`["node", "apps/${app}/dist/orrery-${app}.mjs"]`);
+    // The runtime starts its CommonJS body through the code cache build-apps made (scripts/app-bundles.mjs `body`).
+    const entrypoint =
+      app === 'runtime'
+        ? '["node", "apps/runtime/boot/code-cached-boot.mjs", "apps/runtime/dist/orrery-runtime.body.cjs", "apps/runtime/dist/orrery-runtime.body.v8cache"]'
+        : `["node", "apps/${app}/dist/orrery-${app}.mjs"]`;
+    expect(instructions.findLast((i) => i.keyword === 'ENTRYPOINT')?.args).toBe(entrypoint);
   });
 
   it.each(SERVER_APPS)('the runtime stage of apps/%s/Dockerfile holds only the image files the build laid out: no tsx, no npm install', (app) => {

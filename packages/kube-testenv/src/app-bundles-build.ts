@@ -9,11 +9,11 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDockerfile } from './kubelet/dockerfile.ts';
 
-/** The built files the apps' Dockerfiles start (an ENTRYPOINT under dist/; the console's is not). */
+/** The built files the apps' Dockerfiles start (ENTRYPOINT words under dist/: a bundle, the runtime's body and code cache; the console's is not). */
 export function bundleFiles(repoRoot: string): string[] {
   return readdirSync(join(repoRoot, 'apps'))
     .filter((a) => existsSync(join(repoRoot, 'apps', a, 'Dockerfile')))
-    .flatMap((a) => parseDockerfile(readFileSync(join(repoRoot, 'apps', a, 'Dockerfile'), 'utf8')).entrypoint.filter((w) => /(^|\/)dist\/.*\.mjs$/.test(w)))
+    .flatMap((a) => parseDockerfile(readFileSync(join(repoRoot, 'apps', a, 'Dockerfile'), 'utf8')).entrypoint.filter((w) => /(^|\/)dist\//.test(w)))
     .map((script) => join(repoRoot, script));
 }
 

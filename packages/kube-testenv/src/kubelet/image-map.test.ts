@@ -61,6 +61,15 @@ describe('mapImage', () => {
     }
   });
 
+  it('does not run an Orrery image whose entrypoint names a built file that is missing (the runtime\'s code-cached body)', () => {
+    const cached = `FROM node AS runtime\nWORKDIR /app\nENTRYPOINT ["node", "apps/runtime/boot/code-cached-boot.mjs", "apps/runtime/dist/orrery-runtime.body.cjs", "apps/runtime/dist/orrery-runtime.body.v8cache"]\n`;
+    const present = new Set(['/repo/apps/runtime/boot/code-cached-boot.mjs', '/repo/apps/runtime/dist/orrery-runtime.body.cjs']);
+    const t: HostTools = { ...tools, readFile: () => cached, fileExists: (p) => present.has(p) };
+    expect(mapImage('orrery/runtime:0.1.0', t)).toEqual({ notMapped: 'image "orrery/runtime:0.1.0" runs apps/runtime/dist/orrery-runtime.body.v8cache (apps/runtime/Dockerfile), which is not built: run npm run build:apps' });
+    present.add('/repo/apps/runtime/dist/orrery-runtime.body.v8cache');
+    expect(mapImage('orrery/runtime:0.1.0', t)).toMatchObject({ entrypoint: ['node', 'apps/runtime/boot/code-cached-boot.mjs', 'apps/runtime/dist/orrery-runtime.body.cjs', 'apps/runtime/dist/orrery-runtime.body.v8cache'] });
+  });
+
   it('does not run an Orrery image whose compiled entrypoint is not built, and says how to build it', () => {
     // apps/router/dist/orrery-router.mjs does not exist in this table.
     const m = mapImage('orrery/router:0.1.0', tools);

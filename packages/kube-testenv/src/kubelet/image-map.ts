@@ -148,9 +148,12 @@ function orreryImage(app: string, image: string, tools: HostTools): ImageConfig 
       stopSignal: 'SIGTERM',
     };
   }
-  // The images run a compiled bundle (apps/<app>/dist), built like the image's build stage builds it.
-  if (script && !tools.fileExists(`${tools.repoRoot}/${script}`)) {
-    return { notMapped: `image "${image}" runs ${script} (apps/${app}/Dockerfile), which is not built: run npm run build:apps` };
+  // The images run what build:apps compiles into apps/<app>/dist (a bundle; the runtime's body and
+  // its code cache), built like the image's build stage builds it.
+  const built = [...df.entrypoint, ...df.cmd].filter((a) => /(^|\/)dist\//.test(a));
+  const unbuilt = [...(script ? [script] : []), ...built].find((f) => !tools.fileExists(`${tools.repoRoot}/${f}`));
+  if (unbuilt) {
+    return { notMapped: `image "${image}" runs ${unbuilt} (apps/${app}/Dockerfile), which is not built: run npm run build:apps` };
   }
   return {
     image,

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { listeningUrl } from './listening-url.ts';
 
 export interface RuntimeCommand {
   command: string;
@@ -16,6 +14,8 @@ const RUNTIME_DIR = join(import.meta.dirname, '..', '..', '..', '..', 'runtime')
 export const TSX_RUNTIME_BIN = join(RUNTIME_DIR, 'bin', 'orrery-runtime.mjs');
 /** Starts the runtime's CommonJS body through V8's code cache (see the file). */
 export const CODE_CACHED_BOOT = join(RUNTIME_DIR, 'boot', 'code-cached-boot.mjs');
+/** Makes that cache for a body (see the file). */
+const MAKE_CODE_CACHE = join(RUNTIME_DIR, 'boot', 'make-code-cache.mjs');
 /** Under node_modules, so the bundle resolves the packages it leaves out (tsx) as the source does. */
 const BUNDLE_DIR = join(RUNTIME_DIR, '..', '..', 'node_modules', '.cache', 'orrery-runtime');
 // Read by apps/runtime/src/load/typescript-loader.ts (registers tsx only for file/URL sources).
@@ -118,38 +118,17 @@ async function codeCachedCommand(log: (msg: string) => void, opts: { reuseAppBun
   return { command: process.execPath, args: [CODE_CACHED_BOOT, body, cache] };
 }
 
-/** Runs one worker with a function of our own through one request, and keeps the code cache it writes at exit. */
+/**
+ * Runs apps/runtime/boot/make-code-cache.mjs (a worker of its own, one request, the cache it
+ * writes at exit; the same maker build:apps uses for the image) and waits for it.
+ */
 async function makeCodeCache(body: string, cache: string): Promise<void> {
   mkdirSync(BUNDLE_DIR, { recursive: true, mode: 0o755 });
-  const workDir = mkdtempSync(join(tmpdir(), 'orrery-code-cache-'));
-  const tmp = `${cache}.tmp-${process.pid}`;
-  const child = spawn(process.execPath, [CODE_CACHED_BOOT, '--write-cache', tmp, body, cache, '--port', '0', '--host', '127.0.0.1', '--function', 'code-cache', '--revision', 'code-cache-00001', '--work-dir', workDir, '--log-level', 'error'], {
-    // Nothing of the operator's environment: every runtime flag can come from it (ORRERY_<FLAG>),
-    // and this worker must not register anywhere or hold a credential.
-    env: { PATH: process.env.PATH ?? '', ORRERY_SOURCE_INLINE: "export default async () => new Response('ok');" },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(process.execPath, [MAKE_CODE_CACHE, body, cache], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  try {
-    const url = await listeningUrl(child, () => stderr);
-    const res = await fetch(`${url}/`);
-    await res.text();
-    if (res.status !== 200) throw new Error(`the code-cache worker answered ${res.status}`);
-    child.kill('SIGTERM');
-    const code = await exited;
-    if (code !== 0 || !existsSync(tmp) || statSync(tmp).size === 0) throw new Error(`the code-cache worker exited ${code} without a cache: ${stderr.trim()}`);
-    // Compiled code every worker loads: writable by its owner alone (the worker wrote it with the umask's mode).
-    chmodSync(tmp, 0o644);
-    renameSync(tmp, cache);
-  } finally {
-    clearTimeout(timer);
-    child.kill('SIGKILL');
-    rmSync(tmp, { force: true });
-    rmSync(workDir, { recursive: true, force: true });
-  }
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  if (code !== 0) throw new Error(stderr.trim() || `make-code-cache exited ${code}`);
 }
 
 const REPO_ROOT = join(RUNTIME_DIR, '..', '..');
@@ -168,7 +147,7 @@ async function freshAppBundle(): Promise<string | undefined> {
 /** The CommonJS body build:apps writes beside that bundle (scripts/app-bundles.mjs names it), when the bundle is fresh. */
 async function freshAppBody(): Promise<string | undefined> {
   if (!(await freshAppBundle())) return undefined;
-  const bundles = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-bundles.mjs')).href)) as { APP_BUNDLES: { runtime: { body?: string } } };
-  const body = bundles.APP_BUNDLES.runtime.body;
+  const bundles = (await import(pathToFileURL(join(REPO_ROOT, 'scripts', 'app-bundles.mjs')).href)) as { APP_BUNDLES: { runtime: { body?: { file: string } } } };
+  const body = bundles.APP_BUNDLES.runtime.body?.file;
   return body === undefined ? undefined : join(REPO_ROOT, body);
 }

@@ -128,6 +128,10 @@ describe('rendered worker pods boot the real runtime under the process kubelet',
     const log = containerLog(NS, pod.metadata.name, 'runtime');
     expect(log).not.toContain(state.token);
     expect(log).not.toContain(registration.token);
+    // The image's ENTRYPOINT starts the runtime through the code cache build-apps made (the pod's
+    // user reads it; its read-only root filesystem keeps it as built).
+    const ready = log.split('\n').find((l) => l.includes('"worker ready"'));
+    expect(ready && (JSON.parse(ready) as { codeCache?: string }).codeCache).toBe('used');
 
     // Registered in the real registry with its credential, under its revision, at its pod IP and name.
     const service = revisionServiceName(rev);
