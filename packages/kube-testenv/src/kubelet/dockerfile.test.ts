@@ -59,7 +59,7 @@ CMD ["--host", "0.0.0.0", "--port", "8080"]
 
   it("reads every app Dockerfile of this repository", () => {
     const df = parseDockerfile(readFileSync(join(REPO_ROOT, 'apps', 'runtime', 'Dockerfile'), 'utf8'));
-    expect(df.entrypoint).toEqual(['node', 'apps/runtime/dist/orrery-runtime.mjs']);
+    expect(df.entrypoint).toEqual(['node', 'apps/runtime/boot/code-cached-boot.mjs', 'apps/runtime/dist/orrery-runtime.body.cjs', 'apps/runtime/dist/orrery-runtime.body.v8cache']);
     expect(df.workingDir).toBe('/app');
     expect(df.user).toBe('1000:1000');
     expect(df.env).toContainEqual(['NODE_ENV', 'production']);

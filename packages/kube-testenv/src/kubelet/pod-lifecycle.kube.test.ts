@@ -89,13 +89,14 @@ describe('the process kubelet runs pods', () => {
       expect(p.status?.hostIP).toBe('10.245.0.1');
       expect(p.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
       expect(p.status?.conditions?.find((c) => c.type === 'PodReadyToStartContainers')?.status).toBe('True');
-      expect(s).toMatchObject({ ready: true, started: true, restartCount: 0, imageID: expect.stringMatching(/^process-kubelet:\/\/.*apps\/runtime\/dist\/orrery-runtime\.mjs$/) });
+      expect(s).toMatchObject({ ready: true, started: true, restartCount: 0, imageID: expect.stringMatching(/^process-kubelet:\/\/.*apps\/runtime\/boot\/code-cached-boot\.mjs$/) });
       expect(s.containerID).toBe(`process://${containerPid(ns(), p.metadata!.name!, 'runtime')}`);
       // The process is the image's ENTRYPOINT with the pod's args, as the image's user.
       const pid = containerPid(ns(), p.metadata!.name!, 'runtime')!;
       const { readFileSync } = await import('node:fs');
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      expect(argv.slice(1)).toEqual(['apps/runtime/dist/orrery-runtime.mjs', '--mode', 'pool', '--host', '0.0.0.0', '--port', '8080']);
+      // The boot with the runtime's body and the code cache build:apps made.
+      expect(argv.slice(1)).toEqual(['apps/runtime/boot/code-cached-boot.mjs', 'apps/runtime/dist/orrery-runtime.body.cjs', 'apps/runtime/dist/orrery-runtime.body.v8cache', '--mode', 'pool', '--host', '0.0.0.0', '--port', '8080']);
       expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(/^Uid:\s+1000\s/m);
       expect(containerLog(ns(), p.metadata!.name!, 'runtime')).toContain('worker ready');
     }
