@@ -15,6 +15,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { processCpuSeconds } from '../process-cpu.ts';
+import { type IoCounts, processIoCounts } from '../process-io-counts.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -148,16 +149,28 @@ async function main(): Promise<void> {
   ];
   if (nginxUrl) targets.push({ name: 'nginx', url: `${nginxUrl}/default/bench/`, pid: nginxWorker });
 
-  const results = new Map<string, { c32: LoadResult; c1: LoadResult; cpuPerRequestUs: number }>();
+  const results = new Map<string, { c32: LoadResult; c1: LoadResult; cpuPerRequestUs: number; io?: IoCounts }>();
+  const ioCounts = (pid: number | undefined): IoCounts | undefined => {
+    if (!pid) return undefined;
+    try {
+      return processIoCounts(pid);
+    } catch {
+      return undefined;
+    }
+  };
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
       const pid = t.pid();
       const cpu0 = cpuMicros(pid);
+      const io0 = ioCounts(pid);
       const c32 = await load(t.url, 32, seconds * 1000);
       // Warmup requests are charged too: divide by everything the loader sent.
-      const cpuPerRequestUs = (cpuMicros(pid) - cpu0) / (c32.requests * (1 + warmupMs / (seconds * 1000)));
+      const sent = c32.requests * (1 + warmupMs / (seconds * 1000));
+      const cpuPerRequestUs = (cpuMicros(pid) - cpu0) / sent;
+      const io1 = ioCounts(pid);
+      const io = io0 && io1 ? { reads: (io1.reads - io0.reads) / sent, writes: (io1.writes - io0.writes) / sent, sleeps: (io1.sleeps - io0.sleeps) / sent } : undefined;
       const prev = results.get(t.name);
-      if (!prev || c32.rps > prev.c32.rps) results.set(t.name, { c32, c1: prev?.c1 ?? c32, cpuPerRequestUs: Math.min(cpuPerRequestUs, prev?.cpuPerRequestUs ?? Infinity) });
+      if (!prev || c32.rps > prev.c32.rps) results.set(t.name, { c32, c1: prev?.c1 ?? c32, cpuPerRequestUs: Math.min(cpuPerRequestUs, prev?.cpuPerRequestUs ?? Infinity), io: io ?? prev?.io });
     }
   }
   for (const t of targets) {
@@ -173,6 +186,14 @@ async function main(): Promise<void> {
     console.log(
       `${name.padEnd(16)}| ${f(r.c32.rps).padStart(11)} | ${f(r.c32.p50us).padStart(6)} | ${f(r.c32.p99us).padStart(6)} | ${(Number.isFinite(r.cpuPerRequestUs) ? f(r.cpuPerRequestUs, 1) : '-').padStart(16)} | ${f(r.c1.rps).padStart(10)} | ${f(r.c1.p50us).padStart(6)} | ${f(r.c1.p99us).padStart(6)} | ${r.c32.errors + r.c1.errors + r.c32.non2xx + r.c1.non2xx}`,
     );
+  }
+  // Per request at 32 connections, from the kernel's counts: the same on a quiet or a busy machine,
+  // so the CPU gap between two proxies splits into system calls and wake-ups against user-space work.
+  console.log('\nproxy system calls and event-loop sleeps per request (32 connections; /proc/<pid>/io counts the read and write families only — node uses them, nginx reads with recv, so its reads show 0; sleeps: voluntary context switches)');
+  console.log('target          | reads | writes | sleeps');
+  for (const [name, r] of results) {
+    if (!r.io) continue;
+    console.log(`${name.padEnd(16)}| ${f(r.io.reads, 2).padStart(5)} | ${f(r.io.writes, 2).padStart(6)} | ${f(r.io.sleeps, 2).padStart(6)}`);
   }
   const direct = results.get('direct')!;
   const router2 = results.get('orrery-router')!;
