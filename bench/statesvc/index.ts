@@ -16,6 +16,7 @@ import { benchKeyspace } from './bench-keyspace.ts';
 import { comparisonCells, fmt } from './comparison-cells.ts';
 import { startProcess } from './start-process.ts';
 import { processCpuSeconds } from '../process-cpu.ts';
+import { type IoCounts, processIoCounts } from '../process-io-counts.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.6);
@@ -36,7 +37,7 @@ const HTTP_INGRESS = process.env.BENCH_HTTP_INGRESS === 'node' ? 'node' : 'raw';
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
 /** CPU per request of each process a request crosses (µs; /proc and process.cpuUsage). */
-interface CpuSplit { client: number; server?: number; db: number }
+interface CpuSplit { client: number; server?: number; serverIo?: IoCounts; db: number }
 // hop: the Postgres rows' reference — the raw statement behind a bare HTTP server on statesvc's
 // ingress (bare-statement-server.ts), measured in the same slices as the service and the raw statement.
 interface Row { driver: string; op: string; conns: number; svc: LoadResult; base: LoadResult; hop?: LoadResult; cpu?: { svc: CpuSplit; base: CpuSplit; hop: CpuSplit } }
@@ -78,10 +79,13 @@ function postgresCpuSeconds(): number {
  */
 class CpuPerRequest {
   private readonly spent = { client: 0, server: 0, db: 0 };
+  /** The server process's system calls and loop sleeps over the same slices. */
+  private readonly io = { reads: 0, writes: 0, sleeps: 0 };
   private requests = 0;
   constructor(private readonly serverPid?: number) {}
   async measure(side: Side, slice: (side: Side) => Promise<Samples>): Promise<Samples> {
     const read = () => ({ client: benchCpuSeconds(), server: this.serverPid === undefined ? 0 : processCpuSeconds(this.serverPid), db: postgresCpuSeconds() });
+    const io0 = this.serverPid === undefined ? undefined : processIoCounts(this.serverPid);
     const before = read();
     const out = await slice((i) => {
       this.requests++;
@@ -89,11 +93,20 @@ class CpuPerRequest {
     });
     const after = read();
     for (const k of ['client', 'server', 'db'] as const) this.spent[k] += after[k] - before[k];
+    if (io0) {
+      const io1 = processIoCounts(this.serverPid!);
+      for (const k of ['reads', 'writes', 'sleeps'] as const) this.io[k] += io1[k] - io0[k];
+    }
     return out;
   }
   get split(): CpuSplit {
     const us = (seconds: number) => (seconds * 1e6) / Math.max(1, this.requests);
-    return { client: us(this.spent.client), ...(this.serverPid === undefined ? {} : { server: us(this.spent.server) }), db: us(this.spent.db) };
+    const per = (n: number) => n / Math.max(1, this.requests);
+    return {
+      client: us(this.spent.client),
+      ...(this.serverPid === undefined ? {} : { server: us(this.spent.server), serverIo: { reads: per(this.io.reads), writes: per(this.io.writes), sleeps: per(this.io.sleeps) } }),
+      db: us(this.spent.db),
+    };
   }
 }
 
@@ -275,6 +288,15 @@ async function main() {
       '|',
       `${fmt(r.cpu.svc.server ?? 0, 1)}, ${fmt(r.cpu.hop.server ?? 0, 1)}`,
     ].join(' '));
+  }
+  // Kernel crossings per request of each server (read/write families and loop sleeps): counts the
+  // machine's speed does not move, beside the CPU above.
+  console.log('\npostgres, server system calls per request: reads / writes / event-loop sleeps');
+  console.log('op   conns | statesvc             | bare hop');
+  const calls = (c: CpuSplit) => (c.serverIo ? `${fmt(c.serverIo.reads, 2)} / ${fmt(c.serverIo.writes, 2)} / ${fmt(c.serverIo.sleeps, 2)}` : '-');
+  for (const r of rows) {
+    if (!r.cpu) continue;
+    console.log([r.op.padEnd(4), String(r.conns).padStart(5), '|', calls(r.cpu.svc).padEnd(20), '|', calls(r.cpu.hop)].join(' '));
   }
   const find = (d: string, op: string, c: number) => rows.find((r) => r.driver === d && r.op === op && r.conns === c)!;
   const check = (ok: boolean) => (ok ? 'PASS' : 'MISS');
