@@ -24,7 +24,7 @@ import { spawn } from 'node:child_process';
 import { type Platform, startPlatform } from '../../apps/operator/src/testing/platform.ts';
 import { nodeFlagsFor, withMallocSettings } from '../../apps/cli/src/platform/node-memory-settings.ts';
 import { until } from '../../apps/operator/src/testing/spawn-server.ts';
-import { listeningUrl } from '../../apps/operator/src/backends/local/listening-url.ts';
+import { listeningUrl } from '../../apps/operator/src/testing/listening-url.ts';
 import { runtimeCommand, TSX_RUNTIME_BIN } from '../../apps/operator/src/backends/local/runtime-bundle.ts';
 import { processCpuSeconds } from '../process-cpu.ts';
 

@@ -31,26 +31,8 @@ function packages(root: string): string[] {
 }
 
 /** Starts `node apps/<app>/dist/orrery-<app>.mjs` in the image folder; resolves with its first URL. */
-async function start(root: string, app: string, args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [`apps/${app}/dist/orrery-${app}.mjs`, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /listening (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`orrery-${app} exited with ${code}: ${stderr}`)));
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return { url, stop };
+function start(root: string, app: string, args: string[], env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+  return startCommand(root, [`apps/${app}/dist/orrery-${app}.mjs`], args, env);
 }
 
 /** The exec-form ENTRYPOINT of apps/<app>/Dockerfile. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
-import { listeningUrl } from './listening-url.ts';
+import { listeningUrl } from '../../testing/listening-url.ts';
 import { CODE_CACHED_BOOT, runtimeCommand, TSX_RUNTIME_BIN } from './runtime-bundle.ts';
 
 const { bundleStaleness } = (await import(pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', '..', 'scripts', 'app-launch.mjs')).href)) as {
