@@ -30,6 +30,7 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)   # baseline reverse proxy for bench/router
+command -v wrk >/dev/null 2>&1 || need+=(wrk)   # bench/statesvc's HTTP load generator (bench/statesvc/wrk-load.ts)
 # The Kubernetes test cluster: kube-proxy programs iptables and flushes conntrack entries, pods
 # get network namespaces and veths (iproute2), certificates come from openssl.
 command -v iptables >/dev/null 2>&1 || need+=(iptables)
@@ -45,7 +46,7 @@ command -v fish >/dev/null 2>&1 || need+=(fish)
 # NATS JetStream for queue triggers (docs/triggers.md): tests start their own nats-server on a free
 # port, and the process kubelet runs it for the official `nats` image. Debian puts it in /usr/sbin.
 [ -x /usr/sbin/nats-server ] || command -v nats-server >/dev/null 2>&1 || need+=(nats-server)
-if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, iptables, conntrack, iproute2, openssl, lua5.1, zsh, fish, nats-server"; fi
+if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; else say "packages present: etcd, chromium, redis-server, postgresql, nginx, wrk, iptables, conntrack, iproute2, openssl, lua5.1, zsh, fish, nats-server"; fi
 
 # --- Postgres -----------------------------------------------------------------------------
 pg_ready() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { createTestDatabase } from '@orrery/db';
 import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from './load.ts';
+import { writeWrkScript, wrkSlice } from './wrk-load.ts';
 import { benchKeyspace } from './bench-keyspace.ts';
 import { comparisonCells, fmt } from './comparison-cells.ts';
 import { startProcess } from './start-process.ts';
@@ -33,6 +34,9 @@ const READ_BATCHING = process.env.BENCH_READ_BATCHING === 'off' ? 'off' : 'on';
 const WRITE_BATCHING = process.env.BENCH_WRITE_BATCHING === 'off' ? 'off' : 'on';
 // BENCH_HTTP_INGRESS=node runs statesvc with `--http-ingress node` (A/B of the raw ingress).
 const HTTP_INGRESS = process.env.BENCH_HTTP_INGRESS === 'node' ? 'node' : 'raw';
+// The HTTP sides' load generator: wrk (wrk-load.ts: a C client, so that the 2 cores go to the
+// server and Postgres), or BENCH_LOAD=undici for the in-process undici pool of the runs before 2026-12-07 night.
+const LOAD = process.env.BENCH_LOAD === 'undici' ? 'undici' : 'wrk';
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => { p.once('exit', () => r()); p.kill('SIGTERM'); });
 
@@ -44,15 +48,38 @@ interface Row { driver: string; op: string; conns: number; svc: LoadResult; base
 const rows: Row[] = [];
 
 type Side = (i: number) => Promise<boolean>;
+/** One measured slice of a side: its samples, the requests it sent (warm-up included), and the CPU of a load generator in its own process. */
+interface Slice { samples: Samples; sent: number; clientCpuSeconds?: number }
+type Slicer = () => Promise<Slice>;
 
-async function httpSide(url: string, headers: Record<string, string>, op: 'GET' | 'PUT', conns: number) {
-  const client = httpLoad(url, conns);
-  const putHeaders = { ...headers, 'content-type': 'application/json' };
-  const run: Side = (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? putHeaders : headers, op === 'PUT' ? VALUE : undefined);
-  return { run, close: () => client.close() };
+const SLICE_MS = (SECONDS * 1000) / SLICES;
+
+/** A slice of `conns` closed loops in this process (the raw statement; the undici pool). */
+function loopSlicer(conns: number, side: Side): Slicer {
+  return async () => {
+    let sent = 0;
+    const samples = await closedLoopSamples(conns, WARMUP_MS, SLICE_MS, (i) => {
+      sent++;
+      return side(i);
+    });
+    return { samples, sent };
+  };
 }
 
-/** The bench process's own CPU seconds: the load generator (and the raw statement's client). */
+let scripts = 0;
+/** The GET or PUT side of an HTTP server, driven by LOAD; `dir` holds wrk's scripts (their headers carry the token). */
+function httpSide(dir: string, url: string, headers: Record<string, string>, op: 'GET' | 'PUT', conns: number): { slice: Slicer; close: () => Promise<void> } {
+  const putHeaders = { ...headers, 'content-type': 'application/json' };
+  if (LOAD === 'wrk') {
+    const script = writeWrkScript(dir, `side-${scripts++}`, { method: op, pathPrefix: '/v1/state/k', keys: KEYS, headers: op === 'PUT' ? putHeaders : headers, ...(op === 'PUT' ? { body: VALUE } : {}) });
+    return { slice: () => wrkSlice(url, script, conns, SLICE_MS / 1000), close: async () => undefined };
+  }
+  const client = httpLoad(url, conns);
+  const run: Side = (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? putHeaders : headers, op === 'PUT' ? VALUE : undefined);
+  return { slice: loopSlicer(conns, run), close: () => client.close() };
+}
+
+/** The bench process's own CPU seconds: the raw statement's client (and the undici load generator). */
 const benchCpuSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
@@ -83,21 +110,21 @@ class CpuPerRequest {
   private readonly io = { reads: 0, writes: 0, sleeps: 0 };
   private requests = 0;
   constructor(private readonly serverPid?: number) {}
-  async measure(side: Side, slice: (side: Side) => Promise<Samples>): Promise<Samples> {
+  async measure(slice: Slicer): Promise<Samples> {
     const read = () => ({ client: benchCpuSeconds(), server: this.serverPid === undefined ? 0 : processCpuSeconds(this.serverPid), db: postgresCpuSeconds() });
     const io0 = this.serverPid === undefined ? undefined : processIoCounts(this.serverPid);
     const before = read();
-    const out = await slice((i) => {
-      this.requests++;
-      return side(i);
-    });
+    const out = await slice();
     const after = read();
+    this.requests += out.sent;
     for (const k of ['client', 'server', 'db'] as const) this.spent[k] += after[k] - before[k];
+    // wrk's CPU is its own process's; this process only waited for it.
+    if (out.clientCpuSeconds !== undefined) this.spent.client += out.clientCpuSeconds;
     if (io0) {
       const io1 = processIoCounts(this.serverPid!);
       for (const k of ['reads', 'writes', 'sleeps'] as const) this.io[k] += io1[k] - io0[k];
     }
-    return out;
+    return out.samples;
   }
   get split(): CpuSplit {
     const us = (seconds: number) => (seconds * 1e6) / Math.max(1, this.requests);
@@ -111,17 +138,16 @@ class CpuPerRequest {
 }
 
 /** The Postgres rows' third side (the bare hop) and the server processes whose CPU is metered. */
-interface HopReference { hop: Side; hopPid: number | undefined; svcPid: number | undefined }
+interface HopReference { hop: Slicer; hopPid: number | undefined; svcPid: number | undefined }
 
-async function interleaved(conns: number, svc: Side, base: Side, reference?: HopReference): Promise<Omit<Row, 'driver' | 'op' | 'conns'>> {
+async function interleaved(svc: Slicer, base: Slicer, reference?: HopReference): Promise<Omit<Row, 'driver' | 'op' | 'conns'>> {
   const a: Samples[] = [];
   const b: Samples[] = [];
   const h: Samples[] = [];
-  const slice = (side: Side) => closedLoopSamples(conns, WARMUP_MS, (SECONDS * 1000) / SLICES, side);
   if (!reference) {
     for (let i = 0; i < SLICES; i++) {
-      a.push(await slice(svc));
-      b.push(await slice(base));
+      a.push((await svc()).samples);
+      b.push((await base()).samples);
     }
     return { svc: merge(a), base: merge(b) };
   }
@@ -129,20 +155,20 @@ async function interleaved(conns: number, svc: Side, base: Side, reference?: Hop
   const baseCpu = new CpuPerRequest();
   const hopCpu = new CpuPerRequest(reference.hopPid);
   for (let i = 0; i < SLICES; i++) {
-    a.push(await svcCpu.measure(svc, slice));
-    b.push(await baseCpu.measure(base, slice));
-    h.push(await hopCpu.measure(reference.hop, slice));
+    a.push(await svcCpu.measure(svc));
+    b.push(await baseCpu.measure(base));
+    h.push(await hopCpu.measure(reference.hop));
   }
   return { svc: merge(a), base: merge(b), hop: merge(h), cpu: { svc: svcCpu.split, base: baseCpu.split, hop: hopCpu.split } };
 }
 
 /** JIT and connection-pool warm-up before the first measured cell of a server. */
 async function warmUp(url: string, headers: Record<string, string>) {
+  const client = httpLoad(url, 32);
   for (const op of ['PUT', 'GET'] as const) {
-    const s = await httpSide(url, headers, op, 32);
-    await closedLoopSamples(32, 0, 1000, s.run);
-    await s.close();
+    await closedLoopSamples(32, 0, 1000, (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? { ...headers, 'content-type': 'application/json' } : headers, op === 'PUT' ? VALUE : undefined));
   }
+  await client.close();
 }
 
 async function prefillUntilDone(url: string, headers: Record<string, string>) {
@@ -173,9 +199,9 @@ async function main() {
     await warmUp(bare.url, {});
     for (const op of ['GET', 'PUT'] as const) {
       for (const conns of [1, 32, 128]) {
-        const s = await httpSide(svc.url, headers, op, conns);
-        const b = await httpSide(bare.url, {}, op, conns);
-        const r = await interleaved(conns, s.run, b.run);
+        const s = httpSide(dir, svc.url, headers, op, conns);
+        const b = httpSide(dir, bare.url, {}, op, conns);
+        const r = await interleaved(s.slice, b.slice);
         await s.close();
         await b.close();
         rows.push({ driver: 'memory', op, conns, ...r });
@@ -195,8 +221,8 @@ async function main() {
     await warmUp(hopServer.url, {});
     for (const op of ['GET', 'PUT'] as const) {
       for (const conns of [1, 8, 32, 128]) {
-        const s = await httpSide(pg.url, headers, op, conns);
-        const h = await httpSide(hopServer.url, {}, op, conns);
+        const s = httpSide(dir, pg.url, headers, op, conns);
+        const h = httpSide(dir, hopServer.url, {}, op, conns);
         const base: Side = async (i) => {
           try {
             if (op === 'GET') await raw`select v from bench_raw where k = ${`k${i % KEYS}`}`;
@@ -206,7 +232,7 @@ async function main() {
             return false;
           }
         };
-        const r = await interleaved(conns, s.run, base, { hop: h.run, hopPid: hopServer.proc.pid, svcPid: pg.proc.pid });
+        const r = await interleaved(s.slice, loopSlicer(conns, base), { hop: h.slice, hopPid: hopServer.proc.pid, svcPid: pg.proc.pid });
         await s.close();
         await h.close();
         rows.push({ driver: 'postgres', op, conns, ...r });
@@ -221,7 +247,7 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  console.log(`\nbench/statesvc — ${SECONDS}s per side per cell (${SLICES} interleaved slices, ${WARMUP_MS}ms warmup each), run took ${((Date.now() - started) / 1000).toFixed(0)}s, 256-byte values, ${KEYS} keys; baseline: memory = bare node:http Map server, postgres = raw postgres.js statement (pool ${POOL}); read batching ${READ_BATCHING}, write batching ${WRITE_BATCHING}; load average at the start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`\nbench/statesvc — ${SECONDS}s per side per cell (${SLICES} interleaved slices, ${WARMUP_MS}ms warmup each), run took ${((Date.now() - started) / 1000).toFixed(0)}s, 256-byte values, ${KEYS} keys; baseline: memory = bare node:http Map server, postgres = raw postgres.js statement (pool ${POOL}); read batching ${READ_BATCHING}, write batching ${WRITE_BATCHING}; HTTP load generator ${LOAD === 'wrk' ? 'wrk (1 thread, its own process; whole-second slices)' : 'undici pool in this process'}; load average at the start ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
   console.log('driver    op   conns   ops/s   p50ms   p99ms | base ops/s  base p50  base p99 | thr ratio  p99 ratio  errors');
   for (const r of rows) {
     console.log(
@@ -254,9 +280,9 @@ async function main() {
       fmt(r.svc.p99Ms / r.hop.p99Ms, 2).padStart(17),
     ].join(' '));
   }
-  // Where each side's CPU goes per request: the bench process (load generator; for the raw side
-  // the postgres.js client), the server process, and every Postgres process together.
-  console.log('\npostgres, CPU µs per request: client (bench process) + server + Postgres = total');
+  // Where each side's CPU goes per request: the load generator (for the raw side the bench
+  // process's postgres.js client), the server process, and every Postgres process together.
+  console.log(`\npostgres, CPU µs per request: client (${LOAD === 'wrk' ? 'wrk; raw: the bench process' : 'bench process'}) + server + Postgres = total`);
   console.log('op   conns | raw statement            | bare hop                       | statesvc');
   const cell = (c: CpuSplit) => `${fmt(c.client, 1)} + ${c.server === undefined ? '' : `${fmt(c.server, 1)} + `}${fmt(c.db, 1)} = ${fmt(c.client + (c.server ?? 0) + c.db, 1)}`;
   for (const r of rows) {

@@ -106,7 +106,20 @@ describe('the registry while its etcd is down (issue 20: no internals in answers
     expect(registry.stderr()).toMatch(/answered (read_failed|propose_failed): .*(UNAVAILABLE|ECONNREFUSED|circuit|No connection)/);
 
     await etcd.restart('m1');
-    await waitFor('the registry ready again', 30_000, async () => ((await fetch(`${registry.httpUrl}/readyz`)).status === 200 ? true : undefined));
+    // etcd's own start first (it throws with etcd's reason if the member cannot start), so a slow
+    // recovery is pinned on the registry only when etcd itself serves.
+    await etcd.waitServing('m1', 30_000);
+    let lastReady = '';
+    await waitFor(
+      'the registry ready again',
+      30_000,
+      async () => {
+        const res = await fetch(`${registry.httpUrl}/readyz`);
+        lastReady = `${res.status} ${await res.text()}`;
+        return res.status === 200 ? true : undefined;
+      },
+      () => `last /readyz: ${lastReady}\nregistry stderr:\n${registry.stderr().split('\n').slice(-8).join('\n')}`,
+    );
     await waitFor('a write taken again', 30_000, async () => ((await call(registry.httpUrl, 'POST', '/api/v1/registry/register', regBody(FUZZ_NS, 'o3'))).body.code === 'ok' ? true : undefined));
     expect(registry.child.exitCode).toBeNull();
   });
