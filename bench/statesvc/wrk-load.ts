@@ -142,7 +142,7 @@ export function wrkSlice(url: string, script: string, connections: number, secon
       try {
         resolve(parseWrkRun(out, err, secs, connections));
       } catch (e) {
-        reject(e);
+        reject(e instanceof Error ? e : new Error(String(e)));
       }
     });
   });
