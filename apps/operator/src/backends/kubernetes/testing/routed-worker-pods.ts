@@ -19,6 +19,8 @@ export interface RoutedWorker {
   timeoutSeconds: number;
   drainTimeoutSeconds: number;
   terminationGracePeriodSeconds: number;
+  /** The Function's `onWorkerLoss` (absent: fail). */
+  onWorkerLoss?: 'fail' | 'replay';
 }
 
 /** The pod's IP once it is Ready. */
@@ -27,14 +29,19 @@ export async function readyPodIP(client: KubeClient, ns: string, name: string): 
   return p?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? p.status.podIP : undefined;
 }
 
-/** Pod `worker` (labels `app: <fn>`), its code in ConfigMap `<fn>-source`; its IP once Ready. */
-export async function startWorkerPod(client: KubeClient, ns: string, w: RoutedWorker): Promise<string> {
+/**
+ * Pod `podName` (default `worker`; labels `app: <fn>`, its name in env POD_NAME), its code in
+ * ConfigMap `<fn>-source` (made by the first worker of the Function); its IP once Ready.
+ */
+export async function startWorkerPod(client: KubeClient, ns: string, w: RoutedWorker, podName = 'worker'): Promise<string> {
   const source = `${w.fn}-source`;
-  await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: source, namespace: ns }, data: { 'handler.mjs': w.handler } });
+  if (!(await client.get('v1', 'ConfigMap', ns, source))) {
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: source, namespace: ns }, data: { 'handler.mjs': w.handler } });
+  }
   await client.create({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'worker', namespace: ns, labels: { app: w.fn } },
+    metadata: { name: podName, namespace: ns, labels: { app: w.fn } },
     spec: {
       terminationGracePeriodSeconds: w.terminationGracePeriodSeconds,
       automountServiceAccountToken: false,
@@ -46,6 +53,7 @@ export async function startWorkerPod(client: KubeClient, ns: string, w: RoutedWo
             '--host=0.0.0.0', '--port=8080', `--namespace=${ns}`, `--function=${w.fn}`, `--revision=${w.rev}`, '--source-file=/etc/orrery-function/handler.mjs',
             `--container-concurrency=${w.containerConcurrency}`, `--timeout-seconds=${w.timeoutSeconds}`, `--drain-timeout-seconds=${w.drainTimeoutSeconds}`,
           ],
+          env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
           ports: [{ name: 'http', containerPort: 8080 }],
           readinessProbe: { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 1 },
           volumeMounts: [{ name: 'source', mountPath: '/etc/orrery-function', readOnly: true }],
@@ -54,23 +62,24 @@ export async function startWorkerPod(client: KubeClient, ns: string, w: RoutedWo
       volumes: [{ name: 'source', configMap: { name: source } }],
     },
   });
-  return eventually('the worker pod Ready', () => readyPodIP(client, ns, 'worker'), 60_000);
+  return eventually(`the worker pod ${podName} Ready`, () => readyPodIP(client, ns, podName), 60_000);
 }
 
 /**
- * Pod `router` routing the worker's Function to `workerIP` (routes and endpoints from the
- * ConfigMap router pods read); its IP once Ready.
+ * Pod `router` routing the worker's Function to `workerIP` (one worker or several; routes and
+ * endpoints from the ConfigMap router pods read); its IP once Ready.
  */
-export async function startRouterPod(client: KubeClient, ns: string, w: RoutedWorker, workerIP: string, labels: Record<string, string>): Promise<string> {
+export async function startRouterPod(client: KubeClient, ns: string, w: RoutedWorker, workerIP: string | string[], labels: Record<string, string>): Promise<string> {
   const GV = 'orrery.dev/v1alpha1';
-  const template = `{source: {inline: "see the worker"}, containerConcurrency: ${w.containerConcurrency}, timeoutSeconds: ${w.timeoutSeconds}}`;
+  const template = `{source: {inline: "see the worker"}, containerConcurrency: ${w.containerConcurrency}, timeoutSeconds: ${w.timeoutSeconds}${w.onWorkerLoss ? `, onWorkerLoss: ${w.onWorkerLoss}` : ''}}`;
+  const endpoints = (Array.isArray(workerIP) ? workerIP : [workerIP]).map((ip) => `- {namespace: ${ns}, function: ${w.fn}, revision: ${w.rev}, address: "${ip}:8080", ready: true}\n`).join('');
   await client.create({
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: ROUTES_CONFIGMAP, namespace: ns },
     data: {
       'routes.yaml': `apiVersion: ${GV}\nkind: Function\nmetadata: {name: ${w.fn}, namespace: ${ns}}\nspec: {template: ${template}}\n---\napiVersion: ${GV}\nkind: Revision\nmetadata: {name: ${w.rev}, namespace: ${ns}}\nspec: {function: ${w.fn}, template: ${template}}\n`,
-      'endpoints.yaml': `- {namespace: ${ns}, function: ${w.fn}, revision: ${w.rev}, address: "${workerIP}:8080", ready: true}\n`,
+      'endpoints.yaml': endpoints,
     },
   });
   const spec = routerPodSpec({ labels });
