@@ -461,7 +461,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
       const remainingMs = deadline === undefined ? undefined : deadline - (this.tDispatch - this.t0);
       // The call's body (no length up front) is held up to HELD_BODY_LIMIT while it streams: a
       // worker that refuses the stream (REFUSED_STREAM, a draining 503) ran nothing, and another
-      // one gets it whole. A larger (client-streaming) body streams straight through.
+      // one gets it whole — or, while the client is still sending, what came so far and then the
+      // rest. A larger (client-streaming) body streams straight through.
       let body: RequestBody | null = req.body;
       let wholeBody: Buffer | undefined;
       if (req.body !== null) {
@@ -484,7 +485,8 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     }
     // A body with a Content-Length of at most HELD_BODY_LIMIT streams to the first worker through
     // a HeldRequestBody, for every revision, until the worker's answer begins: when that worker
-    // refuses it draining (it ran nothing) another worker gets it whole, in one write — and, for
+    // refuses it draining (it ran nothing) another worker gets it whole, in one write (or, while
+    // the client is still sending, what came so far and then the rest) — and, for
     // onWorkerLoss: replay, a replay after the first worker was lost. Larger or chunked bodies
     // stream straight through and cannot go again once read — the worker is told so, and runs
     // such a request even when it is draining rather than refusing it (the refusal could only
@@ -506,9 +508,9 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
     pool.dispatch({ method: req.method, path: this.upstreamPath, headers: h.forward, body, wholeBody, bodyHasLength: hasLength, timeoutMs: this.rev.timeoutMs, maxBodyBytes: this.plane.opts.maxBodyBytes }, this, this.tDispatch);
   }
 
-  /** Whatever of the body was read can still be sent whole: none was read, or all of it is held for a replay. */
+  /** Whatever of the body was read can still be sent whole: none was read, or all that arrived is held (HeldRequestBody.resendable). */
   private bodyResendable(): boolean {
-    return !this.req.readableDidRead || this.heldBody?.complete === true;
+    return !this.req.readableDidRead || this.heldBody?.resendable === true;
   }
 
   /** The handshake on a connection of its own; scanRequestHead dropped the client's hop-by-hop Connection and Upgrade, the router says its own. */
@@ -684,7 +686,7 @@ class Exchange implements UpstreamHandler, ResponseListener, AdmissionWaiter, Tu
         replayOnWorkerLoss: this.rev.replayOnWorkerLoss,
         leg: upstreamLeg(this.req),
         errorCode: (err as { code?: string }).code,
-        bodyHeld: !hasRequestBody(this.head) || this.heldBody?.complete === true,
+        bodyHeld: !hasRequestBody(this.head) || this.heldBody?.resendable === true,
         headersSent: false,
         attempts: this.lostAttempts,
         maxAttempts: this.plane.opts.dialRetries,

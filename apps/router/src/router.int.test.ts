@@ -54,6 +54,9 @@ let bodyDraining: Server;
 let bodyDrainingRequests = 0;
 /** A draining worker as the runtime is: it runs what the router says it cannot send elsewhere (orrery-router-cannot-resend), refuses the rest. */
 let streamDraining: Server;
+/** The only worker of its revision, refusing draining as soon as a POST's body begins (the rest still on its way). */
+let partialDraining: Server;
+let partialDrainingRequests = 0;
 let releaseHeld: (() => void) | undefined;
 let heldArrived = false;
 /** The routes file as written at the start; a test rewrites it to move traffic. */
@@ -153,11 +156,15 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (bytes += c.length));
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ name: 'drainer', bytes, chunked: req.headers['transfer-encoding'] === 'chunked' })));
   });
+  partialDraining = createServer((req, res) => {
+    partialDrainingRequests++;
+    req.once('data', () => res.writeHead(503, { 'content-type': 'application/json', 'orrery-worker-draining': '1', connection: 'close' }).end('{"code":"draining"}'));
+  });
   own503 = createServer((req, res) => {
     req.resume();
     res.writeHead(503, { 'content-type': 'application/json' }).end('{"code":"mine"}');
   });
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining, partialDraining].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   lastDrainingAddress = `127.0.0.1:${(lastDraining.address() as AddressInfo).port}`;
   heldDrainingAddress = `127.0.0.1:${(heldDraining.address() as AddressInfo).port}`;
   const drainingAddress = `127.0.0.1:${(drainingWorker.address() as AddressInfo).port}`;
@@ -178,6 +185,7 @@ beforeAll(async () => {
     functionYaml({ name: 'drainy-body', revisions: ['drainy-body-00001'] }),
     functionYaml({ name: 'drained', revisions: ['drained-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'drainy-stream', revisions: ['drainy-stream-00001'], timeoutSeconds: 20 }),
+    functionYaml({ name: 'drained-partial', revisions: ['drained-partial-00001'], timeoutSeconds: 20 }),
     functionYaml({ name: 'shifting', revisions: ['shifting-00001', 'shifting-00002'], timeoutSeconds: 20, traffic: '[{revisionName: shifting-00001, percent: 100}]' }),
     functionYaml({ name: 'unavailable', revisions: ['unavailable-00001'] }),
     functionYaml({ name: 'phoenix', revisions: ['phoenix-00001'], timeoutSeconds: 20 }),
@@ -205,6 +213,7 @@ beforeAll(async () => {
     { fn: 'drainy-body', rev: 'drainy-body-00001', address: up.live! },
     { fn: 'drained', rev: 'drained-00001', address: lastDrainingAddress },
     { fn: 'drainy-stream', rev: 'drainy-stream-00001', address: `127.0.0.1:${(streamDraining.address() as AddressInfo).port}` },
+    { fn: 'drained-partial', rev: 'drained-partial-00001', address: `127.0.0.1:${(partialDraining.address() as AddressInfo).port}` },
     { fn: 'shifting', rev: 'shifting-00001', address: heldDrainingAddress },
     { fn: 'shifting', rev: 'shifting-00002', address: up.live! },
     { fn: 'unavailable', rev: 'unavailable-00001', address: own503Address },
@@ -221,7 +230,7 @@ beforeAll(async () => {
     '--autoscaler-url', `http://127.0.0.1:${(autoscaler.address() as AddressInfo).port}`,
   ]);
   pool = new Pool(router.url, { connections: 16 });
-  await waitEndpoints(router.admin, 23);
+  await waitEndpoints(router.admin, 24);
 }, 60_000);
 
 afterAll(async () => {
@@ -230,7 +239,7 @@ afterAll(async () => {
   await new Promise((r) => autoscaler?.close(r));
   await new Promise((r) => dying?.close(r));
   releaseHeld?.();
-  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining].map((srv) => new Promise((r) => srv?.close(r))));
+  await Promise.all([drainingWorker, own503, lastDraining, heldDraining, bodyDraining, streamDraining, partialDraining].map((srv) => new Promise((r) => srv?.close(r))));
 });
 
 describe('orrery-router (real process)', () => {
@@ -449,6 +458,34 @@ describe('orrery-router (real process)', () => {
     const [a, b] = await Promise.all([pending, second]);
     expect([a.status, a.json.name, a.json.method, a.json.body, b.status, b.json.name]).toEqual([200, 'live', 'POST', 'a body the draining worker is sent first', 200, 'live']);
     expect(lastDrainingRequests).toBe(1);
+    setEndpoints(saved);
+  });
+
+  it('a POST refused draining while its client is still sending the body goes to the next worker: what came so far, then the rest', { timeout: 40_000 }, async () => {
+    const saved = endpoints;
+    const queued = async () => (await stats()).revisions.find((r) => r.revision === 'drained-partial-00001')?.queued;
+    const first = `{"order":"${'p'.repeat(10_000)}`;
+    const rest = `${'q'.repeat(5_000)}"}`;
+    const answer = new Promise<{ status: number; json: Echo }>((resolve, reject) => {
+      const req = httpRequest(`${router.url}/default/drained-partial/`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(first.length + rest.length) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) as Echo }));
+      });
+      req.on('error', reject);
+      req.write(first);
+      // The rest only once the request waits for a worker again: it was refused mid-body.
+      void eventually(async () => (partialDrainingRequests === 1 && (await queued()) === 1 ? true : undefined), 'refused mid-body, then queued')
+        .then(() => {
+          setEndpoints([...saved, { fn: 'drained-partial', rev: 'drained-partial-00001', address: up.live! }]);
+          return eventually(async () => ((await queued()) === 0 ? true : undefined), 'sent to the live worker');
+        })
+        .then(() => req.end(rest), reject);
+    });
+    const r = await answer;
+    expect([r.status, r.json.name, r.json.method, r.json.body === first + rest]).toEqual([200, 'live', 'POST', true]);
+    expect(r.json.headers['orrery-router-cannot-resend']).toBeUndefined();
+    expect(partialDrainingRequests).toBe(1);
     setEndpoints(saved);
   });
 

@@ -4,7 +4,8 @@
  * refuses: with RST_STREAM REFUSED_STREAM, with a GOAWAY that leaves the call's stream out (what
  * a draining runtime's GOAWAY does to a stream it had not taken yet), and with the runtime's
  * draining 503. RFC 9113 §8.7: a refused stream was not processed, so any method may go again;
- * the router holds the call's body (no length up front) to send it whole.
+ * the router holds the call's body (no length up front) to send it whole — a client-streaming
+ * call still open too: what came so far, then the rest as the client sends it.
  */
 import { createServer, constants, type ServerHttp2Stream } from 'node:http2';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -114,16 +115,23 @@ async function serveBy(addresses: string[]): Promise<void> {
 
 interface EchoClient extends grpc.Client {
   Say(m: Json, md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Json) => void): grpc.ClientUnaryCall;
+  Collect(md: grpc.Metadata, cb: (err: grpc.ServiceError | null, res?: Json) => void): grpc.ClientWritableStream<Json>;
 }
 
 /** The client calls the function by its /namespace/function prefix; the worker sees the path without it. */
-const SAY = { Say: jsonMethod('/default/echo/echo.Echo/Say', false, false) };
-const WORKER_SAY = { Say: jsonMethod('/echo.Echo/Say', false, false) };
+const SAY = { Say: jsonMethod('/default/echo/echo.Echo/Say', false, false), Collect: jsonMethod('/default/echo/echo.Echo/Collect', true, false) };
+const WORKER_SAY = { Say: jsonMethod('/echo.Echo/Say', false, false), Collect: jsonMethod('/echo.Echo/Collect', true, false) };
 
 beforeAll(async () => {
   good = new grpc.Server();
   good.addService(WORKER_SAY, {
     Say: (call: grpc.ServerUnaryCall<Json, Json>, cb: grpc.sendUnaryData<Json>) => cb(null, { echo: call.request.text, by: 'good' }),
+    // Client streaming: every message's text, in order, once the client ends.
+    Collect: (call: grpc.ServerReadableStream<Json, Json>, cb: grpc.sendUnaryData<Json>) => {
+      const texts: unknown[] = [];
+      call.on('data', (m: Json) => texts.push(m.text));
+      call.on('end', () => cb(null, { texts, by: 'good' }));
+    },
   });
   const port = await new Promise<number>((resolve, reject) => good.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   goodAddress = `127.0.0.1:${port}`;
@@ -158,6 +166,39 @@ describe('a gRPC call its worker refused unprocessed goes to another worker', ()
         expect(bad.streams).toBe(1);
         const after = await stats();
         expect(after.upstreamRetries - before.upstreamRetries).toBe(1);
+      } finally {
+        client.close();
+        bad.close();
+      }
+    });
+  }
+
+  for (const how of ['rst', 'goaway', 'draining-503'] as const) {
+    it(`a client-streaming call refused with ${how} while its client is still sending: the other worker gets what came so far, then the rest`, { timeout: 30_000 }, async () => {
+      const bad = await refuser(how);
+      const Ctor = grpc.makeGenericClientConstructor(SAY, 'Echo');
+      const client = new Ctor(new URL(router.url).host, grpc.credentials.createInsecure()) as unknown as EchoClient;
+      try {
+        await serveBy([bad.address]);
+        const before = await stats();
+        const texts = [`one ${how} ${'a'.repeat(3_000)}`, `two ${'b'.repeat(5_000)}`, 'three'];
+        let call!: grpc.ClientWritableStream<Json>;
+        const answer = new Promise<{ err: grpc.ServiceError | null; res?: Json }>((resolve) => {
+          call = client.Collect(new grpc.Metadata(), (err, res) => resolve({ err, res }));
+        });
+        call.write({ text: texts[0] });
+        call.write({ text: texts[1] });
+        await eventually(() => (bad.streams === 1 && bad.bodyBytes > texts[0]!.length + texts[1]!.length ? true : undefined), 'the first two messages reached the refusing worker');
+        await serveBy([bad.address, goodAddress]);
+        bad.release();
+        // Refused and sent to the other worker with the call still open on the client's side.
+        await eventually(async () => ((await stats()).upstreamRetries - before.upstreamRetries === 1 ? true : undefined), 'the router sent the call again');
+        call.write({ text: texts[2] });
+        call.end();
+        const r = await answer;
+        expect(r.err).toBeNull();
+        expect(r.res).toEqual({ texts, by: 'good' });
+        expect(bad.streams).toBe(1);
       } finally {
         client.close();
         bad.close();

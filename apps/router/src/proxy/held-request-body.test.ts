@@ -157,6 +157,78 @@ describe('HeldRequestBody', () => {
     expect(log.at(-1)).toBe('resume socket');
   });
 
+  it('a later attempt while the body still arrives gets what came so far first, then the rest', async () => {
+    const source = rawBody();
+    const held = new HeldRequestBody(source);
+    const first = read(held);
+    await tick();
+    source.push(Buffer.from('ab'));
+    source.push(Buffer.from('cd'));
+    expect(held.resendable).toBe(true);
+    // The first worker refused it; a chunk arrives before the next attempt attaches.
+    source.push(Buffer.from('ef'));
+    const second = read(held);
+    expect(second).toEqual(['ab', 'cd', 'ef']);
+    source.push(Buffer.from('gh'));
+    source.finish();
+    expect(first).toEqual(['ab', 'cd', 'ef']); // until the next attempt attached
+    expect(second).toEqual(['ab', 'cd', 'ef', 'gh', 'end']);
+    expect([held.complete, held.bytes().toString()]).toEqual([true, 'abcdefgh']);
+  });
+
+  it("the dead attempt's pause does not stall the next one: the source flows again, unless the new attempt's own writes pause it", async () => {
+    const log: string[] = [];
+    const source = rawBody(log);
+    const held = new HeldRequestBody(source);
+    read(held);
+    await tick();
+    source.push(Buffer.from('x'));
+    held.pause();
+    log.length = 0;
+    read(held);
+    expect(log).toEqual(['resume socket']);
+
+    const log2: string[] = [];
+    const source2 = rawBody(log2);
+    const held2 = new HeldRequestBody(source2);
+    read(held2);
+    await tick();
+    source2.push(Buffer.from('y'));
+    held2.pause();
+    log2.length = 0;
+    // This attempt's upstream is full at once: it pauses on the first replayed chunk.
+    held2.on('data', () => held2.pause());
+    expect(log2).not.toContain('resume socket');
+  });
+
+  it('nothing to resend once let go: the answer began, the limit was passed, the client failed', async () => {
+    const a = rawBody();
+    const released = new HeldRequestBody(a);
+    read(released);
+    await tick();
+    a.push(Buffer.from('1'));
+    released.release();
+    expect(released.resendable).toBe(false);
+
+    const b = rawBody();
+    const over = new HeldRequestBody(b, 2);
+    read(over);
+    await tick();
+    b.push(Buffer.from('123'));
+    expect(over.resendable).toBe(false);
+    const late = read(over);
+    b.push(Buffer.from('4'));
+    expect(late).toEqual(['4']); // no replay of what was let go
+
+    const c = rawBody();
+    const failed = new HeldRequestBody(c);
+    read(failed);
+    await tick();
+    c.push(Buffer.from('1'));
+    c.fail(new Error('aborted'));
+    expect(failed.resendable).toBe(false);
+  });
+
   it("holds node's IncomingMessage (the node ingress) the same way", async () => {
     let resolveDone!: (v: { got: string[]; bytes: string; complete: boolean; didRead: boolean }) => void;
     const done = new Promise<{ got: string[]; bytes: string; complete: boolean; didRead: boolean }>((r) => (resolveDone = r));

@@ -10,6 +10,9 @@
  * what one request keeps is bounded and known before the first byte. A gRPC call's body has no
  * length up front (HTTP/2 DATA frames until END_STREAM): it is held with `limitBytes`, and one
  * that outgrows it is let go (`complete` never becomes true: it can no longer go again).
+ * A body still arriving can go again too (`resendable`): the next attempt that attaches gets what
+ * is held first, then the rest as the client sends it — a client-streaming gRPC call refused
+ * while its client is still sending, a POST whose worker was lost before the last byte.
  */
 import type { RequestBody } from '@orrery/raw-http';
 
@@ -37,8 +40,19 @@ export class HeldRequestBody implements RequestBody {
   private onError: ErrorListener | undefined;
   private listening = false;
   private heldBytes = 0;
+  /** The current attempt asked for a pause (its upstream's buffer is full). */
+  private pausedByAttempt = false;
   /** Every byte arrived and is held: `bytes()` is the body. */
   complete = false;
+
+  /**
+   * Another attempt can send the whole body: every byte that arrived is held (all of it, when
+   * `complete`; else the rest is still to come and passes on to that attempt as it arrives).
+   * False once let go: the answer began, the limit was passed, or the client failed.
+   */
+  get resendable(): boolean {
+    return this.chunks !== undefined;
+  }
 
   /** `limitBytes`: stop holding (release) once more than this arrived; absent = the caller checked the length. */
   constructor(
@@ -59,6 +73,8 @@ export class HeldRequestBody implements RequestBody {
       this.source.on('end', this.sourceEnd);
       this.source.on('error', this.sourceError);
       this.source.on('data', this.sourceData);
+    } else if (event === 'data' && this.chunks !== undefined && this.chunks.length > 0 && !this.complete) {
+      this.replayHeld(listener as DataListener);
     }
     return this;
   }
@@ -71,13 +87,27 @@ export class HeldRequestBody implements RequestBody {
   }
 
   pause(): this {
+    this.pausedByAttempt = true;
     this.source.pause();
     return this;
   }
 
   resume(): this {
+    this.pausedByAttempt = false;
     this.source.resume();
     return this;
+  }
+
+  /**
+   * A later attempt while the body still arrives: what earlier attempts were sent goes to it
+   * first, at once (at most the limit: the caller's socket buffers it), so that the live chunks
+   * that follow land after it. The source may still be paused by the dead attempt's backpressure;
+   * it flows again unless this attempt's own writes asked for a pause.
+   */
+  private replayHeld(listener: DataListener): void {
+    this.pausedByAttempt = false;
+    for (const chunk of [...this.chunks!]) listener(chunk);
+    if (!this.pausedByAttempt) this.source.resume();
   }
 
   /** The whole body, once `complete` (one buffer; joined on the first call). */
