@@ -7,6 +7,7 @@
  * Function says `onWorkerLoss: replay`: then the request goes to another worker with the same
  * Orrery-Invocation-Id (idempotent-retry.ts `mayReplayElsewhere`).
  */
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +37,7 @@ async function serveBy(addresses: string[], fn: Fn = 'mortal'): Promise<void> {
   await eventually(async () => ((await stats()).endpoints.length === addresses.length ? true : undefined), `${addresses.length} endpoints loaded`);
 }
 
-async function mortalWorker(mode: 'stalled' | 'reading'): Promise<{ address: string } & Started> {
+async function mortalWorker(mode: 'stalled' | 'reading' | 'partial'): Promise<{ address: string } & Started> {
   const s = await g.start([MORTAL, '--mode', mode], /listening http:\/\/(127\.0\.0\.1:\d+)/, `mortal worker (${mode})`);
   return { address: s.match[1]!, child: s.child, output: s.output };
 }
@@ -182,6 +183,34 @@ describe('a Function with onWorkerLoss: replay', () => {
     const after = await stats();
     expect([r.status, r.json.name, r.json.body, after.upstreamReplays - before.upstreamReplays]).toEqual([200, 'live', 'order #4', 1]);
     expect(r.json.headers!['orrery-invocation-id']).toBe(readLine(worker.output()).id);
+  });
+
+  it('a POST whose worker was lost while the body was still arriving: the other worker gets what came so far, then the rest, with the same id', { timeout: 40_000 }, async () => {
+    const worker = await mortalWorker('partial');
+    await serveBy([worker.address], 'phoenix');
+    const before = await stats();
+    const first = `{"items":"${'a'.repeat(8_000)}`;
+    const rest = `${'b'.repeat(4_000)}"}`;
+    let req!: ClientRequest;
+    const answer = new Promise<Answer>((resolve, reject) => {
+      req = httpRequest(`${router.url}/default/phoenix/`, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': String(first.length + rest.length) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) as Answer['json'] }));
+      });
+      req.on('error', reject);
+    });
+    req.write(first);
+    await eventually(() => (worker.output().includes(`read ${first.length}`) ? true : undefined), 'the worker read the first part');
+    await serveBy([worker.address, live], 'phoenix');
+    worker.child.kill('SIGKILL');
+    await eventually(async () => ((await stats()).upstreamReplays - before.upstreamReplays === 1 ? true : undefined), 'the router replayed the request');
+    req.end(rest);
+    const r = await answer;
+    const id = /head POST (\S+)/.exec(worker.output())![1]!;
+    expect([r.status, r.json.name, r.json.method, r.json.body === first + rest]).toEqual([200, 'live', 'POST', true]);
+    expect(id).toMatch(ID);
+    expect(r.json.headers!['orrery-invocation-id']).toBe(id);
   });
 
   it('a bodiless POST too', { timeout: 40_000 }, async () => {
