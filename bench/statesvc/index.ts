@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { createTestDatabase } from '@orrery/db';
 import { closedLoopSamples, httpLoad, merge, type LoadResult, type Samples } from './load.ts';
-import { writeWrkScript, wrkSlice } from './wrk-load.ts';
+import { requireWrk, writeWrkScript, wrkSlice } from './wrk-load.ts';
 import { benchKeyspace } from './bench-keyspace.ts';
 import { comparisonCells, fmt } from './comparison-cells.ts';
 import { startProcess } from './start-process.ts';
@@ -182,6 +182,7 @@ async function prefillUntilDone(url: string, headers: Record<string, string>) {
 
 
 async function main() {
+  if (LOAD === 'wrk') requireWrk();
   const { dir, headers, bin, common } = benchKeyspace('orrery-bench-statesvc-', 0x42);
   const tdb = await createTestDatabase('orrery_bench');
   const started = Date.now();

@@ -12,7 +12,7 @@
  * user + system time). Credentials go into the Lua script file (mode 0600), never on the command
  * line. wrk runs whole seconds only.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Samples } from './load.ts';
@@ -123,6 +123,11 @@ export function parseWrkRun(stdout: string, stderr: string, seconds: number, con
   if (!child) throw new Error(`no CPU times after wrk: ${stderr.slice(-400)}`);
   const cpu = Number(child[1]) * 60 + Number(child[2]) + Number(child[3]) * 60 + Number(child[4]);
   return { samples: { latencies, errors, seconds }, sent: requests, clientCpuSeconds: cpu };
+}
+
+/** Throws, saying how to get it, when wrk is not on PATH. */
+export function requireWrk(): void {
+  if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed: run `bash scripts/services.sh` (it installs Debian\'s wrk), or BENCH_LOAD=undici for the in-process client');
 }
 
 /** Runs wrk with `script` against `url` for `seconds` (whole seconds) over `connections` connections. */
