@@ -12,4 +12,5 @@ export { MAX_HEAD_BYTES, MAX_HEADER_LINES, INCOMPLETE, parseRequestHead, type Ha
 export { buildResponseHead, InvalidResponseHeadError, type ResponseFraming, type ResponseHeadContext } from './response-head.ts';
 export { httpDate } from './http-date.ts';
 export { afterThisRead, handleRead } from './after-this-read.ts';
+export { SlotList, type Slotted } from './slot-list.ts';
 export { readThroughSharedBuffer, SharedBufferReads, type ChunkReceiver } from './shared-read-buffer.ts';

@@ -12,6 +12,7 @@ import { httpDate } from './http-date.ts';
 import type { RawRequestBody } from './raw-request-body.ts';
 import type { ParsedHead } from './request-head-parser.ts';
 import { buildResponseHead, type ResponseFraming } from './response-head.ts';
+import { SlotList, type Slotted } from './slot-list.ts';
 
 /** What the exchange needs from its connection. */
 export interface RawExchangeConnection {
@@ -26,13 +27,16 @@ export interface RawExchangeConnection {
 }
 
 /** Exchanges whose head is written but not sent yet: sent together after this I/O turn (one setImmediate for all). */
-const heldHeads = new Set<RawExchange>();
+const heldHeads = new SlotList<RawExchange>();
 let checkScheduled = false;
 let flushScheduled = false;
 function sendHeldHeads(): void {
   flushScheduled = false;
-  for (const ex of heldHeads) ex.sendHeldHead();
-  heldHeads.clear();
+  heldHeads.forEach((ex) => {
+    ex.sendHeldHead();
+    // One that ended or was destroyed meanwhile still holds its (never to be sent) head.
+    heldHeads.delete(ex);
+  });
 }
 /**
  * Right after the callback that wrote heads (the end of the socket read being handled, else the
@@ -47,7 +51,7 @@ function scheduleFlushIfHeld(): void {
   setImmediate(sendHeldHeads);
 }
 
-export class RawExchange implements IngressRequest, IngressResponse, ResponseFraming {
+export class RawExchange implements IngressRequest, IngressResponse, ResponseFraming, Slotted {
   readonly method: string;
   readonly url: string;
   readonly rawHeaders: string[];
@@ -62,6 +66,8 @@ export class RawExchange implements IngressRequest, IngressResponse, ResponseFra
   hasBody = true;
   close = false;
   private head: string | undefined;
+  /** Its place in heldHeads while its head waits for the end of the turn. */
+  slotIndex = -1;
 
   constructor(
     private readonly conn: RawExchangeConnection,

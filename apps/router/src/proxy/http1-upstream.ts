@@ -9,7 +9,7 @@
  */
 import { IDEMPOTENT_METHODS, neverReadByWorker } from './idempotent-retry.ts';
 import { connect, type Socket } from 'node:net';
-import { type RequestBody, SharedBufferReads } from '@orrery/raw-http';
+import { type RequestBody, SharedBufferReads, SlotList, type Slotted } from '@orrery/raw-http';
 import { parseUpstreamResponseHead } from './response-head-parser.ts';
 // The module's binding: Node 20's globalThis.performance is an accessor, a getter call on every use.
 import { performance } from 'node:perf_hooks';
@@ -78,20 +78,22 @@ const enum State {
   Done,
 }
 
-/** Every busy connection, swept for timeouts; every idle one, swept for expiry. */
-const busy = new Set<UpstreamConnection>();
+/** Every busy connection, swept for timeouts; every idle one, swept for expiry. (A SlotList: a Set allocates as it swings.) */
+const busy = new SlotList<UpstreamConnection>();
 let sweeper: NodeJS.Timeout | undefined;
 function ensureSweeper(): void {
   if (sweeper) return;
   sweeper = setInterval(() => {
     const now = performance.now();
-    for (const c of busy) c.checkTimeout(now);
+    busy.forEach((c) => c.checkTimeout(now));
   }, 250);
   sweeper.unref();
 }
 
-class UpstreamConnection {
+class UpstreamConnection implements Slotted {
   readonly socket: Socket;
+  /** Its place in `busy` while an exchange is on it. */
+  slotIndex = -1;
   private handler: UpstreamHandler | undefined;
   private req: UpstreamRequest | undefined;
   private state = State.Done;
