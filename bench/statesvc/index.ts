@@ -165,8 +165,9 @@ async function interleaved(svc: Slicer, base: Slicer, reference?: HopReference):
 /** JIT and connection-pool warm-up before the first measured cell of a server. */
 async function warmUp(url: string, headers: Record<string, string>) {
   const client = httpLoad(url, 32);
+  const putHeaders = { ...headers, 'content-type': 'application/json' };
   for (const op of ['PUT', 'GET'] as const) {
-    await closedLoopSamples(32, 0, 1000, (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? { ...headers, 'content-type': 'application/json' } : headers, op === 'PUT' ? VALUE : undefined));
+    await closedLoopSamples(32, 0, 1000, (i) => client.request(op, `/v1/state/k${i % KEYS}`, op === 'PUT' ? putHeaders : headers, op === 'PUT' ? VALUE : undefined));
   }
   await client.close();
 }

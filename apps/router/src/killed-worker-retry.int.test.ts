@@ -7,13 +7,13 @@
  * Function says `onWorkerLoss: replay`: then the request goes to another worker with the same
  * Orrery-Invocation-Id (idempotent-retry.ts `mayReplayElsewhere`).
  */
-import { request as httpRequest, type ClientRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsYaml, eventually, functionYaml, ProcessGroup, type RouterStatsJson, type Started } from './testing/processes.ts';
+import { twoPartPost } from './testing/two-part-post.ts';
 
 const MORTAL = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'mortal-worker.mjs');
 const g = new ProcessGroup();
@@ -191,22 +191,13 @@ describe('a Function with onWorkerLoss: replay', () => {
     const before = await stats();
     const first = `{"items":"${'a'.repeat(8_000)}`;
     const rest = `${'b'.repeat(4_000)}"}`;
-    let req!: ClientRequest;
-    const answer = new Promise<Answer>((resolve, reject) => {
-      req = httpRequest(`${router.url}/default/phoenix/`, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': String(first.length + rest.length) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) as Answer['json'] }));
-      });
-      req.on('error', reject);
-    });
-    req.write(first);
+    const post = twoPartPost<Answer['json']>(`${router.url}/default/phoenix/`, 'text/plain', first, rest);
     await eventually(() => (worker.output().includes(`read ${first.length}`) ? true : undefined), 'the worker read the first part');
     await serveBy([worker.address, live], 'phoenix');
     worker.child.kill('SIGKILL');
     await eventually(async () => ((await stats()).upstreamReplays - before.upstreamReplays === 1 ? true : undefined), 'the router replayed the request');
-    req.end(rest);
-    const r = await answer;
+    post.finish();
+    const r = await post.answer;
     const id = /head POST (\S+)/.exec(worker.output())![1]!;
     expect([r.status, r.json.name, r.json.method, r.json.body === first + rest]).toEqual([200, 'live', 'POST', true]);
     expect(id).toMatch(ID);

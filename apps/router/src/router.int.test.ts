@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { Pool, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsYaml, eventually, functionYaml, ProcessGroup, type FunctionStatsJson, type RouterStatsJson } from './testing/processes.ts';
+import { twoPartPost } from './testing/two-part-post.ts';
 
 interface Echo {
   name: string;
@@ -466,23 +467,13 @@ describe('orrery-router (real process)', () => {
     const queued = async () => (await stats()).revisions.find((r) => r.revision === 'drained-partial-00001')?.queued;
     const first = `{"order":"${'p'.repeat(10_000)}`;
     const rest = `${'q'.repeat(5_000)}"}`;
-    const answer = new Promise<{ status: number; json: Echo }>((resolve, reject) => {
-      const req = httpRequest(`${router.url}/default/drained-partial/`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(first.length + rest.length) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) as Echo }));
-      });
-      req.on('error', reject);
-      req.write(first);
-      // The rest only once the request waits for a worker again: it was refused mid-body.
-      void eventually(async () => (partialDrainingRequests === 1 && (await queued()) === 1 ? true : undefined), 'refused mid-body, then queued')
-        .then(() => {
-          setEndpoints([...saved, { fn: 'drained-partial', rev: 'drained-partial-00001', address: up.live! }]);
-          return eventually(async () => ((await queued()) === 0 ? true : undefined), 'sent to the live worker');
-        })
-        .then(() => req.end(rest), reject);
-    });
-    const r = await answer;
+    const post = twoPartPost<Echo>(`${router.url}/default/drained-partial/`, 'application/json', first, rest);
+    // The rest only once the request waits for a worker again: it was refused mid-body.
+    await eventually(async () => (partialDrainingRequests === 1 && (await queued()) === 1 ? true : undefined), 'refused mid-body, then queued');
+    setEndpoints([...saved, { fn: 'drained-partial', rev: 'drained-partial-00001', address: up.live! }]);
+    await eventually(async () => ((await queued()) === 0 ? true : undefined), 'sent to the live worker');
+    post.finish();
+    const r = await post.answer;
     expect([r.status, r.json.name, r.json.method, r.json.body === first + rest]).toEqual([200, 'live', 'POST', true]);
     expect(r.json.headers['orrery-router-cannot-resend']).toBeUndefined();
     expect(partialDrainingRequests).toBe(1);

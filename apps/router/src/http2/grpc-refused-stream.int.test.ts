@@ -122,6 +122,21 @@ interface EchoClient extends grpc.Client {
 const SAY = { Say: jsonMethod('/default/echo/echo.Echo/Say', false, false), Collect: jsonMethod('/default/echo/echo.Echo/Collect', true, false) };
 const WORKER_SAY = { Say: jsonMethod('/echo.Echo/Say', false, false), Collect: jsonMethod('/echo.Echo/Collect', true, false) };
 
+/** A worker refusing `how` as the function's only one, a client through the router, and both closed after `body`. */
+async function withRefusingWorker(how: Refusal, body: (bad: Refuser, client: EchoClient) => Promise<void>): Promise<void> {
+  const bad = await refuser(how);
+  const Ctor = grpc.makeGenericClientConstructor(SAY, 'Echo');
+  const client = new Ctor(new URL(router.url).host, grpc.credentials.createInsecure()) as unknown as EchoClient;
+  try {
+    // The refusing worker is the only one when the call arrives, so the call goes to it.
+    await serveBy([bad.address]);
+    await body(bad, client);
+  } finally {
+    client.close();
+    bad.close();
+  }
+}
+
 beforeAll(async () => {
   good = new grpc.Server();
   good.addService(WORKER_SAY, {
@@ -146,13 +161,8 @@ afterAll(async () => {
 
 describe('a gRPC call its worker refused unprocessed goes to another worker', () => {
   for (const how of ['rst', 'goaway', 'draining-503'] as const) {
-    it(`refused with ${how}: answered by the other worker, sent once more`, { timeout: 30_000 }, async () => {
-      const bad = await refuser(how);
-      const Ctor = grpc.makeGenericClientConstructor(SAY, 'Echo');
-      const client = new Ctor(new URL(router.url).host, grpc.credentials.createInsecure()) as unknown as EchoClient;
-      try {
-        // The refusing worker is the only one when the call arrives, so the call goes to it.
-        await serveBy([bad.address]);
+    it(`refused with ${how}: answered by the other worker, sent once more`, { timeout: 30_000 }, () =>
+      withRefusingWorker(how, async (bad, client) => {
         const before = await stats();
         const text = `hello ${how} ${'x'.repeat(2_000)}`;
         const answer = new Promise<{ err: grpc.ServiceError | null; res?: Json }>((resolve) => client.Say({ text }, new grpc.Metadata(), (err, res) => resolve({ err, res })));
@@ -166,20 +176,13 @@ describe('a gRPC call its worker refused unprocessed goes to another worker', ()
         expect(bad.streams).toBe(1);
         const after = await stats();
         expect(after.upstreamRetries - before.upstreamRetries).toBe(1);
-      } finally {
-        client.close();
-        bad.close();
-      }
-    });
+      }),
+    );
   }
 
   for (const how of ['rst', 'goaway', 'draining-503'] as const) {
-    it(`a client-streaming call refused with ${how} while its client is still sending: the other worker gets what came so far, then the rest`, { timeout: 30_000 }, async () => {
-      const bad = await refuser(how);
-      const Ctor = grpc.makeGenericClientConstructor(SAY, 'Echo');
-      const client = new Ctor(new URL(router.url).host, grpc.credentials.createInsecure()) as unknown as EchoClient;
-      try {
-        await serveBy([bad.address]);
+    it(`a client-streaming call refused with ${how} while its client is still sending: the other worker gets what came so far, then the rest`, { timeout: 30_000 }, () =>
+      withRefusingWorker(how, async (bad, client) => {
         const before = await stats();
         const texts = [`one ${how} ${'a'.repeat(3_000)}`, `two ${'b'.repeat(5_000)}`, 'three'];
         let call!: grpc.ClientWritableStream<Json>;
@@ -199,19 +202,12 @@ describe('a gRPC call its worker refused unprocessed goes to another worker', ()
         expect(r.err).toBeNull();
         expect(r.res).toEqual({ texts, by: 'good' });
         expect(bad.streams).toBe(1);
-      } finally {
-        client.close();
-        bad.close();
-      }
-    });
+      }),
+    );
   }
 
-  it('a call whose body outgrew what the router holds (64 KiB) cannot go again: UNAVAILABLE, sent once', { timeout: 30_000 }, async () => {
-    const bad = await refuser('rst');
-    const Ctor = grpc.makeGenericClientConstructor(SAY, 'Echo');
-    const client = new Ctor(new URL(router.url).host, grpc.credentials.createInsecure()) as unknown as EchoClient;
-    try {
-      await serveBy([bad.address]);
+  it('a call whose body outgrew what the router holds (64 KiB) cannot go again: UNAVAILABLE, sent once', { timeout: 30_000 }, () =>
+    withRefusingWorker('rst', async (bad, client) => {
       const before = await stats();
       const text = 'y'.repeat(70_000);
       const answer = new Promise<{ err: grpc.ServiceError | null }>((resolve) => client.Say({ text }, new grpc.Metadata(), (err) => resolve({ err })));
@@ -221,9 +217,6 @@ describe('a gRPC call its worker refused unprocessed goes to another worker', ()
       const r = await answer;
       expect(r.err?.code).toBe(grpc.status.UNAVAILABLE);
       expect((await stats()).upstreamRetries - before.upstreamRetries).toBe(0);
-    } finally {
-      client.close();
-      bad.close();
-    }
-  });
+    }),
+  );
 });
