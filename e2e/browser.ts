@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 
 export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
 
@@ -69,6 +69,10 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
     await page.getByTestId('login-user').fill(as.user);
     await page.getByTestId('login-password').fill(as.password);
   }
+  // Requests the browser lost (no answer at all), named in the failure's message.
+  const lost: string[] = [];
+  const onFailed = (r: Request) => lost.push(`${r.method()} ${new URL(r.url()).pathname}: ${r.failure()?.errorText ?? '?'}`);
+  page.on('requestfailed', onFailed);
   await page.getByRole('button', { name: 'Log in' }).click();
   try {
     // 60 s: the browser specs run beside the chart tests' installs on two loaded cores. (The two
@@ -76,13 +80,16 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
     // before the login and bounced back to /login; fixed, see login-race.e2e.test.ts.)
     await page.getByTestId('role').waitFor({ timeout: 60_000 });
   } catch (err) {
-    throw new Error(`logging in did not reach a page showing the role: ${await loginState(page)}`, { cause: err });
+    throw new Error(`logging in did not reach a page showing the role: ${await loginState(page)}; requests lost: ${lost.join(', ') || 'none'}`, { cause: err });
+  } finally {
+    page.off('requestfailed', onFailed);
   }
 }
 
 /** What the page showed when a login did not finish, for the failure's message (never the token). */
 async function loginState(page: Page): Promise<string> {
-  const alert = await page.getByRole('alert').first().textContent({ timeout: 1_000 }).catch(() => null);
+  // The form's own alert (Next.js keeps an empty route announcer with role=alert as well).
+  const alert = await page.getByRole('form', { name: 'Log in' }).getByRole('alert').first().textContent({ timeout: 1_000 }).catch(() => null);
   const button = await page.getByRole('button', { name: /Log(ging)? in/ }).first().textContent({ timeout: 1_000 }).catch(() => null);
   const at = new URL(page.url());
   // The query shows a bounce: /login?next=%2F means the login went through and a page sent us back.

@@ -19,6 +19,7 @@ USAGE = """usage: orrery-runtime-python [--mode deploy|pool] [--host H] [--port 
   pool mode: --specialize-verifier-file FILE  (or env ORRERY_SPECIALIZE_VERIFIER): SHA-256 of the single-use
   nonce POST /v1/specialize must carry as Authorization: Bearer <nonce>; without it nobody can specialize the worker
   [--log-level trace|debug|info|warn|error|fatal|silent (default info; ORRERY_LOG_FORMAT=json|pretty)]
+  [--exit-with-parent PID  (drain and exit as on SIGTERM once PID is no longer this process's parent; the local operator sets it)]
   [--otlp-endpoint URL (accepted for the Node runtime's sake: this runtime records no spans; docs/python.md)]
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS."""
 
@@ -27,7 +28,7 @@ STRING_FLAGS = (
     "source-file", "source-inline", "source-url", "source-dir", "source-main", "entrypoint", "container-concurrency", "timeout-seconds",
     "drain-timeout-seconds", "max-request-bytes", "max-source-bytes", "registry-url", "lease-ttl-seconds",
     "instance-id", "state-url", "state-keyspace", "state-token-file", "state-fencing", "specialize-verifier-file",
-    "specialize-token-file", "work-dir", "registry-credential-file", "log-level", "otlp-endpoint",
+    "specialize-token-file", "work-dir", "registry-credential-file", "log-level", "otlp-endpoint", "exit-with-parent",
 )
 
 
@@ -68,6 +69,8 @@ class RuntimeConfig:
     work_dir: object
     log_level: str
     otlp_endpoint: object = None
+    # --exit-with-parent PID: drain and exit once PID is no longer the parent (it died; init adopted us).
+    exit_with_parent: object = None
     extra: dict = field(default_factory=dict)
 
 
@@ -174,6 +177,7 @@ def parse_runtime_config(argv, env):
         work_dir=get("work-dir"),
         log_level=log_level,
         otlp_endpoint=get("otlp-endpoint"),
+        exit_with_parent=None if get("exit-with-parent") is None else integer("exit-with-parent", 0, 1),
     )
 
     if mode == "deploy":

@@ -187,7 +187,10 @@ def main(argv):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     while not stop.wait(0.5):
-        pass
+        # Whoever started this worker died without stopping it (a killed local operator): nobody would.
+        if cfg.exit_with_parent is not None and os.getppid() != cfg.exit_with_parent:
+            signals.append("parent exited")
+            break
 
     pending = server.stats()["current"]
     log.info("draining", {"signal": signals[0] if signals else "SIGTERM", "inFlight": pending["inFlight"], "queued": pending["queued"], "drainTimeoutSeconds": cfg.drain_timeout_seconds})

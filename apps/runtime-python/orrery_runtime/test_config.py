@@ -77,6 +77,14 @@ class ConfigTest(unittest.TestCase):
         self.assertFalse(tracing_requested(c, {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318", "OTEL_SDK_DISABLED": "true"}))
         self.assertTrue(tracing_requested(parse(BASE + ["--otlp-endpoint", "http://c:4318"]), {}))
 
+    def test_exit_with_parent_is_a_pid_from_the_flag_or_the_environment(self):
+        self.assertIsNone(parse(BASE).exit_with_parent)
+        self.assertEqual(parse(BASE + ["--exit-with-parent", "4242"]).exit_with_parent, 4242)
+        self.assertEqual(parse(BASE, {"ORRERY_EXIT_WITH_PARENT": "77"}).exit_with_parent, 77)
+        for bad in ("0", "-3", "operator", "1.5"):
+            with self.assertRaisesRegex(ConfigError, "--exit-with-parent must be an integer"):
+                parse(BASE + ["--exit-with-parent=" + bad])
+
 
 if __name__ == "__main__":
     unittest.main()

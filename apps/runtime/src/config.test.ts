@@ -113,4 +113,11 @@ describe('parseRuntimeConfig', () => {
     expect(() => parseRuntimeConfig(['--mode', 'pool'], { OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER must be one of/);
     expect(() => parseRuntimeConfig(['--mode', 'pool', '--otlp-endpoint', 'c:4318'], {})).toThrow(ConfigError);
   });
+
+  it('--exit-with-parent: a pid (flag or ORRERY_EXIT_WITH_PARENT), absent by default, anything else refused', () => {
+    expect(parseRuntimeConfig(['--mode', 'pool'], {}).exitWithParent).toBeUndefined();
+    expect(parseRuntimeConfig(['--mode', 'pool', '--exit-with-parent', '4242'], {}).exitWithParent).toBe(4242);
+    expect(parseRuntimeConfig(['--mode', 'pool'], { ORRERY_EXIT_WITH_PARENT: '77' }).exitWithParent).toBe(77);
+    for (const bad of ['0', '-3', 'operator', '1.5']) expect(() => parseRuntimeConfig(['--mode', 'pool', `--exit-with-parent=${bad}`], {})).toThrow(/--exit-with-parent must be an integer/);
+  });
 });

@@ -56,6 +56,12 @@ export interface RuntimeConfig {
   logLevel: LogLevel;
   /** `--otlp-endpoint` and the OTEL_* environment (docs/tracing.md); off unless an endpoint is set. */
   tracing: TraceSettings;
+  /**
+   * `--exit-with-parent PID`: drain and exit, as on SIGTERM, once PID is no longer this process's
+   * parent (it died and the worker was handed to init). The local operator sets it, so a worker
+   * never outlives an operator that was killed before it could stop its workers.
+   */
+  exitWithParent?: number;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +80,7 @@ export const USAGE = `usage: orrery-runtime [--mode deploy|pool] [--host H] [--p
   nonce POST /v1/specialize must carry as Authorization: Bearer <nonce>; without it nobody can specialize the worker
   (pool workers get their registration credential with POST /v1/specialize)
   [--log-level trace|debug|info|warn|error|fatal|silent (default info; ORRERY_LOG_FORMAT=json|pretty)]
+  [--exit-with-parent PID  (drain and exit as on SIGTERM once PID is no longer this process's parent; the local operator sets it)]
   [--otlp-endpoint http://collector:4318 (OpenTelemetry traces over OTLP/HTTP; or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
    OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER[_ARG], OTEL_SDK_DISABLED; default off: docs/tracing.md)]
 Every flag falls back to ORRERY_<FLAG_IN_UPPER_SNAKE_CASE>, e.g. ORRERY_TIMEOUT_SECONDS.`;
@@ -83,7 +90,7 @@ const STRING_FLAGS = [
   'source-file', 'source-inline', 'source-url', 'source-dir', 'source-main', 'entrypoint', 'container-concurrency', 'timeout-seconds',
   'drain-timeout-seconds', 'max-request-bytes', 'max-source-bytes', 'registry-url', 'lease-ttl-seconds',
   'instance-id', 'state-url', 'state-keyspace', 'state-token-file', 'state-fencing', 'specialize-verifier-file', 'specialize-token-file', 'work-dir',
-  'registry-credential-file', 'log-level', 'otlp-endpoint',
+  'registry-credential-file', 'log-level', 'otlp-endpoint', 'exit-with-parent',
 ] as const;
 type Flag = (typeof STRING_FLAGS)[number];
 
@@ -172,7 +179,9 @@ export function parseRuntimeConfig(argv: string[], env: Record<string, string | 
     workDir: get('work-dir'),
     logLevel: logLevel.value,
     tracing: tracing.value,
+    exitWithParent: get('exit-with-parent') === undefined ? undefined : int('exit-with-parent', 0, 1),
   };
+  if (cfg.exitWithParent === undefined) delete cfg.exitWithParent;
 
   if (mode === 'deploy') {
     const missing = [!cfg.function && '--function', !cfg.revision && '--revision', !cfg.source && 'a source (--source-file, --source-inline, --source-url or --source-dir)'].filter(Boolean);

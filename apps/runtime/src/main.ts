@@ -9,6 +9,7 @@ import { advertiseHost } from './advertise-host.ts';
 import { ConfigError, parseRuntimeConfig, USAGE, type RuntimeConfig } from './config.ts';
 import { preloadFetchClasses } from './fetch-classes-preload.ts';
 import { LoadError } from './load/load-error.ts';
+import { watchParent } from './parent-watch.ts';
 import { Registrar } from './registration/registrar.ts';
 import { credentialFromEnv, readRegistryCredentialFile } from './registration/registry-credential.ts';
 import { createSpecializer } from './specialize.ts';
@@ -223,6 +224,8 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Whoever started this worker died without stopping it (a killed local operator): nobody would.
+  if (cfg.exitWithParent !== undefined) watchParent(cfg.exitWithParent, () => void shutdown('parent exited'));
 }
 
 main().catch((err: unknown) => {

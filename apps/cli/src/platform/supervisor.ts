@@ -548,6 +548,9 @@ export class Supervisor {
     const byName = (prefix: string) => this.children.filter((c) => c.name === prefix || c.name.startsWith(`${prefix}-`));
     for (const group of [byName('console'), byName('router'), byName('statesvc'), byName('operator'), byName('nats'), byName('registry'), byName('etcd'), byName('redis')]) {
       if (group.length === 0) continue;
+      // Workers the operator started while the traffic stopped are listed too (a killed operator's
+      // workers also exit on their own: ORRERY_EXIT_WITH_PARENT).
+      if (group[0]!.name === 'operator') workers.push(...(await this.workerPids()).filter((p) => !workers.includes(p)));
       this.say(`  … stopping ${group.map((c) => c.name).join(', ')}`);
       this.log.info('stopping', { names: group.map((c) => c.name) });
       await Promise.all(group.map((c) => c.stop(group[0]!.name === 'operator' ? 30_000 : 10_000)));

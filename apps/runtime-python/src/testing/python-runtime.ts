@@ -1,10 +1,11 @@
 /** The Python runtime (orrery-runtime-python) as the runtime contract suite (apps/runtime/src/testing) drives it. */
 import type { RuntimeUnderTest } from '../../../runtime/src/testing/runtime-contract-suite.ts';
-import { PYTHON_PROBE, startPythonRuntime } from './python-runtime-process.ts';
+import { PYTHON, PYTHON_ARGS, PYTHON_PROBE, startPythonRuntime } from './python-runtime-process.ts';
 
 export const pythonRuntime: RuntimeUnderTest = {
   name: 'orrery-runtime-python',
   start: (args, env) => startPythonRuntime(args, env),
+  launch: { command: PYTHON, args: PYTHON_ARGS },
   probe: PYTHON_PROBE,
   // The probe's /wait-file lets go when request.cancelled is set; /hold-file does not.
   holdPath: '/hold-file',

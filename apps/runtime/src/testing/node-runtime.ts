@@ -1,10 +1,11 @@
 /** The Node runtime (orrery-runtime) as the runtime contract suite drives it. */
-import { PROBE_FIXTURE, startRuntime } from './runtime-process.ts';
+import { PROBE_FIXTURE, RUNTIME_BIN, startRuntime } from './runtime-process.ts';
 import type { RuntimeUnderTest } from './runtime-under-test.ts';
 
 export const nodeRuntime: RuntimeUnderTest = {
   name: 'orrery-runtime',
   start: (args, env) => startRuntime(args, env),
+  launch: { command: process.execPath, args: [RUNTIME_BIN] },
   probe: PROBE_FIXTURE,
   // The probe's /wait-file ignores the request's abort signal.
   holdPath: '/wait-file',

@@ -1,14 +1,14 @@
 /**
  * The queue-proxy role, as a real process: containerConcurrency, its FIFO and queue_full, the
  * time-to-head timeout (queueing counted), a queued client that goes away, body caps and the
- * SIGTERM drain.
+ * SIGTERM drain, and the same drain when the process that started the worker is gone.
  */
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { header, ResponseReader, type ReadResult } from '@orrery/router/testing/response-reader';
-import { eventually, type RuntimeProcess } from './runtime-process.ts';
+import { eventually, processLives, startUnderParent, type RuntimeProcess } from './runtime-process.ts';
 import type { RuntimeUnderTest } from './runtime-under-test.ts';
 import { runtimeWorkers } from './runtime-workers.ts';
 
@@ -170,6 +170,30 @@ export function queueProxyContract(runtime: RuntimeUnderTest): void {
       await writeFile(gate, '');
       expect(summary(await holding.next({ timeoutMs: 10_000 }))).toMatchObject({ status: 200, closes: true, body: 'released' });
       expect(await rt.exited).toBe(0);
+    });
+
+    it('its parent gone (--exit-with-parent; a killed local operator): drains as on SIGTERM, the in-flight request finishes, the worker exits', { timeout: 60_000 }, async () => {
+      const { parent, workerPid } = await startUnderParent(runtime.launch, ['--function', 'probe', '--revision', 'probe-00001', '--source-file', runtime.probe, '--admin-port', '0', '--drain-timeout-seconds', '30']);
+      try {
+        const gate = join(workers.dir(), 'gate-parent-gone');
+        const inFlight = gated(parent, '/wait-file', gate).then(async (r) => `${r.status} ${await r.text()}`);
+        await eventually(async () => (await queueStats(parent, parent.adminUrl)).current.inFlight === 1);
+        // While its parent lives, the worker serves on (a few of its checks pass).
+        await new Promise((r) => setTimeout(r, 2_500));
+        expect((await fetch(`${parent.adminUrl}/readyz`)).status).toBe(200);
+        parent.kill('SIGKILL');
+        await parent.exited;
+        await eventually(async () => (await fetch(`${parent.adminUrl}/readyz`)).status === 503, 15_000);
+        expect(processLives(workerPid)).toBe(true);
+        await writeFile(gate, '');
+        expect(await inFlight).toBe('200 released');
+        await eventually(() => !processLives(workerPid), 15_000);
+        expect(parent.stderr()).toContain('parent exited');
+        expect(parent.stderr()).toContain('drained; exiting');
+      } finally {
+        if (processLives(workerPid)) process.kill(workerPid, 'SIGKILL');
+        parent.kill('SIGKILL');
+      }
     });
 
     it('SIGTERM: the drain timeout bounds a request that never finishes', { timeout: 60_000 }, async () => {

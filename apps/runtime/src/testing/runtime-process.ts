@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const RUNTIME_BIN = fileURLToPath(new URL('../../bin/orrery-runtime.mjs', import.meta.url));
@@ -66,6 +67,33 @@ export async function spawnRuntimeProcess(label: string, command: string, argv: 
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
     },
   };
+}
+
+/**
+ * A runtime started by a stand-in parent process (node) with `--exit-with-parent <its pid>`, as the
+ * local operator starts its workers: `parent` is that process (the runtime's stdout and stderr
+ * are its own, so its `listening …` line is awaited as usual), `workerPid` the runtime's.
+ */
+export async function startUnderParent(launch: { command: string; args: string[] }, args: string[], env: Record<string, string> = {}): Promise<{ parent: RuntimeProcess; workerPid: number }> {
+  const script = `const { spawn } = require('node:child_process');
+const [command, ...args] = JSON.parse(process.argv[1]);
+const worker = spawn(command, [...args, '--exit-with-parent', String(process.pid)], { stdio: ['ignore', 'inherit', 'inherit'] });
+process.stdout.write('worker pid ' + worker.pid + '\\n');
+setInterval(() => {}, 1 << 30);`;
+  const parent = await spawnRuntimeProcess('stand-in parent', process.execPath, ['-e', script, JSON.stringify([launch.command, ...launch.args, '--port', '0', ...args])], env, 30_000);
+  const workerPid = Number(/^worker pid (\d+)$/m.exec(parent.stdout())?.[1]);
+  if (!Number.isInteger(workerPid)) throw new Error(`the stand-in parent did not say its worker's pid: ${parent.stdout()}`);
+  return { parent, workerPid };
+}
+
+/** Whether `pid` is a live process (a zombie nobody reaped counts as gone). */
+export function processLives(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** Stops a runtime for good (SIGKILL after a grace period) and waits for it. */

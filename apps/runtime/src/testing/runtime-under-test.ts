@@ -9,6 +9,8 @@ export interface RuntimeUnderTest {
   name: string;
   /** Starts it with `--port 0` and `args`, `env` on top of its own, and waits for its `listening …` line. */
   start: (args: string[], env?: Record<string, string>) => Promise<RuntimeProcess>;
+  /** The program and the arguments before the flags (for tests that start it from another process). */
+  launch: { command: string; args: string[] };
   /**
    * The probe fixture (apps/runtime/fixtures/probe.mjs, apps/runtime-python/fixtures/probe.py):
    * the same paths and answers in both languages.

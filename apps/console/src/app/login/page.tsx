@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { Suspense, useState, type FormEvent } from 'react';
+import { loginRetryDelayMs, retryLoginAfter } from '../../lib/network-failure.ts';
 import { sameOriginRedirect } from '../../lib/same-origin-redirect.ts';
 import { useTRPC } from '../../lib/trpc.ts';
 
@@ -16,6 +17,9 @@ function LoginForm() {
   const [password, setPassword] = useState('');
   const login = useMutation(
     trpc.auth.login.mutationOptions({
+      // A connection lost under the request is tried again; an answer (a wrong token) never is.
+      retry: retryLoginAfter,
+      retryDelay: loginRetryDelayMs,
       onSuccess: async () => {
         // The page's first session check may still be on its way, answered before this login:
         // invalidating alone would wait for that "no session" (a query without data keeps its

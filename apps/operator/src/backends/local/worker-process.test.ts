@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkerProcess } from './worker-process.ts';
+import { EXIT_WITH_PARENT_ENV, WorkerProcess } from './worker-process.ts';
 import { WorkerStartSlots } from './worker-start-slots.ts';
 
 // A stand-in worker program: says it listens after LISTEN_AFTER_MS (never when it is -1), then idles.
@@ -138,5 +138,32 @@ describe('WorkerProcess restarts', () => {
     expect(gaps[0]).toBeLessThan(200);
     expect(gaps[1]).toBeGreaterThanOrEqual(300);
     expect(gaps[2]).toBeGreaterThanOrEqual(700);
+  });
+});
+
+describe('WorkerProcess environment', () => {
+  it('tells the worker whose death ends it (ORRERY_EXIT_WITH_PARENT = this operator), whatever the template says', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orrery-worker-env-'));
+    dirs.push(dir);
+    const w = new WorkerProcess(
+      {
+        id: 'env',
+        command: process.execPath,
+        args: ['-e', `console.log('listening http://127.0.0.1:1'); console.log('parent=' + process.env.${EXIT_WITH_PARENT_ENV} + ' ppid=' + process.ppid); setInterval(() => {}, 1000);`],
+        env: { [EXIT_WITH_PARENT_ENV]: '1' },
+        logFile: join(dir, 'worker.log'),
+        drainTimeoutMs: 1000,
+        labels: { namespace: 'default', function: 'env', revision: 'env-00001' },
+        workDir: dir,
+      },
+      () => undefined,
+    );
+    workers.push(w);
+    w.start();
+    const log = () => (existsSync(join(dir, 'worker.log')) ? readFileSync(join(dir, 'worker.log'), 'utf8') : '');
+    await until(() => /parent=\d+ ppid=\d+/.test(log()));
+    const [, parent, ppid] = /parent=(\d+) ppid=(\d+)/.exec(log())!;
+    expect(Number(parent)).toBe(process.pid);
+    expect(Number(ppid)).toBe(process.pid);
   });
 });

@@ -26,6 +26,9 @@ export interface WorkerProcessSpec {
   onGone?: () => void;
 }
 
+/** Read by both runtimes (`--exit-with-parent`): the pid whose death ends the worker. */
+export const EXIT_WITH_PARENT_ENV = 'ORRERY_EXIT_WITH_PARENT';
+
 export type WorkerState = 'starting' | 'ready' | 'backoff' | 'stopping' | 'stopped';
 
 const LISTENING = /listening (https?:\/\/\S+)/;
@@ -96,7 +99,9 @@ export class WorkerProcess {
     this.spawnedAt = performance.now();
     // A clean environment (an allow-list, not the operator's), its own uid when isolated.
     const child = spawn(this.spec.command, this.spec.args, {
-      env: workerEnvironment(process.env, this.spec.env, { home: this.spec.workDir, passthrough: this.spec.envPassthrough }),
+      // ORRERY_EXIT_WITH_PARENT: a worker drains and exits once this operator is gone, so one
+      // killed before it could stop its workers (SIGKILL, OOM) leaves none behind.
+      env: workerEnvironment(process.env, { ...this.spec.env, [EXIT_WITH_PARENT_ENV]: String(process.pid) }, { home: this.spec.workDir, passthrough: this.spec.envPassthrough }),
       cwd: this.spec.workDir,
       ...(this.spec.uid !== undefined ? { uid: this.spec.uid, gid: this.spec.gid ?? this.spec.uid } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
