@@ -86,10 +86,12 @@ export async function logIn(page: Page, consoleUrl: string, as: { token: string 
   }
 }
 
+/** The login form's own alert (Next.js keeps an empty route announcer with role=alert as well). */
+export const loginAlert = (page: Page) => page.getByRole('form', { name: 'Log in' }).getByRole('alert');
+
 /** What the page showed when a login did not finish, for the failure's message (never the token). */
 async function loginState(page: Page): Promise<string> {
-  // The form's own alert (Next.js keeps an empty route announcer with role=alert as well).
-  const alert = await page.getByRole('form', { name: 'Log in' }).getByRole('alert').first().textContent({ timeout: 1_000 }).catch(() => null);
+  const alert = await loginAlert(page).first().textContent({ timeout: 1_000 }).catch(() => null);
   const button = await page.getByRole('button', { name: /Log(ging)? in/ }).first().textContent({ timeout: 1_000 }).catch(() => null);
   const at = new URL(page.url());
   // The query shows a bounce: /login?next=%2F means the login went through and a page sent us back.

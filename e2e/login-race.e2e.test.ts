@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { APIResponse, Browser, Route } from 'playwright-core';
-import { goto, launchChromium } from './browser.ts';
+import { goto, launchChromium, loginAlert } from './browser.ts';
 
 const p = inject('platform');
 let browser: Browser;
@@ -73,8 +73,7 @@ describe('login', () => {
       await page.getByTestId('login-token').fill('orr_not-the-admin-token');
       await page.getByRole('button', { name: 'Log in' }).click();
       // Reset, sent again, refused by the API: its words are shown, and nothing is sent a third time.
-      // (The form's own alert: Next.js keeps an empty route announcer with role=alert too.)
-      const alert = page.getByRole('form', { name: 'Log in' }).getByRole('alert');
+      const alert = loginAlert(page);
       await alert.waitFor({ timeout: 30_000 });
       expect(await alert.textContent()).toMatch(/\S/);
       expect(await alert.textContent()).not.toMatch(/fetch/i);

@@ -8,7 +8,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { header, ResponseReader, type ReadResult } from '@orrery/router/testing/response-reader';
-import { eventually, processLives, startUnderParent, type RuntimeProcess } from './runtime-process.ts';
+// The platform's own check (a zombie nobody reaped counts as gone).
+import { pidAlive } from '../../../cli/src/platform/pid-alive.ts';
+import { eventually, startUnderParent, type RuntimeProcess } from './runtime-process.ts';
 import type { RuntimeUnderTest } from './runtime-under-test.ts';
 import { runtimeWorkers } from './runtime-workers.ts';
 
@@ -184,14 +186,14 @@ export function queueProxyContract(runtime: RuntimeUnderTest): void {
         parent.kill('SIGKILL');
         await parent.exited;
         await eventually(async () => (await fetch(`${parent.adminUrl}/readyz`)).status === 503, 15_000);
-        expect(processLives(workerPid)).toBe(true);
+        expect(pidAlive(workerPid)).toBe(true);
         await writeFile(gate, '');
         expect(await inFlight).toBe('200 released');
-        await eventually(() => !processLives(workerPid), 15_000);
+        await eventually(() => !pidAlive(workerPid), 15_000);
         expect(parent.stderr()).toContain('parent exited');
         expect(parent.stderr()).toContain('drained; exiting');
       } finally {
-        if (processLives(workerPid)) process.kill(workerPid, 'SIGKILL');
+        if (pidAlive(workerPid)) process.kill(workerPid, 'SIGKILL');
         parent.kill('SIGKILL');
       }
     });

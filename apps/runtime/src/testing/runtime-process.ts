@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const RUNTIME_BIN = fileURLToPath(new URL('../../bin/orrery-runtime.mjs', import.meta.url));
@@ -84,16 +83,6 @@ setInterval(() => {}, 1 << 30);`;
   const workerPid = Number(/^worker pid (\d+)$/m.exec(parent.stdout())?.[1]);
   if (!Number.isInteger(workerPid)) throw new Error(`the stand-in parent did not say its worker's pid: ${parent.stdout()}`);
   return { parent, workerPid };
-}
-
-/** Whether `pid` is a live process (a zombie nobody reaped counts as gone). */
-export function processLives(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** Stops a runtime for good (SIGKILL after a grace period) and waits for it. */
